@@ -1,0 +1,151 @@
+// Fault points. Code under test marks the places where the world can go wrong
+// with a name, `component.operation` (for example `migrate.after_set_dirty`),
+// and awaits sim::FaultPoint(name) there (sim/ops.h). At every hit a plan
+// decides: nothing, crash the process, fail with an error status, or delay.
+//
+// Plans:
+//   ExplicitFaultPlan     the Nth hit of site X does Y (replaying a schedule).
+//   ProbabilityFaultPlan  each hit of site X does Y with probability p.
+//   SwarmFaultPlan        FoundationDB's BUGGIFY: each site is switched on for
+//                         the whole run with one probability, and an enabled
+//                         site fires with another, all drawn from the seed.
+// Each site draws from its own random stream, forked from the seed by the
+// site's name, so a new site never shifts another site's decisions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/clock.h"
+#include "sim/random.h"
+#include "sim/status.h"
+
+namespace faultline::sim {
+
+enum class FaultAction : unsigned char { kNone, kCrash, kError, kDelay };
+
+std::string_view FaultActionName(FaultAction action);
+
+struct FaultDecision {
+  FaultAction action = FaultAction::kNone;
+  Duration delay{};                         // For kDelay.
+  StatusCode error = StatusCode::kIoError;  // For kError.
+};
+
+class FaultPlan {
+ public:
+  virtual ~FaultPlan() = default;
+  // Decides hit number `hit` (from 1) of `site`. `site_random` is the site's
+  // own stream. Plans keep no state of their own: the same arguments give the
+  // same decision, so one plan can serve many simulations.
+  virtual FaultDecision Decide(std::string_view site, std::uint64_t hit,
+                               Rng& site_random) const = 0;
+  virtual std::string Describe() const = 0;
+};
+
+class ExplicitFaultPlan final : public FaultPlan {
+ public:
+  // Each returns *this, to chain. REQUIRES: hit >= 1.
+  ExplicitFaultPlan& CrashAt(std::string site, std::uint64_t hit);
+  ExplicitFaultPlan& FailAt(std::string site, std::uint64_t hit,
+                            StatusCode error = StatusCode::kIoError);
+  ExplicitFaultPlan& DelayAt(std::string site, std::uint64_t hit, Duration delay);
+
+  FaultDecision Decide(std::string_view site, std::uint64_t hit, Rng& site_random) const override;
+  std::string Describe() const override;
+
+ private:
+  struct Rule {
+    std::string site;
+    std::uint64_t hit;
+    FaultDecision decision;
+  };
+  static constexpr std::size_t kMaxRules = 4096;
+  ExplicitFaultPlan& Add(std::string site, std::uint64_t hit, FaultDecision decision);
+  std::vector<Rule> rules_;
+};
+
+class ProbabilityFaultPlan final : public FaultPlan {
+ public:
+  // Every hit of `site` takes `decision` with probability `probability`.
+  // REQUIRES: 0 <= probability <= 1.
+  ProbabilityFaultPlan& Site(std::string site, double probability, FaultDecision decision);
+
+  FaultDecision Decide(std::string_view site, std::uint64_t hit, Rng& site_random) const override;
+  std::string Describe() const override;
+
+ private:
+  struct Rule {
+    double probability;
+    FaultDecision decision;
+  };
+  std::map<std::string, Rule, std::less<>> rules_;
+};
+
+struct SwarmOptions {
+  double enable_probability = 0.5;  // A site is on for the run.
+  double fire_probability = 0.05;   // An enabled site fires at a hit.
+  double crash_weight = 1.0;        // The action of a firing, by weight.
+  double error_weight = 1.0;
+  double delay_weight = 1.0;
+  Duration delay_max = std::chrono::milliseconds(100);
+  // Only sites starting with one of these take part; empty means all sites.
+  std::vector<std::string> site_prefixes;
+};
+
+class SwarmFaultPlan final : public FaultPlan {
+ public:
+  explicit SwarmFaultPlan(SwarmOptions options);
+
+  // Whether `site` is switched on for runs whose site stream is `site_random`.
+  bool Enabled(std::string_view site, const Rng& site_random) const;
+
+  FaultDecision Decide(std::string_view site, std::uint64_t hit, Rng& site_random) const override;
+  std::string Describe() const override;
+
+ private:
+  SwarmOptions options_;
+};
+
+struct SiteCoverage {
+  std::string site;
+  std::uint64_t hits = 0;
+  std::uint64_t fires = 0;
+};
+
+// Counts hits per site, asks the plan, and reports coverage.
+class FaultInjector {
+ public:
+  static constexpr std::size_t kMaxSites = 100'000;
+
+  // `plan` may be null: no site ever fires.
+  FaultInjector(Rng random, std::shared_ptr<const FaultPlan> plan);
+
+  struct Hit {
+    std::uint64_t number = 0;  // From 1, per site.
+    FaultDecision decision;
+  };
+  Hit OnHit(std::string_view site);
+
+  // Every site reached, by name.
+  std::vector<SiteCoverage> Coverage() const;
+  // One line per site: "  site  hits=N fired=M".
+  std::string FormatCoverage() const;
+  const FaultPlan* plan() const { return plan_.get(); }
+
+ private:
+  struct SiteState {
+    Rng random;
+    std::uint64_t hits = 0;
+    std::uint64_t fires = 0;
+  };
+  Rng random_;
+  std::shared_ptr<const FaultPlan> plan_;
+  std::map<std::string, SiteState, std::less<>> sites_;
+};
+
+}  // namespace faultline::sim

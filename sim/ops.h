@@ -1,0 +1,275 @@
+// The awaitable operations of simulated code: sleeping on virtual time,
+// yielding, cancellable timers, timeouts around any awaitable, fault points,
+// crashing and exiting. Each is an Asio asynchronous operation, so it takes a
+// completion token: by default it is awaited (`co_await SleepFor(5ms)`), and
+// a callback bound with asio::bind_executor(executor, ...) works too.
+//
+// None of them throws: failures come back as a Status.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "sim/assert.h"
+#include "sim/executor.h"
+#include "sim/fault.h"
+#include "sim/process.h"
+#include "sim/scheduler.h"
+#include "sim/status.h"
+
+namespace faultline::sim {
+
+using DefaultToken = asio::use_awaitable_t<Executor>;
+
+// Suspends the calling task for `duration` of virtual time. Signature void().
+// REQUIRES: duration >= 0.
+template <typename Token = DefaultToken>
+auto SleepFor(Duration duration, Token&& token = {}) {
+  return asio::async_initiate<Token, void()>(
+      [duration](auto handler) {
+        FL_ASSERT(duration >= Duration::zero());
+        const Executor executor = HandlerExecutor(handler);
+        Scheduler& scheduler = executor.scheduler();
+        scheduler.ScheduleAt(scheduler.Now() + duration, executor.owner(),
+                             [handler = std::move(handler)](Wake) mutable { handler(); });
+      },
+      token);
+}
+
+// Suspends the calling task until virtual time `deadline` (at once, after a
+// scheduling step, if it has passed). Signature void().
+template <typename Token = DefaultToken>
+auto SleepUntil(TimePoint deadline, Token&& token = {}) {
+  return asio::async_initiate<Token, void()>(
+      [deadline](auto handler) {
+        const Executor executor = HandlerExecutor(handler);
+        executor.scheduler().ScheduleAt(
+            deadline, executor.owner(),
+            [handler = std::move(handler)](Wake) mutable { handler(); });
+      },
+      token);
+}
+
+// Lets every other ready task be picked before the caller continues, in the
+// scheduler's order, without moving time. Signature void().
+template <typename Token = DefaultToken>
+auto Yield(Token&& token = {}) {
+  return asio::async_initiate<Token, void()>(
+      [](auto handler) {
+        const Executor executor = HandlerExecutor(handler);
+        executor.scheduler().Post(executor.owner(),
+                                  [handler = std::move(handler)](Wake) mutable { handler(); });
+      },
+      token);
+}
+
+// A cancellable timer. Each wait completes with Status::Ok() at its deadline,
+// or with a Cancelled status if Cancel() comes first. Destroying the timer
+// cancels its pending waits.
+class Timer {
+ public:
+  static constexpr std::size_t kMaxPendingWaits = 4096;
+
+  Timer() = default;
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+  ~Timer() { Cancel(); }
+
+  template <typename Token = DefaultToken>
+  auto WaitUntil(TimePoint deadline, Token&& token = {}) {
+    return asio::async_initiate<Token, void(Status)>(
+        [this, deadline](auto handler) {
+          const Executor executor = HandlerExecutor(handler);
+          AddPending(
+              executor.scheduler(),
+              executor.scheduler().ScheduleAt(
+                  deadline, executor.owner(), [handler = std::move(handler)](Wake wake) mutable {
+                    handler(wake == Wake::kFired ? Status::Ok()
+                                                 : Status::Cancelled("timer cancelled"));
+                  }));
+        },
+        token);
+  }
+
+  template <typename Token = DefaultToken>
+  auto WaitFor(Duration duration, Token&& token = {}) {
+    FL_ASSERT(duration >= Duration::zero());
+    return asio::async_initiate<Token, void(Status)>(
+        [this, duration](auto handler) {
+          const Executor executor = HandlerExecutor(handler);
+          const TimePoint deadline = executor.scheduler().Now() + duration;
+          WaitUntil(deadline, std::move(handler));
+        },
+        token);
+  }
+
+  // Completes every pending wait with a Cancelled status; returns how many.
+  std::size_t Cancel();
+
+ private:
+  void AddPending(Scheduler& scheduler, WaitHandle wait);
+
+  Scheduler* scheduler_ = nullptr;
+  std::vector<WaitHandle> pending_;
+};
+
+namespace detail {
+
+// Parks the calling task; it continues when the handle written to `*wait` is
+// woken. Signature void().
+template <typename Token = DefaultToken>
+auto ParkInto(WaitHandle* wait, Token&& token = {}) {
+  return asio::async_initiate<Token, void()>(
+      [wait](auto handler) {
+        const Executor executor = HandlerExecutor(handler);
+        *wait = executor.scheduler().Park(
+            executor.owner(), [handler = std::move(handler)](Wake) mutable { handler(); });
+      },
+      token);
+}
+
+// Cancels a task when the frame holding it ends, unless released: a timeout
+// whose waiting task is itself cancelled takes its operation down with it.
+class TaskCanceller {
+ public:
+  TaskCanceller(Scheduler& scheduler, TaskId task) : scheduler_(&scheduler), task_(task) {}
+  TaskCanceller(const TaskCanceller&) = delete;
+  TaskCanceller& operator=(const TaskCanceller&) = delete;
+  ~TaskCanceller() {
+    if (scheduler_ != nullptr) scheduler_->CancelTask(task_);
+  }
+  void Release() { scheduler_ = nullptr; }
+
+ private:
+  Scheduler* scheduler_;
+  TaskId task_;
+};
+
+// Completion handler for internal tasks: an escaped exception is a bug.
+struct PanicOnException {
+  const char* what;
+  void operator()(std::exception_ptr error) const;
+};
+
+template <typename T>
+using TimeoutResult = std::conditional_t<std::is_void_v<T>, Status, Result<T>>;
+
+template <typename T>
+struct TimeoutRace {
+  std::optional<std::conditional_t<std::is_void_v<T>, std::monostate, T>> value;
+  WaitHandle waiter;  // The parked continuation of the task that set the timeout.
+};
+
+// Counts a fault point hit, records a fired fault in the trace, and ends the
+// process for a crash. Returns the plan's decision.
+FaultDecision HitFaultPoint(const Executor& executor, std::string_view site);
+// Ends the calling process from inside one of its jobs.
+void EndCallingProcess(const Executor& executor, bool killed, int code);
+
+}  // namespace detail
+
+// Runs `operation` as a task of its own and waits at most `timeout` of virtual
+// time for it. Returns its result, or a TimedOut status, after which the
+// operation's task is cancelled: its frames are destroyed and it runs no
+// further. For Awaitable<void> the result is a Status.
+template <typename T>
+Awaitable<detail::TimeoutResult<T>> WithTimeout(Awaitable<T> operation, Duration timeout) {
+  FL_ASSERT(timeout >= Duration::zero());
+  const Executor parent = co_await asio::this_coro::executor;
+  Scheduler& scheduler = parent.scheduler();
+  auto race = std::make_shared<detail::TimeoutRace<T>>();
+  const Executor child = parent.WithTask(scheduler.NewTaskId());
+  detail::TaskCanceller cancel_child(scheduler, child.owner().task);
+  asio::co_spawn(
+      child,
+      [race, &scheduler, operation = std::move(operation)]() mutable -> Awaitable<void> {
+        if constexpr (std::is_void_v<T>) {
+          co_await std::move(operation);
+          race->value.emplace();
+        } else {
+          race->value.emplace(co_await std::move(operation));
+        }
+        scheduler.Wake(race->waiter);
+      },
+      detail::PanicOnException{"the operation under a timeout"});
+  const WaitHandle timer =
+      scheduler.ScheduleAt(scheduler.Now() + timeout, parent.owner(),
+                           [race, &scheduler](Wake) { scheduler.Wake(race->waiter); });
+  co_await detail::ParkInto(&race->waiter);
+  scheduler.Discard(timer);
+  // When both finish in the same instant, the operation wins.
+  if (race->value) {
+    cancel_child.Release();
+    if constexpr (std::is_void_v<T>) {
+      co_return Status::Ok();
+    } else {
+      co_return std::move(*race->value);
+    }
+  }
+  co_return Status::TimedOut(fmt::format("timed out after {}", FormatDuration(timeout)));
+}
+
+// Marks a fault site. The simulation's fault plan decides, per hit, whether
+// to continue (Status::Ok()), fail (an error Status naming the site), delay,
+// or crash the calling process, in which case nothing after this point runs.
+// Signature void(Status). `site` must outlive the co_await expression.
+template <typename Token = DefaultToken>
+auto FaultPoint(std::string_view site, Token&& token = {}) {
+  return asio::async_initiate<Token, void(Status)>(
+      [site](auto handler) {
+        const Executor executor = HandlerExecutor(handler);
+        Scheduler& scheduler = executor.scheduler();
+        const FaultDecision decision = detail::HitFaultPoint(executor, site);
+        Status status =
+            decision.action == FaultAction::kError
+                ? Status::FromCode(decision.error, fmt::format("injected fault at {}", site))
+                : Status::Ok();
+        Continuation resume = [handler = std::move(handler), status = std::move(status)](
+                                  Wake) mutable { handler(std::move(status)); };
+        if (decision.action == FaultAction::kDelay) {
+          scheduler.ScheduleAt(scheduler.Now() + decision.delay, executor.owner(),
+                               std::move(resume));
+          return;
+        }
+        // After a crash the owner is dead and this continuation is destroyed
+        // without running, which destroys the process's frames.
+        scheduler.Post(executor.owner(), std::move(resume));
+      },
+      token);
+}
+
+// Crashes the calling process here, as a kill would: nothing after this point
+// runs. Signature void() (it never completes).
+template <typename Token = DefaultToken>
+auto Crash(Token&& token = {}) {
+  return asio::async_initiate<Token, void()>(
+      [](auto handler) {
+        const Executor executor = HandlerExecutor(handler);
+        detail::EndCallingProcess(executor, /*killed=*/true, kKilledExitCode);
+        executor.scheduler().Post(executor.owner(),
+                                  [handler = std::move(handler)](Wake) mutable { handler(); });
+      },
+      token);
+}
+
+// Ends the calling process with exit code `code`, like os.Exit: nothing after
+// this point runs. Signature void() (it never completes).
+template <typename Token = DefaultToken>
+auto Exit(int code, Token&& token = {}) {
+  return asio::async_initiate<Token, void()>(
+      [code](auto handler) {
+        const Executor executor = HandlerExecutor(handler);
+        detail::EndCallingProcess(executor, /*killed=*/false, code);
+        executor.scheduler().Post(executor.owner(),
+                                  [handler = std::move(handler)](Wake) mutable { handler(); });
+      },
+      token);
+}
+
+}  // namespace faultline::sim

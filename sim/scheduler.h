@@ -1,0 +1,198 @@
+// The scheduler: the run queue, the timers and the parked waits of one
+// simulation, and the only thing that moves virtual time.
+//
+// Every suspended continuation of simulated code is owned here: a job in the
+// ready queue, a timer, or a parked wait (a waiter that something else will
+// wake). That is what makes a crash exact: killing a process removes every
+// continuation it owns, so none of its code runs again, and destroying those
+// continuations destroys its coroutine frames.
+//
+// Among ready jobs the scheduler picks one with the seed (kRandom) or the
+// oldest (kFifo, for debugging). Timers due at the same instant become ready
+// in the order they were set (a sequence number), never by address.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <vector>
+
+#include "sim/asio.h"
+#include "sim/clock.h"
+#include "sim/random.h"
+#include "sim/unique_function.h"
+
+namespace faultline::sim {
+
+class Simulation;
+
+using ProcessId = std::uint32_t;
+using TaskId = std::uint64_t;
+
+// Who a continuation belongs to: a task of one incarnation of a process.
+struct Owner {
+  ProcessId process = 0;
+  std::uint32_t incarnation = 0;
+  TaskId task = 0;
+  friend bool operator==(const Owner&, const Owner&) = default;
+};
+
+// How a timer or parked wait was completed.
+enum class Wake : unsigned char { kFired, kCancelled };
+
+using Continuation = UniqueFunction<void(Wake)>;
+
+// Names a timer or parked wait. Stale handles (the wait completed, was
+// cancelled or its owner died) are recognised and ignored.
+struct WaitHandle {
+  std::uint32_t slot = UINT32_MAX;
+  std::uint32_t generation = 0;
+};
+
+enum class SchedulingMode : unsigned char { kRandom, kFifo };
+
+enum class StopReason : unsigned char {
+  kQuiescent,       // No ready job and no timer: nothing can ever happen again.
+  kStepBudgetUsed,  // max_steps jobs ran and more could run.
+  kTimeReached,     // The next timer is due after `until`; the clock is at `until`.
+  kPredicateMet,    // stop_when() returned true.
+};
+
+std::string_view StopReasonName(StopReason reason);
+
+struct RunBudget {
+  std::uint64_t max_steps = 0;
+  std::optional<TimePoint> until;   // Fire no timer due after this.
+  std::function<bool()> stop_when;  // Checked before every step.
+};
+
+struct RunResult {
+  StopReason reason = StopReason::kQuiescent;
+  std::uint64_t steps = 0;  // Jobs run by this call.
+  TimePoint now{};
+};
+
+class Scheduler : public asio::execution_context {
+ public:
+  static constexpr std::size_t kMaxReadyJobs = std::size_t{1} << 24;
+  static constexpr std::size_t kMaxWaits = std::size_t{1} << 24;
+  static constexpr std::uint64_t kMaxReapOperations = std::uint64_t{1} << 26;
+
+  Scheduler(SchedulingMode mode, Rng rng, Simulation& simulation);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  Simulation& simulation() const { return simulation_; }
+  SchedulingMode mode() const { return mode_; }
+  TimePoint Now() const { return now_; }
+  // Jobs run since the simulation began.
+  std::uint64_t steps() const { return steps_; }
+  // The owner of the job now running, or the root owner between jobs.
+  const Owner& current() const { return current_; }
+  bool InJob() const { return in_job_; }
+  bool InJobOf(const Owner& owner) const { return in_job_ && current_ == owner; }
+
+  // Queues `job` to run as `owner`. A job for a dead owner is destroyed
+  // instead, at the next safe point.
+  void Post(const Owner& owner, Continuation job);
+  // Runs `job` as `owner` at `due` (or now, if `due` has passed).
+  WaitHandle ScheduleAt(TimePoint due, const Owner& owner, Continuation job);
+  // Holds `job` until Wake() or Cancel() names it.
+  WaitHandle Park(const Owner& owner, Continuation job);
+  // Makes a timer or parked wait ready now, completing with Wake::kFired.
+  // Returns false for a stale handle.
+  bool Wake(WaitHandle handle) { return Complete(handle, sim::Wake::kFired); }
+  // As Wake(), completing with Wake::kCancelled.
+  bool Cancel(WaitHandle handle) { return Complete(handle, sim::Wake::kCancelled); }
+  // Destroys a timer or parked wait without running it.
+  void Discard(WaitHandle handle);
+  // Whether the timer or parked wait is still waiting.
+  bool IsPending(WaitHandle handle) const;
+
+  // Process incarnations and tasks: the liveness the run queue enforces.
+  TaskId NewTaskId() { return ++last_task_id_; }
+  void BeginIncarnation(ProcessId process, std::uint32_t incarnation);
+  // From now on no job of this incarnation runs; its continuations are
+  // destroyed at the next safe point (at once when no job is running).
+  void EndIncarnation(ProcessId process);
+  // As EndIncarnation, for one task.
+  void CancelTask(TaskId task);
+  bool IsLive(const Owner& owner) const;
+
+  // Runs jobs until the budget says stop. REQUIRES: not called from a job.
+  RunResult Run(const RunBudget& budget);
+
+  // Destroys every remaining continuation; used when a simulation ends.
+  void DestroyAll();
+
+  std::size_t ready_count() const { return ready_.size(); }
+  std::size_t waiting_count() const { return waiting_count_; }
+
+ private:
+  struct Job {
+    Owner owner;
+    Continuation fn;
+    sim::Wake wake = sim::Wake::kFired;
+  };
+  enum class SlotState : unsigned char { kFree, kTimer, kParked };
+  struct Slot {
+    Owner owner;
+    Continuation fn;
+    std::uint32_t generation = 0;
+    SlotState state = SlotState::kFree;
+  };
+  struct TimerEntry {
+    TimePoint due;
+    std::uint64_t sequence;
+    WaitHandle handle;
+  };
+  // What a reap destroys: one incarnation, or one task.
+  struct Victim {
+    std::optional<TaskId> task;
+    ProcessId process = 0;
+    std::uint32_t incarnation = 0;
+    bool Matches(const Owner& owner) const;
+  };
+
+  bool Complete(WaitHandle handle, sim::Wake wake);
+  WaitHandle AllocateSlot(const Owner& owner, Continuation job, SlotState state);
+  Slot* LiveSlot(WaitHandle handle);
+  void FreeSlot(std::uint32_t index);
+  void PushReady(Job job);
+  // Moves the timers due at the earliest due time to the ready queue. Returns
+  // false (and may move the clock to `until`) when none may fire.
+  bool AdvanceToNextTimer(const std::optional<TimePoint>& until, StopReason* reason);
+  void RunOneJob();
+  void ReapDead();
+  void CollectVictim(const Victim& victim);
+  void RequestReap(Victim victim);
+
+  Simulation& simulation_;
+  SchedulingMode mode_;
+  Rng rng_;
+  TimePoint now_{};
+  std::uint64_t steps_ = 0;
+  std::uint64_t timer_sequence_ = 0;
+  TaskId last_task_id_ = 0;
+  Owner current_{};
+  bool in_job_ = false;
+  bool in_run_ = false;
+  bool reaping_ = false;
+
+  std::deque<Job> ready_;
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  std::size_t waiting_count_ = 0;
+  std::vector<TimerEntry> timers_;  // A min-heap on (due, sequence).
+
+  std::vector<std::uint32_t> live_incarnation_;  // By process id; 0 = not running.
+  std::set<TaskId> cancelled_tasks_;
+  std::deque<Victim> victims_;
+  std::vector<Job> graveyard_;  // Continuations of the dead, destroyed at safe points.
+};
+
+}  // namespace faultline::sim

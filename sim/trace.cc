@@ -1,0 +1,223 @@
+#include "sim/trace.h"
+
+#include <algorithm>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "sim/assert.h"
+#include "sim/random.h"
+
+namespace faultline::sim {
+namespace {
+
+// Streams bytes into a 64-bit FNV-1a state; strings are length-prefixed so
+// ("ab", "c") and ("a", "bc") hash differently.
+class Hasher {
+ public:
+  void AddU64(std::uint64_t value) {
+    for (int i = 0; i < 8; ++i) AddByte(static_cast<unsigned char>(value >> (8 * i)));
+  }
+  void AddString(std::string_view text) {
+    AddU64(text.size());
+    for (unsigned char c : text) AddByte(c);
+  }
+  std::uint64_t Finish() const { return Mix64(state_); }
+
+ private:
+  void AddByte(unsigned char byte) {
+    state_ ^= byte;
+    state_ *= 0x100000001B3ULL;
+  }
+  std::uint64_t state_ = 0xCBF29CE484222325ULL;
+};
+
+void AppendJsonString(std::string& out, std::string_view text) {
+  out.push_back('"');
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          out += fmt::format("\\u{:04x}", c);
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+void AppendJsonValue(std::string& out, const TraceValue& value) {
+  if (value.kind() == TraceValue::Kind::kString) {
+    AppendJsonString(out, value.AsString());
+  } else {
+    out += value.ToString();
+  }
+}
+
+}  // namespace
+
+std::string TraceValue::ToString() const {
+  switch (kind_) {
+    case Kind::kInt:
+      return fmt::format("{}", AsInt());
+    case Kind::kUint:
+      return fmt::format("{}", AsUint());
+    case Kind::kBool:
+      return AsBool() ? "true" : "false";
+    case Kind::kString:
+      return text_;
+  }
+  return {};
+}
+
+const TraceValue* TraceEvent::Find(std::string_view key) const {
+  for (const TraceField& field : fields) {
+    if (field.key == key) return &field.value;
+  }
+  return nullptr;
+}
+
+std::uint64_t HashEvent(const TraceEvent& event) {
+  Hasher hasher;
+  hasher.AddU64(event.step);
+  hasher.AddU64(static_cast<std::uint64_t>(ToNanoseconds(event.time)));
+  hasher.AddString(event.process);
+  hasher.AddU64(event.incarnation);
+  hasher.AddString(event.name);
+  hasher.AddU64(event.fields.size());
+  for (const TraceField& field : event.fields) {
+    hasher.AddString(field.key);
+    hasher.AddU64(static_cast<std::uint64_t>(field.value.kind()));
+    if (field.value.kind() == TraceValue::Kind::kString) {
+      hasher.AddString(field.value.AsString());
+    } else {
+      hasher.AddU64(field.value.AsUint());
+    }
+  }
+  return hasher.Finish();
+}
+
+std::string FormatEventText(const TraceEvent& event) {
+  std::string text = fmt::format("{} #{} {}/{} {}", FormatTime(event.time), event.step,
+                                 event.process, event.incarnation, event.name);
+  for (const TraceField& field : event.fields) {
+    text += ' ';
+    text += field.key;
+    text += '=';
+    if (field.value.kind() == TraceValue::Kind::kString) {
+      AppendJsonString(text, field.value.AsString());
+    } else {
+      text += field.value.ToString();
+    }
+  }
+  return text;
+}
+
+std::string FormatEventJson(const TraceEvent& event) {
+  std::string out = fmt::format(R"({{"index":{},"time_ns":{},"step":{},"process":)", event.index,
+                                ToNanoseconds(event.time), event.step);
+  AppendJsonString(out, event.process);
+  out += fmt::format(R"(,"incarnation":{},"event":)", event.incarnation);
+  AppendJsonString(out, event.name);
+  out += R"(,"fields":{)";
+  for (std::size_t i = 0; i < event.fields.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    AppendJsonString(out, event.fields[i].key);
+    out.push_back(':');
+    AppendJsonValue(out, event.fields[i].value);
+  }
+  out += "}}";
+  return out;
+}
+
+RingSink::RingSink(std::size_t capacity) : capacity_(capacity) {
+  FL_ASSERT(capacity > 0);
+  slots_.reserve(std::min<std::size_t>(capacity, 1024));
+}
+
+void RingSink::Write(const TraceEvent& event) {
+  if (slots_.size() < capacity_) {
+    slots_.push_back(event);
+  } else {
+    slots_[written_ % capacity_] = event;
+  }
+  ++written_;
+}
+
+std::vector<TraceEvent> RingSink::Events() const {
+  if (written_ <= capacity_) return slots_;
+  std::vector<TraceEvent> ordered;
+  ordered.reserve(capacity_);
+  const std::size_t oldest = written_ % capacity_;
+  for (std::size_t i = 0; i < capacity_; ++i) ordered.push_back(slots_[(oldest + i) % capacity_]);
+  return ordered;
+}
+
+RecordingSink::RecordingSink(std::size_t max_events) : max_events_(max_events) {}
+
+void RecordingSink::Write(const TraceEvent& event) {
+  FL_ASSERT_MSG(hashes_.size() < kMaxHashes, "a recorded run emitted more than {} events",
+                kMaxHashes);
+  hashes_.push_back(HashEvent(event));
+  if (events_.size() < max_events_) events_.push_back(event);
+}
+
+void JsonLinesSink::Write(const TraceEvent& event) { out_ << FormatEventJson(event) << '\n'; }
+
+void TextSink::Write(const TraceEvent& event) { out_ << FormatEventText(event) << '\n'; }
+
+void Trace::AddSink(TraceSink* sink) {
+  FL_ASSERT(sink != nullptr);
+  FL_ASSERT(sinks_.size() < kMaxSinks);
+  FL_ASSERT(std::find(sinks_.begin(), sinks_.end(), sink) == sinks_.end());
+  sinks_.push_back(sink);
+}
+
+void Trace::RemoveSink(TraceSink* sink) { std::erase(sinks_, sink); }
+
+void Trace::Record(TraceEvent event) {
+  event.index = event_count_++;
+  hash_ = Mix64(hash_ ^ HashEvent(event));
+  for (TraceSink* sink : sinks_) sink->Write(event);
+}
+
+std::string FormatHash(std::uint64_t hash) { return fmt::format("{:016x}", hash); }
+
+std::string Divergence::Describe() const {
+  auto describe = [](const std::optional<TraceEvent>& event) {
+    return event ? FormatEventText(*event) : std::string("(run ended)");
+  };
+  return fmt::format("first divergent event is #{}\n  first run:  {}\n  second run: {}", index,
+                     describe(left), describe(right));
+}
+
+std::optional<Divergence> FindFirstDivergence(std::span<const TraceEvent> left,
+                                              std::span<const TraceEvent> right) {
+  const std::size_t common = std::min(left.size(), right.size());
+  for (std::size_t i = 0; i < common; ++i) {
+    if (!(left[i] == right[i])) return Divergence{i, left[i], right[i]};
+  }
+  if (left.size() == right.size()) return std::nullopt;
+  Divergence divergence{common, std::nullopt, std::nullopt};
+  if (left.size() > common) divergence.left = left[common];
+  if (right.size() > common) divergence.right = right[common];
+  return divergence;
+}
+
+}  // namespace faultline::sim

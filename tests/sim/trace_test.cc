@@ -1,0 +1,107 @@
+#include "sim/trace.h"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace faultline::sim {
+namespace {
+
+TraceEvent MakeEvent(std::string name, std::vector<TraceField> fields = {}) {
+  return TraceEvent{0,
+                    3,
+                    kTimeZero + std::chrono::microseconds(1500),
+                    "kuri-1",
+                    2,
+                    std::move(name),
+                    std::move(fields)};
+}
+
+TEST(TraceTest, HashCoversEveryPartOfAnEvent) {
+  const TraceEvent base = MakeEvent("migrate.step", {{"version", 1754293669}, {"dirty", true}});
+  std::vector<TraceEvent> variants(7, base);
+  variants[0].step = 4;
+  variants[1].time += std::chrono::nanoseconds(1);
+  variants[2].process = "kuri-2";
+  variants[3].incarnation = 3;
+  variants[4].name = "migrate.stop";
+  variants[5].fields[0].value = 1754293670;
+  variants[6].fields[1].value = false;
+  for (const TraceEvent& variant : variants) EXPECT_NE(HashEvent(variant), HashEvent(base));
+  // Same text, other type: a string "1" is not the integer 1.
+  EXPECT_NE(HashEvent(MakeEvent("x", {{"v", 1}})), HashEvent(MakeEvent("x", {{"v", "1"}})));
+  EXPECT_NE(HashEvent(MakeEvent("x", {{"v", 1}})), HashEvent(MakeEvent("x", {{"v", 1u}})));
+}
+
+TEST(TraceTest, StreamHashDependsOnOrder) {
+  Trace a;
+  Trace b;
+  a.Record(MakeEvent("one"));
+  a.Record(MakeEvent("two"));
+  b.Record(MakeEvent("two"));
+  b.Record(MakeEvent("one"));
+  EXPECT_NE(a.hash(), b.hash());
+  EXPECT_EQ(a.event_count(), 2u);
+  Trace c;
+  c.Record(MakeEvent("one"));
+  c.Record(MakeEvent("two"));
+  EXPECT_EQ(a.hash(), c.hash());
+  EXPECT_EQ(FormatHash(a.hash()).size(), 16u);
+}
+
+TEST(TraceTest, RingSinkKeepsTheLastEventsInOrder) {
+  Trace trace;
+  RingSink ring(3);
+  trace.AddSink(&ring);
+  for (int i = 0; i < 5; ++i) trace.Record(MakeEvent("e" + std::to_string(i)));
+  const std::vector<TraceEvent> kept = ring.Events();
+  ASSERT_EQ(kept.size(), 3u);
+  EXPECT_EQ(kept[0].name, "e2");
+  EXPECT_EQ(kept[2].name, "e4");
+  EXPECT_EQ(kept[2].index, 4u);
+  EXPECT_EQ(ring.written(), 5u);
+}
+
+TEST(TraceTest, JsonLinesAndTextSinksWriteOneLinePerEvent) {
+  Trace trace;
+  std::ostringstream json;
+  std::ostringstream text;
+  JsonLinesSink json_sink(json);
+  TextSink text_sink(text);
+  trace.AddSink(&json_sink);
+  trace.AddSink(&text_sink);
+  trace.Record(MakeEvent("cql.error", {{"text", "Undefined Column \"node_id\"\n"}, {"code", -3}}));
+  EXPECT_EQ(json.str(),
+            R"({"index":0,"time_ns":1500000,"step":3,"process":"kuri-1","incarnation":2,)"
+            R"("event":"cql.error","fields":{"text":"Undefined Column \"node_id\"\n","code":-3}})"
+            "\n");
+  EXPECT_EQ(
+      text.str(),
+      "0.001500000s #3 kuri-1/2 cql.error text=\"Undefined Column \\\"node_id\\\"\\n\" code=-3\n");
+}
+
+TEST(TraceTest, FindFirstDivergenceNamesTheFirstDifferentEvent) {
+  std::vector<TraceEvent> left{MakeEvent("a"), MakeEvent("b"), MakeEvent("c")};
+  std::vector<TraceEvent> right = left;
+  EXPECT_FALSE(FindFirstDivergence(left, right).has_value());
+  right[1].fields.push_back({"extra", 1});
+  auto divergence = FindFirstDivergence(left, right);
+  ASSERT_TRUE(divergence.has_value());
+  EXPECT_EQ(divergence->index, 1u);
+  EXPECT_EQ(divergence->left->name, "b");
+  EXPECT_NE(divergence->Describe().find("extra=1"), std::string::npos);
+  // One run ending early diverges where it ended.
+  right = left;
+  right.pop_back();
+  divergence = FindFirstDivergence(left, right);
+  ASSERT_TRUE(divergence.has_value());
+  EXPECT_EQ(divergence->index, 2u);
+  EXPECT_TRUE(divergence->left.has_value());
+  EXPECT_FALSE(divergence->right.has_value());
+  EXPECT_NE(divergence->Describe().find("(run ended)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace faultline::sim
