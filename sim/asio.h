@@ -7,6 +7,18 @@
 // that header is no longer pulled in transitively, so it must come first.
 #include <utility>
 
+#include <boost/version.hpp>
+
+// Boost 1.74 (Debian 12's) exposes two Asio internals that faultline uses on
+// its hottest path: the per-thread cache that recycles coroutine frames, and
+// resuming an awaitable thread straight from a stored handler. With any other
+// Boost the same code takes Asio's public paths, only slower.
+#if BOOST_VERSION / 100 == 1074
+#define FAULTLINE_ASIO_1_74_HOOKS 1
+#else
+#define FAULTLINE_ASIO_1_74_HOOKS 0
+#endif
+
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>

@@ -27,10 +27,10 @@ namespace faultline::sim {
 
 using DefaultToken = asio::use_awaitable_t<Executor>;
 
-// Suspends the calling task for `duration` of virtual time. Signature void().
-// REQUIRES: duration >= 0.
-template <typename Token = DefaultToken>
-auto SleepFor(Duration duration, Token&& token = {}) {
+// Suspends the calling task for `duration` of virtual time, with any
+// completion token; signature void(). REQUIRES: duration >= 0.
+template <typename Token>
+auto SleepFor(Duration duration, Token&& token) {
   return asio::async_initiate<Token, void()>(
       [duration](auto handler) {
         FL_ASSERT(duration >= Duration::zero());
@@ -41,6 +41,70 @@ auto SleepFor(Duration duration, Token&& token = {}) {
       },
       token);
 }
+
+#if FAULTLINE_ASIO_1_74_HOOKS
+namespace detail {
+
+// Resumes a coroutine thread that suspended on a SleepOperation, as Asio's own
+// awaitable_handler does, but without the frame of an initiating coroutine.
+// Destroyed without being called (its process died), it destroys the thread's
+// frames like any Asio handler.
+class ResumeThread : public asio::detail::awaitable_thread<Executor> {
+ public:
+  explicit ResumeThread(asio::detail::awaitable_thread<Executor>* thread)
+      : asio::detail::awaitable_thread<Executor>(std::move(*thread)) {}
+  void operator()() {
+    this->top_of_stack_->attach_thread(this);
+    this->pump();
+  }
+};
+
+}  // namespace detail
+
+// What SleepFor(duration) returns: `co_await` it in a simulated coroutine.
+// Sleeping is the most frequent operation of every simulation, so it resumes
+// the sleeper straight from its timer. Where an Awaitable<void> is needed,
+// AsAwaitable() makes one.
+class SleepOperation {
+ public:
+  explicit SleepOperation(Duration duration) : duration_(duration) {
+    FL_ASSERT(duration >= Duration::zero());
+  }
+  Duration duration() const { return duration_; }
+
+  Awaitable<void> AsAwaitable() const { return AsAwaitable(duration_); }
+
+  // Called by Asio once the awaiting coroutine has suspended.
+  asio::detail::awaitable_thread<Executor>* operator()(
+      asio::detail::awaitable_frame_base<Executor>* frame) const {
+    detail::ResumeThread resume(frame->detach_thread());
+    const Executor executor = resume.get_executor();
+    Scheduler& scheduler = executor.scheduler();
+    scheduler.ScheduleAt(scheduler.Now() + duration_, executor.owner(),
+                         [resume = std::move(resume)](Wake) mutable { resume(); });
+    return nullptr;
+  }
+
+ private:
+  static Awaitable<void> AsAwaitable(Duration duration) {
+    co_await SleepFor(duration, asio::use_awaitable_t<Executor>{});
+  }
+
+  Duration duration_;
+};
+
+// Suspends the calling task for `duration` of virtual time:
+// `co_await SleepFor(5ms)`. REQUIRES: duration >= 0.
+inline SleepOperation SleepFor(Duration duration) { return SleepOperation(duration); }
+#else
+// Suspends the calling task for `duration` of virtual time:
+// `co_await SleepFor(5ms)`. REQUIRES: duration >= 0.
+inline Awaitable<void> SleepFor(Duration duration) {
+  return [](Duration d) -> Awaitable<void> {
+    co_await SleepFor(d, asio::use_awaitable_t<Executor>{});
+  }(duration);
+}
+#endif
 
 // Suspends the calling task until virtual time `deadline` (at once, after a
 // scheduling step, if it has passed). Signature void().
@@ -214,6 +278,13 @@ Awaitable<detail::TimeoutResult<T>> WithTimeout(Awaitable<T> operation, Duration
   }
   co_return Status::TimedOut(fmt::format("timed out after {}", FormatDuration(timeout)));
 }
+
+#if FAULTLINE_ASIO_1_74_HOOKS
+// WithTimeout(SleepFor(d), timeout): a sleep under a timeout.
+inline Awaitable<Status> WithTimeout(SleepOperation sleep, Duration timeout) {
+  return WithTimeout(sleep.AsAwaitable(), timeout);
+}
+#endif
 
 // Marks a fault site. The simulation's fault plan decides, per hit, whether
 // to continue (Status::Ok()), fail (an error Status naming the site), delay,

@@ -2,18 +2,31 @@
 
 #include <algorithm>
 
+#if FAULTLINE_ASIO_1_74_HOOKS
+#include <boost/asio/detail/thread_context.hpp>
+#include <boost/asio/detail/thread_info_base.hpp>
+#endif
+
+#include "sim/asio.h"
 #include "sim/assert.h"
 
 namespace faultline::sim {
 namespace {
 
-// std::push_heap builds a max-heap; this ordering makes it a min-heap on
-// (due, sequence), so equal due times pop in the order they were set.
-template <typename Entry>
-bool LaterThan(const Entry& a, const Entry& b) {
-  if (a.due != b.due) return a.due > b.due;
-  return a.sequence > b.sequence;
-}
+#if FAULTLINE_ASIO_1_74_HOOKS
+// Asio allocates a coroutine frame for every awaited operation and recycles
+// it through a per-thread cache that exists only while one of Asio's own run
+// loops is on the stack. Opening that cache for our run loop, as io_context's
+// does, saves an allocation per wake-up (see sim/asio.h).
+class AsioFrameCacheScope {
+ private:
+  asio::detail::thread_info_base cache_;
+  asio::detail::thread_context key_;
+  asio::detail::thread_context::thread_call_stack::context context_{&key_, cache_};
+};
+#else
+class AsioFrameCacheScope {};
+#endif
 
 }  // namespace
 
@@ -41,36 +54,12 @@ Scheduler::Scheduler(SchedulingMode mode, Rng rng, Simulation& simulation)
 
 Scheduler::~Scheduler() { DestroyAll(); }
 
-void Scheduler::Post(const Owner& owner, Continuation job) {
-  FL_ASSERT(job);
-  if (!IsLive(owner)) {
-    graveyard_.push_back(Job{owner, std::move(job)});
-    return;
-  }
-  PushReady(Job{owner, std::move(job)});
-}
-
-void Scheduler::PushReady(Job job) {
-  FL_ASSERT_MSG(ready_.size() < kMaxReadyJobs, "ready queue exceeded its bound of {} jobs",
-                kMaxReadyJobs);
-  ready_.push_back(std::move(job));
-}
-
-WaitHandle Scheduler::ScheduleAt(TimePoint due, const Owner& owner, Continuation job) {
-  const WaitHandle handle = AllocateSlot(owner, std::move(job), SlotState::kTimer);
-  timers_.push_back(TimerEntry{std::max(due, now_), ++timer_sequence_, handle});
-  std::push_heap(timers_.begin(), timers_.end(), LaterThan<TimerEntry>);
-  return handle;
-}
-
-WaitHandle Scheduler::Park(const Owner& owner, Continuation job) {
-  return AllocateSlot(owner, std::move(job), SlotState::kParked);
-}
+// --- Slots ------------------------------------------------------------------
 
 WaitHandle Scheduler::AllocateSlot(const Owner& owner, Continuation job, SlotState state) {
   FL_ASSERT(job);
   FL_ASSERT(state != SlotState::kFree);
-  FL_ASSERT_MSG(waiting_count_ < kMaxWaits, "more than {} timers and waits pending", kMaxWaits);
+  FL_ASSERT_MSG(held_count_ < kMaxHeld, "more than {} continuations held at once", kMaxHeld);
   std::uint32_t index;
   if (free_slots_.empty()) {
     index = static_cast<std::uint32_t>(slots_.size());
@@ -84,25 +73,24 @@ WaitHandle Scheduler::AllocateSlot(const Owner& owner, Continuation job, SlotSta
   slot.owner = owner;
   slot.fn = std::move(job);
   slot.state = state;
-  ++waiting_count_;
-  // A wait set by an owner that is already dead is reaped like any other.
-  if (!IsLive(owner)) {
-    graveyard_.push_back(Job{owner, std::move(slot.fn)});
-    const WaitHandle stale{index, slot.generation};
-    FreeSlot(index);
-    return stale;
-  }
+  slot.wake = Wake::kFired;
+  ++held_count_;
   return WaitHandle{index, slot.generation};
 }
 
-Scheduler::Slot* Scheduler::LiveSlot(WaitHandle handle) {
-  return IsPending(handle) ? &slots_[handle.slot] : nullptr;
+bool Scheduler::InState(WaitHandle handle, SlotState state) const {
+  if (handle.slot >= slots_.size()) return false;
+  const Slot& slot = slots_[handle.slot];
+  return slot.state == state && slot.generation == handle.generation;
+}
+
+bool Scheduler::IsLiveTimer(const TimerEntry& entry) const {
+  const Slot& slot = slots_[SlotOf(entry)];
+  return slot.state == SlotState::kTimer && slot.timer_sequence == SequenceOf(entry);
 }
 
 bool Scheduler::IsPending(WaitHandle handle) const {
-  if (handle.slot >= slots_.size()) return false;
-  const Slot& slot = slots_[handle.slot];
-  return slot.state != SlotState::kFree && slot.generation == handle.generation;
+  return InState(handle, SlotState::kTimer) || InState(handle, SlotState::kParked);
 }
 
 void Scheduler::FreeSlot(std::uint32_t index) {
@@ -111,27 +99,64 @@ void Scheduler::FreeSlot(std::uint32_t index) {
   FL_ASSERT(!slot.fn);
   slot.state = SlotState::kFree;
   ++slot.generation;  // Makes every handle to this use of the slot stale.
-  --waiting_count_;
+  --held_count_;
   free_slots_.push_back(index);
 }
 
+// --- Queuing ----------------------------------------------------------------
+
+void Scheduler::Post(const Owner& owner, Continuation job) {
+  FL_ASSERT(job);
+  if (!IsLive(owner)) {
+    graveyard_.push_back(std::move(job));
+    return;
+  }
+  ready_.push_back(AllocateSlot(owner, std::move(job), SlotState::kReady));
+}
+
+WaitHandle Scheduler::ScheduleAt(TimePoint due, const Owner& owner, Continuation job) {
+  if (!IsLive(owner)) {
+    graveyard_.push_back(std::move(job));
+    return WaitHandle{};
+  }
+  const WaitHandle handle = AllocateSlot(owner, std::move(job), SlotState::kTimer);
+  FL_ASSERT(++timer_sequence_ < kMaxTimerSequence);
+  slots_[handle.slot].timer_sequence = timer_sequence_;
+  timers_.Push(
+      TimerEntry{ToNanoseconds(std::max(due, now_)), (timer_sequence_ << kSlotBits) | handle.slot});
+  return handle;
+}
+
+WaitHandle Scheduler::Park(const Owner& owner, Continuation job) {
+  if (!IsLive(owner)) {
+    graveyard_.push_back(std::move(job));
+    return WaitHandle{};
+  }
+  return AllocateSlot(owner, std::move(job), SlotState::kParked);
+}
+
+void Scheduler::MakeReady(WaitHandle handle, sim::Wake wake) {
+  Slot& slot = slots_[handle.slot];
+  slot.state = SlotState::kReady;
+  slot.wake = wake;
+  // A timer's heap entry, if any, is now stale and skipped when popped.
+  ready_.push_back(handle);
+}
+
 bool Scheduler::Complete(WaitHandle handle, sim::Wake wake) {
-  Slot* slot = LiveSlot(handle);
-  if (slot == nullptr) return false;
-  Job job{slot->owner, std::move(slot->fn), wake};
-  FreeSlot(handle.slot);
-  // The timer's heap entry, if any, is now stale and skipped when popped.
-  PushReady(std::move(job));
+  if (!IsPending(handle)) return false;
+  MakeReady(handle, wake);
   return true;
 }
 
 void Scheduler::Discard(WaitHandle handle) {
-  Slot* slot = LiveSlot(handle);
-  if (slot == nullptr) return;
-  graveyard_.push_back(Job{slot->owner, std::move(slot->fn)});
+  if (!IsPending(handle)) return;
+  graveyard_.push_back(std::move(slots_[handle.slot].fn));
   FreeSlot(handle.slot);
   if (!in_job_) ReapDead();
 }
+
+// --- Liveness and reaping ---------------------------------------------------
 
 void Scheduler::BeginIncarnation(ProcessId process, std::uint32_t incarnation) {
   FL_ASSERT(incarnation > 0);
@@ -167,26 +192,23 @@ bool Scheduler::IsLive(const Owner& owner) const {
 }
 
 void Scheduler::CollectVictim(const Victim& victim) {
-  // Ready jobs, keeping the survivors in order.
-  std::deque<Job> survivors;
-  for (Job& job : ready_) {
-    if (victim.Matches(job.owner)) {
-      graveyard_.push_back(std::move(job));
-    } else {
-      survivors.push_back(std::move(job));
-    }
-  }
-  ready_.swap(survivors);
-  // Timers and parked waits; stale heap entries are skipped when popped.
   for (std::uint32_t index = 0; index < slots_.size(); ++index) {
     Slot& slot = slots_[index];
     if (slot.state == SlotState::kFree || !victim.Matches(slot.owner)) continue;
-    graveyard_.push_back(Job{slot.owner, std::move(slot.fn)});
+    graveyard_.push_back(std::move(slot.fn));
     FreeSlot(index);
   }
+  DropStaleReadyHandles();
+}
+
+void Scheduler::DropStaleReadyHandles() {
+  ready_.erase(ready_.begin(), ready_.begin() + static_cast<std::ptrdiff_t>(ready_head_));
+  ready_head_ = 0;
+  std::erase_if(ready_, [this](WaitHandle h) { return !InState(h, SlotState::kReady); });
 }
 
 void Scheduler::ReapDead() {
+  if (graveyard_.empty() && victims_.empty()) return;
   if (reaping_) return;  // A destructor reached back here; the outer loop continues.
   reaping_ = true;
   std::uint64_t operations = 0;
@@ -195,7 +217,7 @@ void Scheduler::ReapDead() {
     if (!graveyard_.empty()) {
       // Destroying a continuation destroys coroutine frames; their destructors
       // may post or park more continuations of the dead, which land here too.
-      Job job = std::move(graveyard_.back());
+      Continuation doomed = std::move(graveyard_.back());
       graveyard_.pop_back();
       continue;
     }
@@ -207,16 +229,15 @@ void Scheduler::ReapDead() {
   reaping_ = false;
 }
 
+// --- Running ----------------------------------------------------------------
+
 bool Scheduler::AdvanceToNextTimer(const std::optional<TimePoint>& until, StopReason* reason) {
-  while (!timers_.empty() && LiveSlot(timers_.front().handle) == nullptr) {
-    std::pop_heap(timers_.begin(), timers_.end(), LaterThan<TimerEntry>);
-    timers_.pop_back();
-  }
+  while (!timers_.empty() && !IsLiveTimer(timers_.top())) timers_.Pop();
   if (timers_.empty()) {
     *reason = StopReason::kQuiescent;
     return false;
   }
-  const TimePoint due = timers_.front().due;
+  const TimePoint due{Duration(timers_.top().due_ns)};
   if (until && due > *until) {
     now_ = std::max(now_, *until);
     *reason = StopReason::kTimeReached;
@@ -224,40 +245,51 @@ bool Scheduler::AdvanceToNextTimer(const std::optional<TimePoint>& until, StopRe
   }
   FL_ASSERT(due >= now_);
   now_ = due;
-  while (!timers_.empty() && timers_.front().due == due) {
-    const WaitHandle handle = timers_.front().handle;
-    std::pop_heap(timers_.begin(), timers_.end(), LaterThan<TimerEntry>);
-    timers_.pop_back();
-    Slot* slot = LiveSlot(handle);
-    if (slot == nullptr) continue;
-    Job job{slot->owner, std::move(slot->fn), sim::Wake::kFired};
-    FreeSlot(handle.slot);
-    PushReady(std::move(job));
+  while (!timers_.empty() && timers_.top().due_ns == ToNanoseconds(due)) {
+    const TimerEntry entry = timers_.top();
+    timers_.Pop();
+    if (IsLiveTimer(entry)) {
+      MakeReady(WaitHandle{SlotOf(entry), slots_[SlotOf(entry)].generation}, Wake::kFired);
+    }
   }
   return true;
 }
 
-void Scheduler::RunOneJob() {
-  FL_ASSERT(!ready_.empty());
-  std::size_t index = 0;
-  if (mode_ == SchedulingMode::kRandom && ready_.size() > 1) index = rng_.Uniform(ready_.size());
-  Job job = std::move(ready_[index]);
-  if (index == 0) {
-    ready_.pop_front();
-  } else {
-    // Order among ready jobs carries no meaning in random mode: fill the hole
-    // with the last job rather than shifting the rest.
-    if (index + 1 != ready_.size()) ready_[index] = std::move(ready_.back());
-    ready_.pop_back();
+WaitHandle Scheduler::TakeNextReady() {
+  FL_ASSERT(ready_head_ < ready_.size());
+  if (mode_ == SchedulingMode::kFifo) {
+    const WaitHandle handle = ready_[ready_head_++];
+    if (ready_head_ == ready_.size()) {
+      ready_.clear();
+      ready_head_ = 0;
+    }
+    return handle;
   }
-  if (!IsLive(job.owner)) {
+  // Order among ready jobs carries no meaning in random mode: fill the hole
+  // with the last handle rather than shifting the rest.
+  const std::size_t index = ready_head_ + rng_.Uniform(ready_.size() - ready_head_);
+  const WaitHandle handle = ready_[index];
+  ready_[index] = ready_.back();
+  ready_.pop_back();
+  return handle;
+}
+
+void Scheduler::RunOneJob() {
+  const WaitHandle handle = TakeNextReady();
+  FL_ASSERT(InState(handle, SlotState::kReady));
+  Slot& slot = slots_[handle.slot];
+  const Owner owner = slot.owner;
+  const sim::Wake wake = slot.wake;
+  Continuation job = std::move(slot.fn);
+  FreeSlot(handle.slot);
+  if (!IsLive(owner)) {
     graveyard_.push_back(std::move(job));
     return;
   }
   ++steps_;
-  current_ = job.owner;
+  current_ = owner;
   in_job_ = true;
-  job.fn(job.wake);
+  job(wake);
   in_job_ = false;
   current_ = Owner{};
 }
@@ -265,6 +297,7 @@ void Scheduler::RunOneJob() {
 RunResult Scheduler::Run(const RunBudget& budget) {
   FL_ASSERT_MSG(!in_run_ && !in_job_, "Scheduler::Run is not reentrant");
   in_run_ = true;
+  const AsioFrameCacheScope frame_cache;
   RunResult result;
   for (;;) {
     ReapDead();
@@ -272,7 +305,7 @@ RunResult Scheduler::Run(const RunBudget& budget) {
       result.reason = StopReason::kPredicateMet;
       break;
     }
-    if (ready_.empty() && !AdvanceToNextTimer(budget.until, &result.reason)) break;
+    if (ready_count() == 0 && !AdvanceToNextTimer(budget.until, &result.reason)) break;
     if (result.steps == budget.max_steps) {
       result.reason = StopReason::kStepBudgetUsed;
       break;
@@ -292,19 +325,19 @@ void Scheduler::DestroyAll() {
   std::uint64_t passes = 0;
   // Destroying one continuation can create others (frame destructors post),
   // so repeat until nothing is left.
-  while (!ready_.empty() || waiting_count_ > 0 || !graveyard_.empty() || !victims_.empty()) {
+  while (held_count_ > 0 || !graveyard_.empty() || !victims_.empty()) {
     FL_ASSERT_MSG(++passes < kMaxReapOperations, "teardown did not converge");
-    for (Job& job : ready_) graveyard_.push_back(std::move(job));
-    ready_.clear();
     for (std::uint32_t index = 0; index < slots_.size(); ++index) {
       Slot& slot = slots_[index];
       if (slot.state == SlotState::kFree) continue;
-      graveyard_.push_back(Job{slot.owner, std::move(slot.fn)});
+      graveyard_.push_back(std::move(slot.fn));
       FreeSlot(index);
     }
+    ready_.clear();
+    ready_head_ = 0;
     ReapDead();
   }
-  timers_.clear();
+  timers_.Clear();
 }
 
 }  // namespace faultline::sim

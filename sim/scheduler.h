@@ -1,9 +1,11 @@
 // The scheduler: the run queue, the timers and the parked waits of one
 // simulation, and the only thing that moves virtual time.
 //
-// Every suspended continuation of simulated code is owned here: a job in the
-// ready queue, a timer, or a parked wait (a waiter that something else will
-// wake). That is what makes a crash exact: killing a process removes every
+// Every suspended continuation of simulated code is owned here, in one slot
+// table: a job ready to run, a timer, or a parked wait (a waiter that something
+// else will wake). The ready queue and the timer heap hold only handles to
+// slots, so a continuation is moved once when it is stored and once when it
+// runs. That is what makes a crash exact: killing a process removes every
 // continuation it owns, so none of its code runs again, and destroying those
 // continuations destroys its coroutine frames.
 //
@@ -23,6 +25,7 @@
 #include "sim/asio.h"
 #include "sim/clock.h"
 #include "sim/random.h"
+#include "sim/timer_heap.h"
 #include "sim/unique_function.h"
 
 namespace faultline::sim {
@@ -77,8 +80,8 @@ struct RunResult {
 
 class Scheduler : public asio::execution_context {
  public:
-  static constexpr std::size_t kMaxReadyJobs = std::size_t{1} << 24;
-  static constexpr std::size_t kMaxWaits = std::size_t{1} << 24;
+  // Bound on continuations held at once (ready, timers and parked waits).
+  static constexpr std::size_t kMaxHeld = std::size_t{1} << 24;
   static constexpr std::uint64_t kMaxReapOperations = std::uint64_t{1} << 26;
 
   Scheduler(SchedulingMode mode, Rng rng, Simulation& simulation);
@@ -129,27 +132,30 @@ class Scheduler : public asio::execution_context {
   // Destroys every remaining continuation; used when a simulation ends.
   void DestroyAll();
 
-  std::size_t ready_count() const { return ready_.size(); }
-  std::size_t waiting_count() const { return waiting_count_; }
+  std::size_t ready_count() const { return ready_.size() - ready_head_; }
+  // Continuations held: ready, timers and parked waits.
+  std::size_t held_count() const { return held_count_; }
 
  private:
-  struct Job {
-    Owner owner;
-    Continuation fn;
-    sim::Wake wake = sim::Wake::kFired;
-  };
-  enum class SlotState : unsigned char { kFree, kTimer, kParked };
+  enum class SlotState : unsigned char { kFree, kReady, kTimer, kParked };
   struct Slot {
     Owner owner;
     Continuation fn;
     std::uint32_t generation = 0;
     SlotState state = SlotState::kFree;
+    sim::Wake wake = sim::Wake::kFired;  // Passed to fn when it runs.
+    std::uint64_t timer_sequence = 0;    // Of the timer held, when kTimer.
   };
-  struct TimerEntry {
-    TimePoint due;
-    std::uint64_t sequence;
-    WaitHandle handle;
-  };
+  // A timer's heap key: its sequence number (high 40 bits), so that timers
+  // due together fire in the order they were set, and its slot (low 24 bits).
+  static constexpr int kSlotBits = 24;
+  static constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << kSlotBits) - 1;
+  static constexpr std::uint64_t kMaxTimerSequence = std::uint64_t{1} << (64 - kSlotBits);
+  static_assert(kMaxHeld <= kSlotMask + 1, "every slot index must fit a timer entry");
+  static std::uint32_t SlotOf(const TimerEntry& entry) {
+    return static_cast<std::uint32_t>(entry.key & kSlotMask);
+  }
+  static std::uint64_t SequenceOf(const TimerEntry& entry) { return entry.key >> kSlotBits; }
   // What a reap destroys: one incarnation, or one task.
   struct Victim {
     std::optional<TaskId> task;
@@ -159,10 +165,15 @@ class Scheduler : public asio::execution_context {
   };
 
   bool Complete(WaitHandle handle, sim::Wake wake);
+  // REQUIRES: owner is live.
   WaitHandle AllocateSlot(const Owner& owner, Continuation job, SlotState state);
-  Slot* LiveSlot(WaitHandle handle);
+  bool InState(WaitHandle handle, SlotState state) const;
+  // Whether the heap entry still stands for a pending timer.
+  bool IsLiveTimer(const TimerEntry& entry) const;
   void FreeSlot(std::uint32_t index);
-  void PushReady(Job job);
+  void MakeReady(WaitHandle handle, sim::Wake wake);
+  WaitHandle TakeNextReady();
+  void DropStaleReadyHandles();
   // Moves the timers due at the earliest due time to the ready queue. Returns
   // false (and may move the clock to `until`) when none may fire.
   bool AdvanceToNextTimer(const std::optional<TimePoint>& until, StopReason* reason);
@@ -183,16 +194,19 @@ class Scheduler : public asio::execution_context {
   bool in_run_ = false;
   bool reaping_ = false;
 
-  std::deque<Job> ready_;
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_slots_;
-  std::size_t waiting_count_ = 0;
-  std::vector<TimerEntry> timers_;  // A min-heap on (due, sequence).
+  std::size_t held_count_ = 0;
+  // Ready handles. FIFO mode takes from ready_head_; random mode takes any
+  // and fills the hole with the last.
+  std::vector<WaitHandle> ready_;
+  std::size_t ready_head_ = 0;
+  TimerHeap timers_;
 
   std::vector<std::uint32_t> live_incarnation_;  // By process id; 0 = not running.
   std::set<TaskId> cancelled_tasks_;
   std::deque<Victim> victims_;
-  std::vector<Job> graveyard_;  // Continuations of the dead, destroyed at safe points.
+  std::vector<Continuation> graveyard_;  // Of the dead, destroyed at safe points.
 };
 
 }  // namespace faultline::sim

@@ -107,7 +107,10 @@ std::string DeterminismReport::Describe() const {
   std::string text =
       fmt::format("NOT deterministic: trace hashes {} ({} events) and {} ({} events)",
                   FormatHash(first_hash), first_events, FormatHash(second_hash), second_events);
-  if (divergence) text += "\n" + divergence->Describe();
+  if (divergence) {
+    text += '\n';
+    text += divergence->Describe();
+  }
   return text;
 }
 

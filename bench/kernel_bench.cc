@@ -1,0 +1,126 @@
+// Kernel benchmark: 1,000 tasks each doing 1,000 virtual sleeps of 1 ms, and
+// the timer wake-ups per second of wall time that gives; then the same
+// workload on SimGrid in the same run, when it was built in. The last line is
+// `ratio_vs_simgrid=<ours divided by SimGrid's>`.
+//
+// Usage: kernel_bench [--tasks N] [--sleeps N] [--repeat N] [--no-simgrid]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "sim/sim.h"
+#ifdef FAULTLINE_HAVE_SIMGRID
+#include "bench/simgrid_sleep_workload.h"
+#endif
+
+namespace {
+
+using faultline::sim::Awaitable;
+using faultline::sim::SchedulingMode;
+using faultline::sim::Simulation;
+
+struct Options {
+  int tasks = 1000;
+  int sleeps = 1000;
+  int repeat = 3;
+  bool simgrid = true;
+};
+
+constexpr auto kSleep = std::chrono::milliseconds(1);
+
+// Wall seconds for one run of the workload on our kernel.
+double RunFaultline(const Options& options, SchedulingMode mode) {
+  Simulation sim({.seed = 1, .scheduling = mode});
+  for (int i = 0; i < options.tasks; ++i) {
+    sim.Spawn("sleeper", [sleeps = options.sleeps]() -> Awaitable<void> {
+      for (int s = 0; s < sleeps; ++s) co_await faultline::sim::SleepFor(kSleep);
+    });
+  }
+  const auto start = std::chrono::steady_clock::now();
+  sim.RunUntilIdle();
+  const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
+  // The work really happened: virtual time covers every sleep.
+  FL_ASSERT(sim.Now() == faultline::sim::kTimeZero + options.sleeps * kSleep);
+  return wall.count();
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+int ParsePositive(const char* flag, const char* text) {
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || value <= 0 || value > 100'000'000) {
+    std::fprintf(stderr, "kernel_bench: %s wants a positive integer, got '%s'\n", flag, text);
+    std::exit(2);
+  }
+  return static_cast<int>(value);
+}
+
+Options ParseOptions(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::printf("usage: kernel_bench [--tasks N] [--sleeps N] [--repeat N] [--no-simgrid]\n");
+      std::exit(0);
+    }
+    if (flag == "--no-simgrid") {
+      options.simgrid = false;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "kernel_bench: unknown or incomplete flag '%s' (see --help)\n",
+                   flag.c_str());
+      std::exit(2);
+    }
+    const int value = ParsePositive(flag.c_str(), argv[++i]);
+    if (flag == "--tasks") {
+      options.tasks = value;
+    } else if (flag == "--sleeps") {
+      options.sleeps = value;
+    } else if (flag == "--repeat") {
+      options.repeat = value;
+    } else {
+      std::fprintf(stderr, "kernel_bench: unknown flag '%s' (see --help)\n", flag.c_str());
+      std::exit(2);
+    }
+  }
+  return options;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options options = ParseOptions(argc, argv);
+  const double wakeups = static_cast<double>(options.tasks) * options.sleeps;
+  std::printf("workload: %d tasks x %d sleeps of 1 ms = %.0f timer wake-ups\n", options.tasks,
+              options.sleeps, wakeups);
+  double ours = 0.0;
+  for (const SchedulingMode mode : {SchedulingMode::kRandom, SchedulingMode::kFifo}) {
+    std::vector<double> seconds;
+    for (int r = 0; r < options.repeat; ++r) seconds.push_back(RunFaultline(options, mode));
+    const double rate = wakeups / Median(seconds);
+    const bool random = mode == SchedulingMode::kRandom;
+    std::printf("faultline (%s scheduling): median %.3f s of %d -> %.2f M wake-ups/s\n",
+                random ? "random" : "fifo", Median(seconds), options.repeat, rate / 1e6);
+    if (random) ours = rate;  // The default mode is the one compared.
+  }
+#ifdef FAULTLINE_HAVE_SIMGRID
+  if (!options.simgrid) return 0;
+  const SimGridFigures simgrid = RunSimGridSleepWorkload(options.tasks, options.sleeps, argv[0]);
+  const double theirs = wakeups / simgrid.wall_seconds;
+  std::printf("simgrid %s (raw contexts): %.3f s -> %.2f M wake-ups/s (simulated %.3f s)\n",
+              simgrid.version.c_str(), simgrid.wall_seconds, theirs / 1e6,
+              simgrid.simulated_seconds);
+  std::printf("ratio_vs_simgrid=%.2f\n", ours / theirs);
+#else
+  std::printf("simgrid: not built (install libsimgrid-dev and reconfigure)\n");
+#endif
+  return 0;
+}
