@@ -4,8 +4,11 @@
 #include <string>
 #include <vector>
 
-#include <simgrid/version.h>
+// SimGrid's version.h uses declaration macros it does not include itself, so
+// it comes after s4u.hpp, in a block of its own that clang-format keeps apart.
 #include <simgrid/s4u.hpp>
+
+#include <simgrid/version.h>
 
 SimGridFigures RunSimGridSleepWorkload(int tasks, int sleeps, const char* program_name) {
   // SimGrid's fastest context factory is "raw" (its own assembly context
@@ -27,7 +30,9 @@ SimGridFigures RunSimGridSleepWorkload(int tasks, int sleeps, const char* progra
   const auto start = std::chrono::steady_clock::now();
   engine.run();
   const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
-  return SimGridFigures{
-      wall.count(), simgrid::s4u::Engine::get_clock(),
-      std::to_string(SIMGRID_VERSION_MAJOR) + "." + std::to_string(SIMGRID_VERSION_MINOR)};
+  return SimGridFigures{wall.count(), simgrid::s4u::Engine::get_clock()};
+}
+
+std::string SimGridVersion() {
+  return std::to_string(SIMGRID_VERSION_MAJOR) + "." + std::to_string(SIMGRID_VERSION_MINOR);
 }

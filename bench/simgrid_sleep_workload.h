@@ -2,14 +2,15 @@
 // sleeping `sleeps` times for one millisecond of simulated time.
 #pragma once
 
-#include <cstdint>
 #include <string>
 
 struct SimGridFigures {
   double wall_seconds = 0.0;
   double simulated_seconds = 0.0;
-  std::string version;
 };
 
 // Runs once per process: SimGrid's engine is a singleton.
 SimGridFigures RunSimGridSleepWorkload(int tasks, int sleeps, const char* program_name);
+
+// "3.32".
+std::string SimGridVersion();

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages faultline needs to build and test, skipping
+# those already installed. Run as root (or through sudo).
+#   tools/install-deps.sh          build and test dependencies
+#   tools/install-deps.sh --bench  also SimGrid, the kernel benchmark's peer
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build ccache pkg-config
+  libboost-dev      # Boost.Asio (header-only), Debian's default Boost 1.74
+  libfmt-dev
+  libsqlite3-dev
+  libgtest-dev libgmock-dev
+  librapidcheck-dev
+)
+case "${1:-}" in
+  --bench) packages+=(libsimgrid-dev) ;;
+  "") ;;
+  *) echo "usage: $0 [--bench]" >&2; exit 2 ;;
+esac
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$package")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
