@@ -22,6 +22,16 @@ void UnregisterAssertionContext(const AssertionContext* context) {
   std::erase(Contexts(), context);
 }
 
+std::string ExceptionMessage(std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+  }
+  return "unknown exception";
+}
+
 void AssertionFailed(const char* condition, const char* file, int line,
                      const std::string& message) {
   std::fprintf(stderr, "faultline: assertion failed: %s\n  at %s:%d\n", condition, file, line);

@@ -4,6 +4,7 @@
 // its seed, virtual time, step and last trace events, then aborts.
 #pragma once
 
+#include <exception>
 #include <string>
 
 #include <fmt/format.h>
@@ -24,6 +25,10 @@ class AssertionContext {
 // the failure. Registration order need not match unregistration order.
 void RegisterAssertionContext(const AssertionContext* context);
 void UnregisterAssertionContext(const AssertionContext* context);
+
+// The message of the exception in `error`, for reports ("unknown exception"
+// when it is not a std::exception).
+std::string ExceptionMessage(std::exception_ptr error);
 
 [[noreturn]] void AssertionFailed(const char* condition, const char* file, int line,
                                   const std::string& message);

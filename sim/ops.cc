@@ -26,15 +26,7 @@ std::size_t Timer::Cancel() {
 namespace detail {
 
 void PanicOnException::operator()(std::exception_ptr error) const {
-  if (!error) return;
-  std::string message = "unknown exception";
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    message = e.what();
-  } catch (...) {
-  }
-  FL_PANIC("{} threw: {}", what, message);
+  if (error) FL_PANIC("{} threw: {}", what, ExceptionMessage(error));
 }
 
 FaultDecision HitFaultPoint(const Executor& executor, std::string_view site) {

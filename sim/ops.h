@@ -315,32 +315,38 @@ auto FaultPoint(std::string_view site, Token&& token = {}) {
       token);
 }
 
-// Crashes the calling process here, as a kill would: nothing after this point
-// runs. Signature void() (it never completes).
-template <typename Token = DefaultToken>
-auto Crash(Token&& token = {}) {
+namespace detail {
+
+// The operation behind Crash() and Exit(): ends the calling process, then
+// hands its continuation to the scheduler, which destroys it unrun because
+// its owner is dead. Signature void() (it never completes).
+template <typename Token>
+auto EndCallingProcessOperation(bool killed, int code, Token&& token) {
   return asio::async_initiate<Token, void()>(
-      [](auto handler) {
+      [killed, code](auto handler) {
         const Executor executor = HandlerExecutor(handler);
-        detail::EndCallingProcess(executor, /*killed=*/true, kKilledExitCode);
+        EndCallingProcess(executor, killed, code);
         executor.scheduler().Post(executor.owner(),
                                   [handler = std::move(handler)](Wake) mutable { handler(); });
       },
       token);
 }
 
+}  // namespace detail
+
+// Crashes the calling process here, as a kill would: nothing after this point
+// runs. Signature void() (it never completes).
+template <typename Token = DefaultToken>
+auto Crash(Token&& token = {}) {
+  return detail::EndCallingProcessOperation(/*killed=*/true, kKilledExitCode,
+                                            std::forward<Token>(token));
+}
+
 // Ends the calling process with exit code `code`, like os.Exit: nothing after
 // this point runs. Signature void() (it never completes).
 template <typename Token = DefaultToken>
 auto Exit(int code, Token&& token = {}) {
-  return asio::async_initiate<Token, void()>(
-      [code](auto handler) {
-        const Executor executor = HandlerExecutor(handler);
-        detail::EndCallingProcess(executor, /*killed=*/false, code);
-        executor.scheduler().Post(executor.owner(),
-                                  [handler = std::move(handler)](Wake) mutable { handler(); });
-      },
-      token);
+  return detail::EndCallingProcessOperation(/*killed=*/false, code, std::forward<Token>(token));
 }
 
 }  // namespace faultline::sim

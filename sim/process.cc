@@ -94,15 +94,9 @@ void Process::EndIncarnation(bool killed, int code) {
 }
 
 void Process::TaskDone::operator()(std::exception_ptr error) const {
-  if (!error) return;
-  std::string what = "unknown exception";
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    what = e.what();
-  } catch (...) {
+  if (error) {
+    FL_PANIC("task {} of process {} threw: {}", name, process->name(), ExceptionMessage(error));
   }
-  FL_PANIC("task {} of process {} threw: {}", name, process->name(), what);
 }
 
 }  // namespace faultline::sim
