@@ -34,7 +34,7 @@ commands:
 
 demo options:
   --seed N        the root seed (default 1); the same seed replays the same run
-  --trace FILE    also write every event of every demo run to FILE as JSON Lines
+  --trace FILE    also write the dirty-restart demo's events to FILE as JSON Lines
   --timeline      print the dirty-restart demo's events as text
 
 Until the scenario catalogue lands, `demo` runs demos of the simulation

@@ -1,6 +1,7 @@
-// The one place faultline includes Boost.Asio. Everything simulated runs as Asio
-// coroutines on our own executor (sim/executor.h); nothing here uses Asio's
-// I/O objects or its clocks.
+// Where faultline includes Boost.Asio's public API (sim/scheduler.cc and
+// sim/ops.h also reach the two internals named below). Everything simulated
+// runs as Asio coroutines on our own executor (sim/executor.h); nothing uses
+// Asio's I/O objects or its clocks.
 #pragma once
 
 // Boost 1.74's Asio uses std::exchange without including <utility>; under GCC 12

@@ -1,5 +1,6 @@
 // Virtual time. A std::chrono-style clock with nanosecond resolution that only
-// moves when the scheduler jumps to the next due timer (sim/scheduler.h).
+// moves when the scheduler jumps to the next due timer, or when a run bounded
+// by a time stops at that time (sim/scheduler.h).
 #pragma once
 
 #include <chrono>

@@ -89,6 +89,14 @@ bool Scheduler::IsLiveTimer(const TimerEntry& entry) const {
   return slot.state == SlotState::kTimer && slot.timer_sequence == SequenceOf(entry);
 }
 
+void Scheduler::SweepStaleTimers() {
+  FL_ASSERT(timers_.size() >= timer_count_);
+  const std::size_t stale = timers_.size() - timer_count_;
+  if (stale < kStaleTimersSweptAt || stale < timer_count_) return;
+  timers_.RemoveIf([this](const TimerEntry& entry) { return !IsLiveTimer(entry); });
+  FL_ASSERT(timers_.size() == timer_count_);
+}
+
 bool Scheduler::IsPending(WaitHandle handle) const {
   return InState(handle, SlotState::kTimer) || InState(handle, SlotState::kParked);
 }
@@ -97,6 +105,7 @@ void Scheduler::FreeSlot(std::uint32_t index) {
   Slot& slot = slots_[index];
   FL_ASSERT(slot.state != SlotState::kFree);
   FL_ASSERT(!slot.fn);
+  if (slot.state == SlotState::kTimer) --timer_count_;
   slot.state = SlotState::kFree;
   ++slot.generation;  // Makes every handle to this use of the slot stale.
   --held_count_;
@@ -119,7 +128,9 @@ WaitHandle Scheduler::ScheduleAt(TimePoint due, const Owner& owner, Continuation
     graveyard_.push_back(std::move(job));
     return WaitHandle{};
   }
+  SweepStaleTimers();
   const WaitHandle handle = AllocateSlot(owner, std::move(job), SlotState::kTimer);
+  ++timer_count_;
   FL_ASSERT(++timer_sequence_ < kMaxTimerSequence);
   slots_[handle.slot].timer_sequence = timer_sequence_;
   timers_.Push(
@@ -137,6 +148,7 @@ WaitHandle Scheduler::Park(const Owner& owner, Continuation job) {
 
 void Scheduler::MakeReady(WaitHandle handle, sim::Wake wake) {
   Slot& slot = slots_[handle.slot];
+  if (slot.state == SlotState::kTimer) --timer_count_;
   slot.state = SlotState::kReady;
   slot.wake = wake;
   // A timer's heap entry, if any, is now stale and skipped when popped.

@@ -67,7 +67,7 @@ enum class StopReason : unsigned char {
 std::string_view StopReasonName(StopReason reason);
 
 struct RunBudget {
-  std::uint64_t max_steps = 0;
+  std::uint64_t max_steps = 100'000'000;
   std::optional<TimePoint> until;   // Fire no timer due after this.
   std::function<bool()> stop_when;  // Checked before every step.
 };
@@ -83,6 +83,9 @@ class Scheduler : public asio::execution_context {
   // Bound on continuations held at once (ready, timers and parked waits).
   static constexpr std::size_t kMaxHeld = std::size_t{1} << 24;
   static constexpr std::uint64_t kMaxReapOperations = std::uint64_t{1} << 26;
+  // Cancelled and discarded timers leave stale heap entries behind until
+  // their due time; past this many, and more stale than live, they are swept.
+  static constexpr std::size_t kStaleTimersSweptAt = 4096;
 
   Scheduler(SchedulingMode mode, Rng rng, Simulation& simulation);
   ~Scheduler();
@@ -135,6 +138,8 @@ class Scheduler : public asio::execution_context {
   std::size_t ready_count() const { return ready_.size() - ready_head_; }
   // Continuations held: ready, timers and parked waits.
   std::size_t held_count() const { return held_count_; }
+  // Timer heap entries, stale ones included.
+  std::size_t timer_entry_count() const { return timers_.size(); }
 
  private:
   enum class SlotState : unsigned char { kFree, kReady, kTimer, kParked };
@@ -170,6 +175,7 @@ class Scheduler : public asio::execution_context {
   bool InState(WaitHandle handle, SlotState state) const;
   // Whether the heap entry still stands for a pending timer.
   bool IsLiveTimer(const TimerEntry& entry) const;
+  void SweepStaleTimers();
   void FreeSlot(std::uint32_t index);
   void MakeReady(WaitHandle handle, sim::Wake wake);
   WaitHandle TakeNextReady();
@@ -197,6 +203,7 @@ class Scheduler : public asio::execution_context {
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_slots_;
   std::size_t held_count_ = 0;
+  std::size_t timer_count_ = 0;  // Slots in state kTimer.
   // Ready handles. FIFO mode takes from ready_head_; random mode takes any
   // and fills the hole with the last.
   std::vector<WaitHandle> ready_;

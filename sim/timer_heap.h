@@ -34,6 +34,13 @@ class TimerHeap {
     entries_.pop_back();
   }
 
+  // Removes every entry for which `stale(entry)` holds, keeping heap order.
+  template <typename Predicate>
+  void RemoveIf(Predicate stale) {
+    std::erase_if(entries_, stale);
+    std::make_heap(entries_.begin(), entries_.end(), Later{});
+  }
+
   void Clear() { entries_.clear(); }
 
  private:

@@ -9,8 +9,8 @@ packages=(
   g++ cmake ninja-build ccache pkg-config
   libboost-dev      # Boost.Asio (header-only), Debian's default Boost 1.74
   libfmt-dev
-  libsqlite3-dev
-  libgtest-dev libgmock-dev
+  libsqlite3-dev    # the metadata store's engine (fakes/, models/)
+  libgtest-dev libgmock-dev  # Debian's GTest CMake package names gmock's files too
   librapidcheck-dev
 )
 case "${1:-}" in
@@ -33,4 +33,4 @@ sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 echo "install-deps: installing ${missing[*]}"
 $sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -143,5 +143,26 @@ TEST(TimerTest, NestedTimeoutsCancelInnerOperationsWithTheOuterOne) {
   EXPECT_EQ(sim.Now(), kTimeZero + seconds(1));
 }
 
+TEST(TimerTest, DiscardedTimersDoNotPileUpInTheHeap) {
+  Simulation sim;
+  int finished = 0;
+  sim.Spawn("caller", [&]() -> Awaitable<void> {
+    // Each fast operation under a one-hour timeout discards its timer, whose
+    // heap entry stays behind until swept.
+    for (int i = 0; i < 50'000; ++i) {
+      const Status status =
+          co_await WithTimeout(SleepFor(std::chrono::nanoseconds(1)), seconds(3600));
+      finished += status.ok() ? 1 : 0;
+    }
+  });
+  std::size_t most_entries = 0;
+  while (sim.RunSteps(1000).reason == StopReason::kStepBudgetUsed) {
+    most_entries = std::max(most_entries, sim.scheduler().timer_entry_count());
+  }
+  EXPECT_EQ(finished, 50'000);
+  EXPECT_GT(most_entries, 1000u);  // Stale entries do accumulate for a while...
+  EXPECT_LT(most_entries, 3 * Scheduler::kStaleTimersSweptAt);  // ...but are swept.
+}
+
 }  // namespace
 }  // namespace faultline::sim
