@@ -1,7 +1,7 @@
 // Event: a flag that simulated tasks can wait for. Set() wakes every waiter;
 // a waiter that arrives while the flag is set continues at once (after a
 // scheduling step). The waiters are parked in the scheduler, so a waiter whose
-// process dies simply disappears.
+// process dies simply disappears. REQUIRES: it does not outlive its simulation.
 #pragma once
 
 #include <vector>

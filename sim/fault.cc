@@ -141,7 +141,7 @@ std::string SwarmFaultPlan::Describe() const {
 FaultInjector::FaultInjector(Rng random, std::shared_ptr<const FaultPlan> plan)
     : random_(random), plan_(std::move(plan)) {}
 
-FaultInjector::Hit FaultInjector::OnHit(std::string_view site) {
+FaultInjector::Hit FaultInjector::OnHit(std::string_view site, bool may_crash) {
   auto it = sites_.find(site);
   if (it == sites_.end()) {
     FL_ASSERT_MSG(sites_.size() < kMaxSites, "more than {} fault sites", kMaxSites);
@@ -150,6 +150,7 @@ FaultInjector::Hit FaultInjector::OnHit(std::string_view site) {
   SiteState& state = it->second;
   Hit hit{++state.hits, {}};
   if (plan_ != nullptr) hit.decision = plan_->Decide(site, hit.number, state.random);
+  if (hit.decision.action == FaultAction::kCrash && !may_crash) hit.decision = {};
   if (hit.decision.action != FaultAction::kNone) ++state.fires;
   return hit;
 }

@@ -129,7 +129,9 @@ class FaultInjector {
     std::uint64_t number = 0;  // From 1, per site.
     FaultDecision decision;
   };
-  Hit OnHit(std::string_view site);
+  // Counts a hit of `site` and asks the plan; a crash decision where
+  // `may_crash` is false is taken as none (and not counted as fired).
+  Hit OnHit(std::string_view site, bool may_crash = true);
 
   // Every site reached, by name.
   std::vector<SiteCoverage> Coverage() const;

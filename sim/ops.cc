@@ -31,7 +31,10 @@ void PanicOnException::operator()(std::exception_ptr error) const {
 
 FaultDecision HitFaultPoint(const Executor& executor, std::string_view site) {
   Simulation& simulation = executor.simulation();
-  const FaultInjector::Hit hit = simulation.faults().OnHit(site);
+  // The root process stands for the harness and never ends, so plans cannot
+  // crash it: its crash decisions count as none.
+  const bool may_crash = executor.owner().process != Simulation::kRootProcess;
+  const FaultInjector::Hit hit = simulation.faults().OnHit(site, may_crash);
   if (hit.decision.action == FaultAction::kNone) return hit.decision;
   simulation.Emit(
       "fault.fire",

@@ -36,7 +36,7 @@ auto SleepFor(Duration duration, Token&& token) {
         FL_ASSERT(duration >= Duration::zero());
         const Executor executor = HandlerExecutor(handler);
         Scheduler& scheduler = executor.scheduler();
-        scheduler.ScheduleAt(scheduler.Now() + duration, executor.owner(),
+        scheduler.ScheduleAt(scheduler.TimeAfter(duration), executor.owner(),
                              [handler = std::move(handler)](Wake) mutable { handler(); });
       },
       token);
@@ -80,7 +80,7 @@ class SleepOperation {
     detail::ResumeThread resume(frame->detach_thread());
     const Executor executor = resume.get_executor();
     Scheduler& scheduler = executor.scheduler();
-    scheduler.ScheduleAt(scheduler.Now() + duration_, executor.owner(),
+    scheduler.ScheduleAt(scheduler.TimeAfter(duration_), executor.owner(),
                          [resume = std::move(resume)](Wake) mutable { resume(); });
     return nullptr;
   }
@@ -135,7 +135,7 @@ auto Yield(Token&& token = {}) {
 
 // A cancellable timer. Each wait completes with Status::Ok() at its deadline,
 // or with a Cancelled status if Cancel() comes first. Destroying the timer
-// cancels its pending waits.
+// cancels its pending waits. REQUIRES: it does not outlive its simulation.
 class Timer {
  public:
   static constexpr std::size_t kMaxPendingWaits = 4096;
@@ -167,7 +167,7 @@ class Timer {
     return asio::async_initiate<Token, void(Status)>(
         [this, duration](auto handler) {
           const Executor executor = HandlerExecutor(handler);
-          const TimePoint deadline = executor.scheduler().Now() + duration;
+          const TimePoint deadline = executor.scheduler().TimeAfter(duration);
           WaitUntil(deadline, std::move(handler));
         },
         token);
@@ -202,7 +202,7 @@ auto ParkInto(WaitHandle* wait, Token&& token = {}) {
 // whose waiting task is itself cancelled takes its operation down with it.
 class TaskCanceller {
  public:
-  TaskCanceller(Scheduler& scheduler, TaskId task) : scheduler_(&scheduler), task_(task) {}
+  TaskCanceller(Scheduler& scheduler, const Owner& task) : scheduler_(&scheduler), task_(task) {}
   TaskCanceller(const TaskCanceller&) = delete;
   TaskCanceller& operator=(const TaskCanceller&) = delete;
   ~TaskCanceller() {
@@ -212,7 +212,7 @@ class TaskCanceller {
 
  private:
   Scheduler* scheduler_;
-  TaskId task_;
+  Owner task_;
 };
 
 // Completion handler for internal tasks: an escaped exception is a bug.
@@ -249,7 +249,7 @@ Awaitable<detail::TimeoutResult<T>> WithTimeout(Awaitable<T> operation, Duration
   Scheduler& scheduler = parent.scheduler();
   auto race = std::make_shared<detail::TimeoutRace<T>>();
   const Executor child = parent.WithTask(scheduler.NewTaskId());
-  detail::TaskCanceller cancel_child(scheduler, child.owner().task);
+  detail::TaskCanceller cancel_child(scheduler, child.owner());
   asio::co_spawn(
       child,
       [race, &scheduler, operation = std::move(operation)]() mutable -> Awaitable<void> {
@@ -263,7 +263,7 @@ Awaitable<detail::TimeoutResult<T>> WithTimeout(Awaitable<T> operation, Duration
       },
       detail::PanicOnException{"the operation under a timeout"});
   const WaitHandle timer =
-      scheduler.ScheduleAt(scheduler.Now() + timeout, parent.owner(),
+      scheduler.ScheduleAt(scheduler.TimeAfter(timeout), parent.owner(),
                            [race, &scheduler](Wake) { scheduler.Wake(race->waiter); });
   co_await detail::ParkInto(&race->waiter);
   scheduler.Discard(timer);
@@ -304,7 +304,7 @@ auto FaultPoint(std::string_view site, Token&& token = {}) {
         Continuation resume = [handler = std::move(handler), status = std::move(status)](
                                   Wake) mutable { handler(std::move(status)); };
         if (decision.action == FaultAction::kDelay) {
-          scheduler.ScheduleAt(scheduler.Now() + decision.delay, executor.owner(),
+          scheduler.ScheduleAt(scheduler.TimeAfter(decision.delay), executor.owner(),
                                std::move(resume));
           return;
         }

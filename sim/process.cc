@@ -46,6 +46,7 @@ void Process::Restart() {
 }
 
 void Process::Kill() {
+  FL_ASSERT_MSG(id_ != 0, "the root process cannot be killed");
   FL_ASSERT_MSG(running(), "process {} is not running", name_);
   FL_ASSERT_MSG(scheduler_.current().process != id_ || !scheduler_.InJob(),
                 "process {} cannot kill itself synchronously; use co_await sim::Crash()", name_);
@@ -61,6 +62,11 @@ void Process::EndFromInside(bool killed, int code) {
 Executor Process::NewTaskExecutor() {
   FL_ASSERT_MSG(running(), "process {} is not running", name_);
   return Executor(scheduler_, Owner{id_, incarnation_, scheduler_.NewTaskId()});
+}
+
+void Process::CancelTask(TaskId task) {
+  if (!running()) return;
+  scheduler_.CancelTask(Owner{id_, incarnation_, task});
 }
 
 Awaitable<ExitStatus> Process::WaitForExit() {

@@ -72,6 +72,11 @@ class Process {
   // An executor for a new task of the running incarnation. REQUIRES: running().
   Executor NewTaskExecutor();
 
+  // Cancels a task of the running incarnation: it runs no further and its
+  // frames are destroyed (at once, unless it is the task running now). A task
+  // that already finished, or of an ended incarnation, is left alone.
+  void CancelTask(TaskId task);
+
   // Completes when the incarnation running now ends, with how it ended; at
   // once with the last exit if it is not running.
   Awaitable<ExitStatus> WaitForExit();

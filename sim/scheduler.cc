@@ -2,7 +2,17 @@
 
 #include <algorithm>
 
-#if FAULTLINE_ASIO_1_74_HOOKS
+#if defined(__SANITIZE_ADDRESS__)
+#define FAULTLINE_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FAULTLINE_UNDER_ASAN 1
+#endif
+#endif
+// Under ASan the frame cache stays closed: a recycled frame would turn a
+// dangling frame access into a silent read of a live one.
+#if FAULTLINE_ASIO_1_74_HOOKS && !defined(FAULTLINE_UNDER_ASAN)
+#define FAULTLINE_RECYCLE_FRAMES 1
 #include <boost/asio/detail/thread_context.hpp>
 #include <boost/asio/detail/thread_info_base.hpp>
 #endif
@@ -13,7 +23,7 @@
 namespace faultline::sim {
 namespace {
 
-#if FAULTLINE_ASIO_1_74_HOOKS
+#if FAULTLINE_RECYCLE_FRAMES
 // Asio allocates a coroutine frame for every awaited operation and recycles
 // it through a per-thread cache that exists only while one of Asio's own run
 // loops is on the stack. Opening that cache for our run loop, as io_context's
@@ -53,6 +63,12 @@ Scheduler::Scheduler(SchedulingMode mode, Rng rng, Simulation& simulation)
     : simulation_(simulation), mode_(mode), rng_(rng) {}
 
 Scheduler::~Scheduler() { DestroyAll(); }
+
+TimePoint Scheduler::TimeAfter(Duration duration) const {
+  FL_ASSERT(duration >= Duration::zero());
+  if (duration > TimePoint::max() - now_) return TimePoint::max();
+  return now_ + duration;
+}
 
 // --- Slots ------------------------------------------------------------------
 
@@ -109,7 +125,9 @@ void Scheduler::FreeSlot(std::uint32_t index) {
   slot.state = SlotState::kFree;
   ++slot.generation;  // Makes every handle to this use of the slot stale.
   --held_count_;
-  free_slots_.push_back(index);
+  // A slot whose generation would wrap is retired, so that an old handle can
+  // never name a new use of it.
+  if (slot.generation != UINT32_MAX) free_slots_.push_back(index);
 }
 
 // --- Queuing ----------------------------------------------------------------
@@ -117,7 +135,7 @@ void Scheduler::FreeSlot(std::uint32_t index) {
 void Scheduler::Post(const Owner& owner, Continuation job) {
   FL_ASSERT(job);
   if (!IsLive(owner)) {
-    graveyard_.push_back(std::move(job));
+    Bury(owner, std::move(job));
     return;
   }
   ready_.push_back(AllocateSlot(owner, std::move(job), SlotState::kReady));
@@ -125,7 +143,7 @@ void Scheduler::Post(const Owner& owner, Continuation job) {
 
 WaitHandle Scheduler::ScheduleAt(TimePoint due, const Owner& owner, Continuation job) {
   if (!IsLive(owner)) {
-    graveyard_.push_back(std::move(job));
+    Bury(owner, std::move(job));
     return WaitHandle{};
   }
   SweepStaleTimers();
@@ -140,7 +158,7 @@ WaitHandle Scheduler::ScheduleAt(TimePoint due, const Owner& owner, Continuation
 
 WaitHandle Scheduler::Park(const Owner& owner, Continuation job) {
   if (!IsLive(owner)) {
-    graveyard_.push_back(std::move(job));
+    Bury(owner, std::move(job));
     return WaitHandle{};
   }
   return AllocateSlot(owner, std::move(job), SlotState::kParked);
@@ -163,9 +181,14 @@ bool Scheduler::Complete(WaitHandle handle, sim::Wake wake) {
 
 void Scheduler::Discard(WaitHandle handle) {
   if (!IsPending(handle)) return;
-  graveyard_.push_back(std::move(slots_[handle.slot].fn));
+  Slot& slot = slots_[handle.slot];
+  Bury(slot.owner, std::move(slot.fn));
   FreeSlot(handle.slot);
-  if (!in_job_) ReapDead();
+  ReapDead();
+}
+
+void Scheduler::Bury(const Owner& owner, Continuation fn) {
+  graveyard_.push_back(Doomed{owner, std::move(fn)});
 }
 
 // --- Liveness and reaping ---------------------------------------------------
@@ -182,32 +205,36 @@ void Scheduler::EndIncarnation(ProcessId process) {
   const std::uint32_t incarnation = live_incarnation_[process];
   FL_ASSERT_MSG(incarnation != 0, "process {} is not running", process);
   live_incarnation_[process] = 0;
+  // The incarnation's cancelled tasks die with it; forget them.
+  cancelled_tasks_.erase(cancelled_tasks_.lower_bound({process, 0}),
+                         cancelled_tasks_.lower_bound({process + 1, 0}));
   RequestReap(Victim{std::nullopt, process, incarnation});
 }
 
-void Scheduler::CancelTask(TaskId task) {
-  if (!cancelled_tasks_.insert(task).second) return;
-  RequestReap(Victim{task});
+void Scheduler::CancelTask(const Owner& task) {
+  if (!IsLive(task)) return;  // Already dead, with its incarnation or alone.
+  FL_ASSERT_MSG(cancelled_tasks_.size() < kMaxCancelledTasks, "more than {} tasks cancelled",
+                kMaxCancelledTasks);
+  cancelled_tasks_.insert({task.process, task.task});
+  RequestReap(Victim{task.task, task.process, task.incarnation});
 }
 
 void Scheduler::RequestReap(Victim victim) {
   victims_.push_back(victim);
-  // Inside a job the victim may be the code that is running, whose frames are
-  // on the stack: reap when the job returns. Outside, reap at once.
-  if (!in_job_) ReapDead();
+  ReapDead();
 }
 
 bool Scheduler::IsLive(const Owner& owner) const {
   if (owner.process >= live_incarnation_.size()) return false;
   if (live_incarnation_[owner.process] != owner.incarnation) return false;
-  return cancelled_tasks_.empty() || !cancelled_tasks_.contains(owner.task);
+  return cancelled_tasks_.empty() || !cancelled_tasks_.contains({owner.process, owner.task});
 }
 
 void Scheduler::CollectVictim(const Victim& victim) {
   for (std::uint32_t index = 0; index < slots_.size(); ++index) {
     Slot& slot = slots_[index];
     if (slot.state == SlotState::kFree || !victim.Matches(slot.owner)) continue;
-    graveyard_.push_back(std::move(slot.fn));
+    Bury(slot.owner, std::move(slot.fn));
     FreeSlot(index);
   }
   DropStaleReadyHandles();
@@ -223,38 +250,42 @@ void Scheduler::ReapDead() {
   if (graveyard_.empty() && victims_.empty()) return;
   if (reaping_) return;  // A destructor reached back here; the outer loop continues.
   reaping_ = true;
+  // What may be on the stack waits for the running job to return.
+  std::vector<Doomed> waiting_doomed;
+  std::deque<Victim> waiting_victims;
   std::uint64_t operations = 0;
   while (!graveyard_.empty() || !victims_.empty()) {
     FL_ASSERT_MSG(++operations < kMaxReapOperations, "reaping did not converge");
     if (!graveyard_.empty()) {
       // Destroying a continuation destroys coroutine frames; their destructors
       // may post or park more continuations of the dead, which land here too.
-      Continuation doomed = std::move(graveyard_.back());
+      Doomed doomed = std::move(graveyard_.back());
       graveyard_.pop_back();
+      if (MayBeOnTheStack(doomed.owner)) waiting_doomed.push_back(std::move(doomed));
       continue;
     }
     const Victim victim = victims_.front();
     victims_.pop_front();
-    CollectVictim(victim);
+    if (in_job_ && victim.Matches(current_)) {
+      waiting_victims.push_back(victim);
+    } else {
+      CollectVictim(victim);
+    }
   }
-  cancelled_tasks_.clear();
+  graveyard_ = std::move(waiting_doomed);
+  victims_ = std::move(waiting_victims);
   reaping_ = false;
 }
 
 // --- Running ----------------------------------------------------------------
 
-bool Scheduler::AdvanceToNextTimer(const std::optional<TimePoint>& until, StopReason* reason) {
+std::optional<TimePoint> Scheduler::NextTimerDue() {
   while (!timers_.empty() && !IsLiveTimer(timers_.top())) timers_.Pop();
-  if (timers_.empty()) {
-    *reason = StopReason::kQuiescent;
-    return false;
-  }
-  const TimePoint due{Duration(timers_.top().due_ns)};
-  if (until && due > *until) {
-    now_ = std::max(now_, *until);
-    *reason = StopReason::kTimeReached;
-    return false;
-  }
+  if (timers_.empty()) return std::nullopt;
+  return TimePoint(Duration(timers_.top().due_ns));
+}
+
+void Scheduler::FireTimersDueAt(TimePoint due) {
   FL_ASSERT(due >= now_);
   now_ = due;
   while (!timers_.empty() && timers_.top().due_ns == ToNanoseconds(due)) {
@@ -264,15 +295,20 @@ bool Scheduler::AdvanceToNextTimer(const std::optional<TimePoint>& until, StopRe
       MakeReady(WaitHandle{SlotOf(entry), slots_[SlotOf(entry)].generation}, Wake::kFired);
     }
   }
-  return true;
+  FL_ASSERT(ready_count() > 0);
 }
 
 WaitHandle Scheduler::TakeNextReady() {
   FL_ASSERT(ready_head_ < ready_.size());
   if (mode_ == SchedulingMode::kFifo) {
     const WaitHandle handle = ready_[ready_head_++];
+    // Drop the consumed prefix once it is most of the storage, so that a queue
+    // that never empties does not grow.
     if (ready_head_ == ready_.size()) {
       ready_.clear();
+      ready_head_ = 0;
+    } else if (ready_head_ >= 1024 && 2 * ready_head_ >= ready_.size()) {
+      ready_.erase(ready_.begin(), ready_.begin() + static_cast<std::ptrdiff_t>(ready_head_));
       ready_head_ = 0;
     }
     return handle;
@@ -295,7 +331,7 @@ void Scheduler::RunOneJob() {
   Continuation job = std::move(slot.fn);
   FreeSlot(handle.slot);
   if (!IsLive(owner)) {
-    graveyard_.push_back(std::move(job));
+    Bury(owner, std::move(job));
     return;
   }
   ++steps_;
@@ -309,7 +345,7 @@ void Scheduler::RunOneJob() {
 RunResult Scheduler::Run(const RunBudget& budget) {
   FL_ASSERT_MSG(!in_run_ && !in_job_, "Scheduler::Run is not reentrant");
   in_run_ = true;
-  const AsioFrameCacheScope frame_cache;
+  [[maybe_unused]] const AsioFrameCacheScope frame_cache;
   RunResult result;
   for (;;) {
     ReapDead();
@@ -317,11 +353,26 @@ RunResult Scheduler::Run(const RunBudget& budget) {
       result.reason = StopReason::kPredicateMet;
       break;
     }
-    if (ready_count() == 0 && !AdvanceToNextTimer(budget.until, &result.reason)) break;
+    std::optional<TimePoint> next_due;
+    if (ready_count() == 0) {
+      next_due = NextTimerDue();
+      if (!next_due) {
+        result.reason = StopReason::kQuiescent;
+        break;
+      }
+      if (budget.until && *next_due > *budget.until) {
+        now_ = std::max(now_, *budget.until);
+        result.reason = StopReason::kTimeReached;
+        break;
+      }
+    }
+    // Checked before firing timers, so that a run out of steps leaves the
+    // clock where its last job ran.
     if (result.steps == budget.max_steps) {
       result.reason = StopReason::kStepBudgetUsed;
       break;
     }
+    if (next_due) FireTimersDueAt(*next_due);
     const std::uint64_t before = steps_;
     RunOneJob();
     result.steps += steps_ - before;
@@ -342,7 +393,7 @@ void Scheduler::DestroyAll() {
     for (std::uint32_t index = 0; index < slots_.size(); ++index) {
       Slot& slot = slots_[index];
       if (slot.state == SlotState::kFree) continue;
-      graveyard_.push_back(std::move(slot.fn));
+      Bury(slot.owner, std::move(slot.fn));
       FreeSlot(index);
     }
     ready_.clear();

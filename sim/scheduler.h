@@ -83,6 +83,7 @@ class Scheduler : public asio::execution_context {
   // Bound on continuations held at once (ready, timers and parked waits).
   static constexpr std::size_t kMaxHeld = std::size_t{1} << 24;
   static constexpr std::uint64_t kMaxReapOperations = std::uint64_t{1} << 26;
+  static constexpr std::size_t kMaxCancelledTasks = std::size_t{1} << 22;
   // Cancelled and discarded timers leave stale heap entries behind until
   // their due time; past this many, and more stale than live, they are swept.
   static constexpr std::size_t kStaleTimersSweptAt = 4096;
@@ -95,6 +96,9 @@ class Scheduler : public asio::execution_context {
   Simulation& simulation() const { return simulation_; }
   SchedulingMode mode() const { return mode_; }
   TimePoint Now() const { return now_; }
+  // Now() + duration, saturating at TimePoint::max() instead of overflowing.
+  // REQUIRES: duration >= 0.
+  TimePoint TimeAfter(Duration duration) const;
   // Jobs run since the simulation began.
   std::uint64_t steps() const { return steps_; }
   // The owner of the job now running, or the root owner between jobs.
@@ -122,11 +126,14 @@ class Scheduler : public asio::execution_context {
   // Process incarnations and tasks: the liveness the run queue enforces.
   TaskId NewTaskId() { return ++last_task_id_; }
   void BeginIncarnation(ProcessId process, std::uint32_t incarnation);
-  // From now on no job of this incarnation runs; its continuations are
-  // destroyed at the next safe point (at once when no job is running).
+  // From now on no job of this incarnation runs, and its continuations are
+  // destroyed: at once, or, for those of the task running now (whose frames
+  // are on the stack), as soon as its job returns.
   void EndIncarnation(ProcessId process);
-  // As EndIncarnation, for one task.
-  void CancelTask(TaskId task);
+  // As EndIncarnation, for one task. The task stays dead until its
+  // incarnation ends, whoever later posts to its executor.
+  // REQUIRES: `task` names a task of the process's current incarnation.
+  void CancelTask(const Owner& task);
   bool IsLive(const Owner& owner) const;
 
   // Runs jobs until the budget says stop. REQUIRES: not called from a job.
@@ -140,6 +147,8 @@ class Scheduler : public asio::execution_context {
   std::size_t held_count() const { return held_count_; }
   // Timer heap entries, stale ones included.
   std::size_t timer_entry_count() const { return timers_.size(); }
+  // Ready handles stored, including those FIFO mode has already consumed.
+  std::size_t ready_capacity() const { return ready_.size(); }
 
  private:
   enum class SlotState : unsigned char { kFree, kReady, kTimer, kParked };
@@ -161,6 +170,11 @@ class Scheduler : public asio::execution_context {
     return static_cast<std::uint32_t>(entry.key & kSlotMask);
   }
   static std::uint64_t SequenceOf(const TimerEntry& entry) { return entry.key >> kSlotBits; }
+  // A continuation of the dead, waiting to be destroyed.
+  struct Doomed {
+    Owner owner;
+    Continuation fn;
+  };
   // What a reap destroys: one incarnation, or one task.
   struct Victim {
     std::optional<TaskId> task;
@@ -180,11 +194,18 @@ class Scheduler : public asio::execution_context {
   void MakeReady(WaitHandle handle, sim::Wake wake);
   WaitHandle TakeNextReady();
   void DropStaleReadyHandles();
-  // Moves the timers due at the earliest due time to the ready queue. Returns
-  // false (and may move the clock to `until`) when none may fire.
-  bool AdvanceToNextTimer(const std::optional<TimePoint>& until, StopReason* reason);
+  // The due time of the earliest pending timer, dropping stale entries.
+  std::optional<TimePoint> NextTimerDue();
+  // Moves the clock to `due` and makes every timer due then ready.
+  void FireTimersDueAt(TimePoint due);
   void RunOneJob();
+  // Whether destroying the continuation now could destroy frames that are on
+  // the stack: those of the task whose job is running.
+  bool MayBeOnTheStack(const Owner& owner) const {
+    return in_job_ && owner.process == current_.process && owner.task == current_.task;
+  }
   void ReapDead();
+  void Bury(const Owner& owner, Continuation fn);
   void CollectVictim(const Victim& victim);
   void RequestReap(Victim victim);
 
@@ -211,9 +232,10 @@ class Scheduler : public asio::execution_context {
   TimerHeap timers_;
 
   std::vector<std::uint32_t> live_incarnation_;  // By process id; 0 = not running.
-  std::set<TaskId> cancelled_tasks_;
+  // Cancelled tasks, by process, until the process's incarnation ends.
+  std::set<std::pair<ProcessId, TaskId>> cancelled_tasks_;
   std::deque<Victim> victims_;
-  std::vector<Continuation> graveyard_;  // Of the dead, destroyed at safe points.
+  std::vector<Doomed> graveyard_;
 };
 
 }  // namespace faultline::sim

@@ -78,7 +78,7 @@ RunResult Simulation::RunUntil(TimePoint until, std::uint64_t max_steps) {
 }
 
 RunResult Simulation::RunFor(Duration duration, std::uint64_t max_steps) {
-  return RunUntil(Now() + duration, max_steps);
+  return RunUntil(scheduler_.TimeAfter(duration), max_steps);
 }
 
 RunResult Simulation::RunSteps(std::uint64_t steps) {

@@ -147,6 +147,19 @@ TEST(FaultTest, CoverageListsEverySiteReachedAndFired) {
   EXPECT_NE(plan->Describe().find("b.site@1=error IoError"), std::string::npos) << plan->Describe();
 }
 
+TEST(FaultTest, CrashDecisionsSpareTheRootProcess) {
+  auto plan = std::make_shared<ProbabilityFaultPlan>();
+  plan->Site("harness.step", 1.0, {FaultAction::kCrash});
+  Simulation sim({.fault_plan = plan});
+  std::vector<Status> statuses;
+  sim.Spawn("harness",
+            [&]() -> Awaitable<void> { statuses.push_back(co_await FaultPoint("harness.step")); });
+  sim.RunUntilIdle();
+  ASSERT_EQ(statuses.size(), 1u);
+  EXPECT_TRUE(statuses[0].ok());
+  EXPECT_EQ(sim.faults().Coverage().at(0).fires, 0u);
+}
+
 TEST(FaultTest, FiredFaultsAreTraced) {
   auto plan = std::make_shared<ExplicitFaultPlan>();
   plan->CrashAt("node.step", 1);

@@ -189,6 +189,15 @@ TEST(ProcessDeathTest, KillingYourselfSynchronouslyIsABug) {
       "cannot kill itself synchronously");
 }
 
+TEST(ProcessDeathTest, TheRootProcessCannotBeKilled) {
+  EXPECT_DEATH(
+      {
+        Simulation sim;
+        sim.root().Kill();
+      },
+      "the root process");
+}
+
 TEST(ProcessDeathTest, AnExceptionEscapingATaskIsABug) {
   EXPECT_DEATH(
       {

@@ -1,5 +1,6 @@
 #include "sim/scheduler.h"
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -118,6 +119,56 @@ TEST(SchedulerTest, RunUntilStopsBeforeLaterTimersAndSetsTheClock) {
   EXPECT_EQ(sim.Now(), kTimeZero + milliseconds(35));
   EXPECT_EQ(sim.RunFor(milliseconds(5)).reason, StopReason::kTimeReached);
   EXPECT_EQ(fired, 4);  // The timer due at exactly 40 ms fires.
+}
+
+TEST(SchedulerTest, AStepBudgetNeverMovesTheClockPastTheLastStep) {
+  Simulation sim;
+  sim.RunUntilIdle();  // The root's main task parks.
+  std::vector<int> fired;
+  for (int s : {1, 2}) {
+    sim.Spawn("timer", [&fired, s]() -> Awaitable<void> {
+      co_await SleepFor(std::chrono::seconds(s));
+      fired.push_back(s);
+    });
+  }
+  sim.RunSteps(2);  // Both tasks start and set their timers.
+  EXPECT_EQ(sim.RunSteps(1).reason, StopReason::kStepBudgetUsed);
+  EXPECT_EQ(fired, std::vector<int>{1});
+  EXPECT_EQ(sim.Now(), kTimeZero + std::chrono::seconds(1));
+  // So a later time-bounded run does not fire the 2 s timer early.
+  EXPECT_EQ(sim.RunUntil(kTimeZero + milliseconds(1500)).reason, StopReason::kTimeReached);
+  EXPECT_EQ(fired, std::vector<int>{1});
+}
+
+TEST(SchedulerTest, FifoQueueDoesNotGrowWhileJobsKeepComing) {
+  Simulation sim({.scheduling = SchedulingMode::kFifo});
+  for (int t = 0; t < 2; ++t) {
+    sim.Spawn("yielder", []() -> Awaitable<void> {
+      for (int i = 0; i < 200'000; ++i) co_await Yield();
+    });
+  }
+  std::size_t most = 0;
+  while (sim.RunSteps(10'000).reason == StopReason::kStepBudgetUsed) {
+    most = std::max(most, sim.scheduler().ready_capacity());
+  }
+  EXPECT_LT(most, 10'000u);
+}
+
+TEST(SchedulerTest, ACancelledTaskStaysDeadForItsIncarnation) {
+  Simulation sim;
+  std::optional<Executor> saved;
+  const TaskId task = sim.Spawn("victim", [&]() -> Awaitable<void> {
+    saved = co_await asio::this_coro::executor;
+    co_await SleepFor(std::chrono::hours(1));
+  });
+  sim.RunUntil(kTimeZero + milliseconds(1));
+  ASSERT_TRUE(saved.has_value());
+  sim.root().CancelTask(task);
+  sim.RunUntil(kTimeZero + milliseconds(2));  // Reaps, as any later run would.
+  bool ran = false;
+  asio::post(*saved, [&] { ran = true; });  // Something kept the task's executor.
+  sim.RunUntilIdle();
+  EXPECT_FALSE(ran);
 }
 
 TEST(SchedulerTest, RunUntilPredicateStopsAsSoonAsItHolds) {

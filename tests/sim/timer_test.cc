@@ -44,6 +44,9 @@ TEST(TimerTest, TimeoutFiresAtTheRightVirtualTimeAndCancelsTheOperation) {
   sim.Spawn("caller", [&]() -> Awaitable<void> {
     result = co_await WithTimeout(SlowAnswer(seconds(10), frames, finished), seconds(2));
     returned_at = sim.Now();
+    // The operation is gone before the caller continues: it may have pointed
+    // at the caller's own locals.
+    EXPECT_EQ(frames.live(), 0);
   });
   sim.RunUntilIdle();
   ASSERT_TRUE(result.has_value());
@@ -117,7 +120,7 @@ TEST(TimerTest, CancellingATaskStopsItsSleepForGood) {
   });
   sim.RunFor(seconds(1));
   EXPECT_EQ(frames.live(), 1);
-  sim.scheduler().CancelTask(task);
+  sim.root().CancelTask(task);
   EXPECT_EQ(frames.live(), 0);
   sim.RunUntilIdle();
   EXPECT_FALSE(woke);
@@ -141,6 +144,41 @@ TEST(TimerTest, NestedTimeoutsCancelInnerOperationsWithTheOuterOne) {
   EXPECT_FALSE(finished);
   EXPECT_EQ(frames.live(), 0);
   EXPECT_EQ(sim.Now(), kTimeZero + seconds(1));
+}
+
+TEST(TimerTest, TimeoutOverCallerLocalsLeavesNothingBehind) {
+  Simulation sim;
+  bool finished = false;
+  sim.Spawn("caller", [&]() -> Awaitable<void> {
+    FrameCounter local_counter;  // Dies with this frame, right after the timeout.
+    const Result<int> r =
+        co_await WithTimeout(SlowAnswer(seconds(10), local_counter, finished), seconds(2));
+    EXPECT_TRUE(r.status().IsTimedOut());
+    EXPECT_EQ(local_counter.live(), 0);
+  });
+  sim.RunUntilIdle();  // Under ASan, a late reap would be a use-after-free here.
+  EXPECT_FALSE(finished);
+}
+
+TEST(TimerTest, HugeDurationsSaturateInsteadOfWrapping) {
+  Simulation sim;
+  bool woke = false;
+  sim.Spawn("forever", [&]() -> Awaitable<void> {
+    co_await SleepFor(Duration::max());
+    woke = true;
+  });
+  Status timeout_status;
+  sim.Spawn("patient", [&]() -> Awaitable<void> {
+    timeout_status = co_await WithTimeout(SleepFor(seconds(5)), Duration::max());
+  });
+  EXPECT_EQ(sim.RunFor(std::chrono::hours(24)).reason, StopReason::kTimeReached);
+  EXPECT_FALSE(woke);
+  EXPECT_TRUE(timeout_status.ok());
+  // A saturated sleep is due at the end of time, which only an unbounded run
+  // reaches.
+  EXPECT_EQ(sim.RunFor(Duration::max()).reason, StopReason::kQuiescent);
+  EXPECT_TRUE(woke);
+  EXPECT_EQ(sim.Now(), TimePoint::max());
 }
 
 TEST(TimerTest, DiscardedTimersDoNotPileUpInTheHeap) {
