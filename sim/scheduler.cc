@@ -108,7 +108,7 @@ bool Scheduler::IsLiveTimer(const TimerEntry& entry) const {
 void Scheduler::SweepStaleTimers() {
   FL_ASSERT(timers_.size() >= timer_count_);
   const std::size_t stale = timers_.size() - timer_count_;
-  if (stale < kStaleTimersSweptAt || stale < timer_count_) return;
+  if (stale < timer_count_) return;  // Mostly live: sweeping would not pay.
   timers_.RemoveIf([this](const TimerEntry& entry) { return !IsLiveTimer(entry); });
   FL_ASSERT(timers_.size() == timer_count_);
 }
@@ -146,7 +146,7 @@ WaitHandle Scheduler::ScheduleAt(TimePoint due, const Owner& owner, Continuation
     Bury(owner, std::move(job));
     return WaitHandle{};
   }
-  SweepStaleTimers();
+  SweepStaleTimersIfMany();
   const WaitHandle handle = AllocateSlot(owner, std::move(job), SlotState::kTimer);
   ++timer_count_;
   FL_ASSERT(++timer_sequence_ < kMaxTimerSequence);
@@ -164,7 +164,7 @@ WaitHandle Scheduler::Park(const Owner& owner, Continuation job) {
   return AllocateSlot(owner, std::move(job), SlotState::kParked);
 }
 
-void Scheduler::MakeReady(WaitHandle handle, sim::Wake wake) {
+inline void Scheduler::MakeReady(WaitHandle handle, sim::Wake wake) {
   Slot& slot = slots_[handle.slot];
   if (slot.state == SlotState::kTimer) --timer_count_;
   slot.state = SlotState::kReady;
@@ -224,12 +224,6 @@ void Scheduler::RequestReap(Victim victim) {
   ReapDead();
 }
 
-bool Scheduler::IsLive(const Owner& owner) const {
-  if (owner.process >= live_incarnation_.size()) return false;
-  if (live_incarnation_[owner.process] != owner.incarnation) return false;
-  return cancelled_tasks_.empty() || !cancelled_tasks_.contains({owner.process, owner.task});
-}
-
 void Scheduler::CollectVictim(const Victim& victim) {
   for (std::uint32_t index = 0; index < slots_.size(); ++index) {
     Slot& slot = slots_[index];
@@ -246,8 +240,7 @@ void Scheduler::DropStaleReadyHandles() {
   std::erase_if(ready_, [this](WaitHandle h) { return !InState(h, SlotState::kReady); });
 }
 
-void Scheduler::ReapDead() {
-  if (graveyard_.empty() && victims_.empty()) return;
+void Scheduler::ReapDeadSlow() {
   if (reaping_) return;  // A destructor reached back here; the outer loop continues.
   reaping_ = true;
   // What may be on the stack waits for the running job to return.

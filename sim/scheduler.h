@@ -134,7 +134,11 @@ class Scheduler : public asio::execution_context {
   // incarnation ends, whoever later posts to its executor.
   // REQUIRES: `task` names a task of the process's current incarnation.
   void CancelTask(const Owner& task);
-  bool IsLive(const Owner& owner) const;
+  bool IsLive(const Owner& owner) const {
+    if (owner.process >= live_incarnation_.size()) return false;
+    if (live_incarnation_[owner.process] != owner.incarnation) return false;
+    return cancelled_tasks_.empty() || !cancelled_tasks_.contains({owner.process, owner.task});
+  }
 
   // Runs jobs until the budget says stop. REQUIRES: not called from a job.
   RunResult Run(const RunBudget& budget);
@@ -189,6 +193,9 @@ class Scheduler : public asio::execution_context {
   bool InState(WaitHandle handle, SlotState state) const;
   // Whether the heap entry still stands for a pending timer.
   bool IsLiveTimer(const TimerEntry& entry) const;
+  void SweepStaleTimersIfMany() {
+    if (timers_.size() - timer_count_ >= kStaleTimersSweptAt) SweepStaleTimers();
+  }
   void SweepStaleTimers();
   void FreeSlot(std::uint32_t index);
   void MakeReady(WaitHandle handle, sim::Wake wake);
@@ -204,7 +211,11 @@ class Scheduler : public asio::execution_context {
   bool MayBeOnTheStack(const Owner& owner) const {
     return in_job_ && owner.process == current_.process && owner.task == current_.task;
   }
-  void ReapDead();
+  // Destroys what the dead left behind; cheap when there is nothing.
+  void ReapDead() {
+    if (!graveyard_.empty() || !victims_.empty()) ReapDeadSlow();
+  }
+  void ReapDeadSlow();
   void Bury(const Owner& owner, Continuation fn);
   void CollectVictim(const Victim& victim);
   void RequestReap(Victim victim);
