@@ -9,7 +9,10 @@ namespace faultline::sim {
 void Timer::AddPending(Scheduler& scheduler, WaitHandle wait) {
   FL_ASSERT(scheduler_ == nullptr || scheduler_ == &scheduler);
   scheduler_ = &scheduler;
-  std::erase_if(pending_, [&](const WaitHandle& h) { return !scheduler.IsPending(h); });
+  if (pending_.size() >= kMaxPendingWaits) {
+    // Waits that completed leave stale handles; drop those first.
+    std::erase_if(pending_, [&](const WaitHandle& h) { return !scheduler.IsPending(h); });
+  }
   FL_ASSERT_MSG(pending_.size() < kMaxPendingWaits, "more than {} waits on one timer",
                 kMaxPendingWaits);
   pending_.push_back(wait);
