@@ -22,7 +22,7 @@ void UnregisterAssertionContext(const AssertionContext* context) {
   std::erase(Contexts(), context);
 }
 
-std::string ExceptionMessage(std::exception_ptr error) {
+std::string ExceptionMessage(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
   } catch (const std::exception& e) {

@@ -28,7 +28,7 @@ void UnregisterAssertionContext(const AssertionContext* context);
 
 // The message of the exception in `error`, for reports ("unknown exception"
 // when it is not a std::exception).
-std::string ExceptionMessage(std::exception_ptr error);
+std::string ExceptionMessage(const std::exception_ptr& error);
 
 [[noreturn]] void AssertionFailed(const char* condition, const char* file, int line,
                                   const std::string& message);

@@ -28,7 +28,7 @@ std::size_t Timer::Cancel() {
 
 namespace detail {
 
-void PanicOnException::operator()(std::exception_ptr error) const {
+void PanicOnException::operator()(const std::exception_ptr& error) const {
   if (error) FL_PANIC("{} threw: {}", what, ExceptionMessage(error));
 }
 

@@ -218,7 +218,7 @@ class TaskCanceller {
 // Completion handler for internal tasks: an escaped exception is a bug.
 struct PanicOnException {
   const char* what;
-  void operator()(std::exception_ptr error) const;
+  void operator()(const std::exception_ptr& error) const;
 };
 
 template <typename T>

@@ -99,7 +99,7 @@ void Process::EndIncarnation(bool killed, int code) {
   exited_.Set();
 }
 
-void Process::TaskDone::operator()(std::exception_ptr error) const {
+void Process::TaskDone::operator()(const std::exception_ptr& error) const {
   if (error) {
     FL_PANIC("task {} of process {} threw: {}", name, process->name(), ExceptionMessage(error));
   }

@@ -90,7 +90,7 @@ class Process {
   struct TaskDone {
     Process* process;
     std::string name;
-    void operator()(std::exception_ptr error) const;
+    void operator()(const std::exception_ptr& error) const;
   };
 
   Awaitable<void> RunMain(std::shared_ptr<MainFunction> main, std::uint32_t incarnation);
