@@ -1,6 +1,7 @@
 // Deterministic randomness. One root seed; named streams split from it with
 // Fork("network"), so that adding a component, or more draws in one, never
-// shifts another component's draws. Never std::random_device, never rand().
+// shifts another component's draws. Never the operating system's entropy,
+// never the C library's generator.
 #pragma once
 
 #include <cstdint>
