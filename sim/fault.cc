@@ -46,22 +46,30 @@ ExplicitFaultPlan& ExplicitFaultPlan::FailAt(std::string site, std::uint64_t hit
   return Add(std::move(site), hit, FaultDecision{FaultAction::kError, Duration{}, error});
 }
 
+ExplicitFaultPlan& ExplicitFaultPlan::FailFrom(std::string site, std::uint64_t hit,
+                                               StatusCode error) {
+  FL_ASSERT(error != StatusCode::kOk);
+  return Add(std::move(site), hit, FaultDecision{FaultAction::kError, Duration{}, error},
+             /*and_later=*/true);
+}
+
 ExplicitFaultPlan& ExplicitFaultPlan::DelayAt(std::string site, std::uint64_t hit, Duration delay) {
   FL_ASSERT(delay >= Duration::zero());
   return Add(std::move(site), hit, FaultDecision{FaultAction::kDelay, delay});
 }
 
 ExplicitFaultPlan& ExplicitFaultPlan::Add(std::string site, std::uint64_t hit,
-                                          FaultDecision decision) {
+                                          FaultDecision decision, bool and_later) {
   FL_ASSERT(hit >= 1);
   FL_ASSERT(rules_.size() < kMaxRules);
-  rules_.push_back(Rule{std::move(site), hit, decision});
+  rules_.push_back(Rule{std::move(site), hit, decision, and_later});
   return *this;
 }
 
 FaultDecision ExplicitFaultPlan::Decide(std::string_view site, std::uint64_t hit, Rng&) const {
   for (const Rule& rule : rules_) {
-    if (rule.hit == hit && rule.site == site) return rule.decision;
+    const bool due = rule.and_later ? hit >= rule.hit : hit == rule.hit;
+    if (due && rule.site == site) return rule.decision;
   }
   return {};
 }
@@ -69,7 +77,8 @@ FaultDecision ExplicitFaultPlan::Decide(std::string_view site, std::uint64_t hit
 std::string ExplicitFaultPlan::Describe() const {
   std::string text = "explicit:";
   for (const Rule& rule : rules_) {
-    text += fmt::format(" {}@{}={}", rule.site, rule.hit, DescribeDecision(rule.decision));
+    text += fmt::format(" {}@{}{}={}", rule.site, rule.hit, rule.and_later ? "+" : "",
+                        DescribeDecision(rule.decision));
   }
   return text;
 }

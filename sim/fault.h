@@ -53,6 +53,9 @@ class ExplicitFaultPlan final : public FaultPlan {
   ExplicitFaultPlan& CrashAt(std::string site, std::uint64_t hit);
   ExplicitFaultPlan& FailAt(std::string site, std::uint64_t hit,
                             StatusCode error = StatusCode::kIoError);
+  // Fails hit `hit` and every later one: a persistent error.
+  ExplicitFaultPlan& FailFrom(std::string site, std::uint64_t hit,
+                              StatusCode error = StatusCode::kIoError);
   ExplicitFaultPlan& DelayAt(std::string site, std::uint64_t hit, Duration delay);
 
   FaultDecision Decide(std::string_view site, std::uint64_t hit, Rng& site_random) const override;
@@ -63,9 +66,11 @@ class ExplicitFaultPlan final : public FaultPlan {
     std::string site;
     std::uint64_t hit;
     FaultDecision decision;
+    bool and_later = false;  // Also every hit after `hit`.
   };
   static constexpr std::size_t kMaxRules = 4096;
-  ExplicitFaultPlan& Add(std::string site, std::uint64_t hit, FaultDecision decision);
+  ExplicitFaultPlan& Add(std::string site, std::uint64_t hit, FaultDecision decision,
+                         bool and_later = false);
   std::vector<Rule> rules_;
 };
 

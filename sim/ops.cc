@@ -33,19 +33,7 @@ void PanicOnException::operator()(const std::exception_ptr& error) const {
 }
 
 FaultDecision HitFaultPoint(const Executor& executor, std::string_view site) {
-  Simulation& simulation = executor.simulation();
-  // The root process stands for the harness and never ends, so plans cannot
-  // crash it: its crash decisions count as none.
-  const bool may_crash = executor.owner().process != Simulation::kRootProcess;
-  const FaultInjector::Hit hit = simulation.faults().OnHit(site, may_crash);
-  if (hit.decision.action == FaultAction::kNone) return hit.decision;
-  simulation.Emit(
-      "fault.fire",
-      {{"site", site}, {"hit", hit.number}, {"action", FaultActionName(hit.decision.action)}});
-  if (hit.decision.action == FaultAction::kCrash) {
-    EndCallingProcess(executor, /*killed=*/true, kKilledExitCode);
-  }
-  return hit.decision;
+  return executor.simulation().HitFaultPoint(site, executor.owner());
 }
 
 void EndCallingProcess(const Executor& executor, bool killed, int code) {

@@ -60,7 +60,11 @@ void Process::EndFromInside(bool killed, int code) {
 }
 
 Executor Process::NewTaskExecutor() {
-  FL_ASSERT_MSG(running(), "process {} is not running", name_);
+  // After a crash inside a synchronous call the dead incarnation's code runs
+  // on to its next suspension; what it spawns is dead on arrival.
+  const bool dead_code_running = scheduler_.InJob() && scheduler_.current().process == id_ &&
+                                 scheduler_.current().incarnation == incarnation_;
+  FL_ASSERT_MSG(running() || dead_code_running, "process {} is not running", name_);
   return Executor(scheduler_, Owner{id_, incarnation_, scheduler_.NewTaskId()});
 }
 
@@ -86,7 +90,10 @@ Awaitable<void> Process::RunMain(std::shared_ptr<MainFunction> main, std::uint32
 }
 
 void Process::OnMainReturned(std::uint32_t incarnation, int code) {
-  FL_ASSERT(incarnation == incarnation_ && running());
+  // A crash inside a synchronous call (a SQLite VFS call, say) cannot stop
+  // the caller's stack, so the main task of an ended incarnation may still
+  // return; its exit code means nothing then.
+  if (incarnation != incarnation_ || !running()) return;
   EndIncarnation(/*killed=*/false, code);
 }
 

@@ -350,6 +350,8 @@ RunResult Scheduler::Run(const RunBudget& budget) {
     if (ready_count() == 0) {
       next_due = NextTimerDue();
       if (!next_due) {
+        // Nothing will ever happen again, but time still passes to `until`.
+        if (budget.until) now_ = std::max(now_, *budget.until);
         result.reason = StopReason::kQuiescent;
         break;
       }

@@ -58,7 +58,8 @@ struct WaitHandle {
 enum class SchedulingMode : unsigned char { kRandom, kFifo };
 
 enum class StopReason : unsigned char {
-  kQuiescent,       // No ready job and no timer: nothing can ever happen again.
+  kQuiescent,       // No ready job and no timer: nothing can ever happen again
+                    // (a run bounded by a time still moves the clock there).
   kStepBudgetUsed,  // max_steps jobs ran and more could run.
   kTimeReached,     // The next timer is due after `until`; the clock is at `until`.
   kPredicateMet,    // stop_when() returned true.

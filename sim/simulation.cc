@@ -53,12 +53,33 @@ Process* Simulation::FindProcess(std::string_view name) {
   return nullptr;
 }
 
-void Simulation::Emit(std::string_view name, std::initializer_list<TraceField> fields) {
-  const Owner& owner = scheduler_.current();
-  if (!scheduler_.InJob()) {
-    EmitFor(kRootProcess, processes_.front()->incarnation(), name, fields);
-    return;
+Owner Simulation::CurrentOwner() const {
+  if (scheduler_.InJob()) return scheduler_.current();
+  return Owner{kRootProcess, processes_.front()->incarnation(), 0};
+}
+
+FaultDecision Simulation::HitFaultPoint(std::string_view site, const Owner& caller) {
+  Process& caller_process = process(caller.process);
+  const bool may_crash = caller.process != kRootProcess && scheduler_.IsLive(caller);
+  const FaultInjector::Hit hit = faults_.OnHit(site, may_crash);
+  if (hit.decision.action == FaultAction::kNone) return hit.decision;
+  EmitFor(caller.process, caller.incarnation, "fault.fire",
+          {{"site", site}, {"hit", hit.number}, {"action", FaultActionName(hit.decision.action)}});
+  if (hit.decision.action == FaultAction::kCrash) {
+    if (scheduler_.InJob() && scheduler_.current().process == caller.process) {
+      caller_process.EndFromInside(/*killed=*/true, kKilledExitCode);
+    } else {
+      caller_process.Kill();
+    }
   }
+  return hit.decision;
+}
+
+void Simulation::Emit(std::string_view name, std::initializer_list<TraceField> fields) {
+  const Owner owner = CurrentOwner();
+  // Code of a dead incarnation can only be running on after a crash inside a
+  // synchronous call, until its next suspension; nothing it does is seen.
+  if (!scheduler_.IsLive(owner)) return;
   EmitFor(owner.process, owner.incarnation, name, fields);
 }
 

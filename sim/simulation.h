@@ -70,6 +70,18 @@ class Simulation final : public AssertionContext {
     return root().Spawn(std::move(task_name), std::forward<MakeBody>(make_body));
   }
 
+  // The owner of the code running now: the job's, or the root process's
+  // between jobs.
+  Owner CurrentOwner() const;
+
+  // Counts a hit of fault site `site` by the code running now, records a
+  // fired fault in the trace, and, for a crash, ends the calling process at
+  // once (the root process is never crashed). For code that cannot await,
+  // such as SQLite's VFS callbacks; coroutines use co_await FaultPoint().
+  FaultDecision HitFaultPoint(std::string_view site) { return HitFaultPoint(site, CurrentOwner()); }
+  // As above, on behalf of `caller` (an operation started outside any job).
+  FaultDecision HitFaultPoint(std::string_view site, const Owner& caller);
+
   // Records a trace event from the code running now (the root process
   // between jobs), stamped with the virtual time and the step.
   void Emit(std::string_view name, std::initializer_list<TraceField> fields = {});

@@ -69,6 +69,9 @@ class [[nodiscard]] Status {
   // "OK", or "TimedOut: <message>".
   std::string ToString() const;
 
+  // Discards the status on purpose, where a failure truly does not matter.
+  void IgnoreError() const {}
+
   friend bool operator==(const Status&, const Status&) = default;
 
  private:
@@ -92,7 +95,9 @@ class [[nodiscard]] Result {
   const T& value() const& { return *value_; }
   T&& value() && { return std::move(*value_); }
   T* operator->() { return &*value_; }
+  const T* operator->() const { return &*value_; }
   T& operator*() { return *value_; }
+  const T& operator*() const { return *value_; }
 
  private:
   std::optional<T> value_;

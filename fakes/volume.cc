@@ -1,0 +1,166 @@
+#include "fakes/volume.h"
+
+#include <algorithm>
+#include <fstream>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "sim/assert.h"
+
+namespace faultline::fakes {
+
+std::size_t SimFile::Read(std::uint64_t offset, std::span<char> out) const {
+  if (offset >= current_.size()) return 0;
+  const std::size_t count = std::min<std::uint64_t>(out.size(), current_.size() - offset);
+  std::copy_n(current_.data() + offset, count, out.data());
+  return count;
+}
+
+void SimFile::Apply(std::string& image, const PendingOp& op) {
+  if (op.truncate) {
+    image.resize(op.offset);
+    return;
+  }
+  const std::uint64_t end = op.offset + op.data.size();
+  if (image.size() < end) image.resize(end, '\0');
+  std::copy(op.data.begin(), op.data.end(), image.begin() + static_cast<std::ptrdiff_t>(op.offset));
+}
+
+void SimFile::Write(std::uint64_t offset, std::string_view data) {
+  FL_ASSERT_MSG(pending_.size() < kMaxPendingOps, "more than {} unsynced writes to one file",
+                kMaxPendingOps);
+  PendingOp op{false, offset, std::string(data)};
+  Apply(current_, op);
+  pending_.push_back(std::move(op));
+}
+
+void SimFile::Truncate(std::uint64_t size) {
+  FL_ASSERT(pending_.size() < kMaxPendingOps);
+  PendingOp op{true, size, {}};
+  Apply(current_, op);
+  pending_.push_back(std::move(op));
+}
+
+void SimFile::Sync() {
+  durable_ = current_;
+  pending_.clear();
+}
+
+void SimFile::LoseUnsynced(sim::Rng& random, const CrashModel& model) {
+  std::string image = durable_;
+  switch (model.mode) {
+    case CrashModel::Mode::kDropAll:
+      break;
+    case CrashModel::Mode::kKeepPrefix: {
+      const std::size_t kept = random.Uniform(pending_.size() + 1);
+      for (std::size_t i = 0; i < kept; ++i) Apply(image, pending_[i]);
+      break;
+    }
+    case CrashModel::Mode::kTornBlocks: {
+      FL_ASSERT(model.block_size > 0);
+      for (const PendingOp& op : pending_) {
+        if (op.truncate) {
+          if (random.Bernoulli(model.survival_probability)) Apply(image, op);
+          continue;
+        }
+        // Each block of the write lands or not on its own.
+        for (std::size_t start = 0; start < op.data.size(); start += model.block_size) {
+          if (!random.Bernoulli(model.survival_probability)) continue;
+          const std::size_t length = std::min(model.block_size, op.data.size() - start);
+          Apply(image, PendingOp{false, op.offset + start, op.data.substr(start, length)});
+        }
+      }
+      break;
+    }
+  }
+  durable_ = image;
+  current_ = std::move(image);
+  pending_.clear();
+}
+
+Volume::Volume(std::string name, VolumeKind kind, std::uint64_t capacity_bytes)
+    : name_(std::move(name)), kind_(kind), capacity_bytes_(capacity_bytes) {}
+
+std::uint64_t Volume::used_bytes() const {
+  std::uint64_t used = 0;
+  for (const auto& [path, file] : files_) used += file.size();
+  return used;
+}
+
+SimFile* Volume::Find(const std::string& path) {
+  auto it = files_.find(path);
+  return it == files_.end() ? nullptr : &it->second;
+}
+
+SimFile& Volume::OpenOrCreate(const std::string& path) {
+  FL_ASSERT_MSG(files_.size() < kMaxFiles || files_.contains(path),
+                "volume {} holds more than {} files", name_, kMaxFiles);
+  return files_[path];
+}
+
+bool Volume::Remove(const std::string& path) { return files_.erase(path) > 0; }
+
+std::vector<std::string> Volume::List() const {
+  std::vector<std::string> paths;
+  paths.reserve(files_.size());
+  for (const auto& [path, file] : files_) paths.push_back(path);
+  return paths;
+}
+
+sim::Status Volume::Write(SimFile& file, std::uint64_t offset, std::string_view data) {
+  const std::uint64_t end = offset + data.size();
+  const std::uint64_t growth = end > file.size() ? end - file.size() : 0;
+  if (growth > 0 && (capacity_bytes_ - std::min(capacity_bytes_, used_bytes())) < growth) {
+    return sim::Status::Unavailable(fmt::format("disk full: volume {} holds {} of {} bytes",
+                                                name_, used_bytes(), capacity_bytes_));
+  }
+  file.Write(offset, data);
+  return sim::Status::Ok();
+}
+
+void Volume::SyncAll() {
+  for (auto& [path, file] : files_) file.Sync();
+}
+
+void Volume::LoseUnsynced(sim::Rng& random, const CrashModel& model) {
+  // Each file draws from a stream of its own, so adding a file leaves the
+  // fate of the others unchanged.
+  for (auto& [path, file] : files_) {
+    sim::Rng file_random = random.Fork(path);
+    file.LoseUnsynced(file_random, model);
+  }
+}
+
+VolumeSnapshot Volume::Snapshot() const {
+  VolumeSnapshot snapshot;
+  for (const auto& [path, file] : files_) snapshot.files.emplace(path, file.contents());
+  return snapshot;
+}
+
+void Volume::Restore(const VolumeSnapshot& snapshot) {
+  files_.clear();
+  for (const auto& [path, contents] : snapshot.files) {
+    SimFile& file = files_[path];
+    file.Write(0, contents);
+    file.Sync();
+  }
+}
+
+sim::Status Volume::ExportTo(const std::filesystem::path& directory) const {
+  for (const auto& [path, file] : files_) {
+    const std::filesystem::path target = directory / std::filesystem::path(path).relative_path();
+    std::error_code error;
+    std::filesystem::create_directories(target.parent_path(), error);
+    if (error) {
+      return sim::Status::IoError(
+          fmt::format("cannot create {}: {}", target.parent_path().string(), error.message()));
+    }
+    std::ofstream out(target, std::ios::binary | std::ios::trunc);
+    out.write(file.contents().data(), static_cast<std::streamsize>(file.contents().size()));
+    if (!out) return sim::Status::IoError(fmt::format("cannot write {}", target.string()));
+  }
+  return sim::Status::Ok();
+}
+
+}  // namespace faultline::fakes

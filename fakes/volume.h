@@ -1,0 +1,137 @@
+// Volumes and the files on them, with the durability model that decides what
+// survives a power loss.
+//
+// Fault model (after SQLite's crash tests and TigerBeetle's storage.zig):
+// - Every file has a durable image and the writes made since its last sync.
+//   Reads see every write; a sync makes the pending writes durable.
+// - A power loss (LoseUnsynced) keeps the durable image and, per the
+//   CrashModel, none of the pending writes, an in-order prefix of them, or a
+//   random subset of their blocks (torn writes, in any order).
+// - Creating and deleting files is durable at once (as if every directory
+//   operation were followed by a directory sync).
+// - A volume has a capacity; a write past it fails with "disk full".
+// A process crash by itself loses nothing: the page cache outlives the
+// process. Only what calls LoseUnsynced (a machine crash) drops writes.
+// I/O errors are injected by the layer above (fakes/sqlite_vfs.h) through
+// fault points, so that one fault plan drives every failure.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/random.h"
+#include "sim/status.h"
+
+namespace faultline::fakes {
+
+struct CrashModel {
+  enum class Mode : unsigned char {
+    kDropAll,     // Every pending write is lost.
+    kKeepPrefix,  // A random number of the oldest pending writes survive, in order.
+    kTornBlocks,  // Each block of each pending write survives with a probability.
+  };
+  Mode mode = Mode::kDropAll;
+  std::size_t block_size = 512;      // For kTornBlocks.
+  double survival_probability = 0.5;  // For kTornBlocks.
+};
+
+class SimFile {
+ public:
+  static constexpr std::size_t kMaxPendingOps = 1'000'000;
+
+  std::uint64_t size() const { return current_.size(); }
+  // Copies up to out.size() bytes from `offset`; returns how many.
+  std::size_t Read(std::uint64_t offset, std::span<char> out) const;
+  void Write(std::uint64_t offset, std::string_view data);
+  void Truncate(std::uint64_t size);
+  // Makes every pending write durable.
+  void Sync();
+  bool has_pending() const { return !pending_.empty(); }
+
+  // Power loss: keeps the durable image plus what `model` lets survive of
+  // the pending writes, drawn from `random`; the result is durable.
+  void LoseUnsynced(sim::Rng& random, const CrashModel& model);
+
+  // What the process sees, and what a power loss would keep at least.
+  const std::string& contents() const { return current_; }
+  const std::string& durable_contents() const { return durable_; }
+
+ private:
+  struct PendingOp {
+    bool truncate = false;
+    std::uint64_t offset = 0;  // For a truncate: the new size.
+    std::string data;
+  };
+  static void Apply(std::string& image, const PendingOp& op);
+
+  std::string durable_;
+  std::string current_;
+  std::vector<PendingOp> pending_;
+};
+
+enum class VolumeKind : unsigned char {
+  kNamedVolume,    // Owned by the container runtime: `down -v` removes it.
+  kHostDirectory,  // A bind-mounted host directory: a "clean" step empties it.
+};
+
+// The files of one volume, as they were at some moment.
+struct VolumeSnapshot {
+  std::map<std::string, std::string> files;
+};
+
+class Volume {
+ public:
+  static constexpr std::uint64_t kUnlimited = std::numeric_limits<std::uint64_t>::max();
+  static constexpr std::size_t kMaxFiles = 100'000;
+
+  Volume(std::string name, VolumeKind kind, std::uint64_t capacity_bytes = kUnlimited);
+
+  const std::string& name() const { return name_; }
+  VolumeKind kind() const { return kind_; }
+  std::uint64_t capacity_bytes() const { return capacity_bytes_; }
+  std::uint64_t used_bytes() const;
+
+  bool Exists(const std::string& path) const { return files_.contains(path); }
+  // The file at `path`, or nullptr.
+  SimFile* Find(const std::string& path);
+  // The file at `path`, created empty if missing.
+  SimFile& OpenOrCreate(const std::string& path);
+  // Returns false when there was no such file.
+  bool Remove(const std::string& path);
+  // Every file's path, sorted.
+  std::vector<std::string> List() const;
+
+  // Writes through the capacity check: "disk full" when the volume would
+  // grow past its capacity.
+  [[nodiscard]] sim::Status Write(SimFile& file, std::uint64_t offset, std::string_view data);
+
+  void SyncAll();
+  // Power loss for every file on the volume.
+  void LoseUnsynced(sim::Rng& random, const CrashModel& model);
+  // Removes every file.
+  void Wipe() { files_.clear(); }
+
+  // The files as the processes see them now, as a backup would copy them.
+  VolumeSnapshot Snapshot() const;
+  // Replaces every file by the snapshot's, all durable (a restored backup).
+  void Restore(const VolumeSnapshot& snapshot);
+
+  // Writes the files as they are now under `directory` (created if needed),
+  // so a person can open them, e.g. a store's database with `sqlite3`.
+  // This is the only real I/O in fakes/, and it is never part of a run.
+  [[nodiscard]] sim::Status ExportTo(const std::filesystem::path& directory) const;
+
+ private:
+  std::string name_;
+  VolumeKind kind_;
+  std::uint64_t capacity_bytes_;
+  std::map<std::string, SimFile> files_;
+};
+
+}  // namespace faultline::fakes

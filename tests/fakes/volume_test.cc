@@ -1,0 +1,126 @@
+#include "fakes/volume.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace faultline::fakes {
+namespace {
+
+std::string ReadAll(const SimFile& file) { return file.contents(); }
+
+TEST(SimFileTest, ReadsSeeWritesAndSyncMakesThemDurable) {
+  SimFile file;
+  file.Write(0, "hello");
+  file.Write(3, "p!");
+  EXPECT_EQ(ReadAll(file), "help!");
+  EXPECT_EQ(file.durable_contents(), "");
+  file.Sync();
+  EXPECT_EQ(file.durable_contents(), "help!");
+  EXPECT_FALSE(file.has_pending());
+  char buffer[8] = {};
+  EXPECT_EQ(file.Read(2, std::span<char>(buffer, 8)), 3u);
+  EXPECT_EQ(std::string(buffer, 3), "lp!");
+  EXPECT_EQ(file.Read(10, std::span<char>(buffer, 8)), 0u);
+}
+
+TEST(SimFileTest, WritesPastTheEndZeroFillTheGap) {
+  SimFile file;
+  file.Write(4, "x");
+  EXPECT_EQ(file.contents(), std::string("\0\0\0\0x", 5));
+  file.Truncate(2);
+  EXPECT_EQ(file.contents(), std::string("\0\0", 2));
+}
+
+TEST(SimFileTest, PowerLossDropsEveryUnsyncedWrite) {
+  SimFile file;
+  file.Write(0, "durable");
+  file.Sync();
+  file.Write(0, "DURABLE and more");
+  file.Truncate(3);
+  sim::Rng random(1);
+  file.LoseUnsynced(random, {CrashModel::Mode::kDropAll});
+  EXPECT_EQ(file.contents(), "durable");
+  EXPECT_EQ(file.durable_contents(), "durable");
+}
+
+TEST(SimFileTest, PowerLossCanKeepAnInOrderPrefix) {
+  std::set<std::string> outcomes;
+  for (std::uint64_t seed = 0; seed < 50; ++seed) {
+    SimFile file;
+    file.Write(0, "a");
+    file.Write(1, "b");
+    file.Write(2, "c");
+    sim::Rng random(seed);
+    file.LoseUnsynced(random, {CrashModel::Mode::kKeepPrefix});
+    outcomes.insert(file.contents());
+  }
+  EXPECT_EQ(outcomes, (std::set<std::string>{"", "a", "ab", "abc"}));
+}
+
+TEST(SimFileTest, TornWritesKeepSomeBlocksOfAWrite) {
+  std::set<std::string> outcomes;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    SimFile file;
+    file.Write(0, std::string(8, '.'));
+    file.Sync();
+    file.Write(0, "AAAABBBB");
+    sim::Rng random(seed);
+    file.LoseUnsynced(random, {CrashModel::Mode::kTornBlocks, /*block_size=*/4, 0.5});
+    outcomes.insert(file.contents());
+  }
+  EXPECT_EQ(outcomes, (std::set<std::string>{"........", "AAAA....", "....BBBB", "AAAABBBB"}));
+}
+
+TEST(VolumeTest, CapacityGivesDiskFull) {
+  Volume volume("yugabyte-data", VolumeKind::kNamedVolume, /*capacity_bytes=*/10);
+  SimFile& file = volume.OpenOrCreate("/db");
+  EXPECT_TRUE(volume.Write(file, 0, "12345678").ok());
+  EXPECT_TRUE(volume.Write(file, 0, "abcdefgh").ok());  // Overwrites do not grow.
+  const sim::Status full = volume.Write(file, 8, "xyz");
+  EXPECT_FALSE(full.ok());
+  EXPECT_NE(full.message().find("disk full"), std::string::npos) << full.ToString();
+  EXPECT_EQ(file.contents(), "abcdefgh");
+  EXPECT_EQ(volume.used_bytes(), 8u);
+}
+
+TEST(VolumeTest, SnapshotAndRestoreBringBackAnOldState) {
+  Volume volume("yugabyte-data", VolumeKind::kNamedVolume);
+  volume.Write(volume.OpenOrCreate("/schema"), 0, "v1").IgnoreError();
+  const VolumeSnapshot backup = volume.Snapshot();
+  volume.Write(volume.OpenOrCreate("/schema"), 0, "v2").IgnoreError();
+  volume.OpenOrCreate("/new-table");
+  volume.Restore(backup);
+  EXPECT_EQ(volume.List(), std::vector<std::string>{"/schema"});
+  EXPECT_EQ(volume.Find("/schema")->contents(), "v1");
+  EXPECT_EQ(volume.Find("/schema")->durable_contents(), "v1");
+}
+
+TEST(VolumeTest, WipeRemovesEverything) {
+  Volume volume("/data/fgw2/kuri-1", VolumeKind::kHostDirectory);
+  volume.OpenOrCreate("/blocks/1");
+  volume.OpenOrCreate("/blocks/2");
+  EXPECT_EQ(volume.List().size(), 2u);
+  volume.Wipe();
+  EXPECT_TRUE(volume.List().empty());
+  EXPECT_FALSE(volume.Remove("/blocks/1"));
+}
+
+TEST(VolumeTest, ExportWritesFilesAPersonCanOpen) {
+  Volume volume("yugabyte-data", VolumeKind::kNamedVolume);
+  volume.Write(volume.OpenOrCreate("/store/meta.db"), 0, "SQLite format 3").IgnoreError();
+  const std::filesystem::path directory =
+      std::filesystem::path(::testing::TempDir()) / "faultline-export-test";
+  std::filesystem::remove_all(directory);
+  ASSERT_TRUE(volume.ExportTo(directory).ok());
+  std::ifstream in(directory / "store/meta.db", std::ios::binary);
+  std::stringstream contents;
+  contents << in.rdbuf();
+  EXPECT_EQ(contents.str(), "SQLite format 3");
+  std::filesystem::remove_all(directory);
+}
+
+}  // namespace
+}  // namespace faultline::fakes
