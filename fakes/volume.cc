@@ -43,8 +43,10 @@ void SimFile::Truncate(std::uint64_t size) {
 }
 
 void SimFile::Sync() {
-  durable_ = current_;
+  // Replaying the pending writes costs what they wrote, not the file's size.
+  for (const PendingOp& op : pending_) Apply(durable_, op);
   pending_.clear();
+  FL_ASSERT(durable_.size() == current_.size());
 }
 
 void SimFile::LoseUnsynced(sim::Rng& random, const CrashModel& model) {
