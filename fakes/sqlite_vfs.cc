@@ -37,8 +37,7 @@ bool Usable(const OpenFile* file) {
 bool Fails(OpenFile* file, const char* site) {
   if (!Usable(file)) return true;
   const sim::FaultDecision decision = file->vfs->simulation().HitFaultPoint(site, file->owner);
-  return decision.action == sim::FaultAction::kError ||
-         decision.action == sim::FaultAction::kCrash;
+  return decision.action == sim::FaultAction::kError || decision.action == sim::FaultAction::kCrash;
 }
 
 SimFile* FileOnVolume(OpenFile* file) { return file->volume->Find(file->path); }
@@ -56,9 +55,10 @@ int FileRead(sqlite3_file* base, void* out, int amount, sqlite3_int64 offset) {
   SimFile* sim_file = FileOnVolume(file);
   char* bytes = static_cast<char*>(out);
   const std::size_t got =
-      sim_file == nullptr ? 0
-                          : sim_file->Read(static_cast<std::uint64_t>(offset),
-                                           std::span<char>(bytes, static_cast<std::size_t>(amount)));
+      sim_file == nullptr
+          ? 0
+          : sim_file->Read(static_cast<std::uint64_t>(offset),
+                           std::span<char>(bytes, static_cast<std::size_t>(amount)));
   if (got < static_cast<std::size_t>(amount)) {
     // SQLite requires the unread tail to be zeroed on a short read.
     std::memset(bytes + got, 0, static_cast<std::size_t>(amount) - got);
@@ -71,10 +71,9 @@ int FileWrite(sqlite3_file* base, const void* data, int amount, sqlite3_int64 of
   OpenFile* file = FileOf(base);
   if (Fails(file, SqliteVfs::kSiteWrite)) return SQLITE_IOERR_WRITE;
   SimFile& sim_file = file->volume->OpenOrCreate(file->path);
-  const sim::Status status =
-      file->volume->Write(sim_file, static_cast<std::uint64_t>(offset),
-                          std::string_view(static_cast<const char*>(data),
-                                           static_cast<std::size_t>(amount)));
+  const sim::Status status = file->volume->Write(
+      sim_file, static_cast<std::uint64_t>(offset),
+      std::string_view(static_cast<const char*>(data), static_cast<std::size_t>(amount)));
   return status.ok() ? SQLITE_OK : SQLITE_FULL;
 }
 
@@ -125,16 +124,30 @@ int FileDeviceCharacteristics(sqlite3_file*) { return 0; }
 
 constexpr sqlite3_io_methods kIoMethods = {
     1,  // iVersion: no shared memory (no WAL), no memory-mapped I/O.
-    FileClose, FileRead, FileWrite, FileTruncate, FileSync, FileSize, FileLock, FileUnlock,
-    FileCheckReservedLock, FileControl, FileSectorSize, FileDeviceCharacteristics,
-    nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+    FileClose,
+    FileRead,
+    FileWrite,
+    FileTruncate,
+    FileSync,
+    FileSize,
+    FileLock,
+    FileUnlock,
+    FileCheckReservedLock,
+    FileControl,
+    FileSectorSize,
+    FileDeviceCharacteristics,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr};
 
 int VfsOpen(sqlite3_vfs* raw_vfs, sqlite3_filename name, sqlite3_file* base, int flags,
             int* out_flags) {
   SqliteVfs* vfs = VfsOf(raw_vfs);
   base->pMethods = nullptr;  // Tells SQLite not to call xClose if we fail.
-  std::pair<Volume*, std::string> where =
-      name == nullptr ? vfs->NewTempFile() : vfs->Resolve(name);
+  std::pair<Volume*, std::string> where = name == nullptr ? vfs->NewTempFile() : vfs->Resolve(name);
   if (where.first == nullptr) return SQLITE_CANTOPEN;
   const sim::Owner owner = vfs->simulation().CurrentOwner();
   const sim::FaultDecision decision = vfs->simulation().HitFaultPoint(SqliteVfs::kSiteOpen, owner);
@@ -145,8 +158,9 @@ int VfsOpen(sqlite3_vfs* raw_vfs, sqlite3_filename name, sqlite3_file* base, int
   if (!exists && (flags & SQLITE_OPEN_CREATE) == 0) return SQLITE_CANTOPEN;
   if (!exists) where.first->OpenOrCreate(where.second);
   const bool delete_on_close = name == nullptr || (flags & SQLITE_OPEN_DELETEONCLOSE) != 0;
-  new (base) OpenFile{{&kIoMethods}, vfs,  where.first, std::move(where.second),
-                      owner,         delete_on_close, SQLITE_LOCK_NONE};
+  new (base)
+      OpenFile{{&kIoMethods},   vfs, where.first, std::move(where.second), owner, delete_on_close,
+               SQLITE_LOCK_NONE};
   if (out_flags != nullptr) *out_flags = flags;
   return SQLITE_OK;
 }
@@ -299,10 +313,13 @@ sim::Status SqliteDatabase::Error(int code) const {
   switch (code & 0xff) {
     case SQLITE_IOERR:
     case SQLITE_FULL:
-    case SQLITE_CANTOPEN: return sim::Status::IoError(text);
+    case SQLITE_CANTOPEN:
+      return sim::Status::IoError(text);
     case SQLITE_CORRUPT:
-    case SQLITE_NOTADB: return sim::Status::Corruption(text);
-    default: return sim::Status::Internal(text);
+    case SQLITE_NOTADB:
+      return sim::Status::Corruption(text);
+    default:
+      return sim::Status::Internal(text);
   }
 }
 

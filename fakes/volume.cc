@@ -114,8 +114,8 @@ sim::Status Volume::Write(SimFile& file, std::uint64_t offset, std::string_view 
   const std::uint64_t end = offset + data.size();
   const std::uint64_t growth = end > file.size() ? end - file.size() : 0;
   if (growth > 0 && (capacity_bytes_ - std::min(capacity_bytes_, used_bytes())) < growth) {
-    return sim::Status::Unavailable(fmt::format("disk full: volume {} holds {} of {} bytes",
-                                                name_, used_bytes(), capacity_bytes_));
+    return sim::Status::Unavailable(fmt::format("disk full: volume {} holds {} of {} bytes", name_,
+                                                used_bytes(), capacity_bytes_));
   }
   file.Write(offset, data);
   return sim::Status::Ok();

@@ -37,7 +37,7 @@ struct CrashModel {
     kTornBlocks,  // Each block of each pending write survives with a probability.
   };
   Mode mode = Mode::kDropAll;
-  std::size_t block_size = 512;      // For kTornBlocks.
+  std::size_t block_size = 512;       // For kTornBlocks.
   double survival_probability = 0.5;  // For kTornBlocks.
 };
 
