@@ -47,9 +47,15 @@ std::string Network::CallerHost() {
   return simulation_.process(simulation_.CurrentOwner().process).name();
 }
 
-void Network::Trace(std::string_view event, const std::string& from, const std::string& to,
-                    std::string_view what) {
-  simulation_.Emit(event, {{"from", from}, {"to", to}, {"what", what}});
+void Network::Trace(std::string_view event, std::uint64_t id, const std::string& from,
+                    const std::string& to, std::string_view what) {
+  simulation_.Emit(event, {{"id", id}, {"from", from}, {"to", to}, {"what", what}});
+}
+
+void Network::TraceDrop(std::uint64_t id, const std::string& from, const std::string& to,
+                        std::string_view what, std::string_view reason) {
+  simulation_.Emit("net.drop",
+                   {{"id", id}, {"from", from}, {"to", to}, {"what", what}, {"reason", reason}});
 }
 
 // Sends at once (in the caller's job, where the caller's host is known) and
@@ -88,7 +94,7 @@ void Network::OnRequestArrival(const std::string& from, const Endpoint& to, cons
   const Listener* listener = FindLiveListener(to);
   if (listener == nullptr) {
     ++counters_.refused;
-    Trace("net.refused", from, to.host, FormatEndpoint(to));
+    simulation_.Emit("net.refused", {{"from", from}, {"to", FormatEndpoint(to)}});
     Reply(to.host, from, call,
           sim::Status::Unavailable(fmt::format("connection refused by {}", FormatEndpoint(to))));
     return;
@@ -128,17 +134,16 @@ sim::TimePoint Network::ArrivalTime(const std::string& from, const std::string& 
 
 void Network::Transmit(const std::string& from, const std::string& to, std::string_view what,
                        std::function<void()> on_arrival) {
-  ++counters_.sent;
-  if (options_.trace_messages) Trace("net.send", from, to, what);
+  const std::uint64_t id = ++counters_.sent;  // Message ids count from 1.
+  if (options_.trace_messages) Trace("net.send", id, from, to, what);
   if (IsBlocked(from, to)) {
     ++counters_.partitioned;
-    simulation_.Emit("net.drop",
-                     {{"from", from}, {"to", to}, {"what", what}, {"reason", "partition"}});
+    TraceDrop(id, from, to, what, "partition");
     return;
   }
   if (options_.loss_probability > 0 && random_.Bernoulli(options_.loss_probability)) {
     ++counters_.lost;
-    simulation_.Emit("net.drop", {{"from", from}, {"to", to}, {"what", what}, {"reason", "loss"}});
+    TraceDrop(id, from, to, what, "loss");
     return;
   }
   int copies = 1;
@@ -151,16 +156,15 @@ void Network::Transmit(const std::string& from, const std::string& to, std::stri
   for (int copy = 0; copy < copies; ++copy) {
     simulation_.scheduler().ScheduleAt(
         ArrivalTime(from, to), network_owner_,
-        [this, from, to, what = std::string(what), on_arrival](sim::Wake) {
+        [this, id, from, to, what = std::string(what), on_arrival](sim::Wake) {
           // A link blocked while the message was in flight drops it too.
           if (IsBlocked(from, to)) {
             ++counters_.partitioned;
-            simulation_.Emit("net.drop",
-                             {{"from", from}, {"to", to}, {"what", what}, {"reason", "partition"}});
+            TraceDrop(id, from, to, what, "partition");
             return;
           }
           ++counters_.delivered;
-          if (options_.trace_messages) Trace("net.deliver", from, to, what);
+          if (options_.trace_messages) Trace("net.deliver", id, from, to, what);
           on_arrival();
         });
   }

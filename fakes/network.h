@@ -120,7 +120,7 @@ class Network {
   void Clog(const std::string& from, const std::string& to, sim::TimePoint until);
 
   struct Counters {
-    std::uint64_t sent = 0;
+    std::uint64_t sent = 0;  // Also the id of the last message sent.
     std::uint64_t delivered = 0;
     std::uint64_t lost = 0;         // Dropped by the loss model.
     std::uint64_t partitioned = 0;  // Dropped on a blocked link.
@@ -151,8 +151,11 @@ class Network {
              const std::shared_ptr<PendingCall>& call, sim::Result<Response> result);
   const Listener* FindLiveListener(const Endpoint& endpoint);
   std::string CallerHost();
-  void Trace(std::string_view event, const std::string& from, const std::string& to,
-             std::string_view what);
+  // Events carry the message's id, so a send can be matched to its fate.
+  void Trace(std::string_view event, std::uint64_t id, const std::string& from,
+             const std::string& to, std::string_view what);
+  void TraceDrop(std::uint64_t id, const std::string& from, const std::string& to,
+                 std::string_view what, std::string_view reason);
 
   sim::Simulation& simulation_;
   NetworkOptions options_;
