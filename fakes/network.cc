@@ -3,6 +3,11 @@
 #include <fmt/format.h>
 
 namespace faultline::fakes {
+namespace {
+
+constexpr std::uint32_t kNoHost = UINT32_MAX;
+
+}  // namespace
 
 std::string FormatEndpoint(const Endpoint& endpoint) {
   return fmt::format("{}:{}", endpoint.host, endpoint.port);
@@ -26,6 +31,30 @@ Network::Network(sim::Simulation& simulation, NetworkOptions options)
   FL_ASSERT(options_.duplicate_probability >= 0.0 && options_.duplicate_probability <= 1.0);
 }
 
+Network::HostId Network::Intern(const std::string& host) {
+  if (auto it = host_ids_.find(host); it != host_ids_.end()) return it->second;
+  FL_ASSERT_MSG(host_names_.size() < kMaxHosts, "more than {} hosts", kMaxHosts);
+  const auto id = static_cast<HostId>(host_names_.size());
+  host_names_.push_back(host);
+  host_ids_.emplace(host, id);
+  return id;
+}
+
+Network::HostId Network::CallerHost() {
+  const sim::ProcessId process = simulation_.CurrentOwner().process;
+  if (process >= process_hosts_.size()) process_hosts_.resize(process + 1, kNoHost);
+  if (process_hosts_[process] == kNoHost) {
+    process_hosts_[process] = Intern(simulation_.process(process).name());
+  }
+  return process_hosts_[process];
+}
+
+bool Network::IsBlocked(const std::string& from, const std::string& to) const {
+  const auto a = host_ids_.find(from);
+  const auto b = host_ids_.find(to);
+  return a != host_ids_.end() && b != host_ids_.end() && Blocked(a->second, b->second);
+}
+
 void Network::Listen(sim::Process& process, std::uint16_t port, RequestHandler handler) {
   FL_ASSERT_MSG(process.running(), "process {} is not running", process.name());
   const Endpoint endpoint{process.name(), port};
@@ -43,19 +72,19 @@ const Network::Listener* Network::FindLiveListener(const Endpoint& endpoint) {
   return &it->second;
 }
 
-std::string Network::CallerHost() {
-  return simulation_.process(simulation_.CurrentOwner().process).name();
+void Network::Trace(std::string_view event, std::uint64_t id, HostId from, HostId to,
+                    std::string_view what) {
+  simulation_.Emit(
+      event, {{"id", id}, {"from", host_names_[from]}, {"to", host_names_[to]}, {"what", what}});
 }
 
-void Network::Trace(std::string_view event, std::uint64_t id, const std::string& from,
-                    const std::string& to, std::string_view what) {
-  simulation_.Emit(event, {{"id", id}, {"from", from}, {"to", to}, {"what", what}});
-}
-
-void Network::TraceDrop(std::uint64_t id, const std::string& from, const std::string& to,
-                        std::string_view what, std::string_view reason) {
-  simulation_.Emit("net.drop",
-                   {{"id", id}, {"from", from}, {"to", to}, {"what", what}, {"reason", reason}});
+void Network::TraceDrop(std::uint64_t id, HostId from, HostId to, std::string_view what,
+                        std::string_view reason) {
+  simulation_.Emit("net.drop", {{"id", id},
+                                {"from", host_names_[from]},
+                                {"to", host_names_[to]},
+                                {"what", what},
+                                {"reason", reason}});
 }
 
 // Sends at once (in the caller's job, where the caller's host is known) and
@@ -63,12 +92,12 @@ void Network::TraceDrop(std::uint64_t id, const std::string& from, const std::st
 sim::Awaitable<sim::Result<Response>> Network::Call(Endpoint to, Request request,
                                                     sim::Duration timeout) {
   auto call = std::make_shared<PendingCall>();
-  const std::string from = CallerHost();
-  const std::string what = request.method + " " + request.path;
-  const std::string to_host = to.host;
-  Transmit(from, to_host, what,
-           [this, from, to = std::move(to), request = std::move(request), call] {
-             OnRequestArrival(from, to, request, call);
+  const HostId from = CallerHost();
+  const HostId to_host = Intern(to.host);
+  const auto describe = [&request] { return request.method + " " + request.path; };
+  Transmit(from, to_host, describe,
+           [this, from, to = std::move(to), request = std::move(request), call]() mutable {
+             OnRequestArrival(from, to, std::move(request), call);
            });
   return AwaitResponse(std::move(call), timeout);
 }
@@ -89,13 +118,14 @@ sim::Awaitable<sim::Result<Response>> Network::AwaitResponse(std::shared_ptr<Pen
   co_return std::move(*call->result);
 }
 
-void Network::OnRequestArrival(const std::string& from, const Endpoint& to, const Request& request,
+void Network::OnRequestArrival(HostId from, const Endpoint& to, Request request,
                                const std::shared_ptr<PendingCall>& call) {
   const Listener* listener = FindLiveListener(to);
+  const HostId to_host = Intern(to.host);
   if (listener == nullptr) {
     ++counters_.refused;
-    simulation_.Emit("net.refused", {{"from", from}, {"to", FormatEndpoint(to)}});
-    Reply(to.host, from, call,
+    simulation_.Emit("net.refused", {{"from", host_names_[from]}, {"to", FormatEndpoint(to)}});
+    Reply(to_host, from, call,
           sim::Status::Unavailable(fmt::format("connection refused by {}", FormatEndpoint(to))));
     return;
   }
@@ -103,40 +133,46 @@ void Network::OnRequestArrival(const std::string& from, const Endpoint& to, cons
   // abandons the request, as it would a real connection.
   sim::Process& server = simulation_.process(listener->process);
   server.Spawn("serve",
-               [this, handler = listener->handler, request, from, host = to.host,
-                call]() -> sim::Awaitable<void> {
-                 Response response = co_await handler(request);
-                 Reply(host, from, call, std::move(response));
+               [this, handler = listener->handler, request = std::move(request), from, to_host,
+                call]() mutable -> sim::Awaitable<void> {
+                 Response response = co_await handler(std::move(request));
+                 Reply(to_host, from, call, std::move(response));
                });
 }
 
-void Network::Reply(const std::string& from, const std::string& to,
-                    const std::shared_ptr<PendingCall>& call, sim::Result<Response> result) {
-  const std::string what = result.ok() ? fmt::format("response {}", result->status) : "RST";
-  Transmit(from, to, what, [this, call, result = std::move(result)] {
+void Network::Reply(HostId from, HostId to, const std::shared_ptr<PendingCall>& call,
+                    sim::Result<Response> result) {
+  const auto describe = [&result] {
+    return result.ok() ? fmt::format("response {}", result->status) : std::string("RST");
+  };
+  Transmit(from, to, describe, [this, call, result = std::move(result)]() mutable {
     if (call->result) return;  // A duplicate, or the caller timed out already.
-    call->result = result;
+    call->result = std::move(result);
     simulation_.scheduler().Wake(call->waiter);
   });
 }
 
-sim::TimePoint Network::ArrivalTime(const std::string& from, const std::string& to) {
+sim::TimePoint Network::ArrivalTime(HostId from, HostId to) {
   sim::Duration latency = options_.latency_base;
   if (options_.latency_extra_mean > sim::Duration::zero()) {
     latency += random_.Exponential(options_.latency_extra_mean);
   }
   sim::TimePoint arrival = simulation_.scheduler().TimeAfter(latency);
-  if (auto clog = clogged_until_.find({from, to}); clog != clogged_until_.end()) {
-    arrival = std::max(arrival, clog->second);
+  if (!clogged_until_.empty()) {
+    if (auto clog = clogged_until_.find({from, to}); clog != clogged_until_.end()) {
+      arrival = std::max(arrival, clog->second);
+    }
   }
   return arrival;
 }
 
-void Network::Transmit(const std::string& from, const std::string& to, std::string_view what,
-                       std::function<void()> on_arrival) {
+template <typename Describe, typename OnArrival>
+void Network::Transmit(HostId from, HostId to, const Describe& describe, OnArrival on_arrival) {
   const std::uint64_t id = ++counters_.sent;  // Message ids count from 1.
+  // The description costs a string: made only when the trace shows it.
+  std::string what = options_.trace_messages ? describe() : std::string();
   if (options_.trace_messages) Trace("net.send", id, from, to, what);
-  if (IsBlocked(from, to)) {
+  if (Blocked(from, to)) {
     ++counters_.partitioned;
     TraceDrop(id, from, to, what, "partition");
     return;
@@ -146,32 +182,41 @@ void Network::Transmit(const std::string& from, const std::string& to, std::stri
     TraceDrop(id, from, to, what, "loss");
     return;
   }
-  int copies = 1;
+  sim::Scheduler& scheduler = simulation_.scheduler();
+  FL_ASSERT_MSG(scheduler.held_count() < kMaxInFlight, "more than {} messages in flight",
+                kMaxInFlight);
+  std::shared_ptr<InFlight> message =
+      std::make_shared<InFlightOf<OnArrival>>(std::move(on_arrival));
+  message->id = id;
+  message->from = from;
+  message->to = to;
+  message->what = std::move(what);
   if (options_.duplicate_probability > 0 && random_.Bernoulli(options_.duplicate_probability)) {
     ++counters_.duplicated;
-    copies = 2;
+    // The copy shares the payload: each arrival runs it.
+    scheduler.ScheduleAt(ArrivalTime(from, to), network_owner_,
+                         [this, message](sim::Wake) { Deliver(*message); });
   }
-  FL_ASSERT_MSG(simulation_.scheduler().held_count() < kMaxInFlight,
-                "more than {} messages in flight", kMaxInFlight);
-  for (int copy = 0; copy < copies; ++copy) {
-    simulation_.scheduler().ScheduleAt(
-        ArrivalTime(from, to), network_owner_,
-        [this, id, from, to, what = std::string(what), on_arrival](sim::Wake) {
-          // A link blocked while the message was in flight drops it too.
-          if (IsBlocked(from, to)) {
-            ++counters_.partitioned;
-            TraceDrop(id, from, to, what, "partition");
-            return;
-          }
-          ++counters_.delivered;
-          if (options_.trace_messages) Trace("net.deliver", id, from, to, what);
-          on_arrival();
-        });
+  scheduler.ScheduleAt(ArrivalTime(from, to), network_owner_,
+                       [this, message = std::move(message)](sim::Wake) { Deliver(*message); });
+}
+
+void Network::Deliver(InFlight& message) {
+  // A link blocked while the message was in flight drops it too.
+  if (Blocked(message.from, message.to)) {
+    ++counters_.partitioned;
+    TraceDrop(message.id, message.from, message.to, message.what, "partition");
+    return;
   }
+  ++counters_.delivered;
+  if (options_.trace_messages) {
+    Trace("net.deliver", message.id, message.from, message.to, message.what);
+  }
+  message.Arrive();
 }
 
 void Network::BlockLink(const std::string& from, const std::string& to) {
-  blocked_.insert({from, to});
+  blocked_.insert({Intern(from), Intern(to)});
   simulation_.Emit("net.block", {{"from", from}, {"to", to}});
 }
 
@@ -192,7 +237,7 @@ void Network::Heal() {
 }
 
 void Network::Clog(const std::string& from, const std::string& to, sim::TimePoint until) {
-  clogged_until_[{from, to}] = until;
+  clogged_until_[{Intern(from), Intern(to)}] = until;
   simulation_.Emit("net.clog",
                    {{"from", from}, {"to", to}, {"until_ns", sim::ToNanoseconds(until)}});
 }

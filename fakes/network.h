@@ -93,6 +93,7 @@ struct NetworkOptions {
 class Network {
  public:
   static constexpr std::size_t kMaxInFlight = std::size_t{1} << 22;
+  static constexpr std::size_t kMaxHosts = 100'000;
 
   Network(sim::Simulation& simulation, NetworkOptions options = {});
   Network(const Network&) = delete;
@@ -112,10 +113,9 @@ class Network {
   void BlockLink(const std::string& from, const std::string& to);
   // Blocks both directions between every host of `side_a` and of `side_b`.
   void Partition(const std::vector<std::string>& side_a, const std::vector<std::string>& side_b);
+  // Unblocks every link and clears every clog.
   void Heal();
-  bool IsBlocked(const std::string& from, const std::string& to) const {
-    return blocked_.contains({from, to});
-  }
+  bool IsBlocked(const std::string& from, const std::string& to) const;
   // Holds messages from `from` to `to` until virtual time `until`.
   void Clog(const std::string& from, const std::string& to, sim::TimePoint until);
 
@@ -136,32 +136,59 @@ class Network {
     RequestHandler handler;
   };
   struct PendingCall;
-  using Link = std::pair<std::string, std::string>;
+  // Hosts are interned: messages and links name them by index.
+  using HostId = std::uint32_t;
+  using Link = std::pair<HostId, HostId>;
+  // A message on its way: one allocation holds its header and its payload
+  // (the code to run at the destination), whatever the payload's size.
+  struct InFlight {
+    virtual ~InFlight() = default;
+    virtual void Arrive() = 0;
+    std::uint64_t id = 0;
+    HostId from = 0;
+    HostId to = 0;
+    std::string what;  // Empty unless messages are traced.
+  };
+  template <typename OnArrival>
+  struct InFlightOf final : InFlight {
+    explicit InFlightOf(OnArrival arrival) : on_arrival(std::move(arrival)) {}
+    void Arrive() override { on_arrival(); }
+    OnArrival on_arrival;
+  };
 
+  HostId Intern(const std::string& host);
+  HostId CallerHost();
   // Carries a message from `from` to `to` under the fault model, then runs
   // `on_arrival` (as the network, in the root process) at each delivery.
-  void Transmit(const std::string& from, const std::string& to, std::string_view what,
-                std::function<void()> on_arrival);
+  // `describe` names the message in the trace; called only when tracing.
+  template <typename Describe, typename OnArrival>
+  void Transmit(HostId from, HostId to, const Describe& describe, OnArrival on_arrival);
+  void Deliver(InFlight& message);
   sim::Awaitable<sim::Result<Response>> AwaitResponse(std::shared_ptr<PendingCall> call,
                                                       sim::Duration timeout);
-  sim::TimePoint ArrivalTime(const std::string& from, const std::string& to);
-  void OnRequestArrival(const std::string& from, const Endpoint& to, const Request& request,
+  sim::TimePoint ArrivalTime(HostId from, HostId to);
+  bool Blocked(HostId from, HostId to) const {
+    return !blocked_.empty() && blocked_.contains({from, to});
+  }
+  void OnRequestArrival(HostId from, const Endpoint& to, Request request,
                         const std::shared_ptr<PendingCall>& call);
-  void Reply(const std::string& from, const std::string& to,
-             const std::shared_ptr<PendingCall>& call, sim::Result<Response> result);
+  void Reply(HostId from, HostId to, const std::shared_ptr<PendingCall>& call,
+             sim::Result<Response> result);
   const Listener* FindLiveListener(const Endpoint& endpoint);
-  std::string CallerHost();
   // Events carry the message's id, so a send can be matched to its fate.
-  void Trace(std::string_view event, std::uint64_t id, const std::string& from,
-             const std::string& to, std::string_view what);
-  void TraceDrop(std::uint64_t id, const std::string& from, const std::string& to,
-                 std::string_view what, std::string_view reason);
+  void Trace(std::string_view event, std::uint64_t id, HostId from, HostId to,
+             std::string_view what);
+  void TraceDrop(std::uint64_t id, HostId from, HostId to, std::string_view what,
+                 std::string_view reason);
 
   sim::Simulation& simulation_;
   NetworkOptions options_;
   sim::Rng random_;
   sim::Owner network_owner_;  // Deliveries run as the root process.
   std::map<Endpoint, Listener> listeners_;
+  std::vector<std::string> host_names_;
+  std::map<std::string, HostId, std::less<>> host_ids_;
+  std::vector<HostId> process_hosts_;  // By process id; kNoHost until known.
   std::set<Link> blocked_;
   std::map<Link, sim::TimePoint> clogged_until_;
   Counters counters_;
