@@ -96,8 +96,8 @@ sim::Awaitable<sim::Result<Response>> Network::Call(Endpoint to, Request request
   const HostId to_host = Intern(to.host);
   const auto describe = [&request] { return request.method + " " + request.path; };
   Transmit(from, to_host, describe,
-           [this, from, to = std::move(to), request = std::move(request), call]() mutable {
-             OnRequestArrival(from, to, std::move(request), call);
+           [this, from, to = std::move(to), request = std::move(request), call](bool last) mutable {
+             OnRequestArrival(from, to, last ? std::move(request) : request, call);
            });
   return AwaitResponse(std::move(call), timeout);
 }
@@ -145,9 +145,9 @@ void Network::Reply(HostId from, HostId to, const std::shared_ptr<PendingCall>& 
   const auto describe = [&result] {
     return result.ok() ? fmt::format("response {}", result->status) : std::string("RST");
   };
-  Transmit(from, to, describe, [this, call, result = std::move(result)]() mutable {
+  Transmit(from, to, describe, [this, call, result = std::move(result)](bool last) mutable {
     if (call->result) return;  // A duplicate, or the caller timed out already.
-    call->result = std::move(result);
+    call->result = last ? std::move(result) : result;
     simulation_.scheduler().Wake(call->waiter);
   });
 }
@@ -193,6 +193,7 @@ void Network::Transmit(HostId from, HostId to, const Describe& describe, OnArriv
   message->what = std::move(what);
   if (options_.duplicate_probability > 0 && random_.Bernoulli(options_.duplicate_probability)) {
     ++counters_.duplicated;
+    message->copies_left = 2;
     // The copy shares the payload: each arrival runs it.
     scheduler.ScheduleAt(ArrivalTime(from, to), network_owner_,
                          [this, message](sim::Wake) { Deliver(*message); });
@@ -205,14 +206,16 @@ void Network::Deliver(InFlight& message) {
   // A link blocked while the message was in flight drops it too.
   if (Blocked(message.from, message.to)) {
     ++counters_.partitioned;
+    --message.copies_left;
     TraceDrop(message.id, message.from, message.to, message.what, "partition");
     return;
   }
   ++counters_.delivered;
+  FL_ASSERT(message.copies_left > 0);
   if (options_.trace_messages) {
     Trace("net.deliver", message.id, message.from, message.to, message.what);
   }
-  message.Arrive();
+  message.Arrive(/*last=*/--message.copies_left == 0);
 }
 
 void Network::BlockLink(const std::string& from, const std::string& to) {

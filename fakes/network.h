@@ -143,16 +143,19 @@ class Network {
   // (the code to run at the destination), whatever the payload's size.
   struct InFlight {
     virtual ~InFlight() = default;
-    virtual void Arrive() = 0;
+    // `last`: no copy of this message will arrive after this one, so the
+    // payload may be consumed (moved from).
+    virtual void Arrive(bool last) = 0;
     std::uint64_t id = 0;
     HostId from = 0;
     HostId to = 0;
-    std::string what;  // Empty unless messages are traced.
+    int copies_left = 1;  // 2 while a duplicate is on its way too.
+    std::string what;     // Empty unless messages are traced.
   };
   template <typename OnArrival>
   struct InFlightOf final : InFlight {
     explicit InFlightOf(OnArrival arrival) : on_arrival(std::move(arrival)) {}
-    void Arrive() override { on_arrival(); }
+    void Arrive(bool last) override { on_arrival(last); }
     OnArrival on_arrival;
   };
 
