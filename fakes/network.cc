@@ -94,10 +94,15 @@ sim::Awaitable<sim::Result<Response>> Network::Call(Endpoint to, Request request
   auto call = std::make_shared<PendingCall>();
   const HostId from = CallerHost();
   const HostId to_host = Intern(to.host);
-  const auto describe = [&request] { return request.method + " " + request.path; };
+  // Carried by pointer: a request moves several times on its way.
+  auto payload = std::make_unique<Request>(std::move(request));
+  const auto describe = [&payload] { return payload->method + " " + payload->path; };
   Transmit(from, to_host, describe,
-           [this, from, to = std::move(to), request = std::move(request), call](bool last) mutable {
-             OnRequestArrival(from, to, last ? std::move(request) : request, call);
+           [this, from, to_host, to = std::move(to), payload = std::move(payload),
+            call](bool last) mutable {
+             OnRequestArrival(from, to_host, to,
+                              last ? std::move(payload) : std::make_unique<Request>(*payload),
+                              call);
            });
   return AwaitResponse(std::move(call), timeout);
 }
@@ -118,10 +123,10 @@ sim::Awaitable<sim::Result<Response>> Network::AwaitResponse(std::shared_ptr<Pen
   co_return std::move(*call->result);
 }
 
-void Network::OnRequestArrival(HostId from, const Endpoint& to, Request request,
+void Network::OnRequestArrival(HostId from, HostId to_host, const Endpoint& to,
+                               std::unique_ptr<Request> request,
                                const std::shared_ptr<PendingCall>& call) {
   const Listener* listener = FindLiveListener(to);
-  const HostId to_host = Intern(to.host);
   if (listener == nullptr) {
     ++counters_.refused;
     simulation_.Emit("net.refused", {{"from", host_names_[from]}, {"to", FormatEndpoint(to)}});
@@ -135,7 +140,7 @@ void Network::OnRequestArrival(HostId from, const Endpoint& to, Request request,
   server.Spawn("serve",
                [this, handler = listener->handler, request = std::move(request), from, to_host,
                 call]() mutable -> sim::Awaitable<void> {
-                 Response response = co_await handler(std::move(request));
+                 Response response = co_await handler(std::move(*request));
                  Reply(to_host, from, call, std::move(response));
                });
 }

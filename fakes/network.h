@@ -173,8 +173,8 @@ class Network {
   bool Blocked(HostId from, HostId to) const {
     return !blocked_.empty() && blocked_.contains({from, to});
   }
-  void OnRequestArrival(HostId from, const Endpoint& to, Request request,
-                        const std::shared_ptr<PendingCall>& call);
+  void OnRequestArrival(HostId from, HostId to_host, const Endpoint& to,
+                        std::unique_ptr<Request> request, const std::shared_ptr<PendingCall>& call);
   void Reply(HostId from, HostId to, const std::shared_ptr<PendingCall>& call,
              sim::Result<Response> result);
   const Listener* FindLiveListener(const Endpoint& endpoint);

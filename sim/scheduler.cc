@@ -184,7 +184,8 @@ void Scheduler::Discard(WaitHandle handle) {
   Slot& slot = slots_[handle.slot];
   Bury(slot.owner, std::move(slot.fn));
   FreeSlot(handle.slot);
-  ReapDead();
+  // Inside a job the run loop reaps when the job returns.
+  if (!in_job_) ReapDead();
 }
 
 void Scheduler::Bury(const Owner& owner, Continuation fn) {
@@ -243,9 +244,9 @@ void Scheduler::DropStaleReadyHandles() {
 void Scheduler::ReapDeadSlow() {
   if (reaping_) return;  // A destructor reached back here; the outer loop continues.
   reaping_ = true;
-  // What may be on the stack waits for the running job to return.
-  std::vector<Doomed> waiting_doomed;
-  std::deque<Victim> waiting_victims;
+  // What may be on the stack waits in reap_waiting_* for the running job to
+  // return. (Members, not locals: this runs on every discarded timer, and a
+  // fresh std::deque allocates.)
   std::uint64_t operations = 0;
   while (!graveyard_.empty() || !victims_.empty()) {
     FL_ASSERT_MSG(++operations < kMaxReapOperations, "reaping did not converge");
@@ -254,19 +255,20 @@ void Scheduler::ReapDeadSlow() {
       // may post or park more continuations of the dead, which land here too.
       Doomed doomed = std::move(graveyard_.back());
       graveyard_.pop_back();
-      if (MayBeOnTheStack(doomed.owner)) waiting_doomed.push_back(std::move(doomed));
+      if (MayBeOnTheStack(doomed.owner)) reap_waiting_doomed_.push_back(std::move(doomed));
       continue;
     }
     const Victim victim = victims_.front();
     victims_.pop_front();
     if (in_job_ && victim.Matches(current_)) {
-      waiting_victims.push_back(victim);
+      reap_waiting_victims_.push_back(victim);
     } else {
       CollectVictim(victim);
     }
   }
-  graveyard_ = std::move(waiting_doomed);
-  victims_ = std::move(waiting_victims);
+  graveyard_.swap(reap_waiting_doomed_);
+  for (const Victim& victim : reap_waiting_victims_) victims_.push_back(victim);
+  reap_waiting_victims_.clear();
   reaping_ = false;
 }
 

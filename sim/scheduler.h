@@ -248,6 +248,8 @@ class Scheduler : public asio::execution_context {
   std::set<std::pair<ProcessId, TaskId>> cancelled_tasks_;
   std::deque<Victim> victims_;
   std::vector<Doomed> graveyard_;
+  std::vector<Doomed> reap_waiting_doomed_;   // Scratch for ReapDeadSlow.
+  std::vector<Victim> reap_waiting_victims_;  // Scratch for ReapDeadSlow.
 };
 
 }  // namespace faultline::sim
