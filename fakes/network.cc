@@ -96,7 +96,9 @@ sim::Awaitable<sim::Result<Response>> Network::Call(Endpoint to, Request request
   const HostId to_host = Intern(to.host);
   // Carried by pointer: a request moves several times on its way.
   auto payload = std::make_unique<Request>(std::move(request));
-  const auto describe = [&payload] { return payload->method + " " + payload->path; };
+  // The closure below takes the pointer; the request itself stays put.
+  const Request& sent = *payload;
+  const auto describe = [&sent] { return sent.method + " " + sent.path; };
   Transmit(from, to_host, describe,
            [this, from, to_host, to = std::move(to), payload = std::move(payload),
             call](bool last) mutable {
@@ -147,8 +149,10 @@ void Network::OnRequestArrival(HostId from, HostId to_host, const Endpoint& to,
 
 void Network::Reply(HostId from, HostId to, const std::shared_ptr<PendingCall>& call,
                     sim::Result<Response> result) {
-  const auto describe = [&result] {
-    return result.ok() ? fmt::format("response {}", result->status) : std::string("RST");
+  const bool ok = result.ok();
+  const int status = ok ? result->status : 0;
+  const auto describe = [ok, status] {
+    return ok ? fmt::format("response {}", status) : std::string("RST");
   };
   Transmit(from, to, describe, [this, call, result = std::move(result)](bool last) mutable {
     if (call->result) return;  // A duplicate, or the caller timed out already.
