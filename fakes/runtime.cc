@@ -1,0 +1,447 @@
+#include "fakes/runtime.h"
+
+#include <deque>
+#include <functional>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace faultline::fakes {
+
+std::string_view ContainerStateName(ContainerState state) {
+  switch (state) {
+    case ContainerState::kCreated:
+      return "created";
+    case ContainerState::kRunning:
+      return "running";
+    case ContainerState::kRestarting:
+      return "restarting";
+    case ContainerState::kExited:
+      return "exited";
+  }
+  return "unknown";
+}
+
+std::string_view HealthName(Health health) {
+  switch (health) {
+    case Health::kNone:
+      return "none";
+    case Health::kStarting:
+      return "starting";
+    case Health::kHealthy:
+      return "healthy";
+    case Health::kUnhealthy:
+      return "unhealthy";
+  }
+  return "unknown";
+}
+
+// One service's container. Kept for the runtime's lifetime, even after
+// `down` (then `removed`): its supervisor and health tasks refer to it.
+struct Container {
+  ServiceSpec spec;
+  sim::Process* process = nullptr;  // The same process across restarts.
+  ContainerState state = ContainerState::kCreated;
+  Health health = Health::kNone;
+  std::optional<int> exit_code;
+  int restarts = 0;
+  bool removed = false;
+  bool stop_requested = false;  // No restart after this exit.
+  bool run_once = false;        // Started by RunJob: no restart policy.
+  bool supervised = false;
+  sim::TimePoint started_at{};
+  std::deque<std::string> log;
+  std::vector<std::string> mount_points;  // In the runtime's SQLite VFS.
+  sim::Event changed;                     // Pulsed on every state or health change.
+  sim::Event stop_signal;                 // Set while a graceful stop is asked.
+};
+
+// --- ContainerContext -------------------------------------------------------
+
+const std::string& ContainerContext::name() const { return container_.spec.name; }
+const std::string& ContainerContext::image_version() const { return container_.spec.version; }
+const ServiceSpec& ContainerContext::spec() const { return container_.spec; }
+sim::Simulation& ContainerContext::simulation() { return runtime_.simulation(); }
+sim::Process& ContainerContext::process() { return *container_.process; }
+Network& ContainerContext::network() { return runtime_.network(); }
+SqliteVfs& ContainerContext::vfs() { return runtime_.vfs(); }
+
+std::string ContainerContext::Env(const std::string& key, const std::string& fallback) const {
+  auto it = container_.spec.environment.find(key);
+  return it == container_.spec.environment.end() ? fallback : it->second;
+}
+
+Volume* ContainerContext::VolumeAt(const std::string& target) {
+  for (const MountSpec& mount : container_.spec.mounts) {
+    if (mount.target == target) return runtime_.FindVolume(mount.source, mount.kind);
+  }
+  return nullptr;
+}
+
+std::string ContainerContext::SqlitePath(const std::string& path) const {
+  return "/containers/" + container_.spec.name + path;
+}
+
+void ContainerContext::Log(const std::string& line) {
+  if (container_.log.size() >= Runtime::kMaxLogLines) container_.log.pop_front();
+  container_.log.push_back(line);
+  runtime_.simulation().Emit("container.log", {{"service", container_.spec.name}, {"line", line}});
+}
+
+sim::Awaitable<void> ContainerContext::StopRequested() {
+  if (container_.stop_requested) co_return;
+  co_await container_.stop_signal.Wait();
+}
+
+// --- Runtime ----------------------------------------------------------------
+
+Runtime::Runtime(sim::Simulation& simulation, Network& network, SqliteVfs& vfs)
+    : simulation_(simulation),
+      network_(network),
+      vfs_(vfs),
+      daemon_(simulation.AddProcess("dockerd")) {
+  daemon_.Start([this]() -> sim::Awaitable<int> {
+    co_await daemon_never_set_.Wait();
+    co_return 0;
+  });
+}
+
+Runtime::~Runtime() = default;
+
+void Runtime::RegisterImage(const std::string& image, const std::string& version,
+                            EntryPoint entry) {
+  FL_ASSERT(entry);
+  images_.insert_or_assign({image, version}, std::move(entry));
+}
+
+Container& Runtime::At(const std::string& service) {
+  auto it = containers_.find(service);
+  FL_ASSERT_MSG(it != containers_.end() && !it->second->removed, "no container for service {}",
+                service);
+  return *it->second;
+}
+
+const Container& Runtime::At(const std::string& service) const {
+  return const_cast<Runtime*>(this)->At(service);
+}
+
+bool Runtime::HasContainer(const std::string& service) const {
+  auto it = containers_.find(service);
+  return it != containers_.end() && !it->second->removed;
+}
+
+ContainerState Runtime::state(const std::string& service) const { return At(service).state; }
+Health Runtime::health(const std::string& service) const { return At(service).health; }
+std::optional<int> Runtime::exit_code(const std::string& service) const {
+  return At(service).exit_code;
+}
+int Runtime::restart_count(const std::string& service) const { return At(service).restarts; }
+
+std::vector<std::string> Runtime::Logs(const std::string& service) const {
+  std::vector<std::string> lines;
+  for (const std::string& line : At(service).log) lines.push_back(service + "  | " + line);
+  return lines;
+}
+
+Volume* Runtime::FindVolume(const std::string& source, VolumeKind kind) {
+  auto& volumes = kind == VolumeKind::kNamedVolume ? named_volumes_ : host_directories_;
+  auto it = volumes.find(source);
+  return it == volumes.end() ? nullptr : it->second.get();
+}
+
+Volume& Runtime::EnsureVolume(const MountSpec& mount) {
+  auto& volumes = mount.kind == VolumeKind::kNamedVolume ? named_volumes_ : host_directories_;
+  auto& slot = volumes[mount.source];
+  if (slot == nullptr) {
+    slot = std::make_unique<Volume>(mount.source, mount.kind);
+    simulation_.Emit(
+        "volume.create",
+        {{"volume", mount.source},
+         {"kind", mount.kind == VolumeKind::kNamedVolume ? "volume" : "host-directory"}});
+  }
+  return *slot;
+}
+
+void Runtime::Mount(Container& container) {
+  Unmount(container);
+  for (const MountSpec& mount : container.spec.mounts) {
+    const std::string point = "/containers/" + container.spec.name + mount.target;
+    vfs_.Mount(point, EnsureVolume(mount));
+    container.mount_points.push_back(point);
+  }
+}
+
+void Runtime::Unmount(Container& container) {
+  for (const std::string& point : container.mount_points) vfs_.Unmount(point);
+  container.mount_points.clear();
+}
+
+sim::Status Runtime::Validate(const ComposeSpec& spec) const {
+  std::map<std::string, const ServiceSpec*> services;
+  for (const ServiceSpec& service : spec.services) {
+    if (!services.emplace(service.name, &service).second) {
+      return sim::Status::InvalidArgument(fmt::format("service {} is defined twice", service.name));
+    }
+    if (!images_.contains({service.image, service.version})) {
+      return sim::Status::InvalidArgument(
+          fmt::format("service {}: no image {}:{}", service.name, service.image, service.version));
+    }
+  }
+  for (const ServiceSpec& service : spec.services) {
+    for (const auto& [dependency, condition] : service.depends_on) {
+      if (!services.contains(dependency)) {
+        return sim::Status::InvalidArgument(
+            fmt::format("service {} depends on undefined service {}", service.name, dependency));
+      }
+    }
+  }
+  // A dependency cycle would leave every service in it waiting forever.
+  std::map<std::string, int> marks;  // 1 = on the path, 2 = done.
+  std::function<bool(const std::string&)> cyclic = [&](const std::string& name) {
+    if (marks[name] == 1) return true;
+    if (marks[name] == 2) return false;
+    marks[name] = 1;
+    for (const auto& [dependency, condition] : services.at(name)->depends_on) {
+      if (cyclic(dependency)) return true;
+    }
+    marks[name] = 2;
+    return false;
+  };
+  for (const ServiceSpec& service : spec.services) {
+    if (cyclic(service.name)) {
+      return sim::Status::InvalidArgument(
+          fmt::format("dependency cycle through service {}", service.name));
+    }
+  }
+  return sim::Status::Ok();
+}
+
+sim::Status Runtime::Up(const ComposeSpec& spec) {
+  if (sim::Status status = Validate(spec); !status.ok()) return status;
+  for (const ServiceSpec& service : spec.services) {
+    auto& slot = containers_[service.name];
+    if (slot == nullptr) {
+      slot = std::make_unique<Container>();
+      sim::Process* process = simulation_.FindProcess(service.name);
+      slot->process = process != nullptr ? process : &simulation_.AddProcess(service.name);
+    }
+    Container& container = *slot;
+    const bool running = !container.removed && container.process->running();
+    const bool recreate = running && container.spec.version != service.version;
+    if (running && !recreate) continue;  // Up to date.
+    container.spec = service;
+    container.removed = false;
+    Mount(container);
+    if (!running) SetState(container, ContainerState::kCreated);
+    daemon_.Spawn("up " + service.name, [this, &container, recreate]() -> sim::Awaitable<void> {
+      if (recreate) co_await StopGracefully(container);
+      co_await StartWhenReady(container);
+    });
+  }
+  return sim::Status::Ok();
+}
+
+void Runtime::SetState(Container& container, ContainerState state) {
+  container.state = state;
+  simulation_.Emit("container.state", {{"service", container.spec.name},
+                                       {"state", ContainerStateName(state)},
+                                       {"incarnation", container.process->incarnation()}});
+  container.changed.Set();
+  container.changed.Reset();
+}
+
+sim::Awaitable<bool> Runtime::WaitFor(Container& dependency, DependencyCondition condition) {
+  constexpr int kMaxChanges = 1'000'000;
+  for (int change = 0; change < kMaxChanges; ++change) {
+    switch (condition) {
+      case DependencyCondition::kStarted:
+        if (dependency.state == ContainerState::kRunning) co_return true;
+        break;
+      case DependencyCondition::kHealthy:
+        if (dependency.state == ContainerState::kRunning && dependency.health == Health::kHealthy) {
+          co_return true;
+        }
+        break;
+      case DependencyCondition::kCompletedSuccessfully:
+        if (dependency.state == ContainerState::kExited && dependency.exit_code) {
+          co_return *dependency.exit_code == 0;
+        }
+        break;
+    }
+    co_await dependency.changed.Wait();
+  }
+  FL_PANIC("service {} changed state {} times while a dependent waited", dependency.spec.name,
+           kMaxChanges);
+}
+
+sim::Awaitable<void> Runtime::StartWhenReady(Container& container) {
+  for (const auto& [name, condition] : container.spec.depends_on) {
+    Container& dependency = At(name);
+    if (!co_await WaitFor(dependency, condition)) {
+      ContainerContext(*this, container)
+          .Log(fmt::format("dependency failed to start: container {} exited ({})", name,
+                           dependency.exit_code.value_or(-1)));
+      co_return;
+    }
+  }
+  if (!container.removed && !container.process->running()) StartProcess(container);
+}
+
+void Runtime::StartProcess(Container& container) {
+  FL_ASSERT(!container.process->running());
+  const auto image = images_.find({container.spec.image, container.spec.version});
+  FL_ASSERT(image != images_.end());
+  container.stop_requested = false;
+  container.run_once = false;
+  container.stop_signal.Reset();
+  container.exit_code.reset();
+  container.health = container.spec.healthcheck ? Health::kStarting : Health::kNone;
+  container.process->Start([this, &container, entry = image->second]() -> sim::Awaitable<int> {
+    ContainerContext context(*this, container);
+    co_return co_await entry(context);
+  });
+  container.started_at = simulation_.Now();
+  SetState(container, ContainerState::kRunning);
+  if (container.spec.healthcheck) {
+    // Probes run inside the container, as Docker's do: they die with it.
+    container.process->Spawn("healthcheck",
+                             [this, &container, incarnation = container.process->incarnation()] {
+                               return ProbeHealth(container, incarnation);
+                             });
+  }
+  if (!container.supervised) {
+    container.supervised = true;
+    daemon_.Spawn("supervise " + container.spec.name,
+                  [this, &container] { return Supervise(container); });
+  }
+}
+
+sim::Awaitable<void> Runtime::Supervise(Container& container) {
+  sim::Duration backoff = kBackoffStart;
+  for (int round = 0; round < kMaxRestarts; ++round) {
+    const sim::ExitStatus exit = co_await container.process->WaitForExit();
+    if (container.process->running()) continue;  // Already started again by hand.
+    container.exit_code = exit.code;
+    const sim::Duration ran = simulation_.Now() - container.started_at;
+    simulation_.Emit(
+        "container.exit",
+        {{"service", container.spec.name}, {"code", exit.code}, {"killed", exit.killed}});
+    SetState(container, ContainerState::kExited);
+    const RestartPolicy policy = container.spec.restart;
+    const bool by_policy =
+        policy == RestartPolicy::kAlways || (policy == RestartPolicy::kOnFailure && exit.code != 0);
+    if (!by_policy || container.stop_requested || container.removed || container.run_once) break;
+    if (ran >= kBackoffResetAfter) backoff = kBackoffStart;
+    SetState(container, ContainerState::kRestarting);
+    co_await sim::SleepFor(backoff);
+    backoff = std::min(backoff * 2, kBackoffMax);
+    if (container.stop_requested || container.removed) break;
+    if (container.process->running()) continue;
+    ++container.restarts;
+    StartProcess(container);
+  }
+  container.supervised = false;
+}
+
+sim::Awaitable<void> Runtime::ProbeHealth(Container& container, std::uint32_t incarnation) {
+  const HealthCheck& check = *container.spec.healthcheck;
+  if (check.start_period > sim::Duration::zero()) co_await sim::SleepFor(check.start_period);
+  int failures = 0;
+  constexpr int kMaxProbes = 10'000'000;
+  for (int probe = 0; probe < kMaxProbes; ++probe) {
+    FL_ASSERT(container.process->incarnation() == incarnation);
+    ContainerContext context(*this, container);
+    const bool healthy = co_await check.probe(context);
+    failures = healthy ? 0 : failures + 1;
+    Health next = container.health;
+    if (healthy) next = Health::kHealthy;
+    if (failures >= check.retries) next = Health::kUnhealthy;
+    if (next != container.health) {
+      container.health = next;
+      simulation_.Emit("container.health",
+                       {{"service", container.spec.name}, {"health", HealthName(next)}});
+      container.changed.Set();
+      container.changed.Reset();
+    }
+    co_await sim::SleepFor(check.interval);
+  }
+}
+
+sim::Awaitable<void> Runtime::StopGracefully(Container& container) {
+  if (!container.process->running()) co_return;
+  container.stop_requested = true;
+  container.stop_signal.Set();
+  simulation_.Emit("container.stop", {{"service", container.spec.name}});
+  const sim::Result<sim::ExitStatus> exited =
+      co_await sim::WithTimeout(container.process->WaitForExit(), container.spec.stop_grace_period);
+  if (!exited.ok() && container.process->running()) container.process->Kill();
+}
+
+void Runtime::Kill(const std::string& service) {
+  Container& container = At(service);
+  if (container.process->running()) container.process->Kill();
+}
+
+void Runtime::Stop(const std::string& service) {
+  Container& container = At(service);
+  daemon_.Spawn("stop " + service, [this, &container] { return StopGracefully(container); });
+}
+
+void Runtime::Restart(const std::string& service) {
+  Container& container = At(service);
+  daemon_.Spawn("restart " + service, [this, &container]() -> sim::Awaitable<void> {
+    co_await StopGracefully(container);
+    if (!container.removed && !container.process->running()) StartProcess(container);
+  });
+}
+
+sim::Status Runtime::SetImageVersion(const std::string& service, const std::string& version) {
+  Container& container = At(service);
+  if (!images_.contains({container.spec.image, version})) {
+    return sim::Status::InvalidArgument(
+        fmt::format("no image {}:{}", container.spec.image, version));
+  }
+  container.spec.version = version;
+  simulation_.Emit("container.image", {{"service", service}, {"version", version}});
+  return sim::Status::Ok();
+}
+
+sim::Awaitable<int> Runtime::RunJob(const std::string& service) {
+  Container& container = At(service);
+  FL_ASSERT_MSG(!container.process->running(), "service {} is already running", service);
+  StartProcess(container);
+  container.run_once = true;
+  const sim::ExitStatus exit = co_await container.process->WaitForExit();
+  co_return exit.code;
+}
+
+void Runtime::Down(bool remove_volumes) {
+  daemon_.Spawn("down", [this, remove_volumes] { return DownAll(remove_volumes); });
+}
+
+sim::Awaitable<void> Runtime::DownAll(bool remove_volumes) {
+  for (auto& [name, container] : containers_) {
+    if (!container->removed) co_await StopGracefully(*container);
+  }
+  for (auto& [name, container] : containers_) {
+    if (container->removed) continue;
+    container->removed = true;
+    Unmount(*container);
+    simulation_.Emit("container.remove", {{"service", name}});
+  }
+  if (remove_volumes) {
+    for (const auto& [name, volume] : named_volumes_) {
+      simulation_.Emit("volume.remove", {{"volume", name}});
+    }
+    named_volumes_.clear();
+  }
+}
+
+void Runtime::CleanHostDirectories() {
+  for (auto& [path, volume] : host_directories_) {
+    volume->Wipe();
+    simulation_.Emit("volume.wipe", {{"volume", path}});
+  }
+}
+
+}  // namespace faultline::fakes

@@ -1,0 +1,159 @@
+// Runtime: a compose-like container runtime on the simulation. It runs
+// services from registered image versions as simulated processes, owns their
+// named volumes and host directories, starts them in dependency order,
+// restarts them by policy with Docker's back-off, probes their health, and
+// keeps each container's log.
+//
+// Semantics follow Docker Compose where the seed stories depend on them:
+// - Named volumes belong to the runtime, not the container: `down` keeps
+//   them, `down -v` removes them. Host directories (bind mounts) survive
+//   both; CleanHostDirectories() (the seed's "--clean") empties them only.
+// - Restart policies no / always / on-failure; the delay starts at 100 ms,
+//   doubles up to one minute, and resets after 10 s of running. Stop() is
+//   graceful (the entry point sees StopRequested(), then a kill after the
+//   grace period) and is never followed by a restart; Kill() is a crash, and
+//   the policy applies.
+// - An image version change takes effect at the container's next start.
+// All operations return at once; their effects unfold as the simulation
+// runs, in the runtime's own process ("dockerd"), and appear in the trace.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fakes/compose.h"
+#include "fakes/network.h"
+#include "fakes/sqlite_vfs.h"
+#include "fakes/volume.h"
+#include "sim/sim.h"
+
+namespace faultline::fakes {
+
+enum class ContainerState : unsigned char { kCreated, kRunning, kRestarting, kExited };
+enum class Health : unsigned char { kNone, kStarting, kHealthy, kUnhealthy };
+
+std::string_view ContainerStateName(ContainerState state);
+std::string_view HealthName(Health health);
+
+class Runtime;
+struct Container;
+
+// What a container's entry point and health probe see of the world.
+class ContainerContext {
+ public:
+  ContainerContext(Runtime& runtime, Container& container)
+      : runtime_(runtime), container_(container) {}
+
+  const std::string& name() const;
+  const std::string& image_version() const;
+  const ServiceSpec& spec() const;
+  sim::Simulation& simulation();
+  sim::Process& process();
+  Network& network();
+  SqliteVfs& vfs();
+
+  // The environment value for `key`, or `fallback`.
+  std::string Env(const std::string& key, const std::string& fallback = "") const;
+  // The volume mounted at `target` in this container, or nullptr.
+  Volume* VolumeAt(const std::string& target);
+  // The path to give SQLite (through vfs()) for `path` inside this container.
+  std::string SqlitePath(const std::string& path) const;
+
+  // Appends a line to the container's log (and the trace).
+  void Log(const std::string& line);
+  // Completes when the runtime asks the container to stop gracefully.
+  sim::Awaitable<void> StopRequested();
+
+ private:
+  Runtime& runtime_;
+  Container& container_;
+};
+
+class Runtime {
+ public:
+  static constexpr sim::Duration kBackoffStart = std::chrono::milliseconds(100);
+  static constexpr sim::Duration kBackoffMax = std::chrono::minutes(1);
+  static constexpr sim::Duration kBackoffResetAfter = std::chrono::seconds(10);
+  static constexpr std::size_t kMaxLogLines = 10'000;
+  static constexpr int kMaxRestarts = 1'000'000;
+
+  Runtime(sim::Simulation& simulation, Network& network, SqliteVfs& vfs);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Makes `image`:`version` runnable with `entry` as its main program.
+  void RegisterImage(const std::string& image, const std::string& version, EntryPoint entry);
+
+  // compose up: creates missing containers and volumes and starts services,
+  // each once its depends_on conditions hold; running containers whose image
+  // version changed are recreated. InvalidArgument (nothing done) for an
+  // unknown image version or dependency, or a dependency cycle.
+  [[nodiscard]] sim::Status Up(const ComposeSpec& spec);
+  // compose down: stops every container gracefully and removes it; with
+  // `remove_volumes` (down -v) removes the named volumes too.
+  void Down(bool remove_volumes);
+  // Empties every host directory; named volumes are untouched.
+  void CleanHostDirectories();
+  // Crashes the service's container; its restart policy applies.
+  void Kill(const std::string& service);
+  // Stops it gracefully; it stays stopped.
+  void Stop(const std::string& service);
+  // Stops it gracefully, then starts it (with its current image version).
+  void Restart(const std::string& service);
+  // The version its next start will run. InvalidArgument if unregistered.
+  [[nodiscard]] sim::Status SetImageVersion(const std::string& service, const std::string& version);
+  // Starts a created or stopped service once, like `docker compose run`
+  // (no restart policy), and completes with its exit code.
+  sim::Awaitable<int> RunJob(const std::string& service);
+
+  bool HasContainer(const std::string& service) const;
+  ContainerState state(const std::string& service) const;
+  Health health(const std::string& service) const;
+  std::optional<int> exit_code(const std::string& service) const;
+  int restart_count(const std::string& service) const;
+  // `docker compose logs SERVICE`: "kuri-1  | line", oldest first.
+  std::vector<std::string> Logs(const std::string& service) const;
+
+  // A named volume, or a host directory by its path; nullptr if missing.
+  Volume* FindVolume(const std::string& source, VolumeKind kind);
+
+  sim::Simulation& simulation() { return simulation_; }
+  Network& network() { return network_; }
+  SqliteVfs& vfs() { return vfs_; }
+
+ private:
+  friend class ContainerContext;
+
+  Container& At(const std::string& service);
+  const Container& At(const std::string& service) const;
+  [[nodiscard]] sim::Status Validate(const ComposeSpec& spec) const;
+  Volume& EnsureVolume(const MountSpec& mount);
+  void Mount(Container& container);
+  void Unmount(Container& container);
+  void SetState(Container& container, ContainerState state);
+  void StartProcess(Container& container);
+  sim::Awaitable<void> StartWhenReady(Container& container);
+  sim::Awaitable<bool> WaitFor(Container& dependency, DependencyCondition condition);
+  sim::Awaitable<void> Supervise(Container& container);
+  sim::Awaitable<void> ProbeHealth(Container& container, std::uint32_t incarnation);
+  sim::Awaitable<void> StopGracefully(Container& container);
+  sim::Awaitable<void> DownAll(bool remove_volumes);
+  void Emit(std::string_view event, const Container& container);
+
+  sim::Simulation& simulation_;
+  Network& network_;
+  SqliteVfs& vfs_;
+  sim::Process& daemon_;
+  std::map<std::pair<std::string, std::string>, EntryPoint> images_;
+  std::map<std::string, std::unique_ptr<Container>> containers_;
+  std::map<std::string, std::unique_ptr<Volume>> named_volumes_;
+  std::map<std::string, std::unique_ptr<Volume>> host_directories_;
+  sim::Event daemon_never_set_;
+};
+
+}  // namespace faultline::fakes

@@ -1,0 +1,306 @@
+#include "fakes/runtime.h"
+
+#include <gtest/gtest.h>
+
+namespace faultline::fakes {
+namespace {
+
+using sim::Awaitable;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// A simulation with a network, a SQLite VFS and a runtime.
+struct World {
+  World() : network(simulation), vfs(simulation), runtime(simulation, network, vfs) {
+    simulation.trace().AddSink(&events);
+  }
+  ~World() { simulation.trace().RemoveSink(&events); }
+
+  // Start times (virtual) of `service`'s container, from the trace.
+  std::vector<sim::TimePoint> Starts(const std::string& service) const {
+    std::vector<sim::TimePoint> starts;
+    for (const sim::TraceEvent& event : events.Events()) {
+      if (event.name == "container.state" && event.Find("service")->AsString() == service &&
+          event.Find("state")->AsString() == "running") {
+        starts.push_back(event.time);
+      }
+    }
+    return starts;
+  }
+
+  sim::Simulation simulation;
+  sim::RingSink events{100'000};
+  Network network;
+  SqliteVfs vfs;
+  Runtime runtime;
+};
+
+EntryPoint ExitWith(int code, sim::Duration after = sim::Duration::zero()) {
+  return [code, after](ContainerContext&) -> Awaitable<int> {
+    co_await sim::SleepFor(after);
+    co_return code;
+  };
+}
+
+EntryPoint RunForever() {
+  return [](ContainerContext& context) -> Awaitable<int> {
+    co_await context.StopRequested();
+    co_return 0;
+  };
+}
+
+ServiceSpec Service(std::string name, std::string image,
+                    RestartPolicy restart = RestartPolicy::kNo) {
+  ServiceSpec spec;
+  spec.name = std::move(name);
+  spec.image = std::move(image);
+  spec.version = "v1";
+  spec.restart = restart;
+  return spec;
+}
+
+TEST(RuntimeTest, UpStartsServicesInDependencyOrder) {
+  World world;
+  bool db_ready = false;
+  world.runtime.RegisterImage("yugabyte", "v1", RunForever());
+  world.runtime.RegisterImage("db-init", "v1", ExitWith(0, milliseconds(50)));
+  world.runtime.RegisterImage("kuri", "v1", RunForever());
+  ServiceSpec db = Service("yugabyte", "yugabyte");
+  db.healthcheck =
+      HealthCheck{[&](ContainerContext&) -> Awaitable<bool> { co_return db_ready; }, seconds(1), 3};
+  ServiceSpec init = Service("db-init", "db-init");
+  init.depends_on = {{"yugabyte", DependencyCondition::kHealthy}};
+  ServiceSpec kuri = Service("kuri-1", "kuri");
+  kuri.depends_on = {{"db-init", DependencyCondition::kCompletedSuccessfully}};
+  ASSERT_TRUE(world.runtime.Up({{kuri, init, db}}).ok());
+  world.simulation.RunFor(seconds(3));
+  EXPECT_EQ(world.runtime.state("yugabyte"), ContainerState::kRunning);
+  EXPECT_EQ(world.runtime.health("yugabyte"), Health::kUnhealthy);  // 3 failed probes.
+  EXPECT_EQ(world.runtime.state("db-init"), ContainerState::kCreated);
+  db_ready = true;
+  world.simulation.RunFor(seconds(3));
+  EXPECT_EQ(world.runtime.health("yugabyte"), Health::kHealthy);
+  EXPECT_EQ(world.runtime.state("db-init"), ContainerState::kExited);
+  EXPECT_EQ(world.runtime.exit_code("db-init"), 0);
+  EXPECT_EQ(world.runtime.state("kuri-1"), ContainerState::kRunning);
+  ASSERT_EQ(world.Starts("db-init").size(), 1u);
+  ASSERT_EQ(world.Starts("kuri-1").size(), 1u);
+  EXPECT_EQ(world.Starts("kuri-1")[0] - world.Starts("db-init")[0], milliseconds(50));
+}
+
+TEST(RuntimeTest, AFailedJobKeepsItsDependentsFromStarting) {
+  World world;
+  world.runtime.RegisterImage("db-init", "v1", ExitWith(1));
+  world.runtime.RegisterImage("kuri", "v1", RunForever());
+  ServiceSpec kuri = Service("kuri-1", "kuri");
+  kuri.depends_on = {{"db-init", DependencyCondition::kCompletedSuccessfully}};
+  ASSERT_TRUE(world.runtime.Up({{Service("db-init", "db-init"), kuri}}).ok());
+  world.simulation.RunFor(seconds(1));
+  EXPECT_EQ(world.runtime.state("kuri-1"), ContainerState::kCreated);
+  ASSERT_EQ(world.runtime.Logs("kuri-1").size(), 1u);
+  EXPECT_EQ(world.runtime.Logs("kuri-1")[0],
+            "kuri-1  | dependency failed to start: container db-init exited (1)");
+}
+
+TEST(RuntimeTest, OnFailureRestartsWithDockersBackoff) {
+  World world;
+  world.runtime.RegisterImage("kuri", "v1", ExitWith(1));
+  ASSERT_TRUE(world.runtime.Up({{Service("kuri-1", "kuri", RestartPolicy::kOnFailure)}}).ok());
+  world.simulation.RunFor(seconds(200));
+  const std::vector<sim::TimePoint> starts = world.Starts("kuri-1");
+  ASSERT_GE(starts.size(), 12u);
+  std::vector<sim::Duration> delays;
+  for (std::size_t i = 1; i < 12; ++i) delays.push_back(starts[i] - starts[i - 1]);
+  // 100 ms doubling: 0.1, 0.2, 0.4, ... 51.2 s, then capped at one minute.
+  for (std::size_t i = 0; i < 10; ++i) EXPECT_EQ(delays[i], milliseconds(100) * (1 << i)) << i;
+  EXPECT_EQ(delays[10], std::chrono::minutes(1));
+  EXPECT_EQ(world.runtime.state("kuri-1") == ContainerState::kRestarting ||
+                world.runtime.state("kuri-1") == ContainerState::kExited,
+            true);
+}
+
+TEST(RuntimeTest, BackoffResetsAfterTenSecondsOfRunning) {
+  World world;
+  int runs = 0;
+  world.runtime.RegisterImage("kuri", "v1", [&](ContainerContext&) -> Awaitable<int> {
+    // Fails fast three times, then runs 11 s before failing again.
+    ++runs;
+    co_await sim::SleepFor(runs == 4 ? seconds(11) : sim::Duration::zero());
+    co_return 1;
+  });
+  ASSERT_TRUE(world.runtime.Up({{Service("kuri-1", "kuri", RestartPolicy::kOnFailure)}}).ok());
+  world.simulation.RunFor(seconds(13));
+  const std::vector<sim::TimePoint> starts = world.Starts("kuri-1");
+  ASSERT_GE(starts.size(), 5u);
+  EXPECT_EQ(starts[3] - starts[2], milliseconds(400));
+  EXPECT_EQ(starts[4] - starts[3], seconds(11) + milliseconds(100));  // Reset to 100 ms.
+}
+
+TEST(RuntimeTest, RestartPoliciesNoAndAlways) {
+  World world;
+  world.runtime.RegisterImage("job", "v1", ExitWith(0));
+  ASSERT_TRUE(world.runtime
+                  .Up({{Service("once", "job", RestartPolicy::kNo),
+                        Service("again", "job", RestartPolicy::kAlways),
+                        Service("fine", "job", RestartPolicy::kOnFailure)}})
+                  .ok());
+  world.simulation.RunFor(seconds(2));
+  EXPECT_EQ(world.Starts("once").size(), 1u);
+  EXPECT_EQ(world.Starts("fine").size(), 1u);
+  EXPECT_GT(world.Starts("again").size(), 3u);
+  EXPECT_EQ(world.runtime.exit_code("once"), 0);
+}
+
+TEST(RuntimeTest, KillIsACrashAndThePolicyRestarts) {
+  World world;
+  world.runtime.RegisterImage("kuri", "v1", RunForever());
+  ASSERT_TRUE(world.runtime.Up({{Service("kuri-1", "kuri", RestartPolicy::kAlways)}}).ok());
+  world.simulation.RunFor(seconds(1));
+  world.runtime.Kill("kuri-1");
+  world.simulation.RunFor(milliseconds(50));
+  EXPECT_EQ(world.runtime.state("kuri-1"), ContainerState::kRestarting);
+  EXPECT_EQ(world.runtime.exit_code("kuri-1"), sim::kKilledExitCode);
+  world.simulation.RunFor(milliseconds(100));
+  EXPECT_EQ(world.runtime.state("kuri-1"), ContainerState::kRunning);
+  EXPECT_EQ(world.runtime.restart_count("kuri-1"), 1);
+}
+
+TEST(RuntimeTest, StopIsGracefulThenFinal) {
+  World world;
+  world.runtime.RegisterImage("polite", "v1", RunForever());
+  world.runtime.RegisterImage("stubborn", "v1", ExitWith(0, std::chrono::hours(1)));
+  ASSERT_TRUE(world.runtime
+                  .Up({{Service("polite", "polite", RestartPolicy::kAlways),
+                        Service("stubborn", "stubborn", RestartPolicy::kAlways)}})
+                  .ok());
+  world.simulation.RunFor(seconds(1));
+  world.runtime.Stop("polite");
+  world.runtime.Stop("stubborn");
+  world.simulation.RunFor(seconds(1));
+  EXPECT_EQ(world.runtime.state("polite"), ContainerState::kExited);
+  EXPECT_EQ(world.runtime.exit_code("polite"), 0);
+  EXPECT_EQ(world.runtime.state("stubborn"), ContainerState::kRunning);  // Within its grace.
+  world.simulation.RunFor(seconds(10));
+  EXPECT_EQ(world.runtime.exit_code("stubborn"), sim::kKilledExitCode);
+  world.simulation.RunFor(seconds(60));
+  EXPECT_EQ(world.Starts("polite").size(), 1u);  // Stopped by hand: never restarted.
+  EXPECT_EQ(world.Starts("stubborn").size(), 1u);
+}
+
+TEST(RuntimeTest, AnImageChangeTakesEffectAtTheNextStart) {
+  World world;
+  std::vector<std::string> versions;
+  for (const char* version : {"v1", "v2"}) {
+    world.runtime.RegisterImage("kuri", version, [&](ContainerContext& context) -> Awaitable<int> {
+      versions.push_back(context.image_version());
+      co_await context.StopRequested();
+      co_return 0;
+    });
+  }
+  ASSERT_TRUE(world.runtime.Up({{Service("kuri-1", "kuri")}}).ok());
+  world.simulation.RunFor(seconds(1));
+  EXPECT_FALSE(world.runtime.SetImageVersion("kuri-1", "v9").ok());
+  ASSERT_TRUE(world.runtime.SetImageVersion("kuri-1", "v2").ok());
+  world.simulation.RunFor(seconds(1));
+  EXPECT_EQ(versions, std::vector<std::string>{"v1"});
+  world.runtime.Restart("kuri-1");
+  world.simulation.RunFor(seconds(1));
+  EXPECT_EQ(versions, (std::vector<std::string>{"v1", "v2"}));
+  // `up` with a changed version recreates the running container.
+  ServiceSpec back = Service("kuri-1", "kuri");
+  back.version = "v1";
+  ASSERT_TRUE(world.runtime.Up({{back}}).ok());
+  world.simulation.RunFor(seconds(1));
+  EXPECT_EQ(versions, (std::vector<std::string>{"v1", "v2", "v1"}));
+}
+
+TEST(RuntimeTest, RunJobReturnsTheExitCode) {
+  World world;
+  world.runtime.RegisterImage("db-init", "v1", ExitWith(3, milliseconds(20)));
+  world.runtime.RegisterImage("yugabyte", "v1", RunForever());
+  ServiceSpec init = Service("db-init", "db-init", RestartPolicy::kOnFailure);
+  init.depends_on = {{"yugabyte", DependencyCondition::kStarted}};
+  ASSERT_TRUE(world.runtime.Up({{Service("yugabyte", "yugabyte"), init}}).ok());
+  world.simulation.RunFor(milliseconds(10));
+  world.runtime.Stop("db-init");  // Stop the up-started run; then run it by hand.
+  world.simulation.RunFor(seconds(1));
+  std::optional<int> code;
+  world.simulation.Spawn(
+      "operator", [&]() -> Awaitable<void> { code = co_await world.runtime.RunJob("db-init"); });
+  world.simulation.RunFor(seconds(5));
+  EXPECT_EQ(code, 3);
+  EXPECT_EQ(world.runtime.state("db-init"), ContainerState::kExited);  // No restart for a job.
+}
+
+TEST(RuntimeTest, InvalidSpecsAreRefused) {
+  World world;
+  world.runtime.RegisterImage("kuri", "v1", RunForever());
+  EXPECT_EQ(world.runtime.Up({{Service("kuri-1", "nope")}}).code(),
+            sim::StatusCode::kInvalidArgument);
+  ServiceSpec orphan = Service("kuri-1", "kuri");
+  orphan.depends_on = {{"ghost", DependencyCondition::kStarted}};
+  EXPECT_EQ(world.runtime.Up({{orphan}}).message(),
+            "service kuri-1 depends on undefined service ghost");
+  ServiceSpec a = Service("a", "kuri");
+  ServiceSpec b = Service("b", "kuri");
+  a.depends_on = {{"b", DependencyCondition::kStarted}};
+  b.depends_on = {{"a", DependencyCondition::kStarted}};
+  EXPECT_NE(world.runtime.Up({{a, b}}).message().find("dependency cycle"), std::string::npos);
+  EXPECT_FALSE(world.runtime.HasContainer("a"));
+}
+
+// The seed's stale-schema story in miniature: a committed row on the named
+// volume survives `down` and `--clean`; the host directory does not keep its
+// files; `down -v` removes the row with the volume.
+TEST(RuntimeTest, VolumesSurviveDownAndCleanButNotDownV) {
+  World world;
+  world.runtime.RegisterImage("store", "v1", [](ContainerContext& context) -> Awaitable<int> {
+    sim::Result<SqliteDatabase> db =
+        SqliteDatabase::Open(context.vfs(), context.SqlitePath("/var/lib/store/meta.db"));
+    if (!db.ok()) co_return 1;
+    if (!db->Exec("CREATE TABLE IF NOT EXISTS s3objects(k TEXT PRIMARY KEY);"
+                  "INSERT OR IGNORE INTO s3objects VALUES ('bucket/key')")
+             .ok()) {
+      co_return 1;
+    }
+    const sim::Result<std::int64_t> rows = db->QueryInt("SELECT count(*) FROM s3objects");
+    context.Log(fmt::format("rows={}", rows.ok() ? *rows : -1));
+    Volume* blocks = context.VolumeAt("/data");
+    blocks->Write(blocks->OpenOrCreate("/block-1"), 0, "car bytes").IgnoreError();
+    co_await context.StopRequested();
+    co_return 0;
+  });
+  ServiceSpec store = Service("yugabyte", "store");
+  store.mounts = {{"yugabyte-data", "/var/lib/store", VolumeKind::kNamedVolume},
+                  {"/data/fgw2/kuri-1", "/data", VolumeKind::kHostDirectory}};
+  ASSERT_TRUE(world.runtime.Up({{store}}).ok());
+  world.simulation.RunFor(seconds(1));
+  world.runtime.Down(/*remove_volumes=*/false);
+  world.simulation.RunFor(seconds(1));
+  EXPECT_FALSE(world.runtime.HasContainer("yugabyte"));
+  world.runtime.CleanHostDirectories();
+  Volume* host = world.runtime.FindVolume("/data/fgw2/kuri-1", VolumeKind::kHostDirectory);
+  ASSERT_NE(host, nullptr);
+  EXPECT_TRUE(host->List().empty());
+  Volume* named = world.runtime.FindVolume("yugabyte-data", VolumeKind::kNamedVolume);
+  ASSERT_NE(named, nullptr);
+  EXPECT_TRUE(named->Exists("/meta.db"));
+
+  ASSERT_TRUE(world.runtime.Up({{store}}).ok());
+  world.simulation.RunFor(seconds(1));
+  EXPECT_EQ(world.runtime.Logs("yugabyte").back(), "yugabyte  | rows=1");
+  world.runtime.Down(/*remove_volumes=*/true);
+  world.simulation.RunFor(seconds(1));
+  EXPECT_EQ(world.runtime.FindVolume("yugabyte-data", VolumeKind::kNamedVolume), nullptr);
+  EXPECT_NE(world.runtime.FindVolume("/data/fgw2/kuri-1", VolumeKind::kHostDirectory), nullptr);
+  ASSERT_TRUE(world.runtime.Up({{store}}).ok());
+  world.simulation.RunFor(seconds(1));
+  EXPECT_EQ(world.runtime.Logs("yugabyte").back(), "yugabyte  | rows=1");  // A fresh table.
+  EXPECT_FALSE(world.runtime.FindVolume("yugabyte-data", VolumeKind::kNamedVolume)
+                   ->Find("/meta.db")
+                   ->contents()
+                   .empty());
+}
+
+}  // namespace
+}  // namespace faultline::fakes
