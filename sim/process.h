@@ -94,6 +94,18 @@ class Process {
   };
 
   Awaitable<void> RunMain(std::shared_ptr<MainFunction> main, std::uint32_t incarnation);
+
+  // A task's outermost frame: runs the body, reports an escaped exception.
+  template <typename MakeBody>
+  static Awaitable<void> RunTask(MakeBody make_body, TaskDone done) {
+    std::exception_ptr error;
+    try {
+      co_await make_body();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    done(error);
+  }
   void OnMainReturned(std::uint32_t incarnation, int code);
   void EndIncarnation(bool killed, int code);
 
@@ -111,7 +123,19 @@ class Process {
 template <typename MakeBody>
 TaskId Process::Spawn(std::string task_name, MakeBody&& make_body) {
   const Executor executor = NewTaskExecutor();
+#if FAULTLINE_ASIO_1_74_HOOKS
+  // What asio::co_spawn does, less its entry frame, its initial post (a
+  // frame and a scheduling step of its own) and its work guards: the task's
+  // first step is one job of the task's own, which launches its coroutine
+  // thread (see sim/asio.h).
+  Awaitable<void> task = RunTask(std::decay_t<MakeBody>(std::forward<MakeBody>(make_body)),
+                                 TaskDone{this, std::move(task_name)});
+  scheduler_.Post(executor.owner(), [executor, task = std::move(task)](Wake) mutable {
+    asio::detail::awaitable_thread<Executor>(std::move(task), executor).launch();
+  });
+#else
   asio::co_spawn(executor, std::forward<MakeBody>(make_body), TaskDone{this, std::move(task_name)});
+#endif
   return executor.owner().task;
 }
 
