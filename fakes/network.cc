@@ -57,15 +57,15 @@ bool Network::IsBlocked(const std::string& from, const std::string& to) const {
 
 void Network::Listen(sim::Process& process, std::uint16_t port, RequestHandler handler) {
   FL_ASSERT_MSG(process.running(), "process {} is not running", process.name());
-  const Endpoint endpoint{process.name(), port};
-  FL_ASSERT_MSG(FindLiveListener(endpoint) == nullptr, "{} is already served",
-                FormatEndpoint(endpoint));
-  listeners_.insert_or_assign(endpoint,
+  const HostId host = Intern(process.name());
+  FL_ASSERT_MSG(FindLiveListener(host, port) == nullptr, "{}:{} is already served", process.name(),
+                port);
+  listeners_.insert_or_assign({host, port},
                               Listener{process.id(), process.incarnation(), std::move(handler)});
 }
 
-const Network::Listener* Network::FindLiveListener(const Endpoint& endpoint) {
-  auto it = listeners_.find(endpoint);
+const Network::Listener* Network::FindLiveListener(HostId host, std::uint16_t port) {
+  auto it = listeners_.find({host, port});
   if (it == listeners_.end()) return nullptr;
   const sim::Process& process = simulation_.process(it->second.process);
   if (!process.running() || process.incarnation() != it->second.incarnation) return nullptr;
@@ -128,7 +128,7 @@ sim::Awaitable<sim::Result<Response>> Network::AwaitResponse(std::shared_ptr<Pen
 void Network::OnRequestArrival(HostId from, HostId to_host, const Endpoint& to,
                                std::unique_ptr<Request> request,
                                const std::shared_ptr<PendingCall>& call) {
-  const Listener* listener = FindLiveListener(to);
+  const Listener* listener = FindLiveListener(to_host, to.port);
   if (listener == nullptr) {
     ++counters_.refused;
     simulation_.Emit("net.refused", {{"from", host_names_[from]}, {"to", FormatEndpoint(to)}});
@@ -163,8 +163,18 @@ void Network::Reply(HostId from, HostId to, const std::shared_ptr<PendingCall>& 
 
 sim::TimePoint Network::ArrivalTime(HostId from, HostId to) {
   sim::Duration latency = options_.latency_base;
-  if (options_.latency_extra_mean > sim::Duration::zero()) {
-    latency += random_.Exponential(options_.latency_extra_mean);
+  const sim::Duration mean = options_.latency_extra_mean;
+  if (mean > sim::Duration::zero()) {
+    switch (options_.latency_distribution) {
+      case NetworkOptions::Latency::kFixed:
+        break;
+      case NetworkOptions::Latency::kUniform:
+        latency += sim::Duration(random_.UniformInt(0, 2 * mean.count()));
+        break;
+      case NetworkOptions::Latency::kExponential:
+        latency += random_.Exponential(mean);
+        break;
+    }
   }
   sim::TimePoint arrival = simulation_.scheduler().TimeAfter(latency);
   if (!clogged_until_.empty()) {

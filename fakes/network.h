@@ -82,6 +82,14 @@ struct Response {
 using RequestHandler = std::function<sim::Awaitable<Response>(Request)>;
 
 struct NetworkOptions {
+  // One-way latency: latency_base plus an extra drawn from the distribution,
+  // with mean latency_extra_mean.
+  enum class Latency : unsigned char {
+    kFixed,        // No extra: every message takes latency_base.
+    kUniform,      // Extra uniform in [0, 2 * mean].
+    kExponential,  // Extra exponential: a long tail, the most reordering.
+  };
+  Latency latency_distribution = Latency::kExponential;
   sim::Duration latency_base = std::chrono::microseconds(100);
   sim::Duration latency_extra_mean = std::chrono::microseconds(200);
   double loss_probability = 0.0;
@@ -177,7 +185,7 @@ class Network {
                         std::unique_ptr<Request> request, const std::shared_ptr<PendingCall>& call);
   void Reply(HostId from, HostId to, const std::shared_ptr<PendingCall>& call,
              sim::Result<Response> result);
-  const Listener* FindLiveListener(const Endpoint& endpoint);
+  const Listener* FindLiveListener(HostId host, std::uint16_t port);
   // Events carry the message's id, so a send can be matched to its fate.
   void Trace(std::string_view event, std::uint64_t id, HostId from, HostId to,
              std::string_view what);
@@ -188,7 +196,7 @@ class Network {
   NetworkOptions options_;
   sim::Rng random_;
   sim::Owner network_owner_;  // Deliveries run as the root process.
-  std::map<Endpoint, Listener> listeners_;
+  std::map<std::pair<HostId, std::uint16_t>, Listener> listeners_;
   std::vector<std::string> host_names_;
   std::map<std::string, HostId, std::less<>> host_ids_;
   std::vector<HostId> process_hosts_;  // By process id; kNoHost until known.

@@ -177,6 +177,44 @@ TEST(NetworkTest, AClogHoldsMessagesUntilItClears) {
   EXPECT_EQ(cluster.elapsed, milliseconds(301));  // Held until 300 ms, then 1 ms back.
 }
 
+TEST(NetworkTest, LatencyFollowsTheConfiguredDistribution) {
+  using Latency = NetworkOptions::Latency;
+  for (const Latency distribution : {Latency::kFixed, Latency::kUniform, Latency::kExponential}) {
+    sim::Duration shortest = sim::Duration::max();
+    sim::Duration longest = sim::Duration::zero();
+    sim::Duration total{};
+    constexpr int kCalls = 400;
+    for (int i = 0; i < kCalls; ++i) {
+      Cluster cluster({.latency_distribution = distribution,
+                       .latency_base = milliseconds(1),
+                       .latency_extra_mean = milliseconds(2)},
+                      /*seed=*/static_cast<std::uint64_t>(i + 1));
+      cluster.StartEcho("kuri-1");
+      cluster.CallFrom("s3-proxy", {"kuri-1", kPort}, seconds(10));
+      cluster.simulation.RunFor(seconds(11));
+      ASSERT_TRUE(cluster.result->ok());
+      shortest = std::min(shortest, cluster.elapsed);
+      longest = std::max(longest, cluster.elapsed);
+      total += cluster.elapsed;
+    }
+    // A call is two one-way trips: 2 ms of base and, on average, 4 ms extra.
+    const double mean_ms = std::chrono::duration<double, std::milli>(total).count() / kCalls;
+    if (distribution == Latency::kFixed) {
+      EXPECT_EQ(shortest, milliseconds(2));
+      EXPECT_EQ(longest, milliseconds(2));
+    } else {
+      EXPECT_NEAR(mean_ms, 6.0, 0.6) << static_cast<int>(distribution);
+      EXPECT_GE(shortest, milliseconds(2));
+    }
+    if (distribution == Latency::kUniform) {
+      EXPECT_LE(longest, milliseconds(10));
+    }
+    if (distribution == Latency::kExponential) {
+      EXPECT_GT(longest, milliseconds(14));  // Its long tail.
+    }
+  }
+}
+
 TEST(NetworkTest, LatencyJitterReordersMessages) {
   std::set<std::vector<int>> orders;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {

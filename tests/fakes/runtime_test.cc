@@ -1,5 +1,7 @@
 #include "fakes/runtime.h"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 namespace faultline::fakes {
@@ -285,6 +287,22 @@ TEST(RuntimeTest, VolumesSurviveDownAndCleanButNotDownV) {
   Volume* named = world.runtime.FindVolume("yugabyte-data", VolumeKind::kNamedVolume);
   ASSERT_NE(named, nullptr);
   EXPECT_TRUE(named->Exists("/meta.db"));
+  // A person can open the exported database with stock SQLite.
+  const std::filesystem::path exported =
+      std::filesystem::path(::testing::TempDir()) / "faultline-runtime-export";
+  std::filesystem::remove_all(exported);
+  ASSERT_TRUE(named->ExportTo(exported).ok());
+  sqlite3* real = nullptr;
+  ASSERT_EQ(sqlite3_open_v2((exported / "meta.db").c_str(), &real, SQLITE_OPEN_READONLY, nullptr),
+            SQLITE_OK);
+  sqlite3_stmt* count = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(real, "SELECT count(*) FROM s3objects", -1, &count, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(count), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(count, 0), 1);
+  sqlite3_finalize(count);
+  sqlite3_close(real);
+  std::filesystem::remove_all(exported);
 
   ASSERT_TRUE(world.runtime.Up({{store}}).ok());
   world.simulation.RunFor(seconds(1));
