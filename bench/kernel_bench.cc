@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_flags.h"
 #include "sim/sim.h"
 #ifdef FAULTLINE_HAVE_SIMGRID
 #include <sys/wait.h>
@@ -78,50 +79,13 @@ SimGridFigures RunSimGridInChild(const Options& options, const char* program_nam
 }
 #endif
 
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
-int ParsePositive(const char* flag, const char* text) {
-  char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || value <= 0 || value > 100'000'000) {
-    std::fprintf(stderr, "kernel_bench: %s wants a positive integer, got '%s'\n", flag, text);
-    std::exit(2);
-  }
-  return static_cast<int>(value);
-}
-
 Options ParseOptions(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::printf("usage: kernel_bench [--tasks N] [--sleeps N] [--repeat N] [--no-simgrid]\n");
-      std::exit(0);
-    }
-    if (flag == "--no-simgrid") {
-      options.simgrid = false;
-      continue;
-    }
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "kernel_bench: unknown or incomplete flag '%s' (see --help)\n",
-                   flag.c_str());
-      std::exit(2);
-    }
-    const int value = ParsePositive(flag.c_str(), argv[++i]);
-    if (flag == "--tasks") {
-      options.tasks = value;
-    } else if (flag == "--sleeps") {
-      options.sleeps = value;
-    } else if (flag == "--repeat") {
-      options.repeat = value;
-    } else {
-      std::fprintf(stderr, "kernel_bench: unknown flag '%s' (see --help)\n", flag.c_str());
-      std::exit(2);
-    }
-  }
+  faultline::bench::ParseFlags(
+      "kernel_bench", "kernel_bench [--tasks N] [--sleeps N] [--repeat N] [--no-simgrid]", argc,
+      argv,
+      {{"--tasks", &options.tasks}, {"--sleeps", &options.sleeps}, {"--repeat", &options.repeat}},
+      {{"--no-simgrid", &options.simgrid, false}});
   return options;
 }
 
@@ -136,10 +100,11 @@ int main(int argc, char** argv) {
   for (const SchedulingMode mode : {SchedulingMode::kRandom, SchedulingMode::kFifo}) {
     std::vector<double> seconds;
     for (int r = 0; r < options.repeat; ++r) seconds.push_back(RunFaultline(options, mode));
-    const double rate = wakeups / Median(seconds);
+    const double rate = wakeups / faultline::bench::Median(seconds);
     const bool random = mode == SchedulingMode::kRandom;
     std::printf("faultline (%s scheduling): median %.3f s of %d -> %.2f M wake-ups/s\n",
-                random ? "random" : "fifo", Median(seconds), options.repeat, rate / 1e6);
+                random ? "random" : "fifo", faultline::bench::Median(seconds), options.repeat,
+                rate / 1e6);
     if (random) ours = rate;  // The default mode is the one compared.
   }
 #ifdef FAULTLINE_HAVE_SIMGRID
@@ -150,9 +115,10 @@ int main(int argc, char** argv) {
     FL_ASSERT(figures.simulated_seconds > 0.999 * options.sleeps * 1e-3);
     simgrid_seconds.push_back(figures.wall_seconds);
   }
-  const double theirs = wakeups / Median(simgrid_seconds);
+  const double theirs = wakeups / faultline::bench::Median(simgrid_seconds);
   std::printf("simgrid %s (raw contexts): median %.3f s of %d -> %.2f M wake-ups/s\n",
-              SimGridVersion().c_str(), Median(simgrid_seconds), options.repeat, theirs / 1e6);
+              SimGridVersion().c_str(), faultline::bench::Median(simgrid_seconds), options.repeat,
+              theirs / 1e6);
   std::printf("ratio_vs_simgrid=%.2f\n", ours / theirs);
 #else
   std::printf("simgrid: not built (install libsimgrid-dev and reconfigure)\n");

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_flags.h"
 #include "fakes/network.h"
 
 namespace {
@@ -70,36 +71,13 @@ Figures RunOnce(const Options& options) {
   return {wall.count(), network.counters().delivered};
 }
 
-int ParsePositive(const std::string& flag, const char* text) {
-  char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || value <= 0 || value > 100'000'000) {
-    std::fprintf(stderr, "network_bench: %s wants a positive integer, got '%s'\n", flag.c_str(),
-                 text);
-    std::exit(2);
-  }
-  return static_cast<int>(value);
-}
-
 Options ParseOptions(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::printf("usage: network_bench [--clients N] [--calls N] [--repeat N]\n");
-      std::exit(0);
-    }
-    int* target = flag == "--clients"  ? &options.clients
-                  : flag == "--calls"  ? &options.calls
-                  : flag == "--repeat" ? &options.repeat
-                                       : nullptr;
-    if (target == nullptr || i + 1 >= argc) {
-      std::fprintf(stderr, "network_bench: unknown or incomplete option '%s' (see --help)\n",
-                   flag.c_str());
-      std::exit(2);
-    }
-    *target = ParsePositive(flag, argv[++i]);
-  }
+  faultline::bench::ParseFlags("network_bench",
+                               "network_bench [--clients N] [--calls N] [--repeat N]", argc, argv,
+                               {{"--clients", &options.clients},
+                                {"--calls", &options.calls},
+                                {"--repeat", &options.repeat}});
   return options;
 }
 
@@ -114,8 +92,8 @@ int main(int argc, char** argv) {
     const Figures figures = RunOnce(options);
     rates.push_back(static_cast<double>(figures.delivered) / figures.seconds);
   }
-  std::sort(rates.begin(), rates.end());
-  std::printf("messages_per_second=%.0f (median of %d; %.2f M/s)\n", rates[rates.size() / 2],
-              options.repeat, rates[rates.size() / 2] / 1e6);
+  const double median = faultline::bench::Median(rates);
+  std::printf("messages_per_second=%.0f (median of %d; %.2f M/s)\n", median, options.repeat,
+              median / 1e6);
   return 0;
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_flags.h"
 #include "fakes/sqlite_vfs.h"
 
 namespace {
@@ -111,43 +112,19 @@ Figures RunOnSimulatedVolume(int rows) {
   return figures;
 }
 
-Figures Median(std::vector<Figures> runs) {
+Figures Median(const std::vector<Figures>& runs) {
   auto median = [&](double Figures::*field) {
     std::vector<double> values;
     for (const Figures& run : runs) values.push_back(run.*field);
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
+    return faultline::bench::Median(std::move(values));
   };
   return {median(&Figures::insert_seconds), median(&Figures::select_seconds)};
 }
 
-int ParsePositive(const std::string& flag, const char* text) {
-  char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || value <= 0 || value > 100'000'000) {
-    std::fprintf(stderr, "sqlite_bench: %s wants a positive integer, got '%s'\n", flag.c_str(),
-                 text);
-    std::exit(2);
-  }
-  return static_cast<int>(value);
-}
-
 Options ParseOptions(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::printf("usage: sqlite_bench [--rows N] [--repeat N]\n");
-      std::exit(0);
-    }
-    if ((flag != "--rows" && flag != "--repeat") || i + 1 >= argc) {
-      std::fprintf(stderr, "sqlite_bench: unknown or incomplete option '%s' (see --help)\n",
-                   flag.c_str());
-      std::exit(2);
-    }
-    const int value = ParsePositive(flag, argv[++i]);
-    (flag == "--rows" ? options.rows : options.repeat) = value;
-  }
+  faultline::bench::ParseFlags("sqlite_bench", "sqlite_bench [--rows N] [--repeat N]", argc, argv,
+                               {{"--rows", &options.rows}, {"--repeat", &options.repeat}});
   return options;
 }
 
