@@ -56,6 +56,7 @@ bool Network::IsBlocked(const std::string& from, const std::string& to) const {
 }
 
 void Network::Listen(sim::Process& process, std::uint16_t port, RequestHandler handler) {
+  if (!simulation_.scheduler().IsLive(simulation_.CurrentOwner())) return;  // Dead code.
   FL_ASSERT_MSG(process.running(), "process {} is not running", process.name());
   const HostId host = Intern(process.name());
   FL_ASSERT_MSG(FindLiveListener(host, port) == nullptr, "{}:{} is already served", process.name(),
@@ -92,6 +93,11 @@ void Network::TraceDrop(std::uint64_t id, HostId from, HostId to, std::string_vi
 sim::Awaitable<sim::Result<Response>> Network::Call(Endpoint to, Request request,
                                                     sim::Duration timeout) {
   auto call = std::make_shared<PendingCall>();
+  // Code of a dead incarnation runs on only until its next suspension (after
+  // a crash inside a synchronous call); it sends nothing.
+  if (!simulation_.scheduler().IsLive(simulation_.CurrentOwner())) {
+    return AwaitResponse(std::move(call), timeout);
+  }
   const HostId from = CallerHost();
   const HostId to_host = Intern(to.host);
   // Carried by pointer: a request moves several times on its way.
@@ -149,6 +155,7 @@ void Network::OnRequestArrival(HostId from, HostId to_host, const Endpoint& to,
 
 void Network::Reply(HostId from, HostId to, const std::shared_ptr<PendingCall>& call,
                     sim::Result<Response> result) {
+  if (!simulation_.scheduler().IsLive(simulation_.CurrentOwner())) return;  // A dead server.
   const bool ok = result.ok();
   const int status = ok ? result->status : 0;
   const auto describe = [ok, status] {

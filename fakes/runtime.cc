@@ -83,6 +83,8 @@ std::string ContainerContext::SqlitePath(const std::string& path) const {
 }
 
 void ContainerContext::Log(const std::string& line) {
+  sim::Simulation& simulation = runtime_.simulation();
+  if (!simulation.scheduler().IsLive(simulation.CurrentOwner())) return;  // Dead code: unseen.
   if (container_.log.size() >= Runtime::kMaxLogLines) container_.log.pop_front();
   container_.log.push_back(line);
   runtime_.simulation().Emit("container.log", {{"service", container_.spec.name}, {"line", line}});
@@ -106,7 +108,12 @@ Runtime::Runtime(sim::Simulation& simulation, Network& network, SqliteVfs& vfs)
   });
 }
 
-Runtime::~Runtime() = default;
+Runtime::~Runtime() {
+  for (auto& [name, container] : containers_) {
+    if (container->process->running()) container->process->Kill();
+  }
+  if (daemon_.running()) daemon_.Kill();
+}
 
 void Runtime::RegisterImage(const std::string& image, const std::string& version,
                             EntryPoint entry) {
@@ -275,8 +282,12 @@ sim::Awaitable<bool> Runtime::WaitFor(Container& dependency, DependencyCondition
 }
 
 sim::Awaitable<void> Runtime::StartWhenReady(Container& container) {
-  for (const auto& [name, condition] : container.spec.depends_on) {
-    Container& dependency = At(name);
+  // A copy: a later `up` may replace the spec while this waits.
+  const auto depends_on = container.spec.depends_on;
+  for (const auto& [name, condition] : depends_on) {
+    auto it = containers_.find(name);
+    if (it == containers_.end() || it->second->removed || container.removed) co_return;
+    Container& dependency = *it->second;
     if (!co_await WaitFor(dependency, condition)) {
       ContainerContext(*this, container)
           .Log(fmt::format("dependency failed to start: container {} exited ({})", name,
@@ -289,6 +300,7 @@ sim::Awaitable<void> Runtime::StartWhenReady(Container& container) {
 
 void Runtime::StartProcess(Container& container) {
   FL_ASSERT(!container.process->running());
+  if (container.removed) return;  // `down` came first.
   const auto image = images_.find({container.spec.image, container.spec.version});
   FL_ASSERT(image != images_.end());
   container.stop_requested = false;
@@ -322,6 +334,7 @@ sim::Awaitable<void> Runtime::Supervise(Container& container) {
     const sim::ExitStatus exit = co_await container.process->WaitForExit();
     if (container.process->running()) continue;  // Already started again by hand.
     container.exit_code = exit.code;
+    container.health = container.spec.healthcheck ? Health::kStarting : Health::kNone;
     const sim::Duration ran = simulation_.Now() - container.started_at;
     simulation_.Emit(
         "container.exit",
@@ -335,7 +348,10 @@ sim::Awaitable<void> Runtime::Supervise(Container& container) {
     SetState(container, ContainerState::kRestarting);
     co_await sim::SleepFor(backoff);
     backoff = std::min(backoff * 2, kBackoffMax);
-    if (container.stop_requested || container.removed) break;
+    if (container.stop_requested || container.removed) {
+      SetState(container, ContainerState::kExited);  // Stopped during the back-off.
+      break;
+    }
     if (container.process->running()) continue;
     ++container.restarts;
     StartProcess(container);
@@ -344,7 +360,7 @@ sim::Awaitable<void> Runtime::Supervise(Container& container) {
 }
 
 sim::Awaitable<void> Runtime::ProbeHealth(Container& container, std::uint32_t incarnation) {
-  const HealthCheck& check = *container.spec.healthcheck;
+  const HealthCheck check = *container.spec.healthcheck;  // A later `up` may replace it.
   if (check.start_period > sim::Duration::zero()) co_await sim::SleepFor(check.start_period);
   int failures = 0;
   constexpr int kMaxProbes = 10'000'000;
@@ -352,6 +368,7 @@ sim::Awaitable<void> Runtime::ProbeHealth(Container& container, std::uint32_t in
     FL_ASSERT(container.process->incarnation() == incarnation);
     ContainerContext context(*this, container);
     const bool healthy = co_await check.probe(context);
+    if (!simulation_.scheduler().IsLive(simulation_.CurrentOwner())) co_return;  // Crashed.
     failures = healthy ? 0 : failures + 1;
     Health next = container.health;
     if (healthy) next = Health::kHealthy;
@@ -368,9 +385,10 @@ sim::Awaitable<void> Runtime::ProbeHealth(Container& container, std::uint32_t in
 }
 
 sim::Awaitable<void> Runtime::StopGracefully(Container& container) {
-  if (!container.process->running()) co_return;
+  // The intent comes first: a container between restarts must not start again.
   container.stop_requested = true;
   container.stop_signal.Set();
+  if (!container.process->running()) co_return;
   simulation_.Emit("container.stop", {{"service", container.spec.name}});
   const sim::Result<sim::ExitStatus> exited =
       co_await sim::WithTimeout(container.process->WaitForExit(), container.spec.stop_grace_period);
@@ -420,18 +438,26 @@ void Runtime::Down(bool remove_volumes) {
 }
 
 sim::Awaitable<void> Runtime::DownAll(bool remove_volumes) {
-  for (auto& [name, container] : containers_) {
-    if (!container->removed) co_await StopGracefully(*container);
-  }
+  // Mark everything first, in one step: while one container takes its grace
+  // period, no other may be started again by its restart policy or by hand.
+  std::vector<Container*> doomed;
   for (auto& [name, container] : containers_) {
     if (container->removed) continue;
     container->removed = true;
+    container->stop_requested = true;
+    doomed.push_back(container.get());
+  }
+  for (Container* container : doomed) co_await StopGracefully(*container);
+  for (Container* container : doomed) {
+    FL_ASSERT(!container->process->running());
     Unmount(*container);
-    simulation_.Emit("container.remove", {{"service", name}});
+    if (container->state != ContainerState::kExited) SetState(*container, ContainerState::kExited);
+    simulation_.Emit("container.remove", {{"service", container->spec.name}});
   }
   if (remove_volumes) {
-    for (const auto& [name, volume] : named_volumes_) {
+    for (auto& [name, volume] : named_volumes_) {
       simulation_.Emit("volume.remove", {{"volume", name}});
+      retired_volumes_.push_back(std::move(volume));
     }
     named_volumes_.clear();
   }

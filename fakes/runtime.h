@@ -82,6 +82,8 @@ class Runtime {
   static constexpr int kMaxRestarts = 1'000'000;
 
   Runtime(sim::Simulation& simulation, Network& network, SqliteVfs& vfs);
+  // Ends every container and the daemon, so that their coroutine frames go
+  // while the volumes and the VFS they use still exist.
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -143,7 +145,6 @@ class Runtime {
   sim::Awaitable<void> ProbeHealth(Container& container, std::uint32_t incarnation);
   sim::Awaitable<void> StopGracefully(Container& container);
   sim::Awaitable<void> DownAll(bool remove_volumes);
-  void Emit(std::string_view event, const Container& container);
 
   sim::Simulation& simulation_;
   Network& network_;
@@ -153,6 +154,8 @@ class Runtime {
   std::map<std::string, std::unique_ptr<Container>> containers_;
   std::map<std::string, std::unique_ptr<Volume>> named_volumes_;
   std::map<std::string, std::unique_ptr<Volume>> host_directories_;
+  // Volumes removed by `down -v`, kept so that no pointer to one dangles.
+  std::vector<std::unique_ptr<Volume>> retired_volumes_;
   sim::Event daemon_never_set_;
 };
 

@@ -45,6 +45,7 @@ SimFile* FileOnVolume(OpenFile* file) { return file->volume->Find(file->path); }
 int FileClose(sqlite3_file* base) {
   OpenFile* file = FileOf(base);
   if (file->delete_on_close && Usable(file)) file->volume->Remove(file->path);
+  file->vfs->OnFileClosed();
   file->~OpenFile();
   return SQLITE_OK;
 }
@@ -149,7 +150,11 @@ int VfsOpen(sqlite3_vfs* raw_vfs, sqlite3_filename name, sqlite3_file* base, int
   base->pMethods = nullptr;  // Tells SQLite not to call xClose if we fail.
   std::pair<Volume*, std::string> where = name == nullptr ? vfs->NewTempFile() : vfs->Resolve(name);
   if (where.first == nullptr) return SQLITE_CANTOPEN;
-  const sim::Owner owner = vfs->simulation().CurrentOwner();
+  // The handle belongs to the process incarnation, not to the task that
+  // opened it (cancelling that task must not close the disk to the rest).
+  sim::Owner owner = vfs->simulation().CurrentOwner();
+  if (!vfs->simulation().scheduler().IsLive(owner)) return SQLITE_CANTOPEN;
+  owner.task = 0;
   const sim::FaultDecision decision = vfs->simulation().HitFaultPoint(SqliteVfs::kSiteOpen, owner);
   if (decision.action == sim::FaultAction::kError || decision.action == sim::FaultAction::kCrash) {
     return SQLITE_CANTOPEN;
@@ -161,17 +166,18 @@ int VfsOpen(sqlite3_vfs* raw_vfs, sqlite3_filename name, sqlite3_file* base, int
   new (base)
       OpenFile{{&kIoMethods},   vfs, where.first, std::move(where.second), owner, delete_on_close,
                SQLITE_LOCK_NONE};
+  vfs->OnFileOpened();
   if (out_flags != nullptr) *out_flags = flags;
   return SQLITE_OK;
 }
 
 int VfsDelete(sqlite3_vfs* raw_vfs, const char* name, int /*sync_dir*/) {
   SqliteVfs* vfs = VfsOf(raw_vfs);
-  const sim::FaultDecision decision = vfs->simulation().HitFaultPoint(SqliteVfs::kSiteDelete);
-  if (decision.action == sim::FaultAction::kError || decision.action == sim::FaultAction::kCrash) {
+  if (!vfs->simulation().scheduler().IsLive(vfs->simulation().CurrentOwner())) {
     return SQLITE_IOERR_DELETE;
   }
-  if (!vfs->simulation().scheduler().IsLive(vfs->simulation().CurrentOwner())) {
+  const sim::FaultDecision decision = vfs->simulation().HitFaultPoint(SqliteVfs::kSiteDelete);
+  if (decision.action == sim::FaultAction::kError || decision.action == sim::FaultAction::kCrash) {
     return SQLITE_IOERR_DELETE;
   }
   auto [volume, path] = vfs->Resolve(name);
@@ -257,7 +263,13 @@ SqliteVfs::SqliteVfs(sim::Simulation& simulation)
   if (previous_default != nullptr) sqlite3_vfs_register(previous_default, 1);
 }
 
-SqliteVfs::~SqliteVfs() { sqlite3_vfs_unregister(&vfs_); }
+SqliteVfs::~SqliteVfs() {
+  FL_ASSERT_MSG(open_files_ == 0,
+                "{} SQLite files are still open on a VFS being destroyed: close databases, or "
+                "end the processes holding them, first",
+                open_files_);
+  sqlite3_vfs_unregister(&vfs_);
+}
 
 void SqliteVfs::Mount(std::string mount_point, Volume& volume) {
   FL_ASSERT_MSG(mount_point.starts_with('/'), "mount point {} is not absolute", mount_point);

@@ -41,6 +41,7 @@ class SqliteVfs {
   static constexpr int kSectorSize = 512;
 
   explicit SqliteVfs(sim::Simulation& simulation);
+  // REQUIRES: every file opened through it is closed.
   ~SqliteVfs();
   SqliteVfs(const SqliteVfs&) = delete;
   SqliteVfs& operator=(const SqliteVfs&) = delete;
@@ -61,6 +62,8 @@ class SqliteVfs {
   // Creates a file for SQLite's temporary storage.
   std::pair<Volume*, std::string> NewTempFile();
   sim::Rng& random() { return random_; }
+  void OnFileOpened() { ++open_files_; }
+  void OnFileClosed() { --open_files_; }
 
  private:
   sim::Simulation& simulation_;
@@ -70,6 +73,7 @@ class SqliteVfs {
   std::map<std::string, Volume*, std::greater<>> mounts_;  // Longest prefix first.
   Volume temp_volume_;
   std::uint64_t temp_files_ = 0;
+  std::int64_t open_files_ = 0;  // Must be zero when the VFS goes.
 };
 
 // An open SQLite database on a SqliteVfs; closes it when destroyed.

@@ -127,9 +127,10 @@ void Volume::SyncAll() {
 
 void Volume::LoseUnsynced(sim::Rng& random, const CrashModel& model) {
   // Each file draws from a stream of its own, so adding a file leaves the
-  // fate of the others unchanged.
+  // fate of the others unchanged; the base draw makes each loss different.
+  const sim::Rng base(random.NextU64());
   for (auto& [path, file] : files_) {
-    sim::Rng file_random = random.Fork(path);
+    sim::Rng file_random = base.Fork(path);
     file.LoseUnsynced(file_random, model);
   }
 }

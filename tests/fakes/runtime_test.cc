@@ -13,7 +13,11 @@ using std::chrono::seconds;
 
 // A simulation with a network, a SQLite VFS and a runtime.
 struct World {
-  World() : network(simulation), vfs(simulation), runtime(simulation, network, vfs) {
+  explicit World(std::uint64_t seed = 1)
+      : simulation({.seed = seed}),
+        network(simulation),
+        vfs(simulation),
+        runtime(simulation, network, vfs) {
     simulation.trace().AddSink(&events);
   }
   ~World() { simulation.trace().RemoveSink(&events); }
@@ -249,6 +253,55 @@ TEST(RuntimeTest, InvalidSpecsAreRefused) {
   b.depends_on = {{"a", DependencyCondition::kStarted}};
   EXPECT_NE(world.runtime.Up({{a, b}}).message().find("dependency cycle"), std::string::npos);
   EXPECT_FALSE(world.runtime.HasContainer("a"));
+}
+
+TEST(RuntimeTest, DownDuringARestartBackoffStopsEverythingForGood) {
+  World world;
+  world.runtime.RegisterImage("app", "v1", RunForever());
+  world.runtime.RegisterImage("slow", "v1", ExitWith(0, std::chrono::hours(1)));  // Ignores stop.
+  ServiceSpec app = Service("app", "app", RestartPolicy::kAlways);
+  app.mounts = {{"app-data", "/data", VolumeKind::kNamedVolume}};
+  ASSERT_TRUE(world.runtime.Up({{app, Service("slow", "slow", RestartPolicy::kAlways)}}).ok());
+  world.simulation.RunFor(seconds(1));
+  world.runtime.Kill("app");                    // Its policy would restart it after 100 ms...
+  world.runtime.Down(/*remove_volumes=*/true);  // ...while `slow` takes its 10 s grace.
+  world.simulation.RunFor(seconds(30));
+  EXPECT_FALSE(world.runtime.HasContainer("app"));
+  EXPECT_FALSE(world.runtime.HasContainer("slow"));
+  EXPECT_EQ(world.Starts("app").size(), 1u);
+  EXPECT_EQ(world.runtime.FindVolume("app-data", VolumeKind::kNamedVolume), nullptr);
+  EXPECT_FALSE(world.simulation.FindProcess("app")->running());
+}
+
+TEST(RuntimeTest, StopDuringARestartBackoffLeavesItExited) {
+  World world;
+  world.runtime.RegisterImage("kuri", "v1", RunForever());
+  ASSERT_TRUE(world.runtime.Up({{Service("kuri-1", "kuri", RestartPolicy::kAlways)}}).ok());
+  world.simulation.RunFor(seconds(1));
+  world.runtime.Kill("kuri-1");
+  world.simulation.RunFor(milliseconds(10));
+  EXPECT_EQ(world.runtime.state("kuri-1"), ContainerState::kRestarting);
+  world.runtime.Stop("kuri-1");
+  world.simulation.RunFor(seconds(5));
+  EXPECT_EQ(world.runtime.state("kuri-1"), ContainerState::kExited);
+  EXPECT_EQ(world.Starts("kuri-1").size(), 1u);
+}
+
+TEST(RuntimeTest, DownRightAfterUpIsOrderly) {
+  // Which of the "up" and "down" tasks runs first is the seed's choice.
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    World world(seed);
+    world.runtime.RegisterImage("yugabyte", "v1", RunForever());
+    world.runtime.RegisterImage("kuri", "v1", RunForever());
+    ServiceSpec kuri = Service("kuri-1", "kuri");
+    kuri.depends_on = {{"yugabyte", DependencyCondition::kStarted}};
+    ASSERT_TRUE(world.runtime.Up({{Service("yugabyte", "yugabyte"), kuri}}).ok());
+    world.runtime.Down(/*remove_volumes=*/false);  // Before any "up" task ran.
+    world.simulation.RunFor(seconds(15));
+    EXPECT_FALSE(world.runtime.HasContainer("kuri-1")) << "seed " << seed;
+    EXPECT_FALSE(world.simulation.FindProcess("kuri-1")->running()) << "seed " << seed;
+    EXPECT_FALSE(world.simulation.FindProcess("yugabyte")->running()) << "seed " << seed;
+  }
 }
 
 // The seed's stale-schema story in miniature: a committed row on the named

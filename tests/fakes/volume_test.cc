@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -72,6 +73,21 @@ TEST(SimFileTest, TornWritesKeepSomeBlocksOfAWrite) {
     outcomes.insert(file.contents());
   }
   EXPECT_EQ(outcomes, (std::set<std::string>{"........", "AAAA....", "....BBBB", "AAAABBBB"}));
+}
+
+TEST(VolumeTest, EachPowerLossDrawsAnew) {
+  // The same pending writes, lost twice with one random stream, need not
+  // lose the same blocks: a power loss is not a replay of the last one.
+  sim::Rng random(9);
+  std::set<std::string> outcomes;
+  for (int loss = 0; loss < 8; ++loss) {
+    Volume volume("v", VolumeKind::kNamedVolume);
+    SimFile& file = volume.OpenOrCreate("/f");
+    for (int block = 0; block < 16; ++block) file.Write(block * 4, "XXXX");
+    volume.LoseUnsynced(random, {CrashModel::Mode::kTornBlocks, /*block_size=*/4, 0.5});
+    outcomes.insert(volume.Find("/f")->contents());
+  }
+  EXPECT_GT(outcomes.size(), 4u);
 }
 
 TEST(VolumeTest, CapacityGivesDiskFull) {
