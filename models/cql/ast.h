@@ -1,0 +1,152 @@
+// The parsed form of the CQL subset the metadata store speaks (see
+// ../shared/reference/ycql.md). Identifiers are normalised as CQL does:
+// unquoted ones are lower-cased, double-quoted ones are kept as written.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "models/cql/lexer.h"
+
+namespace faultline::models::cql {
+
+struct QualifiedName {
+  std::string keyspace;  // Empty when the statement did not name one.
+  std::string name;
+  friend bool operator==(const QualifiedName&, const QualifiedName&) = default;
+};
+
+struct TypeName {
+  std::string base;  // "text", "bigint", "map", ...
+  std::vector<TypeName> parameters;
+  std::string ToString() const;  // "map<text, bigint>"
+  friend bool operator==(const TypeName&, const TypeName&) = default;
+};
+
+struct Term {
+  enum class Kind : unsigned char {
+    kNull,
+    kInteger,
+    kFloat,
+    kString,
+    kBoolean,
+    kBlob,
+    kBindMarker,
+    kList,
+    kSet,
+    kMap,
+  };
+  Kind kind = Kind::kNull;
+  std::string text;            // The literal's text.
+  int bind_index = -1;         // For kBindMarker: its position among the statement's markers.
+  std::vector<Term> elements;  // Collections; a map's keys and values alternate.
+};
+
+// `column op value`, in WHERE and IF clauses.
+struct Relation {
+  std::string column;
+  std::string op;  // = < > <= >= !=
+  Term value;
+};
+
+struct Assignment {
+  std::string column;
+  Term value;
+};
+
+struct ColumnDefinition {
+  std::string name;
+  TypeName type;
+  bool is_static = false;
+};
+
+struct CreateKeyspace {
+  bool if_not_exists = false;
+  std::string name;
+};
+struct DropKeyspace {
+  bool if_exists = false;
+  std::string name;
+};
+struct Use {
+  std::string keyspace;
+};
+struct CreateTable {
+  bool if_not_exists = false;
+  QualifiedName table;
+  std::vector<ColumnDefinition> columns;
+  std::vector<std::string> partition_key;
+  std::vector<std::string> clustering_key;
+  std::vector<std::pair<std::string, bool>> clustering_order;  // Column, descending.
+  std::vector<std::pair<std::string, std::string>> options;    // WITH name = value, as text.
+};
+struct AlterTable {
+  enum class Action : unsigned char { kAdd, kDrop };
+  QualifiedName table;
+  Action action = Action::kAdd;
+  ColumnDefinition column;  // For kAdd; for kDrop only the name.
+};
+struct DropTable {
+  bool if_exists = false;
+  QualifiedName table;
+};
+struct Truncate {
+  QualifiedName table;
+};
+struct Insert {
+  QualifiedName table;
+  std::vector<std::string> columns;
+  std::vector<Term> values;
+  bool if_not_exists = false;
+  std::optional<Term> ttl;
+};
+struct Update {
+  QualifiedName table;
+  std::optional<Term> ttl;
+  std::vector<Assignment> assignments;
+  std::vector<Relation> where;
+  std::vector<Relation> conditions;  // IF ...
+  bool if_exists = false;
+};
+struct Delete {
+  QualifiedName table;
+  std::vector<std::string> columns;  // Empty: the whole row.
+  std::vector<Relation> where;
+  std::vector<Relation> conditions;
+  bool if_exists = false;
+};
+struct Select {
+  QualifiedName table;
+  std::vector<std::string> columns;  // Empty with `star` or `count`.
+  bool star = false;
+  bool count = false;  // SELECT count(*)
+  std::vector<Relation> where;
+  std::optional<Term> limit;
+  bool allow_filtering = false;
+};
+using Modification = std::variant<Insert, Update, Delete>;
+struct Batch {
+  std::vector<Modification> statements;
+};
+struct Describe {
+  enum class What : unsigned char { kKeyspaces, kTables, kKeyspace, kTable };
+  What what = What::kKeyspaces;
+  std::string keyspace;  // For kKeyspace.
+  QualifiedName table;   // For kTable.
+};
+
+using Statement =
+    std::variant<CreateKeyspace, DropKeyspace, Use, CreateTable, AlterTable, DropTable, Truncate,
+                 Insert, Update, Delete, Select, Batch, Describe>;
+
+struct ParsedStatement {
+  Statement statement;
+  Position start;
+  std::string text;  // The statement's own text, without the ';'.
+  int bind_markers = 0;
+};
+
+}  // namespace faultline::models::cql

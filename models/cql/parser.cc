@@ -1,0 +1,535 @@
+#include "models/cql/parser.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+namespace faultline::models::cql {
+namespace {
+
+constexpr std::string_view kSyntaxError = "Invalid SQL Statement. syntax error";
+
+// Carries a syntax error out of the recursive descent; caught in Parse() and
+// never seen outside this file.
+struct SyntaxError {
+  ParseError error;
+};
+
+std::string Lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+class Parser {
+ public:
+  explicit Parser(const std::vector<Token>& tokens) : tokens_(tokens) {}
+
+  bool AtEnd() const { return Peek().kind == TokenKind::kEnd; }
+  bool AcceptSymbol(std::string_view symbol) {
+    if (!Peek().IsSymbol(symbol)) return false;
+    ++next_;
+    return true;
+  }
+  const Token& Peek(std::size_t ahead = 0) const {
+    return tokens_[std::min(next_ + ahead, tokens_.size() - 1)];
+  }
+
+  // One statement, from the current token up to (not including) ';' or the end.
+  ParsedStatement ParseStatement(std::string_view text) {
+    bind_markers_ = 0;
+    const Position start = Peek().position;
+    Statement statement = StatementBody();
+    if (!Peek().IsSymbol(";") && !AtEnd()) Fail(Peek(), "';' or end of input");
+    std::string own_text(text.substr(start.offset, Peek().position.offset - start.offset));
+    while (!own_text.empty() && std::isspace(static_cast<unsigned char>(own_text.back()))) {
+      own_text.pop_back();
+    }
+    return ParsedStatement{std::move(statement), start, std::move(own_text), bind_markers_};
+  }
+
+ private:
+  const Token& Next() {
+    const Token& token = Peek();
+    if (token.kind != TokenKind::kEnd) ++next_;
+    return token;
+  }
+  [[noreturn]] void Fail(const Token& at, std::string_view expecting) const {
+    std::string message = fmt::format("{}, unexpected {}", kSyntaxError, DescribeToken(at));
+    if (!expecting.empty()) message += fmt::format(", expecting {}", expecting);
+    throw SyntaxError{ParseError{at.position, std::move(message)}};
+  }
+  bool AcceptKeyword(std::string_view keyword) {
+    if (!Peek().IsKeyword(keyword)) return false;
+    ++next_;
+    return true;
+  }
+  void ExpectKeyword(std::string_view keyword) {
+    if (!AcceptKeyword(keyword)) Fail(Peek(), fmt::format("'{}'", keyword));
+  }
+  void ExpectSymbol(std::string_view symbol) {
+    if (!AcceptSymbol(symbol)) Fail(Peek(), fmt::format("'{}'", symbol));
+  }
+
+  // An identifier, lower-cased unless it was double-quoted.
+  std::string Identifier(std::string_view what) {
+    const Token& token = Peek();
+    if (token.kind == TokenKind::kIdentifier) return Lower(Next().text);
+    if (token.kind == TokenKind::kQuotedIdentifier) return Next().text;
+    Fail(token, what);
+  }
+
+  QualifiedName TableName() {
+    QualifiedName name;
+    name.name = Identifier("a table name");
+    if (AcceptSymbol(".")) {
+      name.keyspace = std::move(name.name);
+      name.name = Identifier("a table name");
+    }
+    return name;
+  }
+
+  TypeName Type() {
+    TypeName type;
+    type.base = Identifier("a type");
+    if (AcceptSymbol("<")) {
+      do {
+        type.parameters.push_back(Type());
+      } while (AcceptSymbol(","));
+      ExpectSymbol(">");
+    }
+    return type;
+  }
+
+  Term Literal(Term::Kind kind) {
+    Term term;
+    term.kind = kind;
+    term.text = Next().text;
+    return term;
+  }
+
+  Term ParseTerm() {
+    const Token& token = Peek();
+    switch (token.kind) {
+      case TokenKind::kString:
+        return Literal(Term::Kind::kString);
+      case TokenKind::kInteger:
+        return Literal(Term::Kind::kInteger);
+      case TokenKind::kFloat:
+        return Literal(Term::Kind::kFloat);
+      case TokenKind::kBlob:
+        return Literal(Term::Kind::kBlob);
+      default:
+        break;
+    }
+    if (token.IsKeyword("true") || token.IsKeyword("false")) return Literal(Term::Kind::kBoolean);
+    if (token.IsKeyword("null")) return Literal(Term::Kind::kNull);
+    if (AcceptSymbol("?")) {
+      Term term;
+      term.kind = Term::Kind::kBindMarker;
+      term.bind_index = bind_markers_++;
+      return term;
+    }
+    if (AcceptSymbol("-")) {
+      if (Peek().kind != TokenKind::kInteger && Peek().kind != TokenKind::kFloat) {
+        Fail(Peek(), "a number");
+      }
+      Term term =
+          Literal(Peek().kind == TokenKind::kInteger ? Term::Kind::kInteger : Term::Kind::kFloat);
+      term.text = "-" + term.text;
+      return term;
+    }
+    if (AcceptSymbol("[")) return Collection(Term::Kind::kList, "]");
+    if (AcceptSymbol("{")) return Collection(Term::Kind::kSet, "}");
+    Fail(token, "a value");
+  }
+
+  // After the opening bracket: elements up to `close`; `{k: v, ...}` is a map.
+  Term Collection(Term::Kind kind, std::string_view close) {
+    Term term;
+    term.kind = kind;
+    if (AcceptSymbol(close)) return term;
+    do {
+      term.elements.push_back(ParseTerm());
+      if (kind != Term::Kind::kList &&
+          (term.kind == Term::Kind::kMap || term.elements.size() == 1) && AcceptSymbol(":")) {
+        term.kind = Term::Kind::kMap;
+        term.elements.push_back(ParseTerm());
+      } else if (term.kind == Term::Kind::kMap) {
+        Fail(Peek(), "':'");
+      }
+    } while (AcceptSymbol(","));
+    ExpectSymbol(close);
+    return term;
+  }
+
+  std::vector<Relation> Relations() {
+    std::vector<Relation> relations;
+    do {
+      Relation relation;
+      relation.column = Identifier("a column name");
+      const Token& op = Peek();
+      static constexpr std::string_view kOperators[] = {"=", "<", ">", "<=", ">=", "!="};
+      if (op.kind != TokenKind::kSymbol || std::find(std::begin(kOperators), std::end(kOperators),
+                                                     op.text) == std::end(kOperators)) {
+        Fail(op, "a comparison");
+      }
+      relation.op = Next().text;
+      relation.value = ParseTerm();
+      relations.push_back(std::move(relation));
+    } while (AcceptKeyword("and"));
+    return relations;
+  }
+
+  bool IfNotExists() {
+    if (!AcceptKeyword("if")) return false;
+    ExpectKeyword("not");
+    ExpectKeyword("exists");
+    return true;
+  }
+  bool IfExists() {
+    if (!AcceptKeyword("if")) return false;
+    ExpectKeyword("exists");
+    return true;
+  }
+  // IF EXISTS, or IF relation AND ...: for UPDATE and DELETE.
+  void Conditions(bool& if_exists, std::vector<Relation>& conditions) {
+    if (!AcceptKeyword("if")) return;
+    if (AcceptKeyword("exists")) {
+      if_exists = true;
+    } else {
+      conditions = Relations();
+    }
+  }
+  std::optional<Term> UsingTtl() {
+    if (!AcceptKeyword("using")) return std::nullopt;
+    ExpectKeyword("ttl");
+    return ParseTerm();
+  }
+
+  Statement StatementBody() {
+    const Token& first = Peek();
+    if (AcceptKeyword("create")) return Create();
+    if (AcceptKeyword("drop")) return Drop();
+    if (AcceptKeyword("use")) return Use{Identifier("a keyspace name")};
+    if (AcceptKeyword("alter")) return Alter();
+    if (AcceptKeyword("truncate")) {
+      AcceptKeyword("table");
+      return Truncate{TableName()};
+    }
+    if (AcceptKeyword("insert")) return InsertBody();
+    if (AcceptKeyword("update")) return UpdateBody();
+    if (AcceptKeyword("delete")) return DeleteBody();
+    if (AcceptKeyword("select")) return SelectBody();
+    if (AcceptKeyword("begin")) return BatchBody();
+    if (AcceptKeyword("describe") || AcceptKeyword("desc")) return DescribeBody();
+    Fail(first, "a statement");
+  }
+
+  Statement Create() {
+    if (AcceptKeyword("keyspace") || AcceptKeyword("schema")) {
+      CreateKeyspace statement;
+      statement.if_not_exists = IfNotExists();
+      statement.name = Identifier("a keyspace name");
+      if (AcceptKeyword("with")) {
+        do {
+          (void)OneOption();  // Replication settings mean nothing in one process.
+        } while (AcceptKeyword("and"));
+      }
+      return statement;
+    }
+    if (!AcceptKeyword("table") && !AcceptKeyword("columnfamily")) {
+      Fail(Peek(), "'KEYSPACE' or 'TABLE'");
+    }
+    CreateTable statement;
+    statement.if_not_exists = IfNotExists();
+    statement.table = TableName();
+    ExpectSymbol("(");
+    do {
+      if (AcceptKeyword("primary")) {
+        ExpectKeyword("key");
+        PrimaryKey(statement);
+        continue;
+      }
+      ColumnDefinition column;
+      column.name = Identifier("a column name");
+      column.type = Type();
+      column.is_static = AcceptKeyword("static");
+      if (AcceptKeyword("primary")) {
+        ExpectKeyword("key");
+        if (!statement.partition_key.empty()) Fail(Peek(), "one primary key");
+        statement.partition_key = {column.name};
+      }
+      statement.columns.push_back(std::move(column));
+    } while (AcceptSymbol(","));
+    ExpectSymbol(")");
+    if (AcceptKeyword("with")) TableOptions(statement);
+    return statement;
+  }
+
+  void PrimaryKey(CreateTable& statement) {
+    if (!statement.partition_key.empty()) Fail(Peek(), "one primary key");
+    ExpectSymbol("(");
+    if (AcceptSymbol("(")) {
+      do {
+        statement.partition_key.push_back(Identifier("a column name"));
+      } while (AcceptSymbol(","));
+      ExpectSymbol(")");
+    } else {
+      statement.partition_key.push_back(Identifier("a column name"));
+    }
+    while (AcceptSymbol(",")) statement.clustering_key.push_back(Identifier("a column name"));
+    ExpectSymbol(")");
+  }
+
+  void TableOptions(CreateTable& statement) {
+    do {
+      if (AcceptKeyword("clustering")) {
+        ExpectKeyword("order");
+        ExpectKeyword("by");
+        ExpectSymbol("(");
+        do {
+          std::string column = Identifier("a column name");
+          bool descending = false;
+          if (AcceptKeyword("desc")) {
+            descending = true;
+          } else {
+            AcceptKeyword("asc");
+          }
+          statement.clustering_order.emplace_back(std::move(column), descending);
+        } while (AcceptSymbol(","));
+        ExpectSymbol(")");
+        continue;
+      }
+      std::vector<std::pair<std::string, std::string>> one = OneOption();
+      statement.options.insert(statement.options.end(), one.begin(), one.end());
+    } while (AcceptKeyword("and"));
+  }
+
+  // name = value, the value kept as written.
+  std::vector<std::pair<std::string, std::string>> OneOption() {
+    std::string name = Identifier("an option name");
+    ExpectSymbol("=");
+    const std::size_t from = Peek().position.offset;
+    (void)ParseTerm();
+    const std::size_t to = Peek().position.offset;
+    std::string value(source_.substr(from, to - from));
+    while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back())))
+      value.pop_back();
+    return {{std::move(name), std::move(value)}};
+  }
+
+  Statement Drop() {
+    if (AcceptKeyword("keyspace") || AcceptKeyword("schema")) {
+      DropKeyspace statement;
+      statement.if_exists = IfExists();
+      statement.name = Identifier("a keyspace name");
+      return statement;
+    }
+    if (!AcceptKeyword("table") && !AcceptKeyword("columnfamily")) {
+      Fail(Peek(), "'KEYSPACE' or 'TABLE'");
+    }
+    DropTable statement;
+    statement.if_exists = IfExists();
+    statement.table = TableName();
+    return statement;
+  }
+
+  Statement Alter() {
+    if (!AcceptKeyword("table") && !AcceptKeyword("columnfamily")) Fail(Peek(), "'TABLE'");
+    AlterTable statement;
+    statement.table = TableName();
+    if (AcceptKeyword("add")) {
+      statement.action = AlterTable::Action::kAdd;
+      statement.column.name = Identifier("a column name");
+      statement.column.type = Type();
+      statement.column.is_static = AcceptKeyword("static");
+    } else if (AcceptKeyword("drop")) {
+      statement.action = AlterTable::Action::kDrop;
+      statement.column.name = Identifier("a column name");
+    } else {
+      Fail(Peek(), "'ADD' or 'DROP'");
+    }
+    return statement;
+  }
+
+  Statement InsertBody() {
+    ExpectKeyword("into");
+    Insert statement;
+    statement.table = TableName();
+    ExpectSymbol("(");
+    do {
+      statement.columns.push_back(Identifier("a column name"));
+    } while (AcceptSymbol(","));
+    ExpectSymbol(")");
+    ExpectKeyword("values");
+    ExpectSymbol("(");
+    do {
+      statement.values.push_back(ParseTerm());
+    } while (AcceptSymbol(","));
+    const Token& close = Peek();
+    ExpectSymbol(")");
+    if (statement.values.size() != statement.columns.size()) {
+      throw SyntaxError{ParseError{close.position,
+                                   fmt::format("Invalid SQL Statement. {} columns but {} values",
+                                               statement.columns.size(), statement.values.size())}};
+    }
+    statement.if_not_exists = IfNotExists();
+    statement.ttl = UsingTtl();
+    return statement;
+  }
+
+  Statement UpdateBody() {
+    Update statement;
+    statement.table = TableName();
+    statement.ttl = UsingTtl();
+    ExpectKeyword("set");
+    do {
+      Assignment assignment;
+      assignment.column = Identifier("a column name");
+      ExpectSymbol("=");
+      assignment.value = ParseTerm();
+      statement.assignments.push_back(std::move(assignment));
+    } while (AcceptSymbol(","));
+    ExpectKeyword("where");
+    statement.where = Relations();
+    Conditions(statement.if_exists, statement.conditions);
+    return statement;
+  }
+
+  Statement DeleteBody() {
+    Delete statement;
+    if (!Peek().IsKeyword("from")) {
+      do {
+        statement.columns.push_back(Identifier("a column name"));
+      } while (AcceptSymbol(","));
+    }
+    ExpectKeyword("from");
+    statement.table = TableName();
+    ExpectKeyword("where");
+    statement.where = Relations();
+    Conditions(statement.if_exists, statement.conditions);
+    return statement;
+  }
+
+  Statement SelectBody() {
+    Select statement;
+    if (AcceptSymbol("*")) {
+      statement.star = true;
+    } else if (Peek().IsKeyword("count") && Peek(1).IsSymbol("(")) {
+      Next();
+      Next();
+      ExpectSymbol("*");
+      ExpectSymbol(")");
+      statement.count = true;
+    } else {
+      do {
+        statement.columns.push_back(Identifier("a column name or '*'"));
+      } while (AcceptSymbol(","));
+    }
+    ExpectKeyword("from");
+    statement.table = TableName();
+    if (AcceptKeyword("where")) statement.where = Relations();
+    if (AcceptKeyword("limit")) statement.limit = ParseTerm();
+    if (AcceptKeyword("allow")) {
+      ExpectKeyword("filtering");
+      statement.allow_filtering = true;
+    }
+    return statement;
+  }
+
+  Statement BatchBody() {
+    if (!AcceptKeyword("unlogged")) AcceptKeyword("logged");
+    ExpectKeyword("batch");
+    Batch batch;
+    constexpr std::size_t kMaxBatch = 10'000;
+    while (!AcceptKeyword("apply")) {
+      if (batch.statements.size() >= kMaxBatch) Fail(Peek(), "'APPLY BATCH'");
+      if (AcceptKeyword("insert")) {
+        batch.statements.push_back(std::get<Insert>(InsertBody()));
+      } else if (AcceptKeyword("update")) {
+        batch.statements.push_back(std::get<Update>(UpdateBody()));
+      } else if (AcceptKeyword("delete")) {
+        batch.statements.push_back(std::get<Delete>(DeleteBody()));
+      } else {
+        Fail(Peek(), "INSERT, UPDATE, DELETE or 'APPLY BATCH'");
+      }
+      AcceptSymbol(";");
+    }
+    ExpectKeyword("batch");
+    return batch;
+  }
+
+  Statement DescribeBody() {
+    Describe statement;
+    if (AcceptKeyword("keyspaces")) {
+      statement.what = Describe::What::kKeyspaces;
+    } else if (AcceptKeyword("tables")) {
+      statement.what = Describe::What::kTables;
+    } else if (AcceptKeyword("keyspace")) {
+      statement.what = Describe::What::kKeyspace;
+      statement.keyspace = Identifier("a keyspace name");
+    } else {
+      AcceptKeyword("table");
+      statement.what = Describe::What::kTable;
+      statement.table = TableName();
+    }
+    return statement;
+  }
+
+ public:
+  void set_source(std::string_view source) { source_ = source; }
+
+ private:
+  const std::vector<Token>& tokens_;
+  std::size_t next_ = 0;
+  int bind_markers_ = 0;
+  std::string_view source_;
+};
+
+}  // namespace
+
+std::string TypeName::ToString() const {
+  if (parameters.empty()) return base;
+  std::string text = base + "<";
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += parameters[i].ToString();
+  }
+  return text + ">";
+}
+
+ParseResult Parse(std::string_view text) {
+  ParseResult result;
+  LexResult lexed = Lex(text);
+  if (lexed.error) {
+    result.error =
+        ParseError{lexed.error->position, "Invalid SQL Statement. " + lexed.error->message};
+    return result;
+  }
+  Parser parser(lexed.tokens);
+  parser.set_source(text);
+  try {
+    for (;;) {
+      while (parser.AcceptSymbol(";")) {
+      }
+      if (parser.AtEnd()) break;
+      result.statements.push_back(parser.ParseStatement(text));
+    }
+  } catch (const SyntaxError& failure) {
+    result.error = failure.error;
+  }
+  return result;
+}
+
+std::string FormatError(std::string_view text, const ParseError& error) {
+  std::size_t line_start = error.position.offset;
+  while (line_start > 0 && text[line_start - 1] != '\n') --line_start;
+  std::size_t line_end = error.position.offset;
+  while (line_end < text.size() && text[line_end] != '\n') ++line_end;
+  const std::string_view line = text.substr(line_start, line_end - line_start);
+  return fmt::format("{}\n{}\n{}^", error.message, line,
+                     std::string(error.position.offset - line_start, ' '));
+}
+
+}  // namespace faultline::models::cql
