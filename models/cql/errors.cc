@@ -1,0 +1,54 @@
+#include "models/cql/errors.h"
+
+#include <fmt/format.h>
+
+namespace faultline::models::cql {
+
+std::string CqlError::WireText(std::string_view statement, std::size_t offset) const {
+  offset = std::min(offset, statement.size());
+  std::size_t line_start = offset;
+  while (line_start > 0 && statement[line_start - 1] != '\n') --line_start;
+  std::size_t line_end = offset;
+  while (line_end < statement.size() && statement[line_end] != '\n') ++line_end;
+  return fmt::format("{}\n{}\n{}^ (ql error {})", message,
+                     statement.substr(line_start, line_end - line_start),
+                     std::string(offset - line_start, ' '), static_cast<int>(code));
+}
+
+CqlError DuplicateObject(std::string_view keyspace, std::string_view table) {
+  return {ErrorCode::kDuplicateObject,
+          fmt::format("Duplicate Object. Object '{}.{}' already exists", keyspace, table)};
+}
+
+CqlError UndefinedColumn() {
+  return {ErrorCode::kUndefinedColumn, "Undefined Column. Column doesn't exist"};
+}
+
+CqlError DuplicateColumn(std::string_view column) {
+  return {ErrorCode::kDuplicateColumn,
+          fmt::format("Duplicate Column. Invalid column name because it conflicts with the "
+                      "existing column: {}",
+                      column)};
+}
+
+CqlError AlterKeyColumn() {
+  return {ErrorCode::kAlterKeyColumn, "Alter key column. Can't alter key column"};
+}
+
+CqlError ObjectNotFound() { return {ErrorCode::kObjectNotFound, "Object Not Found"}; }
+
+CqlError KeyspaceNotFound() { return {ErrorCode::kKeyspaceNotFound, "Keyspace Not Found"}; }
+
+CqlError NoKeyspace() {
+  return {ErrorCode::kNoKeyspace,
+          "No keyspace has been specified. USE a keyspace, or explicitly specify "
+          "keyspace.tablename"};
+}
+
+CqlError InvalidArgument(std::string_view detail) {
+  return {ErrorCode::kInvalidArgument, fmt::format("Invalid Arguments. {}", detail)};
+}
+
+CqlError SyntaxError(std::string message) { return {ErrorCode::kSyntaxError, std::move(message)}; }
+
+}  // namespace faultline::models::cql

@@ -1,0 +1,161 @@
+#include "models/cql/types.h"
+
+#include <array>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace faultline::models::cql {
+namespace {
+
+using Kind = CqlType::Kind;
+
+struct NamedKind {
+  std::string_view name;
+  Kind kind;
+};
+
+// Scalar type names, including CQL's aliases (varchar is text).
+constexpr std::array<NamedKind, 18> kScalars{{
+    {"text", Kind::kText},
+    {"varchar", Kind::kText},
+    {"ascii", Kind::kText},
+    {"bigint", Kind::kBigint},
+    {"int", Kind::kInt},
+    {"smallint", Kind::kSmallint},
+    {"tinyint", Kind::kTinyint},
+    {"varint", Kind::kVarint},
+    {"boolean", Kind::kBoolean},
+    {"blob", Kind::kBlob},
+    {"timestamp", Kind::kTimestamp},
+    {"date", Kind::kDate},
+    {"uuid", Kind::kUuid},
+    {"timeuuid", Kind::kTimeuuid},
+    {"double", Kind::kDouble},
+    {"float", Kind::kFloat},
+    {"decimal", Kind::kDecimal},
+    {"counter", Kind::kCounter},
+}};
+
+std::string_view CanonicalName(Kind kind) {
+  switch (kind) {
+    case Kind::kText:
+      return "text";
+    case Kind::kBigint:
+      return "bigint";
+    case Kind::kInt:
+      return "int";
+    case Kind::kSmallint:
+      return "smallint";
+    case Kind::kTinyint:
+      return "tinyint";
+    case Kind::kVarint:
+      return "varint";
+    case Kind::kBoolean:
+      return "boolean";
+    case Kind::kBlob:
+      return "blob";
+    case Kind::kTimestamp:
+      return "timestamp";
+    case Kind::kDate:
+      return "date";
+    case Kind::kUuid:
+      return "uuid";
+    case Kind::kTimeuuid:
+      return "timeuuid";
+    case Kind::kDouble:
+      return "double";
+    case Kind::kFloat:
+      return "float";
+    case Kind::kDecimal:
+      return "decimal";
+    case Kind::kInet:
+      return "inet";
+    case Kind::kCounter:
+      return "counter";
+    case Kind::kList:
+      return "list";
+    case Kind::kSet:
+      return "set";
+    case Kind::kMap:
+      return "map";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string CqlType::ToString() const {
+  std::string text(CanonicalName(kind));
+  if (!parameters.empty()) {
+    text += "<";
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      if (i > 0) text += ", ";
+      text += parameters[i].ToString();
+    }
+    text += ">";
+  }
+  return frozen ? "frozen<" + text + ">" : text;
+}
+
+std::string_view CqlType::SqliteAffinity() const {
+  switch (kind) {
+    case Kind::kBigint:
+    case Kind::kInt:
+    case Kind::kSmallint:
+    case Kind::kTinyint:
+    case Kind::kBoolean:
+    case Kind::kTimestamp:
+    case Kind::kCounter:
+      return "INTEGER";
+    case Kind::kDouble:
+    case Kind::kFloat:
+      return "REAL";
+    case Kind::kBlob:
+      return "BLOB";
+    default:
+      return "TEXT";  // Text, uuids, dates, decimals; collections as JSON text.
+  }
+}
+
+std::variant<CqlType, CqlError> ResolveType(const TypeName& name) {
+  if (name.base == "frozen") {
+    if (name.parameters.size() != 1) return InvalidArgument("frozen<> takes one type");
+    auto inner = ResolveType(name.parameters[0]);
+    if (auto* error = std::get_if<CqlError>(&inner)) return *error;
+    CqlType type = std::get<CqlType>(std::move(inner));
+    type.frozen = true;
+    return type;
+  }
+  for (const NamedKind& scalar : kScalars) {
+    if (scalar.name != name.base) continue;
+    if (!name.parameters.empty()) {
+      return InvalidArgument(fmt::format("type {} takes no parameters", name.base));
+    }
+    return CqlType{scalar.kind, false, {}};
+  }
+  if (name.base == "inet" && name.parameters.empty()) return CqlType{Kind::kInet, false, {}};
+  const std::pair<std::string_view, std::pair<Kind, std::size_t>> kCollections[] = {
+      {"list", {Kind::kList, 1}}, {"set", {Kind::kSet, 1}}, {"map", {Kind::kMap, 2}}};
+  for (const auto& [collection, shape] : kCollections) {
+    if (collection != name.base) continue;
+    if (name.parameters.size() != shape.second) {
+      return InvalidArgument(fmt::format("type {} takes {} type parameter{}", name.base,
+                                         shape.second, shape.second == 1 ? "" : "s"));
+    }
+    CqlType type{shape.first, false, {}};
+    for (const TypeName& parameter : name.parameters) {
+      auto resolved = ResolveType(parameter);
+      if (auto* error = std::get_if<CqlError>(&resolved)) return *error;
+      CqlType element = std::get<CqlType>(std::move(resolved));
+      if (element.kind == Kind::kCounter) {
+        return InvalidArgument("counters are not allowed inside collections");
+      }
+      type.parameters.push_back(std::move(element));
+    }
+    return type;
+  }
+  return InvalidArgument(fmt::format("unknown type {}", name.ToString()));
+}
+
+}  // namespace faultline::models::cql
