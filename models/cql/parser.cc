@@ -67,6 +67,9 @@ class Parser {
   void ExpectKeyword(std::string_view keyword) {
     if (!AcceptKeyword(keyword)) Fail(Peek(), fmt::format("'{}'", keyword));
   }
+  // CQL's synonyms: KEYSPACE or SCHEMA, TABLE or COLUMNFAMILY.
+  bool AcceptKeyspaceWord() { return AcceptKeyword("keyspace") || AcceptKeyword("schema"); }
+  bool AcceptTableWord() { return AcceptKeyword("table") || AcceptKeyword("columnfamily"); }
   void ExpectSymbol(std::string_view symbol) {
     if (!AcceptSymbol(symbol)) Fail(Peek(), fmt::format("'{}'", symbol));
   }
@@ -227,7 +230,7 @@ class Parser {
   }
 
   Statement Create() {
-    if (AcceptKeyword("keyspace") || AcceptKeyword("schema")) {
+    if (AcceptKeyspaceWord()) {
       CreateKeyspace statement;
       statement.if_not_exists = IfNotExists();
       statement.name = Identifier("a keyspace name");
@@ -238,7 +241,7 @@ class Parser {
       }
       return statement;
     }
-    if (!AcceptKeyword("table") && !AcceptKeyword("columnfamily")) {
+    if (!AcceptTableWord()) {
       Fail(Peek(), "'KEYSPACE' or 'TABLE'");
     }
     CreateTable statement;
@@ -320,13 +323,13 @@ class Parser {
   }
 
   Statement Drop() {
-    if (AcceptKeyword("keyspace") || AcceptKeyword("schema")) {
+    if (AcceptKeyspaceWord()) {
       DropKeyspace statement;
       statement.if_exists = IfExists();
       statement.name = Identifier("a keyspace name");
       return statement;
     }
-    if (!AcceptKeyword("table") && !AcceptKeyword("columnfamily")) {
+    if (!AcceptTableWord()) {
       Fail(Peek(), "'KEYSPACE' or 'TABLE'");
     }
     DropTable statement;
@@ -336,7 +339,7 @@ class Parser {
   }
 
   Statement Alter() {
-    if (!AcceptKeyword("table") && !AcceptKeyword("columnfamily")) Fail(Peek(), "'TABLE'");
+    if (!AcceptTableWord()) Fail(Peek(), "'TABLE'");
     AlterTable statement;
     statement.table = TableName();
     if (AcceptKeyword("add")) {
