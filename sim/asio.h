@@ -10,10 +10,12 @@
 
 #include <boost/version.hpp>
 
-// Boost 1.74 (Debian 12's) exposes two Asio internals that faultline uses on
-// its hottest path: the per-thread cache that recycles coroutine frames, and
-// resuming an awaitable thread straight from a stored handler. With any other
-// Boost the same code takes Asio's public paths, only slower.
+// Boost 1.74 (Debian 12's) exposes Asio internals that faultline uses on its
+// hottest paths: the per-thread cache that recycles coroutine frames
+// (sim/scheduler.cc), resuming an awaitable thread straight from a stored
+// handler (SleepFor, sim/ops.h), and launching a task's thread without
+// co_spawn's extra step (Process::Spawn). With any other Boost the same code
+// takes Asio's public paths, only slower.
 #if BOOST_VERSION / 100 == 1074
 #define FAULTLINE_ASIO_1_74_HOOKS 1
 #else
