@@ -1,11 +1,14 @@
 #include "app/kernel_demo.h"
 
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <set>
 
 #include <fmt/format.h>
+
+#include "fakes/volume.h"
 
 namespace faultline::app {
 namespace {
@@ -16,31 +19,52 @@ using std::chrono::milliseconds;
 constexpr int kVersion = 1754293669;
 constexpr int kMaxRestarts = 3;
 
-// Stands in for a volume until fakes/ (issue #3) provides real ones: state
-// that survives a crash because it lives outside the process.
-struct KeptVolume {
-  bool dirty = false;
+// The migration record (golang-migrate's schema_migrations row), kept as one
+// synced file on a named volume: it survives the crash because the volume
+// does.
+constexpr const char* kRecordFile = "/schema_migrations";
+
+struct MigrationRecord {
   int version = -1;
+  bool dirty = false;
 };
+
+MigrationRecord ReadRecord(fakes::Volume& volume) {
+  MigrationRecord record;
+  const fakes::SimFile* file = volume.Find(kRecordFile);
+  if (file == nullptr) return record;
+  int dirty = 0;
+  if (std::sscanf(file->contents().c_str(), "%d %d", &record.version, &dirty) != 2) return {};
+  record.dirty = dirty != 0;
+  return record;
+}
+
+// SetVersion: written and synced, so durable before the caller goes on.
+void WriteRecord(fakes::Volume& volume, const MigrationRecord& record) {
+  fakes::SimFile& file = volume.OpenOrCreate(kRecordFile);
+  file.Truncate(0);
+  file.Write(0, fmt::format("{} {}", record.version, record.dirty ? 1 : 0));
+  file.Sync();
+}
 
 double MillisecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
-Awaitable<int> MigratingNode(sim::Simulation& sim, KeptVolume& volume) {
-  if (volume.dirty) {
+Awaitable<int> MigratingNode(sim::Simulation& sim, fakes::Volume& volume) {
+  const MigrationRecord record = ReadRecord(volume);
+  if (record.dirty) {
     sim.Emit("migrate.error",
              {{"text",
-               fmt::format("Dirty database version {}. Fix and force version.", volume.version)}});
+               fmt::format("Dirty database version {}. Fix and force version.", record.version)}});
     co_return 1;
   }
-  volume.version = kVersion;
-  volume.dirty = true;  // SetVersion(v, dirty=true): durable before the body runs.
+  WriteRecord(volume, {kVersion, /*dirty=*/true});
   sim.Emit("migrate.set_version", {{"version", kVersion}, {"dirty", true}});
   (void)co_await sim::FaultPoint("migrate.after_set_dirty");
   co_await sim::SleepFor(milliseconds(30));  // The migration's statements.
-  volume.dirty = false;
+  WriteRecord(volume, {kVersion, /*dirty=*/false});
   sim.Emit("migrate.set_version", {{"version", kVersion}, {"dirty", false}});
   co_return 0;
 }
@@ -66,7 +90,7 @@ DemoResult RunDirtyRestartDemo(const DemoOptions& options) {
   auto plan = std::make_shared<sim::ExplicitFaultPlan>();
   plan->CrashAt("migrate.after_set_dirty", 1);
   sim::Simulation sim({.seed = options.seed, .fault_plan = plan, .sinks = options.sinks});
-  KeptVolume volume;
+  fakes::Volume volume("yugabyte-data", fakes::VolumeKind::kNamedVolume);
   sim::Process& node = sim.AddProcess("kuri-1");
   node.Start([&sim, &volume] { return MigratingNode(sim, volume); });
   sim.Spawn("compose", [&sim, &node] { return RestartOnFailure(sim, node); });
@@ -75,7 +99,7 @@ DemoResult RunDirtyRestartDemo(const DemoOptions& options) {
   const auto& exits = node.exits();
   const bool crashed_first = !exits.empty() && exits.front().killed;
   const bool stuck_dirty = exits.size() == kMaxRestarts + 1 && !exits.back().killed &&
-                           exits.back().code == 1 && volume.dirty;
+                           exits.back().code == 1 && ReadRecord(volume).dirty;
   DemoResult result;
   result.name = "kernel-dirty-restart";
   result.passed = crashed_first && stuck_dirty;
@@ -84,7 +108,7 @@ DemoResult RunDirtyRestartDemo(const DemoOptions& options) {
   result.summary = fmt::format(
       "crashed right after SetVersion(dirty=true); {} restarts each exit 1: Dirty database "
       "version {}",
-      exits.size() - 1, volume.version);
+      exits.size() - 1, ReadRecord(volume).version);
   result.wall_ms = MillisecondsSince(start);
   return result;
 }

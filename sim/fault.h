@@ -142,7 +142,6 @@ class FaultInjector {
   std::vector<SiteCoverage> Coverage() const;
   // One line per site: "  site  hits=N fired=M".
   std::string FormatCoverage() const;
-  const FaultPlan* plan() const { return plan_.get(); }
 
  private:
   struct SiteState {
