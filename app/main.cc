@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "app/cql_shell.h"
 #include "app/kernel_demo.h"
 
 namespace faultline::app {
@@ -29,6 +30,7 @@ usage: faultline <command> [options]
 
 commands:
   demo        run the demo catalogue and print a table; exit 0 when all pass
+  cql         a ycqlsh-like shell on the metadata store (`faultline cql --help`)
   help        show this help
   version     print the version
 
@@ -153,6 +155,7 @@ int Main(int argc, char** argv) {
     return kExitOk;
   }
   if (command == "demo") return RunDemo(ParseDemoFlags(args));
+  if (command == "cql") return RunCqlShell(args);
   BadInput(fmt::format("unknown command '{}'", command));
 }
 

@@ -166,4 +166,31 @@ sim::Status Volume::ExportTo(const std::filesystem::path& directory) const {
   return sim::Status::Ok();
 }
 
+sim::Status Volume::ImportFrom(const std::filesystem::path& directory) {
+  std::error_code error;
+  std::filesystem::recursive_directory_iterator it(directory, error);
+  if (error) {
+    return sim::Status::IoError(
+        fmt::format("cannot read {}: {}", directory.string(), error.message()));
+  }
+  constexpr std::size_t kMaxFiles = 100'000;
+  std::size_t files = 0;
+  for (; it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+    if (error) return sim::Status::IoError(fmt::format("cannot list {}", directory.string()));
+    if (!it->is_regular_file()) continue;
+    if (++files > kMaxFiles) return sim::Status::InvalidArgument("too many files to import");
+    std::ifstream in(it->path(), std::ios::binary);
+    std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) {
+      return sim::Status::IoError(fmt::format("cannot read {}", it->path().string()));
+    }
+    const std::string path =
+        "/" + std::filesystem::relative(it->path(), directory).generic_string();
+    SimFile& file = OpenOrCreate(path);
+    if (sim::Status status = Write(file, 0, contents); !status.ok()) return status;
+  }
+  SyncAll();
+  return sim::Status::Ok();
+}
+
 }  // namespace faultline::fakes

@@ -126,6 +126,9 @@ class Volume {
   // so a person can open them, e.g. a store's database with `sqlite3`.
   // This is the only real I/O in fakes/, and it is never part of a run.
   [[nodiscard]] sim::Status ExportTo(const std::filesystem::path& directory) const;
+  // Adds every regular file under `directory` (recursively), durable, as
+  // ExportTo wrote them: the inverse, for opening an exported volume again.
+  [[nodiscard]] sim::Status ImportFrom(const std::filesystem::path& directory);
 
  private:
   std::string name_;

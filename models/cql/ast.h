@@ -52,8 +52,12 @@ struct Relation {
   Term value;
 };
 
+// `column = value`, or a counter/collection update: `c = c + v`,
+// `c = c - v`, or `l = v + l` (prepend to a list).
 struct Assignment {
+  enum class Op : unsigned char { kSet, kAdd, kSubtract, kPrepend };
   std::string column;
+  Op op = Op::kSet;
   Term value;
 };
 
@@ -66,6 +70,7 @@ struct ColumnDefinition {
 struct CreateKeyspace {
   bool if_not_exists = false;
   std::string name;
+  std::vector<std::pair<std::string, std::string>> options;  // WITH name = value, as text.
 };
 struct DropKeyspace {
   bool if_exists = false;

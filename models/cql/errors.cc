@@ -51,4 +51,57 @@ CqlError InvalidArgument(std::string_view detail) {
 
 CqlError SyntaxError(std::string message) { return {ErrorCode::kSyntaxError, std::move(message)}; }
 
+namespace {
+// YCQL's message shape: the code's title, then the detail when there is one.
+CqlError Titled(ErrorCode code, std::string_view title, std::string_view detail) {
+  if (detail.empty()) return {code, std::string(title)};
+  return {code, fmt::format("{}. {}", title, detail)};
+}
+}  // namespace
+
+CqlError DatatypeMismatch(std::string_view detail) {
+  return Titled(ErrorCode::kDatatypeMismatch, "Datatype Mismatch", detail);
+}
+CqlError KeyspaceAlreadyExists(std::string_view keyspace) {
+  return Titled(ErrorCode::kKeyspaceAlreadyExists, "Keyspace Already Exists",
+                fmt::format("Keyspace '{}' already exists", keyspace));
+}
+CqlError MissingPrimaryKey(std::string_view detail) {
+  return Titled(ErrorCode::kMissingPrimaryKey, "Missing Primary Key", detail);
+}
+CqlError InvalidPrimaryColumnType(std::string_view detail) {
+  return Titled(ErrorCode::kInvalidPrimaryColumnType, "Invalid Primary Column Type", detail);
+}
+CqlError MissingArgumentForPrimaryKey(std::string_view column) {
+  return Titled(ErrorCode::kMissingArgumentForPrimaryKey, "Missing Argument for Primary Key",
+                column);
+}
+CqlError NullArgumentForPrimaryKey(std::string_view column) {
+  return Titled(ErrorCode::kNullArgumentForPrimaryKey, "Null Argument for Primary Key", column);
+}
+CqlError SystemNamespaceReadonly() {
+  return Titled(ErrorCode::kSystemNamespaceReadonly, "System Namespace Readonly",
+                "system_schema is read-only");
+}
+CqlError InsertTableOfCounters() {
+  return Titled(ErrorCode::kInsertTableOfCounters, "Insert Table Of Counters",
+                "INSERT is not allowed on a counter table; use UPDATE");
+}
+CqlError FeatureNotSupported(std::string_view detail) {
+  return Titled(ErrorCode::kFeatureNotSupported, "Feature Not Supported", detail);
+}
+CqlError InvalidTableDefinition(std::string_view detail) {
+  return Titled(ErrorCode::kInvalidTableDefinition, "Invalid Table Definition", detail);
+}
+CqlError InvalidRequest(std::string_view detail) {
+  return Titled(ErrorCode::kInvalidRequest, "Invalid Request", detail);
+}
+CqlError ExecError(std::string_view detail) {
+  return Titled(ErrorCode::kExecError, "Execution Error", detail);
+}
+
+CqlError ServerError(std::string_view detail) {
+  return Titled(ErrorCode::kServerError, "Server Error", detail);
+}
+
 }  // namespace faultline::models::cql

@@ -8,16 +8,33 @@
 
 namespace faultline::models::cql {
 
+// YCQL's numbers (yb/yql/cql/ql/util/errcodes.h), so a code seen here means
+// what it means in a YugabyteDB log.
 enum class ErrorCode : int {
-  kSyntaxError = -11,  // YCQL's "Invalid SQL Statement".
+  kServerError = -2,
+  kSyntaxError = -11,  // SQL_STATEMENT_INVALID: "Invalid SQL Statement".
+  kFeatureNotSupported = -14,
+  kDatatypeMismatch = -201,
   kDuplicateObject = -202,
   kUndefinedColumn = -203,
   kDuplicateColumn = -204,
-  kAlterKeyColumn = -205,
+  kMissingPrimaryKey = -205,
+  kInvalidPrimaryColumnType = -206,
+  kMissingArgumentForPrimaryKey = -207,
+  kNullArgumentForPrimaryKey = -208,
+  kInvalidTableProperty = -210,
+  kSystemNamespaceReadonly = -213,
+  kNoKeyspace = -215,  // NO_NAMESPACE_USED, with Cassandra's text.
+  kInsertTableOfCounters = -216,
+  kAlterKeyColumn = -220,
+  kExecError = -300,
   kObjectNotFound = -301,
-  kKeyspaceNotFound = -308,
-  kNoKeyspace = -400,  // Cassandra's text; YCQL has no number of its own here.
+  kInvalidTableDefinition = -302,
   kInvalidArgument = -304,
+  kKeyspaceAlreadyExists = -307,
+  kKeyspaceNotFound = -308,
+  kUnprepared = -310,
+  kInvalidRequest = -316,
 };
 
 struct CqlError {
@@ -39,5 +56,18 @@ CqlError KeyspaceNotFound();
 CqlError NoKeyspace();
 CqlError InvalidArgument(std::string_view detail);
 CqlError SyntaxError(std::string message);
+CqlError DatatypeMismatch(std::string_view detail);
+CqlError KeyspaceAlreadyExists(std::string_view keyspace);
+CqlError MissingPrimaryKey(std::string_view detail);
+CqlError InvalidPrimaryColumnType(std::string_view detail);
+CqlError MissingArgumentForPrimaryKey(std::string_view column);
+CqlError NullArgumentForPrimaryKey(std::string_view column);
+CqlError SystemNamespaceReadonly();
+CqlError InsertTableOfCounters();
+CqlError FeatureNotSupported(std::string_view detail);
+CqlError InvalidTableDefinition(std::string_view detail);
+CqlError InvalidRequest(std::string_view detail);
+CqlError ExecError(std::string_view detail);
+CqlError ServerError(std::string_view detail);
 
 }  // namespace faultline::models::cql

@@ -236,7 +236,8 @@ class Parser {
       statement.name = Identifier("a keyspace name");
       if (AcceptKeyword("with")) {
         do {
-          (void)OneOption();  // Replication settings mean nothing in one process.
+          std::vector<std::pair<std::string, std::string>> one = OneOption();
+          statement.options.insert(statement.options.end(), one.begin(), one.end());
         } while (AcceptKeyword("and"));
       }
       return statement;
@@ -391,7 +392,7 @@ class Parser {
       Assignment assignment;
       assignment.column = Identifier("a column name");
       ExpectSymbol("=");
-      assignment.value = ParseTerm();
+      AssignedValue(assignment);
       statement.assignments.push_back(std::move(assignment));
     } while (AcceptSymbol(","));
     ExpectKeyword("where");
@@ -400,6 +401,42 @@ class Parser {
     return statement;
   }
 
+  // After `column =`: a value, `column + v`, `column - v` or `v + column`.
+  void AssignedValue(Assignment& assignment) {
+    const Token& first = Peek();
+    if (first.kind == TokenKind::kIdentifier || first.kind == TokenKind::kQuotedIdentifier) {
+      if (!first.IsKeyword("true") && !first.IsKeyword("false") && !first.IsKeyword("null")) {
+        if (Identifier("a column name") != assignment.column) Fail(first, "a value");
+        if (AcceptSymbol("+")) {
+          assignment.op = Assignment::Op::kAdd;
+        } else {
+          ExpectSymbol("-");
+          assignment.op = Assignment::Op::kSubtract;
+        }
+        assignment.value = ParseTerm();
+        return;
+      }
+    }
+    assignment.value = ParseTerm();
+    if (AcceptSymbol("+")) {
+      const Token& column = Peek();
+      if (Identifier("a column name") != assignment.column) Fail(column, "the assigned column");
+      assignment.op = Assignment::Op::kPrepend;
+    }
+  }
+
+ public:
+  std::optional<TypeName> TypeOnly() {
+    try {
+      TypeName type = Type();
+      if (!AtEnd()) return std::nullopt;
+      return type;
+    } catch (const SyntaxError&) {
+      return std::nullopt;
+    }
+  }
+
+ private:
   Statement DeleteBody() {
     Delete statement;
     if (!Peek().IsKeyword("from")) {
@@ -523,6 +560,14 @@ ParseResult Parse(std::string_view text) {
     result.error = failure.error;
   }
   return result;
+}
+
+std::optional<TypeName> ParseTypeName(std::string_view text) {
+  LexResult lexed = Lex(text);
+  if (lexed.error) return std::nullopt;
+  Parser parser(lexed.tokens);
+  parser.set_source(text);
+  return parser.TypeOnly();
 }
 
 std::string FormatError(std::string_view text, const ParseError& error) {

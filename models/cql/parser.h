@@ -25,6 +25,9 @@ struct ParseResult {
 // skipped). On an error, `statements` holds those parsed before it.
 ParseResult Parse(std::string_view text);
 
+// A type name alone ("map<text, bigint>"), or nullopt when it is not one.
+std::optional<TypeName> ParseTypeName(std::string_view text);
+
 // The error as ycqlsh shows it: the message, the offending line of `text`,
 // and a caret under the token.
 std::string FormatError(std::string_view text, const ParseError& error);

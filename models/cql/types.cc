@@ -104,6 +104,7 @@ std::string_view CqlType::SqliteAffinity() const {
     case Kind::kInt:
     case Kind::kSmallint:
     case Kind::kTinyint:
+    case Kind::kVarint:
     case Kind::kBoolean:
     case Kind::kTimestamp:
     case Kind::kCounter:
@@ -112,9 +113,12 @@ std::string_view CqlType::SqliteAffinity() const {
     case Kind::kFloat:
       return "REAL";
     case Kind::kBlob:
-      return "BLOB";
+    case Kind::kList:
+    case Kind::kSet:
+    case Kind::kMap:
+      return "BLOB";  // Collections in the store's own encoding (EncodeCollection).
     default:
-      return "TEXT";  // Text, uuids, dates, decimals; collections as JSON text.
+      return "TEXT";  // Text, uuids, dates, decimals.
   }
 }
 

@@ -138,5 +138,22 @@ TEST(VolumeTest, ExportWritesFilesAPersonCanOpen) {
   std::filesystem::remove_all(directory);
 }
 
+TEST(VolumeTest, ImportReadsBackWhatExportWrote) {
+  Volume volume("yugabyte-data", VolumeKind::kNamedVolume);
+  volume.Write(volume.OpenOrCreate("/store/meta.db"), 0, "SQLite format 3").IgnoreError();
+  volume.Write(volume.OpenOrCreate("/top"), 0, std::string("a\0b", 3)).IgnoreError();
+  const std::filesystem::path directory =
+      std::filesystem::path(::testing::TempDir()) / "faultline-import-test";
+  std::filesystem::remove_all(directory);
+  ASSERT_TRUE(volume.ExportTo(directory).ok());
+  Volume imported("copy", VolumeKind::kNamedVolume);
+  ASSERT_TRUE(imported.ImportFrom(directory).ok());
+  EXPECT_EQ(imported.List(), volume.List());
+  EXPECT_EQ(imported.Find("/top")->contents(), std::string("a\0b", 3));
+  EXPECT_EQ(imported.Find("/store/meta.db")->contents(), "SQLite format 3");
+  std::filesystem::remove_all(directory);
+  EXPECT_FALSE(imported.ImportFrom(directory).ok());  // Gone: an error, not an empty volume.
+}
+
 }  // namespace
 }  // namespace faultline::fakes

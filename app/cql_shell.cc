@@ -1,0 +1,276 @@
+#include "app/cql_shell.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "fakes/sqlite_vfs.h"
+#include "fakes/volume.h"
+#include "models/cql/parser.h"
+#include "models/cql/store_database.h"
+#include "sim/simulation.h"
+
+namespace faultline::app {
+namespace {
+
+using models::cql::CqlError;
+using models::cql::ErrorCode;
+using models::cql::Outcome;
+using models::cql::QueryResult;
+
+constexpr int kExitOk = 0;
+constexpr int kExitBadInput = 2;
+constexpr const char* kMountPoint = "/var/lib/yugabyte";
+constexpr const char* kDatabase = "/var/lib/yugabyte/meta.db";
+
+constexpr std::string_view kUsage =
+    R"(usage: faultline cql [--data DIR] [-e STATEMENTS | -f FILE] [-k KEYSPACE]
+
+A shell on faultline's CQL metadata store, answering as ycqlsh does.
+
+  --data DIR      open the store kept in DIR (an exported volume: DIR/meta.db),
+                  creating it if DIR is empty, and write it back on exit;
+                  without it the store is fresh and gone at exit
+  -e STATEMENTS   run these statements (separated by ';') and exit
+  -f FILE         run the statements in FILE and exit
+  -k KEYSPACE     start with USE KEYSPACE
+  -h, --help      show this help
+
+Without -e or -f, statements are read from standard input (with a prompt on
+a terminal). The first failing statement stops the run: its error is printed
+as SOURCE:LINE: and the exit status is 2. Statements before it stay applied.
+)";
+
+struct Flags {
+  std::optional<std::filesystem::path> data;
+  std::optional<std::string> execute;
+  std::optional<std::string> file;
+  std::string keyspace;
+  bool help = false;
+};
+
+struct BadFlags {
+  std::string message;
+};
+
+Flags ParseFlags(const std::vector<std::string>& args) {
+  Flags flags;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= args.size()) throw BadFlags{fmt::format("cql: {} needs a value", flag)};
+      return args[++i];
+    };
+    if (flag == "--data") {
+      flags.data = value();
+    } else if (flag == "-e" || flag == "--execute") {
+      flags.execute = value();
+    } else if (flag == "-f" || flag == "--file") {
+      flags.file = value();
+    } else if (flag == "-k" || flag == "--keyspace") {
+      flags.keyspace = value();
+    } else if (flag == "-h" || flag == "--help") {
+      flags.help = true;
+    } else {
+      throw BadFlags{fmt::format("cql: unknown option '{}'", flag)};
+    }
+  }
+  if (flags.execute && flags.file) throw BadFlags{"cql: give -e or -f, not both"};
+  return flags;
+}
+
+// The error as ycqlsh reports it, with where the statement came from.
+void PrintError(const std::string& source, int line, const CqlError& error,
+                std::string_view statement, std::size_t offset) {
+  const bool syntax = error.code == ErrorCode::kSyntaxError;
+  std::cerr << fmt::format(
+      "{}:{}:{}: Error from server: code={} [{}] message=\"{}\"\n", source, line,
+      syntax ? "SyntaxException" : "InvalidRequest", syntax ? "2000" : "2200",
+      syntax ? "Syntax error in CQL query" : "Invalid query", error.WireText(statement, offset));
+}
+
+void PrintOutcome(const QueryResult& result) {
+  const std::string text = models::cql::FormatResult(result);
+  if (text.empty()) return;
+  std::cout << (result.kind == QueryResult::Kind::kRows ? "\n" : "") << text << "\n";
+}
+
+// The store, on a volume loaded from --data or fresh.
+class ShellStore {
+ public:
+  ShellStore() : volume_("yugabyte-data", fakes::VolumeKind::kNamedVolume), vfs_(simulation_) {
+    vfs_.Mount(kMountPoint, volume_);
+  }
+  ~ShellStore() { store_.reset(); }  // Before the VFS and the volume.
+
+  sim::Status Load(const std::filesystem::path& directory) {
+    std::error_code error;
+    if (!std::filesystem::exists(directory, error)) {
+      std::filesystem::create_directories(directory, error);
+      if (error) return sim::Status::IoError("cannot create " + directory.string());
+    }
+    if (!std::filesystem::is_directory(directory, error)) {
+      return sim::Status::InvalidArgument(directory.string() + " is not a directory");
+    }
+    if (sim::Status status = volume_.ImportFrom(directory); !status.ok()) return status;
+    for (const std::string& path : volume_.List()) imported_.insert(path);
+    return sim::Status::Ok();
+  }
+
+  sim::Status Open() {
+    auto opened = models::cql::StoreDatabase::Open(vfs_, kDatabase);
+    if (auto* status = std::get_if<sim::Status>(&opened)) return *status;
+    store_ = std::move(std::get<std::unique_ptr<models::cql::StoreDatabase>>(opened));
+    return sim::Status::Ok();
+  }
+
+  // Writes the store back: its files, and no file it no longer has (a
+  // journal SQLite deleted must not come back as a hot journal).
+  sim::Status SaveTo(const std::filesystem::path& directory) {
+    store_.reset();  // Closes the database: everything is on the volume.
+    if (sim::Status status = volume_.ExportTo(directory); !status.ok()) return status;
+    for (const std::string& path : imported_) {
+      if (volume_.Exists(path)) continue;
+      std::error_code error;
+      std::filesystem::remove(directory / std::filesystem::path(path).relative_path(), error);
+    }
+    return sim::Status::Ok();
+  }
+
+  models::cql::Engine& engine() { return store_->engine(); }
+
+ private:
+  sim::Simulation simulation_;
+  fakes::Volume volume_;
+  fakes::SqliteVfs vfs_;
+  std::unique_ptr<models::cql::StoreDatabase> store_;
+  std::set<std::string> imported_;
+};
+
+// Runs every statement of `text`; false at the first error (printed).
+bool RunScript(models::cql::Engine& engine, models::cql::Session& session,
+               const std::string& source, int first_line, const std::string& text) {
+  models::cql::ParseResult parsed = models::cql::Parse(text);
+  for (const models::cql::ParsedStatement& statement : parsed.statements) {
+    Outcome outcome = engine.Execute(session, statement);
+    if (auto* error = std::get_if<CqlError>(&outcome)) {
+      PrintError(source, first_line + statement.start.line - 1, *error, statement.text, 0);
+      return false;
+    }
+    PrintOutcome(std::get<QueryResult>(outcome));
+  }
+  if (parsed.error) {
+    PrintError(source, first_line + parsed.error->position.line - 1,
+               models::cql::SyntaxError(parsed.error->message), text,
+               parsed.error->position.offset);
+    return false;
+  }
+  return true;
+}
+
+// Standard input: statement by statement (each ends with ';'), with a prompt
+// on a terminal; on a terminal an error does not end the session.
+bool RunInteractive(models::cql::Engine& engine, models::cql::Session& session) {
+  const bool terminal = isatty(STDIN_FILENO) != 0;
+  std::string pending;
+  int line_number = 0;
+  int pending_start = 1;
+  bool all_ok = true;
+  std::string line;
+  auto prompt = [&] {
+    if (!terminal) return;
+    std::cout << (pending.empty()
+                      ? (session.keyspace.empty() ? "cqlsh> " : "cqlsh:" + session.keyspace + "> ")
+                      : "   ... ")
+              << std::flush;
+  };
+  prompt();
+  while (std::getline(std::cin, line)) {
+    ++line_number;
+    if (pending.empty()) pending_start = line_number;
+    pending += line + "\n";
+    std::string trimmed = line;
+    while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back()))) {
+      trimmed.pop_back();
+    }
+    if (trimmed.ends_with(";")) {
+      if (!RunScript(engine, session, "<stdin>", pending_start, pending)) {
+        all_ok = false;
+        if (!terminal) return false;
+      }
+      pending.clear();
+    }
+    prompt();
+  }
+  if (!pending.empty() && pending.find_first_not_of(" \t\r\n") != std::string::npos) {
+    all_ok = RunScript(engine, session, "<stdin>", pending_start, pending) && all_ok;
+  }
+  if (terminal) std::cout << "\n";
+  return all_ok;
+}
+
+}  // namespace
+
+int RunCqlShell(const std::vector<std::string>& args) {
+  Flags flags;
+  try {
+    flags = ParseFlags(args);
+  } catch (const BadFlags& bad) {
+    std::cerr << "faultline: " << bad.message << "\n(run `faultline cql --help` for usage)\n";
+    return kExitBadInput;
+  }
+  if (flags.help) {
+    std::cout << kUsage;
+    return kExitOk;
+  }
+  std::string script;
+  if (flags.file) {
+    std::ifstream in(*flags.file);
+    if (!in) {
+      std::cerr << "faultline: cql: cannot read " << *flags.file << "\n";
+      return kExitBadInput;
+    }
+    std::stringstream contents;
+    contents << in.rdbuf();
+    script = contents.str();
+  }
+  ShellStore store;
+  if (flags.data) {
+    if (sim::Status status = store.Load(*flags.data); !status.ok()) {
+      std::cerr << "faultline: cql: " << status.ToString() << "\n";
+      return kExitBadInput;
+    }
+  }
+  if (sim::Status status = store.Open(); !status.ok()) {
+    std::cerr << "faultline: cql: cannot open the store"
+              << (flags.data ? " in " + flags.data->string() : "") << ": " << status.ToString()
+              << "\n";
+    return kExitBadInput;
+  }
+  models::cql::Session session;
+  bool ok = true;
+  if (!flags.keyspace.empty()) {
+    ok = RunScript(store.engine(), session, "-k", 1, "USE \"" + flags.keyspace + "\"");
+  }
+  if (ok && flags.execute) ok = RunScript(store.engine(), session, "<string>", 1, *flags.execute);
+  if (ok && flags.file) ok = RunScript(store.engine(), session, *flags.file, 1, script);
+  if (ok && !flags.execute && !flags.file) ok = RunInteractive(store.engine(), session);
+  if (flags.data) {
+    if (sim::Status status = store.SaveTo(*flags.data); !status.ok()) {
+      std::cerr << "faultline: cql: cannot write the store back to " << flags.data->string() << ": "
+                << status.ToString() << "\n";
+      return kExitBadInput;
+    }
+  }
+  return ok ? kExitOk : kExitBadInput;
+}
+
+}  // namespace faultline::app

@@ -1,0 +1,337 @@
+#include "models/cql/catalog.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <variant>
+
+#include "models/cql/parser.h"
+#include "models/cql/sql.h"
+#include "models/cql/value.h"
+
+namespace faultline::models::cql {
+namespace {
+
+constexpr std::string_view kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS fl_keyspaces(
+  name TEXT PRIMARY KEY, options TEXT NOT NULL, replication BLOB);
+CREATE TABLE IF NOT EXISTS fl_tables(
+  keyspace TEXT, name TEXT, id INTEGER UNIQUE NOT NULL, options TEXT NOT NULL,
+  next_column INTEGER NOT NULL, PRIMARY KEY(keyspace, name));
+CREATE TABLE IF NOT EXISTS fl_columns(
+  table_id INTEGER, name TEXT, type TEXT NOT NULL, role TEXT NOT NULL, position INTEGER NOT NULL,
+  clustering_order TEXT NOT NULL, sql_name TEXT NOT NULL, ordinal INTEGER NOT NULL,
+  PRIMARY KEY(table_id, name));
+CREATE VIEW IF NOT EXISTS fl_system_keyspaces AS
+  SELECT name AS c0, 1 AS c1, replication AS c2 FROM fl_keyspaces;
+CREATE VIEW IF NOT EXISTS fl_system_tables AS
+  SELECT keyspace AS c0, name AS c1, printf('00000000-0000-4000-8000-%012x', id) AS c2
+  FROM fl_tables;
+CREATE VIEW IF NOT EXISTS fl_system_columns AS
+  SELECT t.keyspace AS c0, t.name AS c1, c.name AS c2, c.clustering_order AS c3, c.role AS c4,
+         c.position AS c5, c.type AS c6
+  FROM fl_columns c JOIN fl_tables t ON t.id = c.table_id;
+)sql";
+
+const char* RoleName(ColumnInfo::Role role) {
+  switch (role) {
+    case ColumnInfo::Role::kPartitionKey:
+      return "partition_key";
+    case ColumnInfo::Role::kClustering:
+      return "clustering";
+    case ColumnInfo::Role::kRegular:
+      break;
+  }
+  return "regular";
+}
+
+ColumnInfo::Role RoleFromName(std::string_view name) {
+  if (name == "partition_key") return ColumnInfo::Role::kPartitionKey;
+  if (name == "clustering") return ColumnInfo::Role::kClustering;
+  return ColumnInfo::Role::kRegular;
+}
+
+CqlType Scalar(CqlType::Kind kind) { return CqlType{kind, false, {}}; }
+
+ColumnInfo SystemColumn(std::string name, CqlType type, ColumnInfo::Role role, int position,
+                        int index) {
+  return ColumnInfo{std::move(name), std::move(type), role,
+                    position,        false,           fmt::format("c{}", index)};
+}
+
+TableInfo SystemTable(std::string name, std::string sql_name) {
+  TableInfo table;
+  table.keyspace = Catalog::kSystemKeyspace;
+  table.name = std::move(name);
+  table.sql_name = std::move(sql_name);
+  table.read_only = true;
+  return table;
+}
+
+sim::Status SqlError(sqlite3* db, std::string_view what) {
+  return sim::Status::IoError(fmt::format("{}: {}", what, sqlite3_errmsg(db)));
+}
+
+}  // namespace
+
+const ColumnInfo* TableInfo::Find(std::string_view column) const {
+  for (const ColumnInfo& info : columns) {
+    if (info.name == column) return &info;
+  }
+  return nullptr;
+}
+
+std::size_t TableInfo::KeyColumns() const {
+  return static_cast<std::size_t>(
+      std::count_if(columns.begin(), columns.end(), [](const auto& c) { return c.is_key(); }));
+}
+
+std::size_t TableInfo::PartitionKeyColumns() const {
+  return static_cast<std::size_t>(std::count_if(columns.begin(), columns.end(), [](const auto& c) {
+    return c.role == ColumnInfo::Role::kPartitionKey;
+  }));
+}
+
+bool TableInfo::IsCounterTable() const {
+  return std::any_of(columns.begin(), columns.end(),
+                     [](const auto& c) { return c.type.kind == CqlType::Kind::kCounter; });
+}
+
+std::string EncodeOptions(const Options& options) {
+  std::string text;
+  for (const auto& [name, value] : options) {
+    std::string escaped;
+    for (const char c : value) escaped += c == '\n' ? std::string("\\n") : std::string(1, c);
+    text += fmt::format("{}={}\n", name, escaped);
+  }
+  return text;
+}
+
+Options DecodeOptions(std::string_view text) {
+  Options options;
+  while (!text.empty()) {
+    const std::size_t end = std::min(text.find('\n'), text.size());
+    const std::string_view line = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    const std::size_t equals = line.find('=');
+    if (equals == std::string_view::npos) continue;
+    std::string value;
+    for (std::size_t i = equals + 1; i < line.size(); ++i) {
+      if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == 'n') {
+        value += '\n';
+        ++i;
+      } else {
+        value += line[i];
+      }
+    }
+    options.emplace_back(std::string(line.substr(0, equals)), std::move(value));
+  }
+  return options;
+}
+
+sim::Status Catalog::Load(sqlite3* db) {
+  keyspaces_.clear();
+  next_table_id_ = 1;
+  if (sqlite3_exec(db, std::string(kSchema).c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return SqlError(db, "creating the catalog");
+  }
+  AddSystemKeyspace();
+  if (sim::Status status = LoadKeyspaces(db); !status.ok()) return status;
+  if (sim::Status status = LoadTables(db); !status.ok()) return status;
+  return LoadColumns(db);
+}
+
+void Catalog::AddSystemKeyspace() {
+  using Kind = CqlType::Kind;
+  using Role = ColumnInfo::Role;
+  KeyspaceInfo system;
+  system.name = kSystemKeyspace;
+  system.system = true;
+  const CqlType text = Scalar(Kind::kText);
+
+  TableInfo keyspaces = SystemTable("keyspaces", "fl_system_keyspaces");
+  keyspaces.columns = {
+      SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
+      SystemColumn("durable_writes", Scalar(Kind::kBoolean), Role::kRegular, -1, 1),
+      SystemColumn("replication", CqlType{Kind::kMap, false, {text, text}}, Role::kRegular, -1, 2),
+  };
+  TableInfo tables = SystemTable("tables", "fl_system_tables");
+  tables.columns = {
+      SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
+      SystemColumn("table_name", text, Role::kClustering, 0, 1),
+      SystemColumn("id", Scalar(Kind::kUuid), Role::kRegular, -1, 2),
+  };
+  TableInfo columns = SystemTable("columns", "fl_system_columns");
+  columns.columns = {
+      SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
+      SystemColumn("table_name", text, Role::kClustering, 0, 1),
+      SystemColumn("column_name", text, Role::kClustering, 1, 2),
+      SystemColumn("clustering_order", text, Role::kRegular, -1, 3),
+      SystemColumn("kind", text, Role::kRegular, -1, 4),
+      SystemColumn("position", Scalar(Kind::kInt), Role::kRegular, -1, 5),
+      SystemColumn("type", text, Role::kRegular, -1, 6),
+  };
+  for (TableInfo* table : {&keyspaces, &tables, &columns}) {
+    system.tables.emplace(table->name, std::move(*table));
+  }
+  keyspaces_.emplace(system.name, std::move(system));
+}
+
+sim::Status Catalog::LoadKeyspaces(sqlite3* db) {
+  SqlStatement select(db, "SELECT name, options FROM fl_keyspaces ORDER BY name");
+  if (!select.ok()) return SqlError(db, "reading fl_keyspaces");
+  while (select.Step() == SQLITE_ROW) {
+    KeyspaceInfo keyspace;
+    keyspace.name = select.Text(0);
+    keyspace.options = DecodeOptions(select.Text(1));
+    keyspaces_.emplace(keyspace.name, std::move(keyspace));
+  }
+  if (select.code() != SQLITE_DONE) return SqlError(db, "reading fl_keyspaces");
+  return sim::Status::Ok();
+}
+
+sim::Status Catalog::LoadTables(sqlite3* db) {
+  SqlStatement select(db,
+                      "SELECT keyspace, name, id, options, next_column FROM fl_tables ORDER BY id");
+  if (!select.ok()) return SqlError(db, "reading fl_tables");
+  while (select.Step() == SQLITE_ROW) {
+    TableInfo table;
+    table.keyspace = select.Text(0);
+    table.name = select.Text(1);
+    table.id = select.Int(2);
+    table.sql_name = fmt::format("t{}", table.id);
+    table.options = DecodeOptions(select.Text(3));
+    table.next_column = static_cast<int>(select.Int(4));
+    next_table_id_ = std::max(next_table_id_, table.id + 1);
+    auto keyspace = keyspaces_.find(table.keyspace);
+    if (keyspace == keyspaces_.end()) {
+      return sim::Status::Corruption(
+          fmt::format("table {}.{} has no keyspace", table.keyspace, table.name));
+    }
+    keyspace->second.tables.emplace(table.name, std::move(table));
+  }
+  if (select.code() != SQLITE_DONE) return SqlError(db, "reading fl_tables");
+  return sim::Status::Ok();
+}
+
+sim::Status Catalog::LoadColumns(sqlite3* db) {
+  SqlStatement select(db,
+                      "SELECT t.keyspace, t.name, c.name, c.type, c.role, c.position, "
+                      "c.clustering_order, c.sql_name FROM fl_columns c JOIN fl_tables t "
+                      "ON t.id = c.table_id ORDER BY c.table_id, c.ordinal");
+  if (!select.ok()) return SqlError(db, "reading fl_columns");
+  while (select.Step() == SQLITE_ROW) {
+    auto& table = keyspaces_.at(select.Text(0)).tables.at(select.Text(1));
+    const std::string type_text = select.Text(3);
+    const std::optional<TypeName> type_name = ParseTypeName(type_text);
+    if (!type_name) return sim::Status::Corruption("unreadable column type " + type_text);
+    std::variant<CqlType, CqlError> type = ResolveType(*type_name);
+    if (!std::holds_alternative<CqlType>(type)) {
+      return sim::Status::Corruption("unknown column type " + type_text);
+    }
+    table.columns.push_back(
+        ColumnInfo{select.Text(2), std::get<CqlType>(type), RoleFromName(select.Text(4)),
+                   static_cast<int>(select.Int(5)), select.Text(6) == "desc", select.Text(7)});
+  }
+  if (select.code() != SQLITE_DONE) return SqlError(db, "reading fl_columns");
+  return sim::Status::Ok();
+}
+
+int Catalog::WriteKeyspace(sqlite3* db, const KeyspaceInfo& keyspace) {
+  // system_schema.keyspaces shows the replication options as a map<text, text>.
+  Value replication;
+  replication.kind = Value::Kind::kMap;
+  replication.elements = {Value::Text("class"), Value::Text("SimpleStrategy"),
+                          Value::Text("replication_factor"), Value::Text("1")};
+  SqlStatement insert(
+      db, "INSERT OR REPLACE INTO fl_keyspaces(name, options, replication) VALUES (?, ?, ?)");
+  if (!insert.ok()) return insert.code();
+  insert.Bind(1, keyspace.name);
+  insert.Bind(2, EncodeOptions(keyspace.options));
+  const std::string blob = EncodeCollection(replication);
+  sqlite3_bind_blob(insert.get(), 3, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
+  return insert.Step() == SQLITE_DONE ? SQLITE_OK : insert.code();
+}
+
+int Catalog::EraseKeyspace(sqlite3* db, const std::string& keyspace) {
+  SqlStatement erase(db, "DELETE FROM fl_keyspaces WHERE name = ?");
+  if (!erase.ok()) return erase.code();
+  erase.Bind(1, keyspace);
+  return erase.Step() == SQLITE_DONE ? SQLITE_OK : erase.code();
+}
+
+int Catalog::WriteTable(sqlite3* db, const TableInfo& table) {
+  if (int code = EraseTable(db, table); code != SQLITE_OK) return code;
+  SqlStatement insert(db,
+                      "INSERT INTO fl_tables(keyspace, name, id, options, next_column) "
+                      "VALUES (?, ?, ?, ?, ?)");
+  if (!insert.ok()) return insert.code();
+  insert.Bind(1, table.keyspace);
+  insert.Bind(2, table.name);
+  insert.Bind(3, table.id);
+  insert.Bind(4, EncodeOptions(table.options));
+  insert.Bind(5, std::int64_t{table.next_column});
+  if (insert.Step() != SQLITE_DONE) return insert.code();
+  SqlStatement column(db,
+                      "INSERT INTO fl_columns(table_id, name, type, role, position, "
+                      "clustering_order, sql_name, ordinal) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  if (!column.ok()) return column.code();
+  std::int64_t ordinal = 0;
+  for (const ColumnInfo& info : table.columns) {
+    sqlite3_reset(column.get());
+    column.Bind(1, table.id);
+    column.Bind(2, info.name);
+    column.Bind(3, info.type.ToString());
+    column.Bind(4, RoleName(info.role));
+    column.Bind(5, std::int64_t{info.position});
+    column.Bind(6, info.role != ColumnInfo::Role::kClustering ? "none"
+                   : info.descending                          ? "desc"
+                                                              : "asc");
+    column.Bind(7, info.sql_name);
+    column.Bind(8, ordinal++);
+    if (column.Step() != SQLITE_DONE) return column.code();
+  }
+  return SQLITE_OK;
+}
+
+int Catalog::EraseTable(sqlite3* db, const TableInfo& table) {
+  SqlStatement erase_columns(db, "DELETE FROM fl_columns WHERE table_id = ?");
+  SqlStatement erase_table(db, "DELETE FROM fl_tables WHERE id = ?");
+  if (!erase_columns.ok()) return erase_columns.code();
+  if (!erase_table.ok()) return erase_table.code();
+  erase_columns.Bind(1, table.id);
+  erase_table.Bind(1, table.id);
+  if (erase_columns.Step() != SQLITE_DONE) return erase_columns.code();
+  return erase_table.Step() == SQLITE_DONE ? SQLITE_OK : erase_table.code();
+}
+
+const KeyspaceInfo* Catalog::FindKeyspace(const std::string& name) const {
+  auto found = keyspaces_.find(name);
+  return found == keyspaces_.end() ? nullptr : &found->second;
+}
+
+const TableInfo* Catalog::FindTable(const std::string& keyspace, const std::string& name) const {
+  const KeyspaceInfo* info = FindKeyspace(keyspace);
+  if (info == nullptr) return nullptr;
+  auto found = info->tables.find(name);
+  return found == info->tables.end() ? nullptr : &found->second;
+}
+
+void Catalog::ApplyKeyspace(KeyspaceInfo keyspace) {
+  std::string name = keyspace.name;
+  keyspaces_.insert_or_assign(std::move(name), std::move(keyspace));
+}
+
+void Catalog::ApplyKeyspaceDropped(const std::string& keyspace) { keyspaces_.erase(keyspace); }
+
+void Catalog::ApplyTable(TableInfo table) {
+  auto& tables = keyspaces_.at(table.keyspace).tables;
+  std::string name = table.name;
+  tables.insert_or_assign(std::move(name), std::move(table));
+}
+
+void Catalog::ApplyTableDropped(const std::string& keyspace, const std::string& name) {
+  keyspaces_.at(keyspace).tables.erase(name);
+}
+
+}  // namespace faultline::models::cql

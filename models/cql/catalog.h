@@ -1,0 +1,114 @@
+// The store's catalog: keyspaces, tables and their columns, kept in memory
+// for lookups and persisted in SQLite (tables fl_keyspaces, fl_tables,
+// fl_columns) in the same transaction as the change it describes, so a crash
+// leaves catalog and data consistent.
+//
+// How CQL maps onto SQLite (an internal detail):
+// - A CQL table is a SQLite table "t<id>" WITHOUT ROWID whose primary key is
+//   the CQL primary key (partition key columns, then clustering columns with
+//   their order). Ids are never reused, so a dropped and re-created table
+//   starts empty even if a stale prepared statement survives somewhere.
+// - A CQL column is a SQLite column "c<n>" (n counts per table and is never
+//   reused: a column dropped and added again comes back empty, as in CQL).
+//   The SQLite names dodge SQLite's case-insensitive identifiers, which
+//   would merge CQL's "Name" and name.
+// - Each data table has a hidden column fl_expires: the virtual time (ms)
+//   at which the row's TTL ends, or null.
+// - system_schema.keyspaces, .tables and .columns are SQLite views over the
+//   catalog tables, so they are read through the same path as user tables.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/cql/types.h"
+#include "sim/status.h"
+
+namespace faultline::models::cql {
+
+using Options = std::vector<std::pair<std::string, std::string>>;
+
+struct ColumnInfo {
+  enum class Role : unsigned char { kPartitionKey, kClustering, kRegular };
+  std::string name;
+  CqlType type;
+  Role role = Role::kRegular;
+  int position = -1;  // Within the partition or clustering key; -1 for regular columns.
+  bool descending = false;
+  std::string sql_name;
+
+  bool is_key() const { return role != Role::kRegular; }
+};
+
+struct TableInfo {
+  std::string keyspace;
+  std::string name;
+  std::int64_t id = 0;
+  std::string sql_name;
+  // Partition key columns, clustering columns (each in key order), then the
+  // regular columns in the order they were added.
+  std::vector<ColumnInfo> columns;
+  Options options;
+  int next_column = 0;  // For naming the next column's SQLite column.
+  bool read_only = false;
+
+  const ColumnInfo* Find(std::string_view column) const;
+  std::size_t KeyColumns() const;
+  std::size_t PartitionKeyColumns() const;
+  bool IsCounterTable() const;
+};
+
+struct KeyspaceInfo {
+  std::string name;
+  Options options;
+  std::map<std::string, TableInfo> tables;
+  bool system = false;
+};
+
+class Catalog {
+ public:
+  static constexpr const char* kSystemKeyspace = "system_schema";
+
+  // Creates the catalog tables and views if missing, then loads them.
+  [[nodiscard]] sim::Status Load(sqlite3* db);
+
+  const KeyspaceInfo* FindKeyspace(const std::string& name) const;
+  const TableInfo* FindTable(const std::string& keyspace, const std::string& name) const;
+  const std::map<std::string, KeyspaceInfo>& keyspaces() const { return keyspaces_; }
+  std::int64_t next_table_id() const { return next_table_id_; }
+
+  // Persisting a change: each writes the catalog rows (inside the caller's
+  // transaction) and returns SQLite's error code. Apply*() then updates the
+  // in-memory view, once the transaction has committed.
+  static int WriteKeyspace(sqlite3* db, const KeyspaceInfo& keyspace);
+  static int EraseKeyspace(sqlite3* db, const std::string& keyspace);
+  static int WriteTable(sqlite3* db, const TableInfo& table);  // Replaces its columns too.
+  static int EraseTable(sqlite3* db, const TableInfo& table);
+
+  void ApplyKeyspace(KeyspaceInfo keyspace);
+  void ApplyKeyspaceDropped(const std::string& keyspace);
+  void ApplyTable(TableInfo table);
+  void ApplyTableDropped(const std::string& keyspace, const std::string& name);
+  std::int64_t AllocateTableId() { return next_table_id_++; }
+
+ private:
+  sim::Status LoadKeyspaces(sqlite3* db);
+  sim::Status LoadTables(sqlite3* db);
+  sim::Status LoadColumns(sqlite3* db);
+  void AddSystemKeyspace();
+
+  std::map<std::string, KeyspaceInfo> keyspaces_;
+  std::int64_t next_table_id_ = 1;
+};
+
+// Options as the catalog stores them ("name=value" lines) and back.
+std::string EncodeOptions(const Options& options);
+Options DecodeOptions(std::string_view text);
+
+}  // namespace faultline::models::cql

@@ -1,0 +1,92 @@
+#include "models/cql/client.h"
+
+#include "models/cql/wire.h"
+
+namespace faultline::models::cql {
+
+std::string ClientResult::ToString() const {
+  if (!status.ok()) return status.ToString();
+  if (error) return error->message;
+  return "ok";
+}
+
+sim::Awaitable<ClientResult> CqlSession::Send(std::string method, std::string statement,
+                                              std::vector<Value> values, PageRequest page) {
+  wire::RequestBody body;
+  body.statement = std::move(statement);
+  body.keyspace = keyspace_;
+  body.values = std::move(values);
+  body.page = std::move(page);
+  fakes::Request request(std::move(method), "/cql", wire::EncodeRequest(body));
+  sim::Result<fakes::Response> response =
+      co_await network_.Call(options_.store, std::move(request), options_.timeout);
+  ClientResult result;
+  if (!response.ok()) {
+    result.status = response.status();
+    co_return result;
+  }
+  std::optional<Outcome> outcome = wire::DecodeOutcome(response.value().body);
+  if (response.value().status != 200 || !outcome) {
+    result.status = sim::Status::Corruption("the store's answer is unreadable");
+    co_return result;
+  }
+  if (auto* error = std::get_if<CqlError>(&*outcome)) {
+    result.error = std::move(*error);
+    co_return result;
+  }
+  result.result = std::move(std::get<QueryResult>(*outcome));
+  if (result.result.kind == QueryResult::Kind::kSetKeyspace) keyspace_ = result.result.text;
+  co_return result;
+}
+
+sim::Awaitable<ClientResult> CqlSession::Query(std::string statement, std::vector<Value> values,
+                                               PageRequest page) {
+  co_return co_await Send(wire::kQuery, std::move(statement), std::move(values), std::move(page));
+}
+
+sim::Awaitable<ClientResult> CqlSession::Prepare(std::string statement,
+                                                 PreparedStatement* prepared) {
+  std::string text = statement;
+  ClientResult result = co_await Send(wire::kPrepare, std::move(statement), {}, {});
+  if (result.ok()) *prepared = PreparedStatement(result.result.text, std::move(text));
+  co_return result;
+}
+
+sim::Awaitable<ClientResult> CqlSession::Execute(const PreparedStatement& prepared,
+                                                 std::vector<Value> values, PageRequest page) {
+  std::vector<Value> retry_values = values;
+  PageRequest retry_page = page;
+  ClientResult result =
+      co_await Send(wire::kExecute, prepared.id, std::move(values), std::move(page));
+  if (!result.error || result.error->code != ErrorCode::kUnprepared) co_return result;
+  // The store restarted and forgot it: prepare again (same text, same id), once.
+  PreparedStatement again;
+  ClientResult prepare = co_await Prepare(prepared.text, &again);
+  if (!prepare.ok()) co_return prepare;
+  co_return co_await Send(wire::kExecute, again.id, std::move(retry_values), std::move(retry_page));
+}
+
+sim::Awaitable<ClientResult> CqlSession::QueryAll(std::string statement, std::vector<Value> values,
+                                                  std::int32_t page_size) {
+  PageRequest page;
+  page.page_size = page_size;
+  ClientResult all;
+  for (int pages = 0; pages < kMaxPages; ++pages) {
+    ClientResult one = co_await Query(statement, values, page);
+    if (!one.ok()) co_return one;
+    if (pages == 0) {
+      all = one;
+    } else {
+      for (Row& row : one.result.rows) all.result.rows.push_back(std::move(row));
+    }
+    if (one.result.paging_state.empty()) {
+      all.result.paging_state.clear();
+      co_return all;
+    }
+    page.paging_state = one.result.paging_state;
+  }
+  all.status = sim::Status::Internal("more than kMaxPages pages");
+  co_return all;
+}
+
+}  // namespace faultline::models::cql

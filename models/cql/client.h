@@ -1,0 +1,72 @@
+// The client session models use to talk to the metadata store over the
+// simulated network: query, prepare/execute with bound values, page through
+// rows, with a current keyspace (USE) kept per session. Every call can fail,
+// and callers must look: the store may be down (Unavailable), slow or
+// partitioned away (TimedOut), or answer with a CQL error.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fakes/network.h"
+#include "models/cql/engine.h"
+#include "models/cql/server.h"
+
+namespace faultline::models::cql {
+
+struct ClientOptions {
+  ClientOptions() : store("yugabyte", kCqlPort) {}
+  fakes::Endpoint store;
+  sim::Duration timeout = std::chrono::seconds(2);
+};
+
+struct ClientResult {
+  sim::Status status;             // The call: ok, Unavailable, TimedOut, or Corruption.
+  std::optional<CqlError> error;  // The store answered with this error.
+  QueryResult result;             // Otherwise, its answer.
+
+  bool ok() const { return status.ok() && !error; }
+  // "ok", the status, or the CQL error's text.
+  std::string ToString() const;
+};
+
+// A statement prepared on the store; survives store restarts (the client
+// prepares it again when the store has forgotten it).
+struct PreparedStatement {
+  PreparedStatement() = default;
+  PreparedStatement(std::string prepared_id, std::string statement_text)
+      : id(std::move(prepared_id)), text(std::move(statement_text)) {}
+  std::string id;
+  std::string text;
+};
+
+class CqlSession {
+ public:
+  static constexpr int kMaxPages = 100'000;  // QueryAll's bound.
+
+  explicit CqlSession(fakes::Network& network, ClientOptions options = {})
+      : network_(network), options_(std::move(options)) {}
+
+  sim::Awaitable<ClientResult> Query(std::string statement, std::vector<Value> values = {},
+                                     PageRequest page = {});
+  // On success, *prepared is set.
+  sim::Awaitable<ClientResult> Prepare(std::string statement, PreparedStatement* prepared);
+  sim::Awaitable<ClientResult> Execute(const PreparedStatement& prepared,
+                                       std::vector<Value> values = {}, PageRequest page = {});
+  // Every row, fetched `page_size` rows at a time.
+  sim::Awaitable<ClientResult> QueryAll(std::string statement, std::vector<Value> values,
+                                        std::int32_t page_size);
+
+  const std::string& keyspace() const { return keyspace_; }
+
+ private:
+  sim::Awaitable<ClientResult> Send(std::string method, std::string statement,
+                                    std::vector<Value> values, PageRequest page);
+
+  fakes::Network& network_;
+  ClientOptions options_;
+  std::string keyspace_;
+};
+
+}  // namespace faultline::models::cql

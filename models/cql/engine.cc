@@ -1,0 +1,205 @@
+// The engine's entry points and its SQLite plumbing; the statements
+// themselves are in engine_ddl.cc, engine_write.cc and engine_read.cc.
+#include "models/cql/engine.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "models/cql/parser.h"
+#include "models/cql/sql.h"
+
+namespace faultline::models::cql {
+
+std::variant<std::unique_ptr<Engine>, sim::Status> Engine::Open(sqlite3* db, Clock clock) {
+  std::unique_ptr<Engine> engine(new Engine(db, std::move(clock)));
+  if (sim::Status status = engine->catalog_.Load(db); !status.ok()) return status;
+  return engine;
+}
+
+Engine::~Engine() { ForgetPrepared(); }
+
+Outcome Engine::Execute(Session& session, const ParsedStatement& statement,
+                        std::span<const Value> bound, const PageRequest& page) {
+  if (static_cast<std::size_t>(statement.bind_markers) > bound.size()) {
+    return InvalidArgument(
+        fmt::format("Expected {} bound values, got {}", statement.bind_markers, bound.size()));
+  }
+  bound_ = bound;
+  return std::visit(
+      [&](const auto& body) -> Outcome {
+        using T = std::decay_t<decltype(body)>;
+        if constexpr (std::is_same_v<T, Select>) {
+          return RunSelect(session, body, page);
+        } else if constexpr (std::is_same_v<T, Insert> || std::is_same_v<T, Update> ||
+                             std::is_same_v<T, Delete>) {
+          return RunModification(session, Modification(body));
+        } else {
+          return Run(session, body);
+        }
+      },
+      statement.statement);
+}
+
+std::vector<Outcome> Engine::ExecuteScript(Session& session, std::string_view text) {
+  std::vector<Outcome> outcomes;
+  ParseResult parsed = Parse(text);
+  for (const ParsedStatement& statement : parsed.statements) {
+    outcomes.push_back(Execute(session, statement));
+    if (std::holds_alternative<CqlError>(outcomes.back())) return outcomes;
+  }
+  if (parsed.error) outcomes.push_back(SyntaxError(parsed.error->message));
+  return outcomes;
+}
+
+std::variant<std::string, CqlError> Engine::ResolveKeyspaceName(const Session& session,
+                                                                const std::string& named) const {
+  if (!named.empty()) return named;
+  if (session.keyspace.empty()) return NoKeyspace();
+  return session.keyspace;
+}
+
+std::variant<const TableInfo*, CqlError> Engine::ResolveTable(const Session& session,
+                                                              const QualifiedName& name,
+                                                              bool for_write) const {
+  std::variant<std::string, CqlError> keyspace = ResolveKeyspaceName(session, name.keyspace);
+  if (auto* error = std::get_if<CqlError>(&keyspace)) return std::move(*error);
+  const TableInfo* table = catalog_.FindTable(std::get<std::string>(keyspace), name.name);
+  if (table == nullptr) return ObjectNotFound();
+  if (for_write && table->read_only) return SystemNamespaceReadonly();
+  return table;
+}
+
+sqlite3_stmt* Engine::Prepared(const std::string& sql) {
+  auto found = cache_.find(sql);
+  if (found != cache_.end()) return found->second;
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
+                         &statement, nullptr) != SQLITE_OK) {
+    sqlite3_finalize(statement);
+    return nullptr;
+  }
+  constexpr std::size_t kMaxCached = 4096;  // A bound: drop all rather than grow forever.
+  if (cache_.size() >= kMaxCached) ForgetPrepared();
+  cache_.emplace(sql, statement);
+  return statement;
+}
+
+void Engine::ForgetPrepared() {
+  for (auto& [sql, statement] : cache_) sqlite3_finalize(statement);
+  cache_.clear();
+}
+
+CqlError Engine::SqliteFailure(std::string_view what) {
+  return ServerError(fmt::format("{}: {}", what, sqlite3_errmsg(db_)));
+}
+
+bool Engine::Begin() {
+  if (transaction_depth_++ > 0) return true;
+  if (ExecSql(db_, "BEGIN IMMEDIATE") == SQLITE_OK) return true;
+  transaction_depth_ = 0;
+  return false;
+}
+
+bool Engine::Commit() {
+  if (--transaction_depth_ > 0) return true;
+  if (ExecSql(db_, "COMMIT") == SQLITE_OK) return true;
+  Rollback();
+  return false;
+}
+
+void Engine::Rollback() {
+  transaction_depth_ = 0;
+  if (!sqlite3_get_autocommit(db_)) (void)ExecSql(db_, "ROLLBACK");
+}
+
+bool Engine::StepToDone(sqlite3_stmt* statement) {
+  const int code = sqlite3_step(statement);
+  sqlite3_reset(statement);
+  return code == SQLITE_DONE;
+}
+
+void Engine::BindValue(sqlite3_stmt* statement, int index, const Value& value) {
+  switch (value.kind) {
+    case Value::Kind::kNull:
+      sqlite3_bind_null(statement, index);
+      return;
+    case Value::Kind::kInt:
+    case Value::Kind::kBool:
+      sqlite3_bind_int64(statement, index, value.integer);
+      return;
+    case Value::Kind::kDouble:
+      sqlite3_bind_double(statement, index, value.real);
+      return;
+    case Value::Kind::kText:
+      sqlite3_bind_text(statement, index, value.bytes.data(), static_cast<int>(value.bytes.size()),
+                        SQLITE_TRANSIENT);
+      return;
+    case Value::Kind::kBlob:
+      sqlite3_bind_blob(statement, index, value.bytes.data(), static_cast<int>(value.bytes.size()),
+                        SQLITE_TRANSIENT);
+      return;
+    default: {
+      const std::string encoded = EncodeCollection(value);
+      sqlite3_bind_blob(statement, index, encoded.data(), static_cast<int>(encoded.size()),
+                        SQLITE_TRANSIENT);
+    }
+  }
+}
+
+Value Engine::ReadValue(sqlite3_stmt* statement, int column, const CqlType& type) {
+  switch (sqlite3_column_type(statement, column)) {
+    case SQLITE_NULL:
+      return Value::Null();
+    case SQLITE_INTEGER: {
+      const std::int64_t v = sqlite3_column_int64(statement, column);
+      if (type.kind == CqlType::Kind::kBoolean) return Value::Bool(v != 0);
+      return Value::Int(v);
+    }
+    case SQLITE_FLOAT:
+      return Value::Double(sqlite3_column_double(statement, column));
+    default:
+      break;
+  }
+  const auto* data = static_cast<const char*>(sqlite3_column_blob(statement, column));
+  std::string bytes(data == nullptr ? "" : data,
+                    static_cast<std::size_t>(sqlite3_column_bytes(statement, column)));
+  if (type.IsCollection()) return DecodeCollection(bytes);
+  if (type.kind == CqlType::Kind::kBlob) return Value::Blob(std::move(bytes));
+  return Value::Text(std::move(bytes));
+}
+
+std::string FormatResult(const QueryResult& result) {
+  if (result.kind == QueryResult::Kind::kText) return result.text;
+  if (result.kind != QueryResult::Kind::kRows) return "";
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::size_t> widths;
+  for (const ColumnSpec& column : result.columns) widths.push_back(column.name.size());
+  for (const Row& row : result.rows) {
+    std::vector<std::string>& line = cells.emplace_back();
+    for (std::size_t i = 0; i < row.size() && i < result.columns.size(); ++i) {
+      line.push_back(FormatCell(row[i], result.columns[i].type));
+      widths[i] = std::max(widths[i], line.back().size());
+    }
+  }
+  // ycqlsh right-aligns every cell, with a space either side of each " | ".
+  auto format_line = [&widths](const std::vector<std::string>& line) {
+    std::string text;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      text += fmt::format("{}{:>{}}", i == 0 ? " " : " | ", line[i], widths[i]);
+    }
+    return text + "\n";
+  };
+  std::vector<std::string> header;
+  std::string rule;
+  for (std::size_t i = 0; i < result.columns.size(); ++i) {
+    header.push_back(result.columns[i].name);
+    rule += (i == 0 ? "" : "+") + std::string(widths[i] + 2, '-');
+  }
+  std::string text = format_line(header) + rule + "\n";
+  for (const auto& line : cells) text += format_line(line);
+  text += fmt::format("\n({} rows)\n", result.rows.size());
+  return text;
+}
+
+}  // namespace faultline::models::cql

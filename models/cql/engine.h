@@ -1,0 +1,156 @@
+// The metadata store's engine: executes parsed CQL statements on a SQLite
+// database with YCQL's semantics and error texts. It is synchronous and
+// single-threaded: the store process runs one statement at a time, which is
+// what makes the catalog strongly consistent (of two concurrent CREATE TABLE
+// for one name, the first executed wins and the second gets Duplicate Object).
+//
+// Semantics kept deliberately simple, and where they differ from YCQL:
+// - A TTL belongs to the row (USING TTL n on INSERT or UPDATE sets when the
+//   whole row expires), not to each cell.
+// - Rows come back in primary key order, partitions included (YCQL orders
+//   partitions by hash).
+// - Static columns are refused (Feature Not Supported).
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "models/cql/ast.h"
+#include "models/cql/catalog.h"
+#include "models/cql/errors.h"
+#include "models/cql/value.h"
+#include "sim/status.h"
+
+namespace faultline::models::cql {
+
+struct ColumnSpec {
+  std::string name;
+  CqlType type;
+  friend bool operator==(const ColumnSpec&, const ColumnSpec&) = default;
+};
+
+using Row = std::vector<Value>;
+
+struct QueryResult {
+  enum class Kind : unsigned char { kVoid, kRows, kSetKeyspace, kSchemaChange, kText };
+  Kind kind = Kind::kVoid;
+  std::vector<ColumnSpec> columns;  // kRows.
+  std::vector<Row> rows;
+  std::string paging_state;  // kRows: non-empty when more rows follow.
+  std::string text;          // kText: DESCRIBE output; kSetKeyspace: the keyspace.
+};
+
+using Outcome = std::variant<QueryResult, CqlError>;
+
+// A client's connection state.
+struct Session {
+  std::string keyspace;  // Set by USE.
+};
+
+// Paging: at most page_size rows per result (0: all), continuing from
+// paging_state (from the previous page's result).
+// It has constructors, so it is not an aggregate: GCC 12 miscompiles
+// aggregate temporaries with string members built in a co_await expression,
+// and default arguments of client calls are exactly that.
+struct PageRequest {
+  PageRequest() = default;
+  explicit PageRequest(std::int32_t size, std::string state = {})
+      : page_size(size), paging_state(std::move(state)) {}
+  std::int32_t page_size = 0;
+  std::string paging_state;
+};
+
+class Engine {
+ public:
+  // Milliseconds since the Unix epoch, for TTLs.
+  using Clock = std::function<std::int64_t()>;
+
+  // Opens the engine on `db`, creating the catalog on a fresh database and
+  // loading it on an existing one. The engine does not own `db`.
+  static std::variant<std::unique_ptr<Engine>, sim::Status> Open(sqlite3* db, Clock clock);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  Outcome Execute(Session& session, const ParsedStatement& statement,
+                  std::span<const Value> bound = {}, const PageRequest& page = {});
+  // Parses `text` and executes its statements in turn, stopping after the
+  // first error; one outcome per statement run.
+  std::vector<Outcome> ExecuteScript(Session& session, std::string_view text);
+
+  const Catalog& catalog() const { return catalog_; }
+  // SQLite statements currently prepared and cached.
+  std::size_t cached_statements() const { return cache_.size(); }
+
+ private:
+  Engine(sqlite3* db, Clock clock) : db_(db), clock_(std::move(clock)) {}
+
+  // Statement kinds; defined in engine_ddl.cc, engine_write.cc, engine_read.cc.
+  Outcome Run(Session& session, const CreateKeyspace& statement);
+  Outcome Run(Session& session, const DropKeyspace& statement);
+  Outcome Run(Session& session, const Use& statement);
+  Outcome Run(Session& session, const CreateTable& statement);
+  Outcome Run(Session& session, const AlterTable& statement);
+  Outcome Run(Session& session, const DropTable& statement);
+  Outcome Run(Session& session, const Truncate& statement);
+  Outcome Run(Session& session, const Batch& statement);
+  Outcome Run(Session& session, const Describe& statement);
+  Outcome RunModification(Session& session, const Modification& statement);
+  Outcome RunSelect(Session& session, const Select& statement, const PageRequest& page);
+  Outcome RunInsert(const TableInfo& table, const Insert& statement);
+  Outcome RunUpdate(const TableInfo& table, const Update& statement);
+  Outcome RunDelete(const TableInfo& table, const Delete& statement);
+
+  // The table a statement names, with Object Not Found and friends.
+  std::variant<const TableInfo*, CqlError> ResolveTable(const Session& session,
+                                                        const QualifiedName& name,
+                                                        bool for_write) const;
+  std::variant<std::string, CqlError> ResolveKeyspaceName(const Session& session,
+                                                          const std::string& named) const;
+
+  // SQLite plumbing.
+  sqlite3_stmt* Prepared(const std::string& sql);  // Cached; nullptr on error.
+  void ForgetPrepared();                           // Before schema changes.
+  CqlError SqliteFailure(std::string_view what);
+  bool Begin();
+  bool Commit();
+  void Rollback();
+  // Runs a SQLite statement to completion; false on an error.
+  bool StepToDone(sqlite3_stmt* statement);
+  void BindValue(sqlite3_stmt* statement, int index, const Value& value);
+  Value ReadValue(sqlite3_stmt* statement, int column, const CqlType& type);
+  std::int64_t Now() const { return clock_(); }
+  // The live row with these key values, if any: every column, in table order.
+  std::variant<std::optional<Row>, CqlError> ReadRow(const TableInfo& table,
+                                                     const std::vector<Value>& key);
+  // Writes `cells` (the key's among them) as an upsert; `expires` is the
+  // row's TTL end or null. INSERT replaces the row's TTL, UPDATE keeps it.
+  std::optional<CqlError> Upsert(const TableInfo& table,
+                                 const std::vector<std::pair<const ColumnInfo*, Value>>& cells,
+                                 const Value& expires, bool is_insert);
+
+  sqlite3* db_;
+  Clock clock_;
+  Catalog catalog_;
+  std::map<std::string, sqlite3_stmt*> cache_;
+  std::span<const Value> bound_;  // The current statement's bound values.
+  int transaction_depth_ = 0;
+};
+
+// "c0, c1": the SQLite names of the table's key columns.
+std::string KeyColumnList(const TableInfo& table);
+
+// A cell or a whole result as ycqlsh prints it: a header, a rule, rows, and
+// "(N rows)"; DESCRIBE text as is; nothing for other results.
+std::string FormatResult(const QueryResult& result);
+
+}  // namespace faultline::models::cql

@@ -1,0 +1,278 @@
+// Keyspace and table definitions: CREATE, ALTER, DROP, TRUNCATE, USE. Each
+// change runs in one SQLite transaction with its catalog rows, and reaches
+// the in-memory catalog only once committed.
+#include <fmt/format.h>
+
+#include <set>
+
+#include "models/cql/engine.h"
+#include "models/cql/sql.h"
+
+namespace faultline::models::cql {
+namespace {
+
+QueryResult SchemaChange() { return QueryResult{QueryResult::Kind::kSchemaChange, {}, {}, {}, {}}; }
+QueryResult Void() { return QueryResult{}; }
+
+std::string SqlColumn(const ColumnInfo& column) {
+  return fmt::format("{} {}", column.sql_name, column.type.SqliteAffinity());
+}
+
+}  // namespace
+
+Outcome Engine::Run(Session&, const CreateKeyspace& statement) {
+  if (catalog_.FindKeyspace(statement.name) != nullptr) {
+    if (statement.if_not_exists) return Void();
+    return KeyspaceAlreadyExists(statement.name);
+  }
+  KeyspaceInfo keyspace{statement.name, statement.options, {}, false};
+  if (!Begin()) return SqliteFailure("CREATE KEYSPACE");
+  if (Catalog::WriteKeyspace(db_, keyspace) != SQLITE_OK || !Commit()) {
+    Rollback();
+    return SqliteFailure("CREATE KEYSPACE");
+  }
+  catalog_.ApplyKeyspace(std::move(keyspace));
+  return SchemaChange();
+}
+
+Outcome Engine::Run(Session&, const DropKeyspace& statement) {
+  const KeyspaceInfo* keyspace = catalog_.FindKeyspace(statement.name);
+  if (keyspace == nullptr) {
+    if (statement.if_exists) return Void();
+    return KeyspaceNotFound();
+  }
+  if (keyspace->system) return SystemNamespaceReadonly();
+  // YugabyteDB refuses to drop a keyspace that still has tables (Cassandra
+  // would drop them too).
+  if (!keyspace->tables.empty()) {
+    return ServerError(
+        fmt::format("Cannot delete keyspace which has table: {}", keyspace->tables.begin()->first));
+  }
+  if (!Begin()) return SqliteFailure("DROP KEYSPACE");
+  if (Catalog::EraseKeyspace(db_, statement.name) != SQLITE_OK || !Commit()) {
+    Rollback();
+    return SqliteFailure("DROP KEYSPACE");
+  }
+  // The session keeps its keyspace, as in YCQL: later statements find no tables.
+  catalog_.ApplyKeyspaceDropped(statement.name);
+  return SchemaChange();
+}
+
+Outcome Engine::Run(Session& session, const Use& statement) {
+  if (catalog_.FindKeyspace(statement.keyspace) == nullptr) return KeyspaceNotFound();
+  session.keyspace = statement.keyspace;
+  return QueryResult{QueryResult::Kind::kSetKeyspace, {}, {}, {}, statement.keyspace};
+}
+
+namespace {
+
+// The columns of a new table, checked and in catalog order (keys first).
+std::variant<std::vector<ColumnInfo>, CqlError> DefineColumns(const CreateTable& statement) {
+  if (statement.partition_key.empty()) {
+    return MissingPrimaryKey("A primary key is required for table");
+  }
+  std::map<std::string, ColumnInfo> defined;
+  for (const ColumnDefinition& definition : statement.columns) {
+    if (definition.is_static) return FeatureNotSupported("Static columns are not supported");
+    std::variant<CqlType, CqlError> type = ResolveType(definition.type);
+    if (auto* error = std::get_if<CqlError>(&type)) return std::move(*error);
+    ColumnInfo column{
+        definition.name, std::get<CqlType>(type), ColumnInfo::Role::kRegular, -1, false, ""};
+    if (!defined.emplace(definition.name, std::move(column)).second) {
+      return DuplicateColumn(definition.name);
+    }
+  }
+  std::vector<ColumnInfo> columns;
+  std::set<std::string> in_key;
+  auto take_key = [&](const std::string& name, ColumnInfo::Role role,
+                      int position) -> std::optional<CqlError> {
+    auto found = defined.find(name);
+    if (found == defined.end()) return UndefinedColumn();
+    if (!in_key.insert(name).second) return DuplicateColumn(name);
+    if (!found->second.type.IsKeyable()) {
+      return InvalidPrimaryColumnType(
+          fmt::format("Invalid datatype for primary key column {}", name));
+    }
+    found->second.role = role;
+    found->second.position = position;
+    columns.push_back(found->second);
+    return std::nullopt;
+  };
+  for (std::size_t i = 0; i < statement.partition_key.size(); ++i) {
+    if (auto error = take_key(statement.partition_key[i], ColumnInfo::Role::kPartitionKey,
+                              static_cast<int>(i))) {
+      return std::move(*error);
+    }
+  }
+  for (std::size_t i = 0; i < statement.clustering_key.size(); ++i) {
+    if (auto error = take_key(statement.clustering_key[i], ColumnInfo::Role::kClustering,
+                              static_cast<int>(i))) {
+      return std::move(*error);
+    }
+  }
+  for (const ColumnDefinition& definition : statement.columns) {
+    if (!in_key.contains(definition.name)) columns.push_back(defined.at(definition.name));
+  }
+  return columns;
+}
+
+// CLUSTERING ORDER BY must name the clustering columns, in key order.
+std::optional<CqlError> ApplyClusteringOrder(const CreateTable& statement,
+                                             std::vector<ColumnInfo>& columns) {
+  const auto& order = statement.clustering_order;
+  if (order.empty()) return std::nullopt;
+  if (order.size() > statement.clustering_key.size()) {
+    return InvalidTableDefinition("Only clustering key columns can be defined in CLUSTERING ORDER");
+  }
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (order[i].first != statement.clustering_key[i]) {
+      return InvalidTableDefinition(
+          "The order of columns in the CLUSTERING ORDER directive must be the one of the "
+          "clustering key");
+    }
+    for (ColumnInfo& column : columns) {
+      if (column.name == order[i].first) column.descending = order[i].second;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<CqlError> CheckCounters(const std::vector<ColumnInfo>& columns) {
+  bool counters = false;
+  bool others = false;
+  for (const ColumnInfo& column : columns) {
+    if (column.is_key()) continue;
+    (column.type.kind == CqlType::Kind::kCounter ? counters : others) = true;
+  }
+  if (counters && others) {
+    return InvalidTableDefinition("Cannot mix counter and non counter columns in the same table");
+  }
+  return std::nullopt;
+}
+
+std::string CreateTableSql(const TableInfo& table) {
+  std::string sql = fmt::format("CREATE TABLE {} (", table.sql_name);
+  std::string key;
+  for (const ColumnInfo& column : table.columns) {
+    sql += SqlColumn(column) + ", ";
+    if (column.is_key()) {
+      key += fmt::format("{}{}{}", key.empty() ? "" : ", ", column.sql_name,
+                         column.descending ? " DESC" : "");
+    }
+  }
+  return sql + fmt::format("fl_expires INTEGER, PRIMARY KEY ({})) WITHOUT ROWID", key);
+}
+
+}  // namespace
+
+Outcome Engine::Run(Session& session, const CreateTable& statement) {
+  std::variant<std::string, CqlError> keyspace_name =
+      ResolveKeyspaceName(session, statement.table.keyspace);
+  if (auto* error = std::get_if<CqlError>(&keyspace_name)) return std::move(*error);
+  const std::string& keyspace = std::get<std::string>(keyspace_name);
+  const KeyspaceInfo* info = catalog_.FindKeyspace(keyspace);
+  if (info == nullptr) return KeyspaceNotFound();
+  if (info->system) return SystemNamespaceReadonly();
+  // The stale-schema failure: an existing table wins, whatever its columns.
+  if (info->tables.contains(statement.table.name)) {
+    if (statement.if_not_exists) return Void();
+    return DuplicateObject(keyspace, statement.table.name);
+  }
+  std::variant<std::vector<ColumnInfo>, CqlError> columns = DefineColumns(statement);
+  if (auto* error = std::get_if<CqlError>(&columns)) return std::move(*error);
+  TableInfo table;
+  table.keyspace = keyspace;
+  table.name = statement.table.name;
+  table.columns = std::move(std::get<std::vector<ColumnInfo>>(columns));
+  if (auto error = ApplyClusteringOrder(statement, table.columns)) return std::move(*error);
+  if (auto error = CheckCounters(table.columns)) return std::move(*error);
+  for (ColumnInfo& column : table.columns)
+    column.sql_name = fmt::format("c{}", table.next_column++);
+  table.options = statement.options;
+  table.id = catalog_.next_table_id();
+  table.sql_name = fmt::format("t{}", table.id);
+
+  ForgetPrepared();
+  if (!Begin()) return SqliteFailure("CREATE TABLE");
+  if (ExecSql(db_, CreateTableSql(table)) != SQLITE_OK ||
+      Catalog::WriteTable(db_, table) != SQLITE_OK || !Commit()) {
+    CqlError error = SqliteFailure("CREATE TABLE");
+    Rollback();
+    return error;
+  }
+  catalog_.AllocateTableId();
+  catalog_.ApplyTable(std::move(table));
+  return SchemaChange();
+}
+
+Outcome Engine::Run(Session& session, const AlterTable& statement) {
+  std::variant<const TableInfo*, CqlError> resolved = ResolveTable(session, statement.table, true);
+  if (auto* error = std::get_if<CqlError>(&resolved)) return std::move(*error);
+  TableInfo table = *std::get<const TableInfo*>(resolved);
+  const ColumnInfo* existing = table.Find(statement.column.name);
+  std::string sql;
+  if (statement.action == AlterTable::Action::kAdd) {
+    if (existing != nullptr) return DuplicateColumn(statement.column.name);
+    if (statement.column.is_static) return FeatureNotSupported("Static columns are not supported");
+    std::variant<CqlType, CqlError> type = ResolveType(statement.column.type);
+    if (auto* error = std::get_if<CqlError>(&type)) return std::move(*error);
+    ColumnInfo column{statement.column.name,
+                      std::get<CqlType>(type),
+                      ColumnInfo::Role::kRegular,
+                      -1,
+                      false,
+                      fmt::format("c{}", table.next_column++)};
+    table.columns.push_back(column);
+    if (auto error = CheckCounters(table.columns)) return std::move(*error);
+    sql = fmt::format("ALTER TABLE {} ADD COLUMN {}", table.sql_name, SqlColumn(column));
+  } else {
+    if (existing == nullptr) return UndefinedColumn();
+    if (existing->is_key()) return AlterKeyColumn();
+    sql = fmt::format("ALTER TABLE {} DROP COLUMN {}", table.sql_name, existing->sql_name);
+    std::erase_if(table.columns,
+                  [&](const ColumnInfo& column) { return column.name == statement.column.name; });
+  }
+  ForgetPrepared();
+  if (!Begin()) return SqliteFailure("ALTER TABLE");
+  if (ExecSql(db_, sql) != SQLITE_OK || Catalog::WriteTable(db_, table) != SQLITE_OK || !Commit()) {
+    CqlError error = SqliteFailure("ALTER TABLE");
+    Rollback();
+    return error;
+  }
+  catalog_.ApplyTable(std::move(table));
+  return SchemaChange();
+}
+
+Outcome Engine::Run(Session& session, const DropTable& statement) {
+  std::variant<const TableInfo*, CqlError> resolved = ResolveTable(session, statement.table, true);
+  if (auto* error = std::get_if<CqlError>(&resolved)) {
+    if (statement.if_exists && error->code != ErrorCode::kSystemNamespaceReadonly &&
+        error->code != ErrorCode::kNoKeyspace) {
+      return Void();
+    }
+    return std::move(*error);
+  }
+  const TableInfo table = *std::get<const TableInfo*>(resolved);
+  ForgetPrepared();
+  if (!Begin()) return SqliteFailure("DROP TABLE");
+  if (ExecSql(db_, fmt::format("DROP TABLE {}", table.sql_name)) != SQLITE_OK ||
+      Catalog::EraseTable(db_, table) != SQLITE_OK || !Commit()) {
+    CqlError error = SqliteFailure("DROP TABLE");
+    Rollback();
+    return error;
+  }
+  catalog_.ApplyTableDropped(table.keyspace, table.name);
+  return SchemaChange();
+}
+
+Outcome Engine::Run(Session& session, const Truncate& statement) {
+  std::variant<const TableInfo*, CqlError> resolved = ResolveTable(session, statement.table, true);
+  if (auto* error = std::get_if<CqlError>(&resolved)) return std::move(*error);
+  const TableInfo& table = *std::get<const TableInfo*>(resolved);
+  if (ExecSql(db_, fmt::format("DELETE FROM {}", table.sql_name)) != SQLITE_OK) {
+    return SqliteFailure("TRUNCATE");
+  }
+  return Void();
+}
+
+}  // namespace faultline::models::cql

@@ -1,0 +1,137 @@
+// DESCRIBE: the catalog as CREATE statements, in the shape ycqlsh prints.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "models/cql/engine.h"
+
+namespace faultline::models::cql {
+namespace {
+
+// An identifier as CQL must write it: quoted unless all lower-case word characters.
+std::string Quoted(const std::string& name) {
+  const bool plain = !name.empty() && std::islower(static_cast<unsigned char>(name[0])) &&
+                     std::all_of(name.begin(), name.end(), [](char c) {
+                       return std::islower(static_cast<unsigned char>(c)) ||
+                              std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+                     });
+  if (plain) return name;
+  std::string quoted = "\"";
+  for (const char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string OptionValue(const Options& options, std::string_view name, std::string fallback) {
+  for (const auto& [key, value] : options) {
+    if (key == name) return value;
+  }
+  return fallback;
+}
+
+std::string DescribeKeyspace(const KeyspaceInfo& keyspace) {
+  return fmt::format("CREATE KEYSPACE {} WITH replication = {} AND durable_writes = {};\n",
+                     Quoted(keyspace.name),
+                     OptionValue(keyspace.options, "replication",
+                                 "{'class': 'SimpleStrategy', 'replication_factor': '1'}"),
+                     OptionValue(keyspace.options, "durable_writes", "true"));
+}
+
+std::string PrimaryKey(const TableInfo& table) {
+  std::vector<std::string> partition;
+  std::vector<std::string> clustering;
+  for (const ColumnInfo& column : table.columns) {
+    if (column.role == ColumnInfo::Role::kPartitionKey) partition.push_back(Quoted(column.name));
+    if (column.role == ColumnInfo::Role::kClustering) clustering.push_back(Quoted(column.name));
+  }
+  std::string key =
+      partition.size() == 1 ? partition[0] : fmt::format("({})", fmt::join(partition, ", "));
+  for (const std::string& column : clustering) key += ", " + column;
+  return key;
+}
+
+std::string DescribeTable(const TableInfo& table) {
+  std::string text =
+      fmt::format("CREATE TABLE {}.{} (\n", Quoted(table.keyspace), Quoted(table.name));
+  const bool simple_key = table.KeyColumns() == 1;
+  for (const ColumnInfo& column : table.columns) {
+    text += fmt::format("    {} {}{},\n", Quoted(column.name), column.type.ToString(),
+                        simple_key && column.is_key() ? " PRIMARY KEY" : "");
+  }
+  if (simple_key) {
+    text.erase(text.size() - 2, 1);  // The last column takes no comma.
+  } else {
+    text += fmt::format("    PRIMARY KEY ({})\n", PrimaryKey(table));
+  }
+  std::vector<std::string> options;
+  std::string order;
+  for (const ColumnInfo& column : table.columns) {
+    if (column.role != ColumnInfo::Role::kClustering) continue;
+    order += fmt::format("{}{} {}", order.empty() ? "" : ", ", Quoted(column.name),
+                         column.descending ? "DESC" : "ASC");
+  }
+  if (!order.empty()) options.push_back(fmt::format("CLUSTERING ORDER BY ({})", order));
+  options.push_back("default_time_to_live = " +
+                    OptionValue(table.options, "default_time_to_live", "0"));
+  for (const auto& [name, value] : table.options) {
+    if (name != "default_time_to_live" && name != "transactions") {
+      options.push_back(fmt::format("{} = {}", name, value));
+    }
+  }
+  options.push_back("transactions = " +
+                    OptionValue(table.options, "transactions", "{'enabled': 'false'}"));
+  return text + fmt::format(") WITH {};\n", fmt::join(options, "\n    AND "));
+}
+
+std::string TableNames(const KeyspaceInfo& keyspace) {
+  std::vector<std::string> names;
+  for (const auto& [name, table] : keyspace.tables) names.push_back(Quoted(name));
+  const std::string heading = "Keyspace " + keyspace.name;
+  return fmt::format("{}\n{}\n{}\n", heading, std::string(heading.size(), '-'),
+                     fmt::join(names, "  "));
+}
+
+QueryResult Text(std::string text) {
+  QueryResult result;
+  result.kind = QueryResult::Kind::kText;
+  result.text = std::move(text);
+  return result;
+}
+
+}  // namespace
+
+Outcome Engine::Run(Session& session, const Describe& statement) {
+  switch (statement.what) {
+    case Describe::What::kKeyspaces: {
+      std::vector<std::string> names;
+      for (const auto& [name, keyspace] : catalog_.keyspaces()) names.push_back(Quoted(name));
+      return Text(fmt::format("{}\n", fmt::join(names, "  ")));
+    }
+    case Describe::What::kTables: {
+      if (!session.keyspace.empty()) {
+        return Text(TableNames(*catalog_.FindKeyspace(session.keyspace)));
+      }
+      std::vector<std::string> sections;
+      for (const auto& [name, keyspace] : catalog_.keyspaces()) {
+        sections.push_back(TableNames(keyspace));
+      }
+      return Text(fmt::format("{}", fmt::join(sections, "\n")));
+    }
+    case Describe::What::kKeyspace: {
+      const std::string& name = statement.keyspace.empty() ? session.keyspace : statement.keyspace;
+      if (name.empty()) return NoKeyspace();
+      const KeyspaceInfo* keyspace = catalog_.FindKeyspace(name);
+      if (keyspace == nullptr) return KeyspaceNotFound();
+      std::string text = DescribeKeyspace(*keyspace);
+      for (const auto& [table_name, table] : keyspace->tables) text += "\n" + DescribeTable(table);
+      return Text(std::move(text));
+    }
+    case Describe::What::kTable:
+      break;
+  }
+  std::variant<const TableInfo*, CqlError> resolved = ResolveTable(session, statement.table, false);
+  if (auto* error = std::get_if<CqlError>(&resolved)) return std::move(*error);
+  return Text(DescribeTable(*std::get<const TableInfo*>(resolved)));
+}
+
+}  // namespace faultline::models::cql

@@ -1,0 +1,137 @@
+// SELECT (user tables and system_schema alike) and DESCRIBE.
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "models/cql/engine.h"
+
+namespace faultline::models::cql {
+namespace {
+
+const CqlType kBigint{CqlType::Kind::kBigint, false, {}};
+
+std::string OrderBy(const TableInfo& table) {
+  std::string order;
+  for (std::size_t i = 0; i < table.KeyColumns(); ++i) {
+    const ColumnInfo& column = table.columns[i];
+    order += fmt::format("{}{}{}", i == 0 ? "" : ", ", column.sql_name,
+                         column.descending ? " DESC" : "");
+  }
+  return order;
+}
+
+std::variant<std::int64_t, CqlError> ParseOffset(const std::string& paging_state) {
+  if (paging_state.empty()) return std::int64_t{0};
+  std::int64_t offset = 0;
+  const auto [end, error] =
+      std::from_chars(paging_state.data(), paging_state.data() + paging_state.size(), offset);
+  if (error != std::errc() || end != paging_state.data() + paging_state.size() || offset < 0) {
+    return InvalidArgument("Invalid paging state");
+  }
+  return offset;
+}
+
+}  // namespace
+
+Outcome Engine::RunSelect(Session& session, const Select& statement, const PageRequest& page) {
+  std::variant<const TableInfo*, CqlError> resolved = ResolveTable(session, statement.table, false);
+  if (auto* error = std::get_if<CqlError>(&resolved)) return std::move(*error);
+  const TableInfo& table = *std::get<const TableInfo*>(resolved);
+
+  QueryResult result;
+  result.kind = QueryResult::Kind::kRows;
+  std::vector<const ColumnInfo*> selected;
+  if (statement.count) {
+    result.columns.push_back({"count", kBigint});
+  } else if (statement.star) {
+    for (const ColumnInfo& column : table.columns) selected.push_back(&column);
+  } else {
+    for (const std::string& name : statement.columns) {
+      const ColumnInfo* column = table.Find(name);
+      if (column == nullptr) return UndefinedColumn();
+      selected.push_back(column);
+    }
+  }
+  for (const ColumnInfo* column : selected) result.columns.push_back({column->name, column->type});
+
+  std::string where;
+  std::vector<Value> parameters;
+  for (const Relation& relation : statement.where) {
+    const ColumnInfo* column = table.Find(relation.column);
+    if (column == nullptr) return UndefinedColumn();
+    if (column->type.IsCollection()) {
+      return InvalidArgument(
+          fmt::format("Collection column {} cannot be restricted", relation.column));
+    }
+    std::variant<Value, CqlError> value = FromTerm(relation.value, column->type, bound_);
+    if (auto* error = std::get_if<CqlError>(&value)) return std::move(*error);
+    where += fmt::format("{}{} {} ?", where.empty() ? "" : " AND ", column->sql_name, relation.op);
+    parameters.push_back(std::move(std::get<Value>(value)));
+  }
+  if (!table.read_only) {
+    where += fmt::format("{}(fl_expires IS NULL OR fl_expires > ?)", where.empty() ? "" : " AND ");
+    parameters.push_back(Value::Int(Now()));
+  }
+  std::int64_t limit = -1;
+  if (statement.limit) {
+    std::variant<Value, CqlError> value = FromTerm(*statement.limit, kBigint, bound_);
+    if (auto* error = std::get_if<CqlError>(&value)) return std::move(*error);
+    limit = std::get<Value>(value).integer;
+    if (std::get<Value>(value).is_null() || limit <= 0) {
+      return InvalidArgument("LIMIT must be strictly positive");
+    }
+  }
+  const std::string filter = where.empty() ? "" : " WHERE " + where;
+
+  if (statement.count) {
+    const std::string sql =
+        fmt::format("SELECT count(*) FROM (SELECT 1 FROM {}{} LIMIT ?)", table.sql_name, filter);
+    sqlite3_stmt* prepared = Prepared(sql);
+    if (prepared == nullptr) return SqliteFailure("SELECT");
+    int index = 1;
+    for (const Value& value : parameters) BindValue(prepared, index++, value);
+    sqlite3_bind_int64(prepared, index, limit);
+    const int code = sqlite3_step(prepared);
+    if (code == SQLITE_ROW) result.rows.push_back({Value::Int(sqlite3_column_int64(prepared, 0))});
+    sqlite3_reset(prepared);
+    if (code != SQLITE_ROW) return SqliteFailure("SELECT");
+    return result;
+  }
+
+  std::variant<std::int64_t, CqlError> offset = ParseOffset(page.paging_state);
+  if (auto* error = std::get_if<CqlError>(&offset)) return std::move(*error);
+  const std::int64_t first = std::get<std::int64_t>(offset);
+  std::int64_t wanted = limit < 0 ? -1 : std::max<std::int64_t>(limit - first, 0);
+  const bool paged = page.page_size > 0 && (wanted < 0 || wanted > page.page_size);
+  if (paged) wanted = page.page_size;
+
+  std::string columns;
+  for (const ColumnInfo* column : selected) {
+    columns += (columns.empty() ? "" : ", ") + column->sql_name;
+  }
+  const std::string sql =
+      fmt::format("SELECT {} FROM {}{} ORDER BY {} LIMIT ? OFFSET ?",
+                  columns.empty() ? "1" : columns, table.sql_name, filter, OrderBy(table));
+  sqlite3_stmt* prepared = Prepared(sql);
+  if (prepared == nullptr) return SqliteFailure("SELECT");
+  int index = 1;
+  for (const Value& value : parameters) BindValue(prepared, index++, value);
+  sqlite3_bind_int64(prepared, index++, wanted);
+  sqlite3_bind_int64(prepared, index, first);
+  int code = SQLITE_ROW;
+  while ((code = sqlite3_step(prepared)) == SQLITE_ROW) {
+    Row& row = result.rows.emplace_back();
+    for (std::size_t i = 0; i < selected.size(); ++i) {
+      row.push_back(ReadValue(prepared, static_cast<int>(i), selected[i]->type));
+    }
+  }
+  sqlite3_reset(prepared);
+  if (code != SQLITE_DONE) return SqliteFailure("SELECT");
+  // A full page may have more behind it; the next page starts after it.
+  if (paged && static_cast<std::int64_t>(result.rows.size()) == wanted) {
+    result.paging_state = std::to_string(first + wanted);
+  }
+  return result;
+}
+
+}  // namespace faultline::models::cql

@@ -1,0 +1,457 @@
+// INSERT, UPDATE, DELETE and BATCH. Writes are upserts, as in CQL: INSERT
+// and UPDATE both create the row when it is missing. Lightweight
+// transactions (IF NOT EXISTS, IF EXISTS, IF cond) read the row first;
+// the engine runs one statement at a time, so read and write are atomic.
+#include <fmt/format.h>
+
+#include <set>
+
+#include "models/cql/engine.h"
+
+namespace faultline::models::cql {
+namespace {
+
+using Cells = std::vector<std::pair<const ColumnInfo*, Value>>;
+
+// SQL: "c0 = ? AND c1 = ?" over the first `count` key columns.
+std::string KeyCondition(const TableInfo& table, std::size_t count) {
+  std::string sql;
+  for (std::size_t i = 0; i < count; ++i) {
+    sql += fmt::format("{}{} = ?", i == 0 ? "" : " AND ", table.columns[i].sql_name);
+  }
+  return sql;
+}
+
+QueryResult Applied(bool applied, const std::vector<const ColumnInfo*>& columns = {},
+                    const std::optional<Row>& values = std::nullopt) {
+  QueryResult result;
+  result.kind = QueryResult::Kind::kRows;
+  result.columns.push_back({"[applied]", CqlType{CqlType::Kind::kBoolean, false, {}}});
+  Row row{Value::Bool(applied)};
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    result.columns.push_back({columns[i]->name, columns[i]->type});
+    row.push_back(values ? (*values)[i] : Value::Null());
+  }
+  result.rows.push_back(std::move(row));
+  return result;
+}
+
+// The key values a WHERE clause gives, in key order: all of them, or with
+// `allow_prefix` at least the partition key and then a prefix of the
+// clustering key.
+std::variant<std::vector<Value>, CqlError> KeyValues(const TableInfo& table,
+                                                     const std::vector<Relation>& where,
+                                                     std::span<const Value> bound,
+                                                     bool allow_prefix) {
+  std::map<std::string, Value> given;
+  for (const Relation& relation : where) {
+    const ColumnInfo* column = table.Find(relation.column);
+    if (column == nullptr) return UndefinedColumn();
+    if (!column->is_key()) {
+      return InvalidArgument(
+          fmt::format("Non primary key column {} found in where clause", relation.column));
+    }
+    if (relation.op != "=") {
+      return InvalidArgument(
+          fmt::format("Only equality is allowed on primary key column {}", relation.column));
+    }
+    std::variant<Value, CqlError> value = FromTerm(relation.value, column->type, bound);
+    if (auto* error = std::get_if<CqlError>(&value)) return std::move(*error);
+    if (std::get<Value>(value).is_null()) return NullArgumentForPrimaryKey(relation.column);
+    if (!given.emplace(relation.column, std::move(std::get<Value>(value))).second) {
+      return InvalidArgument(
+          fmt::format("Multiple restrictions found for column {}", relation.column));
+    }
+  }
+  std::vector<Value> key;
+  const std::size_t key_columns = table.KeyColumns();
+  for (std::size_t i = 0; i < key_columns; ++i) {
+    auto found = given.find(table.columns[i].name);
+    if (found == given.end()) {
+      if (allow_prefix && i >= table.PartitionKeyColumns()) break;
+      return MissingArgumentForPrimaryKey(table.columns[i].name);
+    }
+    key.push_back(found->second);
+  }
+  if (key.size() != given.size()) {
+    return InvalidArgument(fmt::format(
+        "PRIMARY KEY column {} cannot be restricted as preceding column {} is not restricted",
+        table.columns[key.size() + 1].name, table.columns[key.size()].name));
+  }
+  return key;
+}
+
+// Conditions of IF: every column named must exist; all must hold on `row`
+// (a missing row makes every condition fail).
+std::variant<bool, CqlError> CheckConditions(const TableInfo& table,
+                                             const std::vector<Relation>& conditions,
+                                             const std::optional<Row>& row,
+                                             std::span<const Value> bound,
+                                             std::vector<const ColumnInfo*>& named) {
+  bool holds = row.has_value();
+  for (const Relation& condition : conditions) {
+    const ColumnInfo* column = table.Find(condition.column);
+    if (column == nullptr) return UndefinedColumn();
+    if (column->is_key()) {
+      return InvalidArgument(
+          fmt::format("PRIMARY KEY column '{}' cannot have IF conditions", condition.column));
+    }
+    std::variant<Value, CqlError> expected = FromTerm(condition.value, column->type, bound);
+    if (auto* error = std::get_if<CqlError>(&expected)) return std::move(*error);
+    if (std::find(named.begin(), named.end(), column) == named.end()) named.push_back(column);
+    if (row) {
+      const auto index = static_cast<std::size_t>(column - table.columns.data());
+      holds = holds && Satisfies((*row)[index], condition.op, std::get<Value>(expected));
+    }
+  }
+  return holds;
+}
+
+Row Project(const TableInfo& table, const Row& row, const std::vector<const ColumnInfo*>& columns) {
+  Row projected;
+  for (const ColumnInfo* column : columns) {
+    projected.push_back(row[static_cast<std::size_t>(column - table.columns.data())]);
+  }
+  return projected;
+}
+
+// A collection or counter update: the new value from the current one.
+std::variant<Value, CqlError> Combine(const ColumnInfo& column, Assignment::Op op, Value current,
+                                      Value operand) {
+  const CqlType& type = column.type;
+  if (type.kind == CqlType::Kind::kCounter) {
+    const std::int64_t base = current.is_null() ? 0 : current.integer;
+    const std::int64_t delta = operand.is_null() ? 0 : operand.integer;
+    return Value::Int(op == Assignment::Op::kAdd ? base + delta : base - delta);
+  }
+  if (!type.IsCollection() ||
+      (op == Assignment::Op::kPrepend && type.kind != CqlType::Kind::kList)) {
+    return InvalidArgument(
+        fmt::format("Invalid operation for non counter, non collection column {}", column.name));
+  }
+  if (current.is_null()) {
+    current.kind = operand.is_null() ? current.kind : operand.kind;
+    current.elements.clear();
+  }
+  std::vector<Value>& elements = current.elements;
+  const std::vector<Value> given = operand.is_null() ? std::vector<Value>{} : operand.elements;
+  if (op == Assignment::Op::kPrepend) {
+    elements.insert(elements.begin(), given.begin(), given.end());
+  } else if (op == Assignment::Op::kAdd) {
+    elements.insert(elements.end(), given.begin(), given.end());
+  } else if (type.kind == CqlType::Kind::kMap) {
+    // m = m - {'k1', 'k2'} removes keys; the operand is a set of keys.
+    std::vector<Value> kept;
+    for (std::size_t i = 0; i + 1 < elements.size(); i += 2) {
+      if (std::find(given.begin(), given.end(), elements[i]) != given.end()) continue;
+      kept.push_back(elements[i]);
+      kept.push_back(elements[i + 1]);
+    }
+    elements = std::move(kept);
+  } else {
+    std::erase_if(elements, [&](const Value& element) {
+      return std::find(given.begin(), given.end(), element) != given.end();
+    });
+  }
+  return Coerce(std::move(current), type);
+}
+
+}  // namespace
+
+Outcome Engine::RunModification(Session& session, const Modification& statement) {
+  const QualifiedName& name =
+      std::visit([](const auto& s) -> const QualifiedName& { return s.table; }, statement);
+  std::variant<const TableInfo*, CqlError> resolved = ResolveTable(session, name, true);
+  if (auto* error = std::get_if<CqlError>(&resolved)) return std::move(*error);
+  const TableInfo& table = *std::get<const TableInfo*>(resolved);
+  if (const auto* insert = std::get_if<Insert>(&statement)) return RunInsert(table, *insert);
+  if (const auto* update = std::get_if<Update>(&statement)) return RunUpdate(table, *update);
+  return RunDelete(table, std::get<Delete>(statement));
+}
+
+namespace {
+// When a row written with `ttl` (a term, or none) expires: ms, or null.
+std::variant<Value, CqlError> Expiry(const std::optional<Term>& ttl, std::span<const Value> bound,
+                                     std::int64_t now_ms) {
+  if (!ttl) return Value::Null();
+  std::variant<Value, CqlError> seconds =
+      FromTerm(*ttl, CqlType{CqlType::Kind::kInt, false, {}}, bound);
+  if (auto* error = std::get_if<CqlError>(&seconds)) return std::move(*error);
+  const Value& value = std::get<Value>(seconds);
+  if (value.is_null() || value.integer < 0) return InvalidArgument("TTL must not be negative");
+  if (value.integer == 0) return Value::Null();
+  return Value::Int(now_ms + value.integer * 1000);
+}
+}  // namespace
+
+Outcome Engine::RunInsert(const TableInfo& table, const Insert& statement) {
+  if (table.IsCounterTable()) return InsertTableOfCounters();
+  if (statement.columns.size() != statement.values.size()) {
+    return InvalidArgument("Unmatched column names/values");
+  }
+  Cells cells;
+  for (std::size_t i = 0; i < statement.columns.size(); ++i) {
+    const ColumnInfo* column = table.Find(statement.columns[i]);
+    if (column == nullptr) return UndefinedColumn();
+    for (const auto& [seen, unused] : cells) {
+      if (seen == column) {
+        return InvalidArgument(
+            fmt::format("Multiple definitions found for column {}", column->name));
+      }
+    }
+    std::variant<Value, CqlError> value = FromTerm(statement.values[i], column->type, bound_);
+    if (auto* error = std::get_if<CqlError>(&value)) return std::move(*error);
+    cells.emplace_back(column, std::move(std::get<Value>(value)));
+  }
+  std::vector<Value> key;
+  for (std::size_t i = 0; i < table.KeyColumns(); ++i) {
+    auto cell = std::find_if(cells.begin(), cells.end(),
+                             [&](const auto& c) { return c.first == &table.columns[i]; });
+    if (cell == cells.end()) return MissingArgumentForPrimaryKey(table.columns[i].name);
+    if (cell->second.is_null()) return NullArgumentForPrimaryKey(table.columns[i].name);
+    key.push_back(cell->second);
+  }
+  std::variant<Value, CqlError> expires = Expiry(statement.ttl, bound_, Now());
+  if (auto* error = std::get_if<CqlError>(&expires)) return std::move(*error);
+  if (statement.if_not_exists) {
+    auto existing = ReadRow(table, key);
+    if (auto* error = std::get_if<CqlError>(&existing)) return std::move(*error);
+    if (const auto& row = std::get<std::optional<Row>>(existing)) {
+      std::vector<const ColumnInfo*> all;
+      for (const ColumnInfo& column : table.columns) all.push_back(&column);
+      return Applied(false, all, row);
+    }
+  }
+  if (auto error = Upsert(table, cells, std::get<Value>(expires), true)) return std::move(*error);
+  if (statement.if_not_exists) return Applied(true);
+  return QueryResult{};
+}
+
+Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
+  std::variant<std::vector<Value>, CqlError> key = KeyValues(table, statement.where, bound_, false);
+  if (auto* error = std::get_if<CqlError>(&key)) return std::move(*error);
+  Cells cells;
+  for (std::size_t i = 0; i < table.KeyColumns(); ++i) {
+    cells.emplace_back(&table.columns[i], std::get<std::vector<Value>>(key)[i]);
+  }
+  bool needs_row = statement.if_exists || !statement.conditions.empty();
+  std::set<std::string> assigned;
+  for (const Assignment& assignment : statement.assignments) {
+    const ColumnInfo* column = table.Find(assignment.column);
+    if (column == nullptr) return UndefinedColumn();
+    if (column->is_key()) {
+      return InvalidArgument(
+          fmt::format("PRIMARY KEY part {} found in SET part", assignment.column));
+    }
+    if (!assigned.insert(assignment.column).second) {
+      return InvalidArgument(
+          fmt::format("Multiple incompatible setting of column {}", assignment.column));
+    }
+    const bool counter = column->type.kind == CqlType::Kind::kCounter;
+    if (counter && assignment.op == Assignment::Op::kSet) {
+      return InvalidArgument(
+          fmt::format("Cannot set the value of counter column {} (counters can only be incremented/"
+                      "decremented, not set)",
+                      assignment.column));
+    }
+    needs_row = needs_row || assignment.op != Assignment::Op::kSet;
+  }
+  std::optional<Row> current;
+  if (needs_row) {
+    auto existing = ReadRow(table, std::get<std::vector<Value>>(key));
+    if (auto* error = std::get_if<CqlError>(&existing)) return std::move(*error);
+    current = std::move(std::get<std::optional<Row>>(existing));
+  }
+  for (const Assignment& assignment : statement.assignments) {
+    const ColumnInfo* column = table.Find(assignment.column);
+    CqlType operand_type = column->type;
+    if (assignment.op == Assignment::Op::kSubtract && column->type.kind == CqlType::Kind::kMap) {
+      operand_type = CqlType{CqlType::Kind::kSet, false, {column->type.parameters[0]}};
+    } else if (column->type.kind == CqlType::Kind::kCounter) {
+      operand_type = CqlType{CqlType::Kind::kBigint, false, {}};
+    }
+    std::variant<Value, CqlError> value = FromTerm(assignment.value, operand_type, bound_);
+    if (auto* error = std::get_if<CqlError>(&value)) return std::move(*error);
+    if (assignment.op != Assignment::Op::kSet) {
+      const auto index = static_cast<std::size_t>(column - table.columns.data());
+      value = Combine(*column, assignment.op, current ? (*current)[index] : Value::Null(),
+                      std::move(std::get<Value>(value)));
+      if (auto* error = std::get_if<CqlError>(&value)) return std::move(*error);
+    }
+    cells.emplace_back(column, std::move(std::get<Value>(value)));
+  }
+  std::variant<Value, CqlError> expires = Expiry(statement.ttl, bound_, Now());
+  if (auto* error = std::get_if<CqlError>(&expires)) return std::move(*error);
+  const bool conditional = statement.if_exists || !statement.conditions.empty();
+  if (conditional) {
+    std::vector<const ColumnInfo*> named;
+    std::variant<bool, CqlError> holds =
+        CheckConditions(table, statement.conditions, current, bound_, named);
+    if (auto* error = std::get_if<CqlError>(&holds)) return std::move(*error);
+    if (!std::get<bool>(holds)) {
+      if (!current) return Applied(false);
+      return Applied(false, named, Project(table, *current, named));
+    }
+  }
+  if (auto error = Upsert(table, cells, std::get<Value>(expires), false)) return std::move(*error);
+  if (conditional) return Applied(true);
+  return QueryResult{};
+}
+
+Outcome Engine::RunDelete(const TableInfo& table, const Delete& statement) {
+  const bool conditional = statement.if_exists || !statement.conditions.empty();
+  const bool whole_rows = statement.columns.empty() && !conditional;
+  std::variant<std::vector<Value>, CqlError> key =
+      KeyValues(table, statement.where, bound_, whole_rows);
+  if (auto* error = std::get_if<CqlError>(&key)) return std::move(*error);
+  const std::vector<Value>& key_values = std::get<std::vector<Value>>(key);
+  std::vector<const ColumnInfo*> deleted;
+  for (const std::string& name : statement.columns) {
+    const ColumnInfo* column = table.Find(name);
+    if (column == nullptr) return UndefinedColumn();
+    if (column->is_key()) {
+      return InvalidArgument(
+          fmt::format("Invalid identifier {} for deletion (should not be a "
+                      "PRIMARY KEY part)",
+                      name));
+    }
+    deleted.push_back(column);
+  }
+  if (conditional) {
+    auto existing = ReadRow(table, key_values);
+    if (auto* error = std::get_if<CqlError>(&existing)) return std::move(*error);
+    const std::optional<Row>& current = std::get<std::optional<Row>>(existing);
+    std::vector<const ColumnInfo*> named;
+    std::variant<bool, CqlError> holds =
+        CheckConditions(table, statement.conditions, current, bound_, named);
+    if (auto* error = std::get_if<CqlError>(&holds)) return std::move(*error);
+    if (!std::get<bool>(holds)) {
+      if (!current) return Applied(false);
+      return Applied(false, named, Project(table, *current, named));
+    }
+  }
+  std::string sql;
+  if (deleted.empty()) {
+    sql = fmt::format("DELETE FROM {} WHERE {}", table.sql_name,
+                      KeyCondition(table, key_values.size()));
+  } else {
+    std::string set;
+    for (const ColumnInfo* column : deleted) {
+      set += fmt::format("{}{} = NULL", set.empty() ? "" : ", ", column->sql_name);
+    }
+    sql = fmt::format("UPDATE {} SET {} WHERE {}", table.sql_name, set,
+                      KeyCondition(table, key_values.size()));
+  }
+  sqlite3_stmt* prepared = Prepared(sql);
+  if (prepared == nullptr) return SqliteFailure("DELETE");
+  for (std::size_t i = 0; i < key_values.size(); ++i) {
+    BindValue(prepared, static_cast<int>(i + 1), key_values[i]);
+  }
+  if (!StepToDone(prepared)) return SqliteFailure("DELETE");
+  if (conditional) return Applied(true);
+  return QueryResult{};
+}
+
+std::optional<CqlError> Engine::Upsert(const TableInfo& table, const Cells& cells,
+                                       const Value& expires, bool is_insert) {
+  // INSERT INTO t (c0, c1, fl_expires) VALUES (?, ?, ?) ON CONFLICT (keys) DO UPDATE
+  // SET c1 = excluded.c1, <each other column> = (null if the old row had expired),
+  //     fl_expires = ...
+  std::string columns;
+  std::string values;
+  std::string set;
+  for (const auto& [column, value] : cells) {
+    columns += column->sql_name + ", ";
+    values += "?, ";
+    if (!column->is_key()) set += fmt::format("{0} = excluded.{0}, ", column->sql_name);
+  }
+  for (const ColumnInfo& column : table.columns) {
+    const bool written = std::any_of(cells.begin(), cells.end(),
+                                     [&](const auto& cell) { return cell.first == &column; });
+    if (column.is_key() || written) continue;
+    set +=
+        fmt::format("{0} = CASE WHEN fl_expires <= :now THEN NULL ELSE {0} END, ", column.sql_name);
+  }
+  set += is_insert ? "fl_expires = excluded.fl_expires"
+                   : "fl_expires = CASE WHEN excluded.fl_expires IS NOT NULL THEN "
+                     "excluded.fl_expires WHEN fl_expires <= :now THEN NULL ELSE fl_expires END";
+  const std::string sql =
+      fmt::format("INSERT INTO {} ({}fl_expires) VALUES ({}?) ON CONFLICT ({}) DO UPDATE SET {}",
+                  table.sql_name, columns, values, KeyColumnList(table), set);
+  sqlite3_stmt* prepared = Prepared(sql);
+  if (prepared == nullptr) return SqliteFailure("write");
+  int index = 1;
+  for (const auto& [column, value] : cells) BindValue(prepared, index++, value);
+  BindValue(prepared, index, expires);
+  if (const int now = sqlite3_bind_parameter_index(prepared, ":now"); now > 0) {
+    sqlite3_bind_int64(prepared, now, Now());
+  }
+  if (!StepToDone(prepared)) return SqliteFailure("write");
+  return std::nullopt;
+}
+
+Outcome Engine::Run(Session& session, const Batch& statement) {
+  for (const Modification& modification : statement.statements) {
+    const bool conditional = std::visit(
+        [](const auto& s) {
+          using T = std::decay_t<decltype(s)>;
+          if constexpr (std::is_same_v<T, Insert>) {
+            return s.if_not_exists;
+          } else {
+            return s.if_exists || !s.conditions.empty();
+          }
+        },
+        modification);
+    if (conditional) {
+      return FeatureNotSupported("Conditional statements in a batch are not supported");
+    }
+  }
+  if (!Begin()) return SqliteFailure("BATCH");
+  for (const Modification& modification : statement.statements) {
+    Outcome outcome = RunModification(session, modification);
+    if (std::holds_alternative<CqlError>(outcome)) {
+      Rollback();
+      return outcome;
+    }
+  }
+  if (!Commit()) return SqliteFailure("BATCH");
+  return QueryResult{};
+}
+
+std::variant<std::optional<Row>, CqlError> Engine::ReadRow(const TableInfo& table,
+                                                           const std::vector<Value>& key) {
+  std::string columns;
+  for (const ColumnInfo& column : table.columns) {
+    columns += (columns.empty() ? "" : ", ") + column.sql_name;
+  }
+  const std::string sql =
+      fmt::format("SELECT {} FROM {} WHERE {} AND (fl_expires IS NULL OR fl_expires > ?)", columns,
+                  table.sql_name, KeyCondition(table, key.size()));
+  sqlite3_stmt* prepared = Prepared(sql);
+  if (prepared == nullptr) return SqliteFailure("read");
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    BindValue(prepared, static_cast<int>(i + 1), key[i]);
+  }
+  sqlite3_bind_int64(prepared, static_cast<int>(key.size() + 1), Now());
+  const int code = sqlite3_step(prepared);
+  std::optional<Row> row;
+  if (code == SQLITE_ROW) {
+    row.emplace();
+    for (std::size_t i = 0; i < table.columns.size(); ++i) {
+      row->push_back(ReadValue(prepared, static_cast<int>(i), table.columns[i].type));
+    }
+  }
+  sqlite3_reset(prepared);
+  if (code != SQLITE_ROW && code != SQLITE_DONE) return SqliteFailure("read");
+  return row;
+}
+
+std::string KeyColumnList(const TableInfo& table) {
+  std::string list;
+  for (std::size_t i = 0; i < table.KeyColumns(); ++i) {
+    list += (i == 0 ? "" : ", ") + table.columns[i].sql_name;
+  }
+  return list;
+}
+
+}  // namespace faultline::models::cql

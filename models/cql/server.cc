@@ -1,0 +1,96 @@
+#include "models/cql/server.h"
+
+#include <fmt/format.h>
+
+#include "fakes/runtime.h"
+#include "models/cql/parser.h"
+#include "models/cql/store_database.h"
+#include "models/cql/wire.h"
+
+namespace faultline::models::cql {
+namespace {
+
+fakes::Response Answer(const Outcome& outcome) {
+  return fakes::Response(200, wire::EncodeOutcome(outcome));
+}
+
+// A prepared statement's id: a hash of its text (FNV-1a), stable across
+// restarts, so clients can keep ids; a restarted store just asks for a
+// re-prepare (UNPREPARED) the first time it sees one.
+std::string PreparedId(std::string_view text) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+}  // namespace
+
+fakes::Response StoreService::Handle(const fakes::Request& request) {
+  std::optional<wire::RequestBody> body = wire::DecodeRequest(request.body);
+  if (!body) return fakes::Response(400, "malformed request");
+  Session session{body->keyspace};
+  if (request.method == wire::kExecute) {
+    auto found = prepared_.find(body->statement);
+    if (found == prepared_.end()) {
+      return Answer(CqlError{ErrorCode::kUnprepared, "Unprepared Statement"});
+    }
+    return Answer(engine_.Execute(session, found->second, body->values, body->page));
+  }
+  ParseResult parsed = Parse(body->statement);
+  if (parsed.error) {
+    return Answer(SyntaxError(parsed.error->message));
+  }
+  if (parsed.statements.size() != 1) {
+    return Answer(InvalidArgument("Expected exactly one statement"));
+  }
+  if (request.method == wire::kPrepare) {
+    std::string id = PreparedId(body->statement);
+    prepared_.insert_or_assign(id, std::move(parsed.statements[0]));
+    QueryResult result;
+    result.text = std::move(id);
+    return Answer(result);
+  }
+  if (request.method != wire::kQuery) return fakes::Response(400, "unknown method");
+  return Answer(engine_.Execute(session, parsed.statements[0], body->values, body->page));
+}
+
+fakes::EntryPoint StoreEntryPoint(StoreOptions options) {
+  return [options](fakes::ContainerContext& context) -> sim::Awaitable<int> {
+    const std::string path = context.SqlitePath(std::string(kStoreDataDirectory) + "/meta.db");
+    auto opened = StoreDatabase::Open(context.vfs(), path);
+    if (auto* status = std::get_if<sim::Status>(&opened)) {
+      context.Log("cannot open the store: " + status->ToString());
+      co_return 1;
+    }
+    std::unique_ptr<StoreDatabase> store =
+        std::move(std::get<std::unique_ptr<StoreDatabase>>(opened));
+    StoreService service(store->engine());
+    const sim::Duration statement_time = options.statement_time;
+    context.network().Listen(
+        context.process(), kCqlPort,
+        [&service, statement_time](fakes::Request request) -> sim::Awaitable<fakes::Response> {
+          co_await sim::SleepFor(statement_time);
+          co_return service.Handle(request);
+        });
+    context.Log(fmt::format("store ready on port {}", kCqlPort));
+    co_await context.StopRequested();
+    context.Log("store stopping");
+    co_return 0;
+  };
+}
+
+fakes::ServiceSpec StoreServiceSpec(std::string name, std::string volume) {
+  fakes::ServiceSpec spec;
+  spec.name = std::move(name);
+  spec.image = kStoreImage;
+  spec.version = "2.20";
+  spec.mounts.push_back(
+      fakes::MountSpec{std::move(volume), kStoreDataDirectory, fakes::VolumeKind::kNamedVolume});
+  spec.restart = fakes::RestartPolicy::kAlways;
+  return spec;
+}
+
+}  // namespace faultline::models::cql

@@ -1,0 +1,47 @@
+// The metadata store as a service: a container entry point that opens the
+// store's database on its data volume and serves the client protocol
+// (wire.h) on port 9042 until stopped. Statements run one at a time, each to
+// completion (the engine is synchronous), so the catalog is strongly
+// consistent; each takes `statement_time` of virtual time first, which is
+// where a crash can fall between a request's arrival and its execution.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "fakes/compose.h"
+#include "fakes/network.h"
+#include "models/cql/engine.h"
+
+namespace faultline::models::cql {
+
+inline constexpr std::uint16_t kCqlPort = 9042;
+inline constexpr const char* kStoreDataDirectory = "/var/lib/yugabyte";
+inline constexpr const char* kStoreImage = "yugabyte";
+
+struct StoreOptions {
+  sim::Duration statement_time = std::chrono::microseconds(50);
+};
+
+// Serves requests with an engine; remembers prepared statements by id.
+class StoreService {
+ public:
+  explicit StoreService(Engine& engine) : engine_(engine) {}
+  // Answers one request (QUERY, PREPARE or EXECUTE); never fails itself:
+  // malformed requests get status 400.
+  fakes::Response Handle(const fakes::Request& request);
+
+ private:
+  Engine& engine_;
+  std::map<std::string, ParsedStatement> prepared_;
+};
+
+// The store image's entry point: data in kStoreDataDirectory/meta.db.
+fakes::EntryPoint StoreEntryPoint(StoreOptions options = {});
+
+// A compose service for the store, with its data on the named volume `volume`.
+fakes::ServiceSpec StoreServiceSpec(std::string name = "yugabyte",
+                                    std::string volume = "yugabyte-data");
+
+}  // namespace faultline::models::cql

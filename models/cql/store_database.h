@@ -1,0 +1,32 @@
+// The store's database: SQLite on a simulated volume (through the VFS) with
+// the store's durability settings, and the CQL engine on top.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "fakes/sqlite_vfs.h"
+#include "models/cql/engine.h"
+
+namespace faultline::models::cql {
+
+class StoreDatabase {
+ public:
+  // Opens (creating if missing) the database at `path`, a path under a mount
+  // of `vfs`. Durability: a rollback journal and synchronous=FULL, so a
+  // statement is on disk when it returns.
+  static std::variant<std::unique_ptr<StoreDatabase>, sim::Status> Open(fakes::SqliteVfs& vfs,
+                                                                        const std::string& path);
+
+  Engine& engine() { return *engine_; }
+  sqlite3* handle() { return database_.handle(); }
+
+ private:
+  explicit StoreDatabase(fakes::SqliteDatabase database) : database_(std::move(database)) {}
+
+  fakes::SqliteDatabase database_;
+  std::unique_ptr<Engine> engine_;  // Declared last: goes before the database closes.
+};
+
+}  // namespace faultline::models::cql

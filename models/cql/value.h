@@ -1,0 +1,68 @@
+// CQL values: what a cell holds, how a literal or a bound value becomes one
+// for a column's type, and how ycqlsh prints it. Each CQL type keeps its
+// values in one representation (Value::Kind): integers of every width,
+// timestamps (milliseconds since the Unix epoch) and counters are kInt;
+// uuid, inet, date, decimal are kText in their canonical text form.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "models/cql/ast.h"
+#include "models/cql/errors.h"
+#include "models/cql/types.h"
+
+namespace faultline::models::cql {
+
+struct Value {
+  enum class Kind : unsigned char { kNull, kInt, kDouble, kBool, kText, kBlob, kList, kSet, kMap };
+  Kind kind = Kind::kNull;
+  std::int64_t integer = 0;     // kInt; kBool as 0 or 1.
+  double real = 0;              // kDouble.
+  std::string bytes;            // kText, kBlob.
+  std::vector<Value> elements;  // Collections; a map's keys and values alternate.
+
+  static Value Null() { return {}; }
+  static Value Int(std::int64_t v) { return {Kind::kInt, v, 0, {}, {}}; }
+  static Value Double(double v) { return {Kind::kDouble, 0, v, {}, {}}; }
+  static Value Bool(bool v) { return {Kind::kBool, v ? 1 : 0, 0, {}, {}}; }
+  static Value Text(std::string v) { return {Kind::kText, 0, 0, std::move(v), {}}; }
+  static Value Blob(std::string v) { return {Kind::kBlob, 0, 0, std::move(v), {}}; }
+  bool is_null() const { return kind == Kind::kNull; }
+
+  friend bool operator==(const Value&, const Value&) = default;
+};
+
+// A total order on values of one type (sets and map keys are kept sorted).
+std::strong_ordering Compare(const Value& a, const Value& b);
+
+// The value `term` denotes for a column of `type`, with `bound` supplying bind
+// markers; Datatype Mismatch or Invalid Arguments when it cannot be one.
+// Collections come out canonical: sets sorted without duplicates, maps sorted
+// by key, an empty collection null (CQL does not tell them apart).
+std::variant<Value, CqlError> FromTerm(const Term& term, const CqlType& type,
+                                       std::span<const Value> bound);
+
+// Checks a value supplied from outside (a bound value) against `type`, and
+// makes collections canonical.
+std::variant<Value, CqlError> Coerce(Value value, const CqlType& type);
+
+// As ycqlsh prints a cell: text bare, True/False, 0xcafe, null,
+// {'a', 'b'}, {'k': 1}, [1, 2], 2025-01-01 00:00:00.000000+0000.
+std::string FormatCell(const Value& value, const CqlType& type);
+// As a CQL literal: text quoted ('it''s'), for inside collections and in statements.
+std::string FormatLiteral(const Value& value, const CqlType& type);
+
+// A collection's value as one SQLite BLOB, and back.
+std::string EncodeCollection(const Value& value);
+Value DecodeCollection(std::string_view bytes);
+
+// Comparison for conditions (IF c > 1) and for the reference model: `op` is
+// one of = != < > <= >=. Nulls compare equal only to null.
+bool Satisfies(const Value& actual, std::string_view op, const Value& expected);
+
+}  // namespace faultline::models::cql

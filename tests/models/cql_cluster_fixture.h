@@ -1,0 +1,53 @@
+// A simulated cluster with the metadata store running on the container
+// runtime, and client processes that talk to it over the network.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "fakes/network.h"
+#include "fakes/runtime.h"
+#include "fakes/sqlite_vfs.h"
+#include "models/cql/client.h"
+#include "models/cql/server.h"
+#include "sim/sim.h"
+
+namespace faultline::models::cql {
+
+struct StoreCluster {
+  explicit StoreCluster(std::uint64_t seed = 1)
+      : StoreCluster(sim::SimulationOptions{.seed = seed}) {}
+  explicit StoreCluster(sim::SimulationOptions options, fakes::NetworkOptions network_options = {})
+      : simulation(std::move(options)),
+        network(simulation, network_options),
+        vfs(simulation),
+        runtime(simulation, network, vfs) {
+    runtime.RegisterImage(kStoreImage, "2.20", StoreEntryPoint());
+  }
+
+  void Up() {
+    fakes::ComposeSpec spec;
+    spec.services.push_back(StoreServiceSpec());
+    ASSERT_TRUE(runtime.Up(spec).ok());
+    simulation.RunFor(std::chrono::milliseconds(10));
+  }
+
+  // Runs `body` in a new process named `host` (its network name).
+  void Client(const std::string& host, std::function<sim::Awaitable<void>(CqlSession&)> body) {
+    sim::Process& process = simulation.AddProcess(host);
+    process.Start([this, body = std::move(body)]() -> sim::Awaitable<int> {
+      CqlSession session(network);
+      co_await body(session);
+      co_return 0;
+    });
+  }
+
+  sim::Simulation simulation;
+  fakes::Network network;
+  fakes::SqliteVfs vfs;
+  fakes::Runtime runtime;
+};
+
+}  // namespace faultline::models::cql

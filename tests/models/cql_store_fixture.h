@@ -1,0 +1,62 @@
+// A metadata store engine on a fresh simulated volume, for tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "fakes/sqlite_vfs.h"
+#include "fakes/volume.h"
+#include "models/cql/parser.h"
+#include "models/cql/store_database.h"
+#include "sim/simulation.h"
+
+namespace faultline::models::cql {
+
+class EngineOnVolume {
+ public:
+  explicit EngineOnVolume(fakes::Volume* volume = nullptr, sim::SimulationOptions options = {})
+      : simulation_(std::move(options)),
+        owned_volume_("store-data", fakes::VolumeKind::kNamedVolume),
+        volume_(volume != nullptr ? *volume : owned_volume_),
+        vfs_(simulation_) {
+    vfs_.Mount("/var/lib/store", volume_);
+    Reopen();
+  }
+
+  // Closes and opens the database again, as a restarted store does.
+  void Reopen() {
+    store_.reset();
+    auto opened = StoreDatabase::Open(vfs_, "/var/lib/store/meta.db");
+    if (auto* status = std::get_if<sim::Status>(&opened)) {
+      ADD_FAILURE() << "cannot open the store: " << status->ToString();
+      return;
+    }
+    store_ = std::move(std::get<std::unique_ptr<StoreDatabase>>(opened));
+  }
+
+  Engine& engine() { return store_->engine(); }
+  Session& session() { return session_; }
+  sim::Simulation& simulation() { return simulation_; }
+
+  // Runs one statement; parse errors come back as Outcome errors too.
+  Outcome Run(std::string_view text, std::span<const Value> bound = {},
+              const PageRequest& page = {}) {
+    ParseResult parsed = Parse(text);
+    if (parsed.error) return SyntaxError(parsed.error->message);
+    if (parsed.statements.size() != 1) return InvalidArgument("expected one statement");
+    return engine().Execute(session_, parsed.statements[0], bound, page);
+  }
+
+ private:
+  sim::Simulation simulation_;
+  fakes::Volume owned_volume_;
+  fakes::Volume& volume_;
+  fakes::SqliteVfs vfs_;
+  std::unique_ptr<StoreDatabase> store_;
+  Session session_;
+};
+
+}  // namespace faultline::models::cql
