@@ -34,6 +34,7 @@ struct Term {
     kString,
     kBoolean,
     kBlob,
+    kUuid,
     kBindMarker,
     kList,
     kSet,

@@ -22,14 +22,20 @@ CREATE TABLE IF NOT EXISTS fl_columns(
   table_id INTEGER, name TEXT, type TEXT NOT NULL, role TEXT NOT NULL, position INTEGER NOT NULL,
   clustering_order TEXT NOT NULL, sql_name TEXT NOT NULL, ordinal INTEGER NOT NULL,
   PRIMARY KEY(table_id, name));
-CREATE VIEW IF NOT EXISTS fl_system_keyspaces AS
-  SELECT name AS c0, 1 AS c1, replication AS c2 FROM fl_keyspaces;
-CREATE VIEW IF NOT EXISTS fl_system_tables AS
+DROP VIEW IF EXISTS fl_system_keyspaces;
+CREATE VIEW fl_system_keyspaces AS
+  SELECT name AS c0, 1 AS c1, replication AS c2 FROM fl_keyspaces
+  UNION ALL SELECT 'system', 1, NULL
+  UNION ALL SELECT 'system_auth', 1, NULL
+  UNION ALL SELECT 'system_schema', 1, NULL;
+DROP VIEW IF EXISTS fl_system_tables;
+DROP VIEW IF EXISTS fl_system_columns;
+CREATE VIEW fl_system_tables AS
   SELECT keyspace AS c0, name AS c1, printf('00000000-0000-4000-8000-%012x', id) AS c2
   FROM fl_tables;
-CREATE VIEW IF NOT EXISTS fl_system_columns AS
+CREATE VIEW fl_system_columns AS
   SELECT t.keyspace AS c0, t.name AS c1, c.name AS c2, c.clustering_order AS c3, c.role AS c4,
-         c.position AS c5, c.type AS c6
+         c.position AS c5, c.type AS c6, c.ordinal AS c7
   FROM fl_columns c JOIN fl_tables t ON t.id = c.table_id;
 )sql";
 
@@ -162,6 +168,7 @@ void Catalog::AddSystemKeyspace() {
       SystemColumn("id", Scalar(Kind::kUuid), Role::kRegular, -1, 2),
   };
   TableInfo columns = SystemTable("columns", "fl_system_columns");
+  columns.order_by = "c0, c1, c7";  // Each table's columns in schema order, as YCQL lists them.
   columns.columns = {
       SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
       SystemColumn("table_name", text, Role::kClustering, 0, 1),
@@ -175,6 +182,10 @@ void Catalog::AddSystemKeyspace() {
     system.tables.emplace(table->name, std::move(*table));
   }
   keyspaces_.emplace(system.name, std::move(system));
+  // YCQL's other system keyspaces, listed but without tables here.
+  for (const char* name : {"system", "system_auth"}) {
+    keyspaces_.emplace(name, KeyspaceInfo{name, {}, {}, true});
+  }
 }
 
 sim::Status Catalog::LoadKeyspaces(sqlite3* db) {

@@ -12,8 +12,9 @@
 //   reused: a column dropped and added again comes back empty, as in CQL).
 //   The SQLite names dodge SQLite's case-insensitive identifiers, which
 //   would merge CQL's "Name" and name.
-// - Each data table has a hidden column fl_expires: the virtual time (ms)
-//   at which the row's TTL ends, or null.
+// - Each data table has hidden columns fl_expires, the virtual time (ms)
+//   at which the row's TTL ends (or null), and fl_live, set by INSERT: YCQL's
+//   liveness column, which keeps a row whose columns are all null.
 // - system_schema.keyspaces, .tables and .columns are SQLite views over the
 //   catalog tables, so they are read through the same path as user tables.
 #pragma once
@@ -57,6 +58,7 @@ struct TableInfo {
   Options options;
   int next_column = 0;  // For naming the next column's SQLite column.
   bool read_only = false;
+  std::string order_by;  // SQL ORDER BY for SELECT, when not the key order.
 
   const ColumnInfo* Find(std::string_view column) const;
   std::size_t KeyColumns() const;

@@ -137,6 +137,8 @@ class Engine {
   std::optional<CqlError> Upsert(const TableInfo& table,
                                  const std::vector<std::pair<const ColumnInfo*, Value>>& cells,
                                  const Value& expires, bool is_insert);
+  // Removes the row if no INSERT made it live and all its columns are null.
+  std::optional<CqlError> ForgetIfEmpty(const TableInfo& table, const std::vector<Value>& key);
 
   sqlite3* db_;
   Clock clock_;

@@ -122,11 +122,11 @@ std::optional<CqlError> ApplyClusteringOrder(const CreateTable& statement,
   const auto& order = statement.clustering_order;
   if (order.empty()) return std::nullopt;
   if (order.size() > statement.clustering_key.size()) {
-    return InvalidTableDefinition("Only clustering key columns can be defined in CLUSTERING ORDER");
+    return InvalidTableProperty("Only clustering key columns can be defined in CLUSTERING ORDER");
   }
   for (std::size_t i = 0; i < order.size(); ++i) {
     if (order[i].first != statement.clustering_key[i]) {
-      return InvalidTableDefinition(
+      return InvalidTableProperty(
           "The order of columns in the CLUSTERING ORDER directive must be the one of the "
           "clustering key");
     }
@@ -160,7 +160,10 @@ std::string CreateTableSql(const TableInfo& table) {
                          column.descending ? " DESC" : "");
     }
   }
-  return sql + fmt::format("fl_expires INTEGER, PRIMARY KEY ({})) WITHOUT ROWID", key);
+  return sql + fmt::format(
+                   "fl_live INTEGER NOT NULL DEFAULT 0, fl_expires INTEGER, PRIMARY KEY ({})) "
+                   "WITHOUT ROWID",
+                   key);
 }
 
 }  // namespace
@@ -227,7 +230,10 @@ Outcome Engine::Run(Session& session, const AlterTable& statement) {
     sql = fmt::format("ALTER TABLE {} ADD COLUMN {}", table.sql_name, SqlColumn(column));
   } else {
     if (existing == nullptr) return UndefinedColumn();
-    if (existing->is_key()) return AlterKeyColumn();
+    // YCQL refuses both, in different words: hash columns at analysis,
+    // range columns when the master applies the change.
+    if (existing->role == ColumnInfo::Role::kPartitionKey) return AlterKeyColumn();
+    if (existing->is_key()) return ExecError("cannot remove a key column");
     sql = fmt::format("ALTER TABLE {} DROP COLUMN {}", table.sql_name, existing->sql_name);
     std::erase_if(table.columns,
                   [&](const ColumnInfo& column) { return column.name == statement.column.name; });

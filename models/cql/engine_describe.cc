@@ -30,7 +30,8 @@ std::string OptionValue(const Options& options, std::string_view name, std::stri
 }
 
 std::string DescribeKeyspace(const KeyspaceInfo& keyspace) {
-  return fmt::format("CREATE KEYSPACE {} WITH replication = {} AND durable_writes = {};\n",
+  // ycqlsh puts two spaces before AND here.
+  return fmt::format("CREATE KEYSPACE {} WITH replication = {}  AND durable_writes = {};\n",
                      Quoted(keyspace.name),
                      OptionValue(keyspace.options, "replication",
                                  "{'class': 'SimpleStrategy', 'replication_factor': '1'}"),
@@ -108,8 +109,11 @@ Outcome Engine::Run(Session& session, const Describe& statement) {
       return Text(fmt::format("{}\n", fmt::join(names, "  ")));
     }
     case Describe::What::kTables: {
-      if (!session.keyspace.empty()) {
-        return Text(TableNames(*catalog_.FindKeyspace(session.keyspace)));
+      // With a keyspace in use, ycqlsh lists just its table names.
+      if (const KeyspaceInfo* current = catalog_.FindKeyspace(session.keyspace)) {
+        std::vector<std::string> names;
+        for (const auto& [name, table] : current->tables) names.push_back(Quoted(name));
+        return Text(fmt::format("{}\n", fmt::join(names, "  ")));
       }
       std::vector<std::string> sections;
       for (const auto& [name, keyspace] : catalog_.keyspaces()) {

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <set>
 
 #include "models/cql/engine.h"
 
@@ -11,6 +12,7 @@ namespace {
 const CqlType kBigint{CqlType::Kind::kBigint, false, {}};
 
 std::string OrderBy(const TableInfo& table) {
+  if (!table.order_by.empty()) return table.order_by;
   std::string order;
   for (std::size_t i = 0; i < table.KeyColumns(); ++i) {
     const ColumnInfo& column = table.columns[i];
@@ -56,9 +58,20 @@ Outcome Engine::RunSelect(Session& session, const Select& statement, const PageR
 
   std::string where;
   std::vector<Value> parameters;
+  std::set<std::pair<const ColumnInfo*, char>> restricted;  // Column, and = < or >.
   for (const Relation& relation : statement.where) {
     const ColumnInfo* column = table.Find(relation.column);
     if (column == nullptr) return UndefinedColumn();
+    const char kind = relation.op == "<=" ? '<' : relation.op == ">=" ? '>' : relation.op[0];
+    if (kind != '=' && kind != '!' && column->role == ColumnInfo::Role::kPartitionKey) {
+      return CqlStatementInvalid("Partition column cannot be used in this expression");
+    }
+    const bool conflicting =
+        restricted.contains({column, '='}) ||
+        (kind == '=' && (restricted.contains({column, '<'}) || restricted.contains({column, '>'})));
+    if (conflicting || (kind != '!' && !restricted.insert({column, kind}).second)) {
+      return CqlStatementInvalid("Illogical condition for where clause");
+    }
     if (column->type.IsCollection()) {
       return InvalidArgument(
           fmt::format("Collection column {} cannot be restricted", relation.column));
@@ -77,8 +90,8 @@ Outcome Engine::RunSelect(Session& session, const Select& statement, const PageR
     std::variant<Value, CqlError> value = FromTerm(*statement.limit, kBigint, bound_);
     if (auto* error = std::get_if<CqlError>(&value)) return std::move(*error);
     limit = std::get<Value>(value).integer;
-    if (std::get<Value>(value).is_null() || limit <= 0) {
-      return InvalidArgument("LIMIT must be strictly positive");
+    if (std::get<Value>(value).is_null() || limit < 0) {
+      return InvalidArgument("LIMIT must not be negative");
     }
   }
   const std::string filter = where.empty() ? "" : " WHERE " + where;

@@ -36,59 +36,71 @@ QueryResult Applied(bool applied, const std::vector<const ColumnInfo*>& columns 
   return result;
 }
 
-// The key values a WHERE clause gives, in key order: all of them, or with
-// `allow_prefix` at least the partition key and then a prefix of the
-// clustering key.
-std::variant<std::vector<Value>, CqlError> KeyValues(const TableInfo& table,
-                                                     const std::vector<Relation>& where,
-                                                     std::span<const Value> bound,
-                                                     bool allow_prefix) {
-  std::map<std::string, Value> given;
+// What a write's WHERE clause selects, checked as YCQL checks it
+// (pt_dml.cc): equality on the key columns, and for DELETE ranges on
+// clustering columns.
+struct WriteTarget {
+  std::vector<Value> key;  // Equality values of the leading key columns, in key order.
+  // Every restriction, for the SQL: column, operator, value.
+  std::vector<std::tuple<const ColumnInfo*, std::string, Value>> restrictions;
+  bool full_key = false;  // All key columns restricted by equality, nothing else.
+};
+
+std::variant<WriteTarget, CqlError> AnalyzeWriteWhere(const TableInfo& table,
+                                                      const std::vector<Relation>& where,
+                                                      std::span<const Value> bound, bool is_update,
+                                                      bool needs_full_key) {
+  WriteTarget target;
+  std::map<const ColumnInfo*, Value> equal;
+  std::set<std::pair<const ColumnInfo*, bool>> bounded;  // (column, is upper bound).
   for (const Relation& relation : where) {
     const ColumnInfo* column = table.Find(relation.column);
     if (column == nullptr) return UndefinedColumn();
-    if (!column->is_key()) {
-      return InvalidArgument(
-          fmt::format("Non primary key column {} found in where clause", relation.column));
+    if (relation.op == "!=")
+      return FeatureNotYetImplemented("Operator not supported for write operations");
+    const bool is_equal = relation.op == "=";
+    if (!is_equal && column->role == ColumnInfo::Role::kPartitionKey) {
+      return CqlStatementInvalid("Partition column cannot be used in this expression");
     }
-    if (relation.op != "=") {
-      return InvalidArgument(
-          fmt::format("Only equality is allowed on primary key column {}", relation.column));
+    const bool upper = relation.op[0] == '<';
+    if (equal.contains(column) ||
+        (is_equal && (bounded.contains({column, true}) || bounded.contains({column, false}))) ||
+        (!is_equal && !bounded.insert({column, upper}).second)) {
+      return CqlStatementInvalid("Illogical condition for where clause");
+    }
+    if (!is_equal && is_update && column->is_key()) {
+      return CqlStatementInvalid("Range expressions are not supported for inserts and updates");
+    }
+    if (!column->is_key()) {
+      return CqlStatementInvalid(
+          "Non primary key cannot be used in where clause for write requests");
     }
     std::variant<Value, CqlError> value = FromTerm(relation.value, column->type, bound);
     if (auto* error = std::get_if<CqlError>(&value)) return std::move(*error);
     if (std::get<Value>(value).is_null()) return NullArgumentForPrimaryKey(relation.column);
-    if (!given.emplace(relation.column, std::move(std::get<Value>(value))).second) {
-      return InvalidArgument(
-          fmt::format("Multiple restrictions found for column {}", relation.column));
-    }
+    if (is_equal) equal.emplace(column, std::get<Value>(value));
+    target.restrictions.emplace_back(column, relation.op, std::move(std::get<Value>(value)));
   }
-  std::vector<Value> key;
-  const std::size_t key_columns = table.KeyColumns();
-  for (std::size_t i = 0; i < key_columns; ++i) {
-    auto found = given.find(table.columns[i].name);
-    if (found == given.end()) {
-      if (allow_prefix && i >= table.PartitionKeyColumns()) break;
-      return MissingArgumentForPrimaryKey(table.columns[i].name);
-    }
-    key.push_back(found->second);
+  for (std::size_t i = 0; i < table.KeyColumns(); ++i) {
+    auto found = equal.find(&table.columns[i]);
+    if (found == equal.end()) break;
+    target.key.push_back(found->second);
   }
-  if (key.size() != given.size()) {
-    return InvalidArgument(fmt::format(
-        "PRIMARY KEY column {} cannot be restricted as preceding column {} is not restricted",
-        table.columns[key.size() + 1].name, table.columns[key.size()].name));
+  target.full_key = target.key.size() == table.KeyColumns() && bounded.empty();
+  if (target.key.size() < table.PartitionKeyColumns() || (needs_full_key && !target.full_key)) {
+    return CqlStatementInvalid("Missing condition on key columns in WHERE clause");
   }
-  return key;
+  return target;
 }
 
 // Conditions of IF: every column named must exist; all must hold on `row`
-// (a missing row makes every condition fail).
+// (on a missing row every column is null, so `IF v = null` holds).
 std::variant<bool, CqlError> CheckConditions(const TableInfo& table,
                                              const std::vector<Relation>& conditions,
                                              const std::optional<Row>& row,
                                              std::span<const Value> bound,
                                              std::vector<const ColumnInfo*>& named) {
-  bool holds = row.has_value();
+  bool holds = true;
   for (const Relation& condition : conditions) {
     const ColumnInfo* column = table.Find(condition.column);
     if (column == nullptr) return UndefinedColumn();
@@ -99,12 +111,21 @@ std::variant<bool, CqlError> CheckConditions(const TableInfo& table,
     std::variant<Value, CqlError> expected = FromTerm(condition.value, column->type, bound);
     if (auto* error = std::get_if<CqlError>(&expected)) return std::move(*error);
     if (std::find(named.begin(), named.end(), column) == named.end()) named.push_back(column);
-    if (row) {
-      const auto index = static_cast<std::size_t>(column - table.columns.data());
-      holds = holds && Satisfies((*row)[index], condition.op, std::get<Value>(expected));
-    }
+    const auto index = static_cast<std::size_t>(column - table.columns.data());
+    holds = holds &&
+            Satisfies(row ? (*row)[index] : Value::Null(), condition.op, std::get<Value>(expected));
   }
   return holds;
+}
+
+// A failed conditional write on an existing row shows the key columns, then
+// the columns its conditions named (docdb's PopulateConditionalDmlRow).
+std::vector<const ColumnInfo*> KeyThen(const TableInfo& table,
+                                       const std::vector<const ColumnInfo*>& named) {
+  std::vector<const ColumnInfo*> columns;
+  for (std::size_t i = 0; i < table.KeyColumns(); ++i) columns.push_back(&table.columns[i]);
+  columns.insert(columns.end(), named.begin(), named.end());
+  return columns;
 }
 
 Row Project(const TableInfo& table, const Row& row, const std::vector<const ColumnInfo*>& columns) {
@@ -186,18 +207,14 @@ std::variant<Value, CqlError> Expiry(const std::optional<Term>& ttl, std::span<c
 
 Outcome Engine::RunInsert(const TableInfo& table, const Insert& statement) {
   if (table.IsCounterTable()) return InsertTableOfCounters();
-  if (statement.columns.size() != statement.values.size()) {
-    return InvalidArgument("Unmatched column names/values");
-  }
+  if (statement.columns.size() > statement.values.size()) return TooFewArguments();
+  if (statement.columns.size() < statement.values.size()) return TooManyArguments();
   Cells cells;
   for (std::size_t i = 0; i < statement.columns.size(); ++i) {
     const ColumnInfo* column = table.Find(statement.columns[i]);
     if (column == nullptr) return UndefinedColumn();
     for (const auto& [seen, unused] : cells) {
-      if (seen == column) {
-        return InvalidArgument(
-            fmt::format("Multiple definitions found for column {}", column->name));
-      }
+      if (seen == column) return DuplicateColumn(column->name);
     }
     std::variant<Value, CqlError> value = FromTerm(statement.values[i], column->type, bound_);
     if (auto* error = std::get_if<CqlError>(&value)) return std::move(*error);
@@ -228,12 +245,13 @@ Outcome Engine::RunInsert(const TableInfo& table, const Insert& statement) {
 }
 
 Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
-  std::variant<std::vector<Value>, CqlError> key = KeyValues(table, statement.where, bound_, false);
-  if (auto* error = std::get_if<CqlError>(&key)) return std::move(*error);
+  std::variant<WriteTarget, CqlError> target =
+      AnalyzeWriteWhere(table, statement.where, bound_, true, true);
+  if (auto* error = std::get_if<CqlError>(&target)) return std::move(*error);
+  const std::vector<Value>& key = std::get<WriteTarget>(target).key;
   Cells cells;
-  for (std::size_t i = 0; i < table.KeyColumns(); ++i) {
-    cells.emplace_back(&table.columns[i], std::get<std::vector<Value>>(key)[i]);
-  }
+  for (std::size_t i = 0; i < table.KeyColumns(); ++i)
+    cells.emplace_back(&table.columns[i], key[i]);
   bool needs_row = statement.if_exists || !statement.conditions.empty();
   std::set<std::string> assigned;
   for (const Assignment& assignment : statement.assignments) {
@@ -258,7 +276,7 @@ Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
   }
   std::optional<Row> current;
   if (needs_row) {
-    auto existing = ReadRow(table, std::get<std::vector<Value>>(key));
+    auto existing = ReadRow(table, key);
     if (auto* error = std::get_if<CqlError>(&existing)) return std::move(*error);
     current = std::move(std::get<std::optional<Row>>(existing));
   }
@@ -288,68 +306,92 @@ Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
     std::variant<bool, CqlError> holds =
         CheckConditions(table, statement.conditions, current, bound_, named);
     if (auto* error = std::get_if<CqlError>(&holds)) return std::move(*error);
-    if (!std::get<bool>(holds)) {
+    if (!std::get<bool>(holds) || (statement.if_exists && !current)) {
       if (!current) return Applied(false);
-      return Applied(false, named, Project(table, *current, named));
+      const std::vector<const ColumnInfo*> shown = KeyThen(table, named);
+      return Applied(false, shown, Project(table, *current, shown));
     }
   }
   if (auto error = Upsert(table, cells, std::get<Value>(expires), false)) return std::move(*error);
+  if (auto error = ForgetIfEmpty(table, key)) return std::move(*error);
   if (conditional) return Applied(true);
   return QueryResult{};
 }
 
 Outcome Engine::RunDelete(const TableInfo& table, const Delete& statement) {
   const bool conditional = statement.if_exists || !statement.conditions.empty();
-  const bool whole_rows = statement.columns.empty() && !conditional;
-  std::variant<std::vector<Value>, CqlError> key =
-      KeyValues(table, statement.where, bound_, whole_rows);
-  if (auto* error = std::get_if<CqlError>(&key)) return std::move(*error);
-  const std::vector<Value>& key_values = std::get<std::vector<Value>>(key);
+  std::variant<WriteTarget, CqlError> analyzed = AnalyzeWriteWhere(
+      table, statement.where, bound_, false, conditional || !statement.columns.empty());
+  if (auto* error = std::get_if<CqlError>(&analyzed)) return std::move(*error);
+  const WriteTarget& target = std::get<WriteTarget>(analyzed);
   std::vector<const ColumnInfo*> deleted;
   for (const std::string& name : statement.columns) {
     const ColumnInfo* column = table.Find(name);
     if (column == nullptr) return UndefinedColumn();
     if (column->is_key()) {
-      return InvalidArgument(
-          fmt::format("Invalid identifier {} for deletion (should not be a "
-                      "PRIMARY KEY part)",
-                      name));
+      return InvalidArgument(fmt::format(
+          "Invalid identifier {} for deletion (should not be a PRIMARY KEY part)", name));
     }
     deleted.push_back(column);
   }
   if (conditional) {
-    auto existing = ReadRow(table, key_values);
+    auto existing = ReadRow(table, target.key);
     if (auto* error = std::get_if<CqlError>(&existing)) return std::move(*error);
     const std::optional<Row>& current = std::get<std::optional<Row>>(existing);
     std::vector<const ColumnInfo*> named;
     std::variant<bool, CqlError> holds =
         CheckConditions(table, statement.conditions, current, bound_, named);
     if (auto* error = std::get_if<CqlError>(&holds)) return std::move(*error);
-    if (!std::get<bool>(holds)) {
+    if (!std::get<bool>(holds) || (statement.if_exists && !current)) {
       if (!current) return Applied(false);
-      return Applied(false, named, Project(table, *current, named));
+      const std::vector<const ColumnInfo*> shown = KeyThen(table, named);
+      return Applied(false, shown, Project(table, *current, shown));
     }
+  }
+  std::string condition;
+  for (const auto& [column, op, value] : target.restrictions) {
+    condition += fmt::format("{}{} {} ?", condition.empty() ? "" : " AND ", column->sql_name, op);
   }
   std::string sql;
   if (deleted.empty()) {
-    sql = fmt::format("DELETE FROM {} WHERE {}", table.sql_name,
-                      KeyCondition(table, key_values.size()));
+    sql = fmt::format("DELETE FROM {} WHERE {}", table.sql_name, condition);
   } else {
     std::string set;
     for (const ColumnInfo* column : deleted) {
       set += fmt::format("{}{} = NULL", set.empty() ? "" : ", ", column->sql_name);
     }
-    sql = fmt::format("UPDATE {} SET {} WHERE {}", table.sql_name, set,
-                      KeyCondition(table, key_values.size()));
+    sql = fmt::format("UPDATE {} SET {} WHERE {}", table.sql_name, set, condition);
   }
   sqlite3_stmt* prepared = Prepared(sql);
   if (prepared == nullptr) return SqliteFailure("DELETE");
-  for (std::size_t i = 0; i < key_values.size(); ++i) {
-    BindValue(prepared, static_cast<int>(i + 1), key_values[i]);
-  }
+  int index = 1;
+  for (const auto& [column, op, value] : target.restrictions) BindValue(prepared, index++, value);
   if (!StepToDone(prepared)) return SqliteFailure("DELETE");
+  if (!deleted.empty()) {
+    if (auto error = ForgetIfEmpty(table, target.key)) return std::move(*error);
+  }
   if (conditional) return Applied(true);
   return QueryResult{};
+}
+
+// Only INSERT marks a row live (YCQL's liveness column): a row that only
+// UPDATEs made exists while one of its columns is set, and goes when the
+// last one is deleted or set to null.
+std::optional<CqlError> Engine::ForgetIfEmpty(const TableInfo& table,
+                                              const std::vector<Value>& key) {
+  std::string empty;
+  for (const ColumnInfo& column : table.columns) {
+    if (!column.is_key()) empty += fmt::format(" AND {} IS NULL", column.sql_name);
+  }
+  const std::string sql = fmt::format("DELETE FROM {} WHERE {} AND fl_live = 0{}", table.sql_name,
+                                      KeyCondition(table, key.size()), empty);
+  sqlite3_stmt* prepared = Prepared(sql);
+  if (prepared == nullptr) return SqliteFailure("write");
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    BindValue(prepared, static_cast<int>(i + 1), key[i]);
+  }
+  if (!StepToDone(prepared)) return SqliteFailure("write");
+  return std::nullopt;
 }
 
 std::optional<CqlError> Engine::Upsert(const TableInfo& table, const Cells& cells,
@@ -372,12 +414,13 @@ std::optional<CqlError> Engine::Upsert(const TableInfo& table, const Cells& cell
     set +=
         fmt::format("{0} = CASE WHEN fl_expires <= :now THEN NULL ELSE {0} END, ", column.sql_name);
   }
-  set += is_insert ? "fl_expires = excluded.fl_expires"
-                   : "fl_expires = CASE WHEN excluded.fl_expires IS NOT NULL THEN "
+  set += is_insert ? "fl_live = 1, fl_expires = excluded.fl_expires"
+                   : "fl_live = CASE WHEN fl_expires <= :now THEN 0 ELSE fl_live END, "
+                     "fl_expires = CASE WHEN excluded.fl_expires IS NOT NULL THEN "
                      "excluded.fl_expires WHEN fl_expires <= :now THEN NULL ELSE fl_expires END";
-  const std::string sql =
-      fmt::format("INSERT INTO {} ({}fl_expires) VALUES ({}?) ON CONFLICT ({}) DO UPDATE SET {}",
-                  table.sql_name, columns, values, KeyColumnList(table), set);
+  const std::string sql = fmt::format(
+      "INSERT INTO {} ({}fl_live, fl_expires) VALUES ({}{}, ?) ON CONFLICT ({}) DO UPDATE SET {}",
+      table.sql_name, columns, values, is_insert ? 1 : 0, KeyColumnList(table), set);
   sqlite3_stmt* prepared = Prepared(sql);
   if (prepared == nullptr) return SqliteFailure("write");
   int index = 1;

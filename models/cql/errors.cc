@@ -104,4 +104,25 @@ CqlError ServerError(std::string_view detail) {
   return Titled(ErrorCode::kServerError, "Server Error", detail);
 }
 
+CqlError CqlStatementInvalid(std::string_view detail) {
+  return Titled(ErrorCode::kCqlStatementInvalid, "Invalid CQL Statement", detail);
+}
+CqlError FeatureNotYetImplemented(std::string_view detail) {
+  return Titled(ErrorCode::kFeatureNotYetImplemented, "Feature Not Yet Implemented", detail);
+}
+CqlError InvalidCountingExpression(std::string_view detail) {
+  return Titled(ErrorCode::kInvalidCountingExpression, "Invalid Counting Expression", detail);
+}
+CqlError NullInCollections() {
+  return Titled(ErrorCode::kNullInCollections, "Null In Collections",
+                "null is not supported inside collections");
+}
+CqlError TooFewArguments() { return Titled(ErrorCode::kTooFewArguments, "Too Few Arguments", ""); }
+CqlError TooManyArguments() {
+  return Titled(ErrorCode::kTooManyArguments, "Too Many Arguments", "");
+}
+CqlError InvalidTableProperty(std::string_view detail) {
+  return Titled(ErrorCode::kInvalidTableProperty, "Invalid Table Property", detail);
+}
+
 }  // namespace faultline::models::cql

@@ -13,6 +13,8 @@ namespace faultline::models::cql {
 enum class ErrorCode : int {
   kServerError = -2,
   kSyntaxError = -11,  // SQL_STATEMENT_INVALID: "Invalid SQL Statement".
+  kCqlStatementInvalid = -12,
+  kFeatureNotYetImplemented = -13,
   kFeatureNotSupported = -14,
   kDatatypeMismatch = -201,
   kDuplicateObject = -202,
@@ -26,11 +28,15 @@ enum class ErrorCode : int {
   kSystemNamespaceReadonly = -213,
   kNoKeyspace = -215,  // NO_NAMESPACE_USED, with Cassandra's text.
   kInsertTableOfCounters = -216,
+  kInvalidCountingExpression = -217,
   kAlterKeyColumn = -220,
+  kNullInCollections = -224,
   kExecError = -300,
   kObjectNotFound = -301,
   kInvalidTableDefinition = -302,
   kInvalidArgument = -304,
+  kTooFewArguments = -305,
+  kTooManyArguments = -306,
   kKeyspaceAlreadyExists = -307,
   kKeyspaceNotFound = -308,
   kUnprepared = -310,
@@ -69,5 +75,12 @@ CqlError InvalidTableDefinition(std::string_view detail);
 CqlError InvalidRequest(std::string_view detail);
 CqlError ExecError(std::string_view detail);
 CqlError ServerError(std::string_view detail);
+CqlError CqlStatementInvalid(std::string_view detail);
+CqlError FeatureNotYetImplemented(std::string_view detail);
+CqlError InvalidCountingExpression(std::string_view detail);
+CqlError NullInCollections();
+CqlError TooFewArguments();
+CqlError TooManyArguments();
+CqlError InvalidTableProperty(std::string_view detail);
 
 }  // namespace faultline::models::cql

@@ -39,6 +39,18 @@ class Cursor {
   Position position_;
 };
 
+constexpr int kUuidLength = 36;
+
+// Whether a uuid (8-4-4-4-12 hex digits) starts here and ends at a word boundary.
+bool IsUuidAt(const Cursor& cursor) {
+  for (int i = 0; i < kUuidLength; ++i) {
+    const char c = cursor.Peek(static_cast<std::size_t>(i));
+    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? c != '-' : !std::isxdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return !IsIdentifierPart(cursor.Peek(kUuidLength));
+}
+
 // Reads a quoted run ('...' or "..."), where a doubled quote stands for one.
 bool ReadQuoted(Cursor& cursor, char quote, std::string& out) {
   cursor.Next();  // The opening quote.
@@ -128,6 +140,9 @@ LexResult Lex(std::string_view text) {
             LexError{start, c == '\'' ? "unterminated string" : "unterminated identifier"};
         return result;
       }
+    } else if (IsUuidAt(cursor)) {
+      token.kind = TokenKind::kUuid;
+      for (int i = 0; i < kUuidLength; ++i) token.text += cursor.Next();
     } else if (c == '0' && (cursor.Peek(1) == 'x' || cursor.Peek(1) == 'X')) {
       token.kind = TokenKind::kBlob;
       cursor.Next();

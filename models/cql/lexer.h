@@ -26,6 +26,7 @@ enum class TokenKind : unsigned char {
   kInteger,
   kFloat,
   kBlob,    // 0xCAFE: text is the hex digits.
+  kUuid,    // 123e4567-e89b-12d3-a456-426614174000, unquoted as CQL writes it.
   kSymbol,  // ( ) , ; . * = < > <= >= != ? { } [ ] : + -
   kEnd,
 };

@@ -122,6 +122,8 @@ class Parser {
         return Literal(Term::Kind::kFloat);
       case TokenKind::kBlob:
         return Literal(Term::Kind::kBlob);
+      case TokenKind::kUuid:
+        return Literal(Term::Kind::kUuid);
       default:
         break;
     }
@@ -371,13 +373,7 @@ class Parser {
     do {
       statement.values.push_back(ParseTerm());
     } while (AcceptSymbol(","));
-    const Token& close = Peek();
     ExpectSymbol(")");
-    if (statement.values.size() != statement.columns.size()) {
-      throw SyntaxError{ParseError{close.position,
-                                   fmt::format("Invalid SQL Statement. {} columns but {} values",
-                                               statement.columns.size(), statement.values.size())}};
-    }
     statement.if_not_exists = IfNotExists();
     statement.ttl = UsingTtl();
     return statement;

@@ -221,9 +221,7 @@ std::variant<Value, CqlError> FromCollection(const Term& term, const CqlType& ty
         type.kind == Kind::kMap ? type.parameters[i % 2] : type.parameters[0];
     std::variant<Value, CqlError> element = FromTerm(term.elements[i], element_type, bound);
     if (auto* error = std::get_if<CqlError>(&element)) return std::move(*error);
-    if (std::get<Value>(element).is_null()) {
-      return InvalidArgument("null is not supported inside collections");
-    }
+    if (std::get<Value>(element).is_null()) return NullInCollections();
     value.elements.push_back(std::move(std::get<Value>(element)));
   }
   return Canonical(std::move(value), type);
@@ -320,7 +318,13 @@ std::variant<Value, CqlError> FromTerm(const Term& term, const CqlType& type,
       }
       return FromTermText(term.text, type);
     case Term::Kind::kString:
+      // YCQL writes uuids unquoted; a quoted one is a string.
+      if (type.kind == Kind::kUuid || type.kind == Kind::kTimeuuid)
+        return Mismatch(type, "a string");
       return FromString(term.text, type);
+    case Term::Kind::kUuid:
+      if (type.kind != Kind::kUuid && type.kind != Kind::kTimeuuid) return Mismatch(type, "a uuid");
+      return Value::Text(Lowered(term.text));
     case Term::Kind::kBoolean:
       if (type.kind != Kind::kBoolean) return Mismatch(type, "a boolean");
       return Value::Bool(Lowered(term.text) == "true");

@@ -163,11 +163,11 @@ TEST(CqlStoreTest, KeptVolumesKeepTheDataAndDownVWipesIt) {
   cluster.runtime.Down(false);
   cluster.simulation.RunFor(seconds(11));
   cluster.Up();
-  EXPECT_EQ(keyspaces(), "ks  system_schema\n");
+  EXPECT_EQ(keyspaces(), "ks  system  system_auth  system_schema\n");
   cluster.runtime.Down(true);
   cluster.simulation.RunFor(seconds(11));
   cluster.Up();
-  EXPECT_EQ(keyspaces(), "system_schema\n");
+  EXPECT_EQ(keyspaces(), "system  system_auth  system_schema\n");
 }
 
 TEST(CqlStoreTest, QueryAllPagesThroughEveryRow) {

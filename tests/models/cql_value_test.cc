@@ -34,7 +34,7 @@ TEST(CqlValueTest, LiteralsPrintAsYcqlshPrintsThem) {
   EXPECT_EQ(Cell("0xCAFE", "blob"), "0xcafe");
   EXPECT_EQ(Cell("'2025-01-02 03:04:05.678Z'", "timestamp"), "2025-01-02 03:04:05.678000+0000");
   EXPECT_EQ(Cell("1735689600000", "timestamp"), "2025-01-01 00:00:00.000000+0000");
-  EXPECT_EQ(Cell("'123E4567-E89B-12D3-A456-426614174000'", "uuid"),
+  EXPECT_EQ(Cell("123E4567-E89B-12D3-A456-426614174000", "uuid"),
             "123e4567-e89b-12d3-a456-426614174000");
   EXPECT_EQ(Cell("null", "text"), "null");
 }
@@ -56,9 +56,12 @@ TEST(CqlValueTest, MismatchesAndRangesAreErrors) {
             "error: Invalid Arguments. Value 128 is out of range for tinyint");
   EXPECT_EQ(Cell("'2025-13-01'", "timestamp"),
             "error: Invalid Arguments. Invalid timestamp '2025-13-01'");
-  EXPECT_EQ(Cell("'nope'", "uuid"), "error: Invalid Arguments. Invalid uuid 'nope'");
+  EXPECT_EQ(Cell("'123e4567-e89b-12d3-a456-426614174000'", "uuid"),
+            "error: Datatype Mismatch. Cannot convert a string to uuid");
+  EXPECT_EQ(Cell("123e4567-e89b-12d3-a456-426614174000", "text"),
+            "error: Datatype Mismatch. Cannot convert a uuid to text");
   EXPECT_EQ(Cell("{1, null}", "set<int>"),
-            "error: Invalid Arguments. null is not supported inside collections");
+            "error: Null In Collections. null is not supported inside collections");
 }
 
 TEST(CqlValueTest, CollectionEncodingRoundTrips) {
