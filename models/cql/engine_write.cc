@@ -46,10 +46,11 @@ struct WriteTarget {
   bool full_key = false;  // All key columns restricted by equality, nothing else.
 };
 
+// `needs_full_key`: the message when the whole key must be given, or empty.
 std::variant<WriteTarget, CqlError> AnalyzeWriteWhere(const TableInfo& table,
                                                       const std::vector<Relation>& where,
                                                       std::span<const Value> bound, bool is_update,
-                                                      bool needs_full_key) {
+                                                      std::string_view needs_full_key) {
   WriteTarget target;
   std::map<const ColumnInfo*, Value> equal;
   std::set<std::pair<const ColumnInfo*, bool>> bounded;  // (column, is upper bound).
@@ -87,9 +88,10 @@ std::variant<WriteTarget, CqlError> AnalyzeWriteWhere(const TableInfo& table,
     target.key.push_back(found->second);
   }
   target.full_key = target.key.size() == table.KeyColumns() && bounded.empty();
-  if (target.key.size() < table.PartitionKeyColumns() || (needs_full_key && !target.full_key)) {
+  if (target.key.size() < table.PartitionKeyColumns()) {
     return CqlStatementInvalid("Missing condition on key columns in WHERE clause");
   }
+  if (!needs_full_key.empty() && !target.full_key) return CqlStatementInvalid(needs_full_key);
   return target;
 }
 
@@ -245,8 +247,8 @@ Outcome Engine::RunInsert(const TableInfo& table, const Insert& statement) {
 }
 
 Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
-  std::variant<WriteTarget, CqlError> target =
-      AnalyzeWriteWhere(table, statement.where, bound_, true, true);
+  std::variant<WriteTarget, CqlError> target = AnalyzeWriteWhere(
+      table, statement.where, bound_, true, "Missing condition on key columns in WHERE clause");
   if (auto* error = std::get_if<CqlError>(&target)) return std::move(*error);
   const std::vector<Value>& key = std::get<WriteTarget>(target).key;
   Cells cells;
@@ -267,10 +269,7 @@ Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
     }
     const bool counter = column->type.kind == CqlType::Kind::kCounter;
     if (counter && assignment.op == Assignment::Op::kSet) {
-      return InvalidArgument(
-          fmt::format("Cannot set the value of counter column {} (counters can only be incremented/"
-                      "decremented, not set)",
-                      assignment.column));
+      return InvalidCountingExpression();
     }
     needs_row = needs_row || assignment.op != Assignment::Op::kSet;
   }
@@ -320,8 +319,14 @@ Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
 
 Outcome Engine::RunDelete(const TableInfo& table, const Delete& statement) {
   const bool conditional = statement.if_exists || !statement.conditions.empty();
-  std::variant<WriteTarget, CqlError> analyzed = AnalyzeWriteWhere(
-      table, statement.where, bound_, false, conditional || !statement.columns.empty());
+  // YCQL's words (pt_delete.cc) for a DELETE that must name the whole key.
+  const std::string_view needs_full_key =
+      conditional ? "DELETE statement must specify the entire primary key to use an IF clause"
+      : !statement.columns.empty()
+          ? "DELETE statement must give the entire primary key if specifying non-static columns"
+          : "";
+  std::variant<WriteTarget, CqlError> analyzed =
+      AnalyzeWriteWhere(table, statement.where, bound_, false, needs_full_key);
   if (auto* error = std::get_if<CqlError>(&analyzed)) return std::move(*error);
   const WriteTarget& target = std::get<WriteTarget>(analyzed);
   std::vector<const ColumnInfo*> deleted;

@@ -110,12 +110,12 @@ CqlError CqlStatementInvalid(std::string_view detail) {
 CqlError FeatureNotYetImplemented(std::string_view detail) {
   return Titled(ErrorCode::kFeatureNotYetImplemented, "Feature Not Yet Implemented", detail);
 }
-CqlError InvalidCountingExpression(std::string_view detail) {
-  return Titled(ErrorCode::kInvalidCountingExpression, "Invalid Counting Expression", detail);
+// For these two YCQL's text for the code is the whole message.
+CqlError InvalidCountingExpression() {
+  return {ErrorCode::kInvalidCountingExpression, "Counters can only be incremented or decremented"};
 }
 CqlError NullInCollections() {
-  return Titled(ErrorCode::kNullInCollections, "Null In Collections",
-                "null is not supported inside collections");
+  return {ErrorCode::kNullInCollections, "null is not supported inside collections"};
 }
 CqlError TooFewArguments() { return Titled(ErrorCode::kTooFewArguments, "Too Few Arguments", ""); }
 CqlError TooManyArguments() {

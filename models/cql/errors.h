@@ -77,7 +77,7 @@ CqlError ExecError(std::string_view detail);
 CqlError ServerError(std::string_view detail);
 CqlError CqlStatementInvalid(std::string_view detail);
 CqlError FeatureNotYetImplemented(std::string_view detail);
-CqlError InvalidCountingExpression(std::string_view detail);
+CqlError InvalidCountingExpression();
 CqlError NullInCollections();
 CqlError TooFewArguments();
 CqlError TooManyArguments();

@@ -60,8 +60,7 @@ TEST(CqlValueTest, MismatchesAndRangesAreErrors) {
             "error: Datatype Mismatch. Cannot convert a string to uuid");
   EXPECT_EQ(Cell("123e4567-e89b-12d3-a456-426614174000", "text"),
             "error: Datatype Mismatch. Cannot convert a uuid to text");
-  EXPECT_EQ(Cell("{1, null}", "set<int>"),
-            "error: Null In Collections. null is not supported inside collections");
+  EXPECT_EQ(Cell("{1, null}", "set<int>"), "error: null is not supported inside collections");
 }
 
 TEST(CqlValueTest, CollectionEncodingRoundTrips) {
