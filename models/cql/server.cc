@@ -31,13 +31,13 @@ std::string PreparedId(std::string_view text) {
 fakes::Response StoreService::Handle(const fakes::Request& request) {
   std::optional<wire::RequestBody> body = wire::DecodeRequest(request.body);
   if (!body) return fakes::Response(400, "malformed request");
-  Session session{body->keyspace};
+  const Session session{body->keyspace};
   if (request.method == wire::kExecute) {
     auto found = prepared_.find(body->statement);
     if (found == prepared_.end()) {
       return Answer(CqlError{ErrorCode::kUnprepared, "Unprepared Statement"});
     }
-    return Answer(engine_.Execute(session, found->second, body->values, body->page));
+    return Answer(Run(session, found->second, body->values, body->page));
   }
   ParseResult parsed = Parse(body->statement);
   if (parsed.error) {
@@ -54,7 +54,26 @@ fakes::Response StoreService::Handle(const fakes::Request& request) {
     return Answer(result);
   }
   if (request.method != wire::kQuery) return fakes::Response(400, "unknown method");
-  return Answer(engine_.Execute(session, parsed.statements[0], body->values, body->page));
+  return Answer(Run(session, parsed.statements[0], body->values, body->page));
+}
+
+Outcome StoreService::Run(const Session& session, const ParsedStatement& statement,
+                          const std::vector<Value>& values, const PageRequest& page) {
+  Session running = session;
+  Outcome outcome = engine_.Execute(running, statement, values, page);
+  if (simulation_ != nullptr) {
+    std::string result = "ok";
+    if (const auto* error = std::get_if<CqlError>(&outcome)) {
+      result = fmt::format("error {}", static_cast<int>(error->code));
+    } else if (const auto& rows = std::get<QueryResult>(outcome);
+               rows.kind == QueryResult::Kind::kRows) {
+      result = fmt::format("{} rows", rows.rows.size());
+    }
+    simulation_->Emit(
+        "cql.statement",
+        {{"statement", statement.text}, {"keyspace", session.keyspace}, {"outcome", result}});
+  }
+  return outcome;
 }
 
 fakes::EntryPoint StoreEntryPoint(StoreOptions options) {
@@ -67,7 +86,7 @@ fakes::EntryPoint StoreEntryPoint(StoreOptions options) {
     }
     std::unique_ptr<StoreDatabase> store =
         std::move(std::get<std::unique_ptr<StoreDatabase>>(opened));
-    StoreService service(store->engine());
+    StoreService service(store->engine(), &context.simulation());
     const sim::Duration statement_time = options.statement_time;
     context.network().Listen(
         context.process(), kCqlPort,

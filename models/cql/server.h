@@ -27,13 +27,20 @@ struct StoreOptions {
 // Serves requests with an engine; remembers prepared statements by id.
 class StoreService {
  public:
-  explicit StoreService(Engine& engine) : engine_(engine) {}
+  // `simulation`, when given, receives a "cql.statement" trace event per
+  // statement executed: its text, the session's keyspace, and the outcome.
+  explicit StoreService(Engine& engine, sim::Simulation* simulation = nullptr)
+      : engine_(engine), simulation_(simulation) {}
   // Answers one request (QUERY, PREPARE or EXECUTE); never fails itself:
   // malformed requests get status 400.
   fakes::Response Handle(const fakes::Request& request);
 
  private:
+  Outcome Run(const Session& session, const ParsedStatement& statement,
+              const std::vector<Value>& values, const PageRequest& page);
+
   Engine& engine_;
+  sim::Simulation* simulation_;
   std::map<std::string, ParsedStatement> prepared_;
 };
 

@@ -53,6 +53,29 @@ TEST(CqlStoreTest, AClientCreatesWritesAndReadsOverTheNetwork) {
   EXPECT_EQ(log[8], "s3");
 }
 
+TEST(CqlStoreTest, EveryStatementAppearsInTheTrace) {
+  StoreCluster cluster;
+  sim::RingSink events(10'000);
+  cluster.simulation.trace().AddSink(&events);
+  cluster.Up();
+  cluster.Client("kuri-1", [&](CqlSession& session) -> Awaitable<void> {
+    co_await session.Query("CREATE KEYSPACE ks");
+    co_await session.Query("SELECT node_id FROM ks.t");
+    co_await session.Query("SELECT * FROM system_schema.keyspaces");
+  });
+  cluster.simulation.RunFor(seconds(1));
+  cluster.simulation.trace().RemoveSink(&events);
+  std::vector<std::string> seen;
+  for (const sim::TraceEvent& event : events.Events()) {
+    if (event.name != "cql.statement") continue;
+    seen.push_back(event.Find("statement")->AsString() + " -> " +
+                   event.Find("outcome")->AsString());
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"CREATE KEYSPACE ks -> ok",
+                                            "SELECT node_id FROM ks.t -> error -301",
+                                            "SELECT * FROM system_schema.keyspaces -> 4 rows"}));
+}
+
 TEST(CqlStoreTest, EachSessionHasItsOwnKeyspace) {
   StoreCluster cluster;
   cluster.Up();
