@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -162,7 +163,11 @@ bool RunScript(models::cql::Engine& engine, models::cql::Session& session,
   for (const models::cql::ParsedStatement& statement : parsed.statements) {
     Outcome outcome = engine.Execute(session, statement);
     if (auto* error = std::get_if<CqlError>(&outcome)) {
-      PrintError(source, first_line + statement.start.line - 1, *error, statement.text, 0);
+      const std::size_t offset = std::min(error->offset.value_or(0), statement.text.size());
+      const auto lines_before = static_cast<int>(std::count(
+          statement.text.begin(), statement.text.begin() + static_cast<long>(offset), '\n'));
+      PrintError(source, first_line + statement.start.line - 1 + lines_before, *error,
+                 statement.text, offset);
       return false;
     }
     PrintOutcome(std::get<QueryResult>(outcome));

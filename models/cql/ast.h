@@ -13,10 +13,15 @@
 
 namespace faultline::models::cql {
 
+// Offsets (`offset`, `*_offsets`) locate names in the parsed text, so that
+// an error can put its caret under the offending token.
 struct QualifiedName {
   std::string keyspace;  // Empty when the statement did not name one.
   std::string name;
-  friend bool operator==(const QualifiedName&, const QualifiedName&) = default;
+  std::size_t offset = 0;
+  friend bool operator==(const QualifiedName& a, const QualifiedName& b) {
+    return a.keyspace == b.keyspace && a.name == b.name;
+  }
 };
 
 struct TypeName {
@@ -49,6 +54,7 @@ struct Term {
 // `column op value`, in WHERE and IF clauses.
 struct Relation {
   std::string column;
+  std::size_t offset = 0;
   std::string op;  // = < > <= >= !=
   Term value;
 };
@@ -58,12 +64,14 @@ struct Relation {
 struct Assignment {
   enum class Op : unsigned char { kSet, kAdd, kSubtract, kPrepend };
   std::string column;
+  std::size_t offset = 0;
   Op op = Op::kSet;
   Term value;
 };
 
 struct ColumnDefinition {
   std::string name;
+  std::size_t offset = 0;
   TypeName type;
   bool is_static = false;
 };
@@ -105,6 +113,7 @@ struct Truncate {
 struct Insert {
   QualifiedName table;
   std::vector<std::string> columns;
+  std::vector<std::size_t> column_offsets;
   std::vector<Term> values;
   bool if_not_exists = false;
   std::optional<Term> ttl;
@@ -120,6 +129,7 @@ struct Update {
 struct Delete {
   QualifiedName table;
   std::vector<std::string> columns;  // Empty: the whole row.
+  std::vector<std::size_t> column_offsets;
   std::vector<Relation> where;
   std::vector<Relation> conditions;
   bool if_exists = false;
@@ -127,6 +137,7 @@ struct Delete {
 struct Select {
   QualifiedName table;
   std::vector<std::string> columns;  // Empty with `star` or `count`.
+  std::vector<std::size_t> column_offsets;
   bool star = false;
   bool count = false;  // SELECT count(*)
   std::vector<Relation> where;

@@ -26,7 +26,7 @@ Outcome Engine::Execute(Session& session, const ParsedStatement& statement,
         fmt::format("Expected {} bound values, got {}", statement.bind_markers, bound.size()));
   }
   bound_ = bound;
-  return std::visit(
+  Outcome outcome = std::visit(
       [&](const auto& body) -> Outcome {
         using T = std::decay_t<decltype(body)>;
         if constexpr (std::is_same_v<T, Select>) {
@@ -39,6 +39,13 @@ Outcome Engine::Execute(Session& session, const ParsedStatement& statement,
         }
       },
       statement.statement);
+  // Offsets come from the parser, counted in the whole text; make them the
+  // statement's own.
+  if (auto* error = std::get_if<CqlError>(&outcome); error && error->offset) {
+    *error->offset =
+        *error->offset >= statement.start.offset ? *error->offset - statement.start.offset : 0;
+  }
+  return outcome;
 }
 
 std::vector<Outcome> Engine::ExecuteScript(Session& session, std::string_view text) {
@@ -65,8 +72,8 @@ std::variant<const TableInfo*, CqlError> Engine::ResolveTable(const Session& ses
   std::variant<std::string, CqlError> keyspace = ResolveKeyspaceName(session, name.keyspace);
   if (auto* error = std::get_if<CqlError>(&keyspace)) return std::move(*error);
   const TableInfo* table = catalog_.FindTable(std::get<std::string>(keyspace), name.name);
-  if (table == nullptr) return ObjectNotFound();
-  if (for_write && table->read_only) return SystemNamespaceReadonly();
+  if (table == nullptr) return At(ObjectNotFound(), name.offset);
+  if (for_write && table->read_only) return At(SystemNamespaceReadonly(), name.offset);
   return table;
 }
 

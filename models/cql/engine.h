@@ -148,6 +148,12 @@ class Engine {
   int transaction_depth_ = 0;
 };
 
+// `error`, located at `offset` in the parsed text.
+inline CqlError At(CqlError error, std::size_t offset) {
+  error.offset = offset;
+  return error;
+}
+
 // "c0, c1": the SQLite names of the table's key columns.
 std::string KeyColumnList(const TableInfo& table);
 

@@ -79,7 +79,7 @@ std::variant<std::vector<ColumnInfo>, CqlError> DefineColumns(const CreateTable&
     ColumnInfo column{
         definition.name, std::get<CqlType>(type), ColumnInfo::Role::kRegular, -1, false, ""};
     if (!defined.emplace(definition.name, std::move(column)).second) {
-      return DuplicateColumn(definition.name);
+      return At(DuplicateColumn(definition.name), definition.offset);
     }
   }
   std::vector<ColumnInfo> columns;
@@ -174,12 +174,12 @@ Outcome Engine::Run(Session& session, const CreateTable& statement) {
   if (auto* error = std::get_if<CqlError>(&keyspace_name)) return std::move(*error);
   const std::string& keyspace = std::get<std::string>(keyspace_name);
   const KeyspaceInfo* info = catalog_.FindKeyspace(keyspace);
-  if (info == nullptr) return KeyspaceNotFound();
-  if (info->system) return SystemNamespaceReadonly();
+  if (info == nullptr) return At(KeyspaceNotFound(), statement.table.offset);
+  if (info->system) return At(SystemNamespaceReadonly(), statement.table.offset);
   // The stale-schema failure: an existing table wins, whatever its columns.
   if (info->tables.contains(statement.table.name)) {
     if (statement.if_not_exists) return Void();
-    return DuplicateObject(keyspace, statement.table.name);
+    return At(DuplicateObject(keyspace, statement.table.name), statement.table.offset);
   }
   std::variant<std::vector<ColumnInfo>, CqlError> columns = DefineColumns(statement);
   if (auto* error = std::get_if<CqlError>(&columns)) return std::move(*error);
@@ -215,7 +215,8 @@ Outcome Engine::Run(Session& session, const AlterTable& statement) {
   const ColumnInfo* existing = table.Find(statement.column.name);
   std::string sql;
   if (statement.action == AlterTable::Action::kAdd) {
-    if (existing != nullptr) return DuplicateColumn(statement.column.name);
+    if (existing != nullptr)
+      return At(DuplicateColumn(statement.column.name), statement.column.offset);
     if (statement.column.is_static) return FeatureNotSupported("Static columns are not supported");
     std::variant<CqlType, CqlError> type = ResolveType(statement.column.type);
     if (auto* error = std::get_if<CqlError>(&type)) return std::move(*error);
@@ -229,10 +230,11 @@ Outcome Engine::Run(Session& session, const AlterTable& statement) {
     if (auto error = CheckCounters(table.columns)) return std::move(*error);
     sql = fmt::format("ALTER TABLE {} ADD COLUMN {}", table.sql_name, SqlColumn(column));
   } else {
-    if (existing == nullptr) return UndefinedColumn();
+    if (existing == nullptr) return At(UndefinedColumn(), statement.column.offset);
     // YCQL refuses both, in different words: hash columns at analysis,
     // range columns when the master applies the change.
-    if (existing->role == ColumnInfo::Role::kPartitionKey) return AlterKeyColumn();
+    if (existing->role == ColumnInfo::Role::kPartitionKey)
+      return At(AlterKeyColumn(), statement.column.offset);
     if (existing->is_key()) return ExecError("cannot remove a key column");
     sql = fmt::format("ALTER TABLE {} DROP COLUMN {}", table.sql_name, existing->sql_name);
     std::erase_if(table.columns,

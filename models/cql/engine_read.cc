@@ -48,9 +48,9 @@ Outcome Engine::RunSelect(Session& session, const Select& statement, const PageR
   } else if (statement.star) {
     for (const ColumnInfo& column : table.columns) selected.push_back(&column);
   } else {
-    for (const std::string& name : statement.columns) {
-      const ColumnInfo* column = table.Find(name);
-      if (column == nullptr) return UndefinedColumn();
+    for (std::size_t i = 0; i < statement.columns.size(); ++i) {
+      const ColumnInfo* column = table.Find(statement.columns[i]);
+      if (column == nullptr) return At(UndefinedColumn(), statement.column_offsets[i]);
       selected.push_back(column);
     }
   }
@@ -61,16 +61,17 @@ Outcome Engine::RunSelect(Session& session, const Select& statement, const PageR
   std::set<std::pair<const ColumnInfo*, char>> restricted;  // Column, and = < or >.
   for (const Relation& relation : statement.where) {
     const ColumnInfo* column = table.Find(relation.column);
-    if (column == nullptr) return UndefinedColumn();
+    if (column == nullptr) return At(UndefinedColumn(), relation.offset);
     const char kind = relation.op == "<=" ? '<' : relation.op == ">=" ? '>' : relation.op[0];
     if (kind != '=' && kind != '!' && column->role == ColumnInfo::Role::kPartitionKey) {
-      return CqlStatementInvalid("Partition column cannot be used in this expression");
+      return At(CqlStatementInvalid("Partition column cannot be used in this expression"),
+                relation.offset);
     }
     const bool conflicting =
         restricted.contains({column, '='}) ||
         (kind == '=' && (restricted.contains({column, '<'}) || restricted.contains({column, '>'})));
     if (conflicting || (kind != '!' && !restricted.insert({column, kind}).second)) {
-      return CqlStatementInvalid("Illogical condition for where clause");
+      return At(CqlStatementInvalid("Illogical condition for where clause"), relation.offset);
     }
     if (column->type.IsCollection()) {
       return InvalidArgument(

@@ -56,25 +56,29 @@ std::variant<WriteTarget, CqlError> AnalyzeWriteWhere(const TableInfo& table,
   std::set<std::pair<const ColumnInfo*, bool>> bounded;  // (column, is upper bound).
   for (const Relation& relation : where) {
     const ColumnInfo* column = table.Find(relation.column);
-    if (column == nullptr) return UndefinedColumn();
+    if (column == nullptr) return At(UndefinedColumn(), relation.offset);
     if (relation.op == "!=")
-      return FeatureNotYetImplemented("Operator not supported for write operations");
+      return At(FeatureNotYetImplemented("Operator not supported for write operations"),
+                relation.offset);
     const bool is_equal = relation.op == "=";
     if (!is_equal && column->role == ColumnInfo::Role::kPartitionKey) {
-      return CqlStatementInvalid("Partition column cannot be used in this expression");
+      return At(CqlStatementInvalid("Partition column cannot be used in this expression"),
+                relation.offset);
     }
     const bool upper = relation.op[0] == '<';
     if (equal.contains(column) ||
         (is_equal && (bounded.contains({column, true}) || bounded.contains({column, false}))) ||
         (!is_equal && !bounded.insert({column, upper}).second)) {
-      return CqlStatementInvalid("Illogical condition for where clause");
+      return At(CqlStatementInvalid("Illogical condition for where clause"), relation.offset);
     }
     if (!is_equal && is_update && column->is_key()) {
-      return CqlStatementInvalid("Range expressions are not supported for inserts and updates");
+      return At(CqlStatementInvalid("Range expressions are not supported for inserts and updates"),
+                relation.offset);
     }
     if (!column->is_key()) {
-      return CqlStatementInvalid(
-          "Non primary key cannot be used in where clause for write requests");
+      return At(
+          CqlStatementInvalid("Non primary key cannot be used in where clause for write requests"),
+          relation.offset);
     }
     std::variant<Value, CqlError> value = FromTerm(relation.value, column->type, bound);
     if (auto* error = std::get_if<CqlError>(&value)) return std::move(*error);
@@ -105,7 +109,7 @@ std::variant<bool, CqlError> CheckConditions(const TableInfo& table,
   bool holds = true;
   for (const Relation& condition : conditions) {
     const ColumnInfo* column = table.Find(condition.column);
-    if (column == nullptr) return UndefinedColumn();
+    if (column == nullptr) return At(UndefinedColumn(), condition.offset);
     if (column->is_key()) {
       return InvalidArgument(
           fmt::format("PRIMARY KEY column '{}' cannot have IF conditions", condition.column));
@@ -214,9 +218,9 @@ Outcome Engine::RunInsert(const TableInfo& table, const Insert& statement) {
   Cells cells;
   for (std::size_t i = 0; i < statement.columns.size(); ++i) {
     const ColumnInfo* column = table.Find(statement.columns[i]);
-    if (column == nullptr) return UndefinedColumn();
+    if (column == nullptr) return At(UndefinedColumn(), statement.column_offsets[i]);
     for (const auto& [seen, unused] : cells) {
-      if (seen == column) return DuplicateColumn(column->name);
+      if (seen == column) return At(DuplicateColumn(column->name), statement.column_offsets[i]);
     }
     std::variant<Value, CqlError> value = FromTerm(statement.values[i], column->type, bound_);
     if (auto* error = std::get_if<CqlError>(&value)) return std::move(*error);
@@ -258,7 +262,7 @@ Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
   std::set<std::string> assigned;
   for (const Assignment& assignment : statement.assignments) {
     const ColumnInfo* column = table.Find(assignment.column);
-    if (column == nullptr) return UndefinedColumn();
+    if (column == nullptr) return At(UndefinedColumn(), assignment.offset);
     if (column->is_key()) {
       return InvalidArgument(
           fmt::format("PRIMARY KEY part {} found in SET part", assignment.column));
@@ -330,9 +334,10 @@ Outcome Engine::RunDelete(const TableInfo& table, const Delete& statement) {
   if (auto* error = std::get_if<CqlError>(&analyzed)) return std::move(*error);
   const WriteTarget& target = std::get<WriteTarget>(analyzed);
   std::vector<const ColumnInfo*> deleted;
-  for (const std::string& name : statement.columns) {
+  for (std::size_t i = 0; i < statement.columns.size(); ++i) {
+    const std::string& name = statement.columns[i];
     const ColumnInfo* column = table.Find(name);
-    if (column == nullptr) return UndefinedColumn();
+    if (column == nullptr) return At(UndefinedColumn(), statement.column_offsets[i]);
     if (column->is_key()) {
       return InvalidArgument(fmt::format(
           "Invalid identifier {} for deletion (should not be a PRIMARY KEY part)", name));

@@ -3,6 +3,7 @@
 // statement and a caret line, then " (ql error -NNN)"; WireText() does that.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,6 +47,8 @@ enum class ErrorCode : int {
 struct CqlError {
   ErrorCode code = ErrorCode::kSyntaxError;
   std::string message;  // As YCQL words it, e.g. "Object Not Found".
+  // Where in the statement's text the offending token starts, when known.
+  std::optional<std::size_t> offset;
 
   // "<message>\n<statement line>\n<caret> (ql error -NNN)", as a driver sees it.
   std::string WireText(std::string_view statement, std::size_t offset) const;

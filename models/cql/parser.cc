@@ -82,8 +82,11 @@ class Parser {
     Fail(token, what);
   }
 
+  std::size_t Here() const { return Peek().position.offset; }
+
   QualifiedName TableName() {
     QualifiedName name;
+    name.offset = Here();
     name.name = Identifier("a table name");
     if (AcceptSymbol(".")) {
       name.keyspace = std::move(name.name);
@@ -172,6 +175,7 @@ class Parser {
     std::vector<Relation> relations;
     do {
       Relation relation;
+      relation.offset = Here();
       relation.column = Identifier("a column name");
       const Token& op = Peek();
       static constexpr std::string_view kOperators[] = {"=", "<", ">", "<=", ">=", "!="};
@@ -258,6 +262,7 @@ class Parser {
         continue;
       }
       ColumnDefinition column;
+      column.offset = Here();
       column.name = Identifier("a column name");
       column.type = Type();
       column.is_static = AcceptKeyword("static");
@@ -347,11 +352,13 @@ class Parser {
     statement.table = TableName();
     if (AcceptKeyword("add")) {
       statement.action = AlterTable::Action::kAdd;
+      statement.column.offset = Here();
       statement.column.name = Identifier("a column name");
       statement.column.type = Type();
       statement.column.is_static = AcceptKeyword("static");
     } else if (AcceptKeyword("drop")) {
       statement.action = AlterTable::Action::kDrop;
+      statement.column.offset = Here();
       statement.column.name = Identifier("a column name");
     } else {
       Fail(Peek(), "'ADD' or 'DROP'");
@@ -365,6 +372,7 @@ class Parser {
     statement.table = TableName();
     ExpectSymbol("(");
     do {
+      statement.column_offsets.push_back(Here());
       statement.columns.push_back(Identifier("a column name"));
     } while (AcceptSymbol(","));
     ExpectSymbol(")");
@@ -386,6 +394,7 @@ class Parser {
     ExpectKeyword("set");
     do {
       Assignment assignment;
+      assignment.offset = Here();
       assignment.column = Identifier("a column name");
       ExpectSymbol("=");
       AssignedValue(assignment);
@@ -437,6 +446,7 @@ class Parser {
     Delete statement;
     if (!Peek().IsKeyword("from")) {
       do {
+        statement.column_offsets.push_back(Here());
         statement.columns.push_back(Identifier("a column name"));
       } while (AcceptSymbol(","));
     }
@@ -460,6 +470,7 @@ class Parser {
       statement.count = true;
     } else {
       do {
+        statement.column_offsets.push_back(Here());
         statement.columns.push_back(Identifier("a column name or '*'"));
       } while (AcceptSymbol(","));
     }

@@ -89,6 +89,7 @@ std::string EncodeOutcome(const Outcome& outcome) {
     writer.Int(-1);
     writer.Int(static_cast<int>(error->code));
     writer.Bytes(error->message);
+    writer.Int(error->offset ? static_cast<std::int64_t>(*error->offset) : -1);
     return writer.Take();
   }
   const QueryResult& result = std::get<QueryResult>(outcome);
@@ -112,6 +113,9 @@ std::optional<Outcome> DecodeOutcome(std::string_view bytes) {
     CqlError error;
     error.code = static_cast<ErrorCode>(reader.Int());
     error.message = reader.Bytes();
+    if (const std::int64_t offset = reader.Int(); offset >= 0) {
+      error.offset = static_cast<std::size_t>(offset);
+    }
     if (!reader.ok()) return std::nullopt;
     return error;
   }

@@ -130,6 +130,30 @@ TEST(CqlEngineTest, AScriptStopsAtTheFirstError) {
             "error: Invalid SQL Statement. syntax error, unexpected 't', expecting 'from'");
 }
 
+TEST(CqlEngineTest, ErrorsPointAtTheOffendingName) {
+  EngineOnVolume store;
+  ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
+  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, v text)")), "ok");
+  auto caret = [&](std::string_view statement) {
+    Outcome outcome = store.Run(statement);
+    const auto* error = std::get_if<CqlError>(&outcome);
+    if (error == nullptr || !error->offset) return std::string("no offset");
+    return error->WireText(statement, *error->offset);
+  };
+  EXPECT_EQ(caret("SELECT k, node_id FROM ks.t"),
+            "Undefined Column. Column doesn't exist\nSELECT k, node_id FROM ks.t\n          ^ "
+            "(ql error -203)");
+  EXPECT_EQ(caret("SELECT * FROM ks.nope"),
+            "Object Not Found\nSELECT * FROM ks.nope\n              ^ (ql error -301)");
+  EXPECT_EQ(caret("UPDATE ks.t SET v = 'x' WHERE k = 1 AND v = 'y'"),
+            "Invalid CQL Statement. Non primary key cannot be used in where clause for write "
+            "requests\nUPDATE ks.t SET v = 'x' WHERE k = 1 AND v = 'y'\n"
+            "                                        ^ (ql error -12)");
+  EXPECT_EQ(caret("ALTER TABLE ks.t ADD v int"),
+            "Duplicate Column. Invalid column name because it conflicts with the existing "
+            "column: v\nALTER TABLE ks.t ADD v int\n                     ^ (ql error -204)");
+}
+
 // Fails every disk write while `*failing` is set.
 class SwitchedWriteFailures final : public sim::FaultPlan {
  public:
