@@ -64,4 +64,12 @@ inline double Median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
+// The median of one field over repeated runs: MedianOf(runs, &Figures::seconds).
+template <typename Run>
+double MedianOf(const std::vector<Run>& runs, double Run::*field) {
+  std::vector<double> values;
+  for (const Run& run : runs) values.push_back(run.*field);
+  return Median(std::move(values));
+}
+
 }  // namespace faultline::bench

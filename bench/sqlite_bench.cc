@@ -113,12 +113,8 @@ Figures RunOnSimulatedVolume(int rows) {
 }
 
 Figures Median(const std::vector<Figures>& runs) {
-  auto median = [&](double Figures::*field) {
-    std::vector<double> values;
-    for (const Figures& run : runs) values.push_back(run.*field);
-    return faultline::bench::Median(std::move(values));
-  };
-  return {median(&Figures::insert_seconds), median(&Figures::select_seconds)};
+  return {faultline::bench::MedianOf(runs, &Figures::insert_seconds),
+          faultline::bench::MedianOf(runs, &Figures::select_seconds)};
 }
 
 Options ParseOptions(int argc, char** argv) {

@@ -142,6 +142,22 @@ Row Project(const TableInfo& table, const Row& row, const std::vector<const Colu
   return projected;
 }
 
+// For UPDATE and DELETE with IF EXISTS or IF conditions: nothing when the
+// write may go ahead, else its answer (an error, or [applied] = False with
+// the row's key and condition columns when the row exists).
+std::optional<Outcome> RefuseUnlessConditionsHold(const TableInfo& table, bool if_exists,
+                                                  const std::vector<Relation>& conditions,
+                                                  const std::optional<Row>& current,
+                                                  std::span<const Value> bound) {
+  std::vector<const ColumnInfo*> named;
+  std::variant<bool, CqlError> holds = CheckConditions(table, conditions, current, bound, named);
+  if (auto* error = std::get_if<CqlError>(&holds)) return Outcome(std::move(*error));
+  if (std::get<bool>(holds) && (current || !if_exists)) return std::nullopt;
+  if (!current) return Outcome(Applied(false));
+  const std::vector<const ColumnInfo*> shown = KeyThen(table, named);
+  return Outcome(Applied(false, shown, Project(table, *current, shown)));
+}
+
 // A collection or counter update: the new value from the current one.
 std::variant<Value, CqlError> Combine(const ColumnInfo& column, Assignment::Op op, Value current,
                                       Value operand) {
@@ -305,14 +321,9 @@ Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
   if (auto* error = std::get_if<CqlError>(&expires)) return std::move(*error);
   const bool conditional = statement.if_exists || !statement.conditions.empty();
   if (conditional) {
-    std::vector<const ColumnInfo*> named;
-    std::variant<bool, CqlError> holds =
-        CheckConditions(table, statement.conditions, current, bound_, named);
-    if (auto* error = std::get_if<CqlError>(&holds)) return std::move(*error);
-    if (!std::get<bool>(holds) || (statement.if_exists && !current)) {
-      if (!current) return Applied(false);
-      const std::vector<const ColumnInfo*> shown = KeyThen(table, named);
-      return Applied(false, shown, Project(table, *current, shown));
+    if (auto refused = RefuseUnlessConditionsHold(table, statement.if_exists, statement.conditions,
+                                                  current, bound_)) {
+      return std::move(*refused);
     }
   }
   if (auto error = Upsert(table, cells, std::get<Value>(expires), false)) return std::move(*error);
@@ -347,15 +358,9 @@ Outcome Engine::RunDelete(const TableInfo& table, const Delete& statement) {
   if (conditional) {
     auto existing = ReadRow(table, target.key);
     if (auto* error = std::get_if<CqlError>(&existing)) return std::move(*error);
-    const std::optional<Row>& current = std::get<std::optional<Row>>(existing);
-    std::vector<const ColumnInfo*> named;
-    std::variant<bool, CqlError> holds =
-        CheckConditions(table, statement.conditions, current, bound_, named);
-    if (auto* error = std::get_if<CqlError>(&holds)) return std::move(*error);
-    if (!std::get<bool>(holds) || (statement.if_exists && !current)) {
-      if (!current) return Applied(false);
-      const std::vector<const ColumnInfo*> shown = KeyThen(table, named);
-      return Applied(false, shown, Project(table, *current, shown));
+    if (auto refused = RefuseUnlessConditionsHold(table, statement.if_exists, statement.conditions,
+                                                  std::get<std::optional<Row>>(existing), bound_)) {
+      return std::move(*refused);
     }
   }
   std::string condition;
