@@ -1,0 +1,77 @@
+// golang-migrate's Cassandra driver (database/cassandra), as the seed
+// cluster runs it against YCQL: the unqualified version table in the
+// session's keyspace, the non-atomic SetVersion (select, delete each row,
+// insert), `LIMIT 1` reads with every server error read as version -1, an
+// in-process lock only, and multi-statement bodies split on ';' and run one
+// by one without a transaction. See ../shared/reference/golang-migrate.md.
+//
+// Fault points (each a place where a real crash or network failure can
+// land): migrate.set_version.after_select, .after_delete (after each row's
+// delete), .before_insert, and migrate.statement.before / .after around each
+// statement of a body.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "models/cql/client.h"
+#include "sim/sim.h"
+
+namespace faultline::models::migrate {
+
+// golang-migrate's version: -1 ("nil version") when nothing is recorded.
+struct VersionState {
+  std::int64_t version = -1;
+  bool dirty = false;
+  friend bool operator==(const VersionState&, const VersionState&) = default;
+};
+
+inline constexpr std::int64_t kNilVersion = -1;
+
+class CassandraDriver {
+ public:
+  struct Options {
+    Options() {}
+    std::string migrations_table = "schema_migrations";
+    bool multi_statement = true;  // The seed cluster runs with it on.
+  };
+
+  CassandraDriver(cql::CqlSession& session, std::string keyspace, Options options = {})
+      : session_(session), keyspace_(std::move(keyspace)), options_(std::move(options)) {}
+
+  // WithInstance: binds the session to the keyspace (`no keyspace provided`
+  // without one), then creates the version table if missing, under the lock.
+  sim::Awaitable<sim::Status> Open();
+
+  // The in-process lock: an atomic flag of this driver instance. Two
+  // processes never exclude each other.
+  sim::Status Lock();
+  sim::Status Unlock();
+
+  sim::Awaitable<sim::Result<VersionState>> Version();
+  sim::Awaitable<sim::Status> SetVersion(std::int64_t version, bool dirty);
+  // Runs a migration body: statement by statement in multi-statement mode,
+  // stopping at the first error (earlier statements stay applied).
+  sim::Awaitable<sim::Status> Run(std::string body);
+
+  const std::string& keyspace() const { return keyspace_; }
+
+ private:
+  sim::Awaitable<sim::Status> Exec(std::string statement, std::vector<cql::Value> values = {});
+
+  cql::CqlSession& session_;
+  std::string keyspace_;
+  Options options_;
+  bool locked_ = false;
+};
+
+// golang-migrate's database.Error text: "<what> in line 0: <query> (details: <cause>)".
+std::string DatabaseErrorText(std::string_view what, std::string_view query,
+                              std::string_view cause);
+
+// The bodies' statements as multistmt.Parse splits them: on every ';' (even
+// one inside a string literal), each piece keeping its ';'; blank pieces are
+// dropped by the caller.
+std::vector<std::string> SplitStatements(std::string_view body);
+
+}  // namespace faultline::models::migrate

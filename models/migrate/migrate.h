@@ -1,0 +1,70 @@
+// golang-migrate's Migrate (migrate.go) over the Cassandra driver: up,
+// steps, goto, down, force and version, with its exact error texts. Each
+// pending migration runs as SetVersion(target, dirty=true), the body,
+// SetVersion(target, dirty=false): a failure or crash in between leaves the
+// target version recorded dirty, and every later command refuses with
+// "Dirty database version N. Fix and force version."
+//
+// Fault points, besides the driver's: migrate.before_set_dirty,
+// migrate.after_set_dirty, migrate.before_set_clean, migrate.after_set_clean.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/migrate/cassandra_driver.h"
+#include "models/migrate/source.h"
+
+namespace faultline::models::migrate {
+
+// golang-migrate's error texts.
+inline constexpr const char* kNoChange = "no change";
+inline constexpr const char* kNilVersionText = "no migration";
+std::string DirtyText(std::int64_t version);
+
+class Migrate {
+ public:
+  static constexpr int kMaxSteps = 100'000;  // A bound on one command's migrations.
+
+  Migrate(const MigrationSource& source, CassandraDriver& driver)
+      : source_(source), driver_(driver) {}
+
+  // Applies every pending up migration; "no change" when there is none.
+  sim::Awaitable<sim::Status> Up();
+  // n > 0: the next n up migrations; n < 0: the last |n| down migrations.
+  sim::Awaitable<sim::Status> Steps(int n);
+  // Up or down to `version`, which must exist in the source.
+  sim::Awaitable<sim::Status> Goto(std::uint64_t version);
+  // Every down migration, to nil version.
+  sim::Awaitable<sim::Status> Down();
+  // Records `version` clean; runs nothing, checks nothing else.
+  sim::Awaitable<sim::Status> Force(std::int64_t version);
+  // The recorded version; "no migration" when there is none.
+  sim::Awaitable<sim::Result<VersionState>> Version();
+
+ private:
+  // One migration to run: its body (none for a missing file) and the
+  // version to record.
+  struct Step {
+    const std::string* body = nullptr;
+    std::int64_t target = kNilVersion;
+  };
+  enum class Direction : unsigned char { kUp, kDown };
+
+  // Takes the lock, reads the version, refuses a dirty one, plans from it,
+  // runs the plan, and unlocks.
+  sim::Awaitable<sim::Status> RunCommand(Direction direction, int limit,
+                                         std::optional<std::uint64_t> until);
+  sim::Result<std::vector<Step>> PlanUp(std::int64_t from, int limit,
+                                        std::optional<std::uint64_t> until) const;
+  sim::Result<std::vector<Step>> PlanDown(std::int64_t from, int limit,
+                                          std::optional<std::uint64_t> until) const;
+  sim::Status VersionExists(std::int64_t version) const;
+  sim::Awaitable<sim::Status> RunSteps(std::vector<Step> steps);
+
+  const MigrationSource& source_;
+  CassandraDriver& driver_;
+};
+
+}  // namespace faultline::models::migrate

@@ -1,0 +1,74 @@
+#include "models/migrate/runner.h"
+
+#include <fmt/format.h>
+
+#include "models/migrate/cassandra_driver.h"
+#include "models/migrate/migrate.h"
+
+namespace faultline::models::migrate {
+
+sim::Awaitable<sim::Status> GolangMigrateRunner::Migrate(cql::CqlSession& session,
+                                                         const std::string& keyspace,
+                                                         const MigrationSource& source,
+                                                         LogSink log) {
+  CassandraDriver driver(session, keyspace);
+  if (sim::Status opened = co_await driver.Open(); !opened.ok()) {
+    log(fmt::format("migrate: cannot open keyspace {}: {}", keyspace, opened.message()));
+    co_return opened;
+  }
+  migrate::Migrate runner(source, driver);
+  sim::Status status = co_await runner.Up();
+  if (status.message() == kNoChange) {
+    log(fmt::format("migrate: {}: no change", keyspace));
+    co_return sim::Status::Ok();
+  }
+  if (!status.ok()) {
+    log(fmt::format("migrate: {}: {}", keyspace, status.message()));
+    co_return status;
+  }
+  log(fmt::format("migrate: {}: up to date", keyspace));
+  co_return status;
+}
+
+namespace {
+bool Unreachable(const cql::ClientResult& result) {
+  return !result.status.ok();  // No answer from the store at all.
+}
+}  // namespace
+
+sim::Awaitable<sim::Status> RunDbInit(cql::CqlSession& session, const DbInitPlan& plan,
+                                      LogSink log) {
+  for (const std::string& keyspace : plan.keyspaces) {
+    cql::ClientResult result =
+        co_await session.Query("CREATE KEYSPACE IF NOT EXISTS \"" + keyspace + "\"");
+    if (Unreachable(result)) co_return result.status;
+    log(fmt::format("db-init: keyspace {} ready", keyspace));
+  }
+  for (const auto& [keyspace, source] : plan.sources) {
+    cql::ClientResult use = co_await session.Query("USE \"" + keyspace + "\"");
+    if (Unreachable(use)) co_return use.status;
+    for (const auto& [version, migration] : source.migrations()) {
+      if (!migration.up) continue;
+      for (const std::string& piece : SplitStatements(*migration.up)) {
+        const std::size_t first = piece.find_first_not_of(" \t\r\n");
+        if (first == std::string::npos) continue;
+        std::string statement = piece.substr(first);
+        while (!statement.empty() && (statement.back() == ';' ||
+                                      std::isspace(static_cast<unsigned char>(statement.back())))) {
+          statement.pop_back();
+        }
+        if (statement.empty()) continue;
+        cql::ClientResult result = co_await session.Query(statement);
+        if (Unreachable(result)) co_return result.status;
+        if (result.error) {
+          log(fmt::format("db-init: {}: ignored: {}", migration.up_name, result.error->message));
+        }
+      }
+    }
+    log(fmt::format("db-init: keyspace {} initialised", keyspace));
+  }
+  log("db-init: done");
+  co_return sim::Status::Ok();
+}
+
+}  // namespace faultline::models::migrate

@@ -1,0 +1,50 @@
+// The interface every migration policy implements, so that the storage node
+// and the scenarios can run golang-migrate, db-init's script, the safe
+// runner, or a user's own, interchangeably.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "models/cql/client.h"
+#include "models/migrate/source.h"
+#include "sim/sim.h"
+
+namespace faultline::models::migrate {
+
+// Where a runner writes its log lines (a container's log, a test's vector).
+using LogSink = std::function<void(const std::string&)>;
+
+class MigrationRunner {
+ public:
+  virtual ~MigrationRunner() = default;
+  virtual std::string_view name() const = 0;
+  // Brings `keyspace` to the source's newest version through `session`:
+  // Ok when it is there (nothing to do included), else the error the real
+  // tool would report.
+  virtual sim::Awaitable<sim::Status> Migrate(cql::CqlSession& session, const std::string& keyspace,
+                                              const MigrationSource& source, LogSink log) = 0;
+};
+
+// golang-migrate v4 with its Cassandra driver, multi-statement mode on: Open,
+// then Up; "no change" counts as success, as the seed's callers treat it.
+class GolangMigrateRunner final : public MigrationRunner {
+ public:
+  std::string_view name() const override { return "golang-migrate"; }
+  sim::Awaitable<sim::Status> Migrate(cql::CqlSession& session, const std::string& keyspace,
+                                      const MigrationSource& source, LogSink log) override;
+};
+
+// The seed's db-init script: creates the keyspaces, then runs every file's
+// statements once, in order, each keyspace's in its own keyspace, ignoring
+// every error (what already exists, and anything else), and reports success
+// either way. Only an unreachable store makes it fail.
+struct DbInitPlan {
+  std::vector<std::string> keyspaces;
+  std::vector<std::pair<std::string, MigrationSource>> sources;  // (keyspace, files)
+};
+sim::Awaitable<sim::Status> RunDbInit(cql::CqlSession& session, const DbInitPlan& plan,
+                                      LogSink log);
+
+}  // namespace faultline::models::migrate

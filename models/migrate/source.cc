@@ -1,0 +1,124 @@
+#include "models/migrate/source.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+namespace faultline::models::migrate {
+namespace {
+
+struct ParsedName {
+  std::uint64_t version = 0;
+  std::string title;
+  bool up = true;
+};
+
+// golang-migrate's pattern: ^([0-9]+)_(.*)\.(down|up)\.(.*)$
+std::optional<ParsedName> ParseName(std::string_view name) {
+  const std::size_t underscore = name.find('_');
+  if (underscore == std::string_view::npos || underscore == 0) return std::nullopt;
+  ParsedName parsed;
+  const auto [end, error] = std::from_chars(name.data(), name.data() + underscore, parsed.version);
+  if (error != std::errc() || end != name.data() + underscore) return std::nullopt;
+  const std::string_view rest = name.substr(underscore + 1);
+  for (const std::string_view direction : {".up.", ".down."}) {
+    const std::size_t at = rest.rfind(direction);
+    if (at == std::string_view::npos || at + direction.size() >= rest.size()) continue;
+    parsed.title = std::string(rest.substr(0, at));
+    parsed.up = direction == ".up.";
+    return parsed;
+  }
+  return std::nullopt;
+}
+
+bool LooksLikeMigration(std::string_view name) {
+  return name.ends_with(".cql") || name.ends_with(".sql");
+}
+
+}  // namespace
+
+sim::Result<MigrationSource> MigrationSource::FromFiles(const std::vector<MigrationFile>& files) {
+  MigrationSource source;
+  for (const MigrationFile& file : files) {
+    const std::optional<ParsedName> parsed = ParseName(file.name);
+    if (!parsed) {
+      return sim::Status::InvalidArgument(fmt::format(
+          "{}: not a migration file name: expected {{version}}_{{title}}.up.cql or .down.cql",
+          file.name));
+    }
+    Migration& migration = source.migrations_[parsed->version];
+    migration.version = parsed->version;
+    if (!migration.title.empty() && migration.title != parsed->title) {
+      return sim::Status::InvalidArgument(fmt::format("{}: version {} already has the title '{}'",
+                                                      file.name, parsed->version, migration.title));
+    }
+    migration.title = parsed->title;
+    std::optional<std::string>& body = parsed->up ? migration.up : migration.down;
+    std::string& name = parsed->up ? migration.up_name : migration.down_name;
+    if (body) {
+      return sim::Status::InvalidArgument(fmt::format(
+          "{}: duplicate migration file: {} has the same version and direction", file.name, name));
+    }
+    body = file.contents;
+    name = file.name;
+  }
+  return source;
+}
+
+sim::Result<MigrationSource> MigrationSource::FromDirectory(
+    const std::filesystem::path& directory) {
+  std::error_code error;
+  std::vector<std::filesystem::path> paths;
+  for (std::filesystem::directory_iterator it(directory, error), end; !error && it != end;
+       it.increment(error)) {
+    if (it->is_regular_file()) paths.push_back(it->path());
+  }
+  if (error) {
+    return sim::Status::InvalidArgument(fmt::format("{}: cannot read the migration folder: {}",
+                                                    directory.string(), error.message()));
+  }
+  std::sort(paths.begin(), paths.end());
+  std::vector<MigrationFile> files;
+  for (const std::filesystem::path& path : paths) {
+    const std::string name = path.filename().string();
+    if (!ParseName(name) && !LooksLikeMigration(name)) continue;
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream contents;
+    contents << in.rdbuf();
+    if (!in) return sim::Status::InvalidArgument(fmt::format("{}: cannot read", path.string()));
+    files.emplace_back(name, contents.str());
+  }
+  sim::Result<MigrationSource> source = FromFiles(files);
+  if (!source.ok()) {
+    return sim::Status::InvalidArgument(
+        fmt::format("{}/{}", directory.string(), source.status().message()));
+  }
+  return source;
+}
+
+const Migration* MigrationSource::Find(std::uint64_t version) const {
+  auto found = migrations_.find(version);
+  return found == migrations_.end() ? nullptr : &found->second;
+}
+
+std::optional<std::uint64_t> MigrationSource::First() const {
+  if (migrations_.empty()) return std::nullopt;
+  return migrations_.begin()->first;
+}
+
+std::optional<std::uint64_t> MigrationSource::Next(std::uint64_t version) const {
+  auto next = migrations_.upper_bound(version);
+  if (next == migrations_.end()) return std::nullopt;
+  return next->first;
+}
+
+std::optional<std::uint64_t> MigrationSource::Prev(std::uint64_t version) const {
+  auto at = migrations_.lower_bound(version);
+  if (at == migrations_.begin()) return std::nullopt;
+  return std::prev(at)->first;
+}
+
+}  // namespace faultline::models::migrate
