@@ -121,6 +121,8 @@ class ShellStore {
     if (!std::filesystem::is_directory(directory, error)) {
       return sim::Status::InvalidArgument(directory.string() + " is not a directory");
     }
+    // An interrupted save leaves its staging folder; its files are not the store's.
+    std::filesystem::remove_all(directory / ".faultline-saving", error);
     if (sim::Status status = volume_.ImportFrom(directory); !status.ok()) return status;
     for (const std::string& path : volume_.List()) imported_.insert(path);
     return sim::Status::Ok();
@@ -134,13 +136,27 @@ class ShellStore {
   }
 
   // Writes the store back: its files, and no file it no longer has (a
-  // journal SQLite deleted must not come back as a hot journal).
+  // journal SQLite deleted must not come back as a hot journal). Each file
+  // is written beside its place and renamed over it, so an interrupted save
+  // leaves every file whole, old or new; stale files go last.
   sim::Status SaveTo(const std::filesystem::path& directory) {
     store_.reset();  // Closes the database: everything is on the volume.
-    if (sim::Status status = volume_.ExportTo(directory); !status.ok()) return status;
+    const std::filesystem::path staging = directory / ".faultline-saving";
+    std::error_code error;
+    std::filesystem::remove_all(staging, error);
+    if (sim::Status status = volume_.ExportTo(staging); !status.ok()) return status;
+    for (const std::string& path : volume_.List()) {
+      const std::filesystem::path relative = std::filesystem::path(path).relative_path();
+      std::filesystem::create_directories((directory / relative).parent_path(), error);
+      std::filesystem::rename(staging / relative, directory / relative, error);
+      if (error) {
+        return sim::Status::IoError(
+            fmt::format("cannot replace {}: {}", (directory / relative).string(), error.message()));
+      }
+    }
+    std::filesystem::remove_all(staging, error);
     for (const std::string& path : imported_) {
       if (volume_.Exists(path)) continue;
-      std::error_code error;
       std::filesystem::remove(directory / std::filesystem::path(path).relative_path(), error);
     }
     return sim::Status::Ok();
@@ -263,7 +279,10 @@ int RunCqlShell(const std::vector<std::string>& args) {
   models::cql::Session session;
   bool ok = true;
   if (!flags.keyspace.empty()) {
-    ok = RunScript(store.engine(), session, "-k", 1, "USE \"" + flags.keyspace + "\"");
+    std::string quoted;  // A quoted identifier: any name, and nothing else.
+    for (const char c : flags.keyspace)
+      quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    ok = RunScript(store.engine(), session, "-k", 1, "USE \"" + quoted + "\"");
   }
   if (ok && flags.execute) ok = RunScript(store.engine(), session, "<string>", 1, *flags.execute);
   if (ok && flags.file) ok = RunScript(store.engine(), session, *flags.file, 1, script);

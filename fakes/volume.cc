@@ -176,8 +176,10 @@ sim::Status Volume::ImportFrom(const std::filesystem::path& directory) {
   constexpr std::size_t kMaxFiles = 100'000;
   std::size_t files = 0;
   for (; it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
-    if (error) return sim::Status::IoError(fmt::format("cannot list {}", directory.string()));
-    if (!it->is_regular_file()) continue;
+    if (error) break;  // Checked below: an iterator in error becomes the end.
+    // Only real files: a symlink could point anywhere, and ExportTo would
+    // later write through it.
+    if (it->is_symlink() || !it->is_regular_file()) continue;
     if (++files > kMaxFiles) return sim::Status::InvalidArgument("too many files to import");
     std::ifstream in(it->path(), std::ios::binary);
     std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -188,6 +190,10 @@ sim::Status Volume::ImportFrom(const std::filesystem::path& directory) {
         "/" + std::filesystem::relative(it->path(), directory).generic_string();
     SimFile& file = OpenOrCreate(path);
     if (sim::Status status = Write(file, 0, contents); !status.ok()) return status;
+  }
+  if (error) {
+    return sim::Status::IoError(
+        fmt::format("cannot list {}: {}", directory.string(), error.message()));
   }
   SyncAll();
   return sim::Status::Ok();

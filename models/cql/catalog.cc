@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <set>
 #include <variant>
 
 #include "models/cql/parser.h"
@@ -13,6 +15,7 @@ namespace faultline::models::cql {
 namespace {
 
 constexpr std::string_view kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS fl_meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS fl_keyspaces(
   name TEXT PRIMARY KEY, options TEXT NOT NULL, replication BLOB);
 CREATE TABLE IF NOT EXISTS fl_tables(
@@ -78,6 +81,73 @@ sim::Status SqlError(sqlite3* db, std::string_view what) {
   return sim::Status::IoError(fmt::format("{}: {}", what, sqlite3_errmsg(db)));
 }
 
+// A table read back from disk must be one this code could have written: its
+// SQLite names go into SQL text, and the engine relies on the key columns
+// coming first, in order.
+sim::Status CheckLoadedTable(const TableInfo& table) {
+  auto corrupt = [&](std::string_view what) {
+    return sim::Status::Corruption(
+        fmt::format("catalog of {}.{}: {}", table.keyspace, table.name, what));
+  };
+  std::set<std::string> sql_names;
+  int partition = 0;
+  int clustering = 0;
+  bool regular_seen = false;
+  for (const ColumnInfo& column : table.columns) {
+    const std::string& sql = column.sql_name;
+    int number = -1;
+    const char* digits = sql.data() + std::min<std::size_t>(1, sql.size());
+    const auto [end, error] = std::from_chars(digits, sql.data() + sql.size(), number);
+    if (sql.size() < 2 || sql[0] != 'c' || error != std::errc() || end != sql.data() + sql.size() ||
+        number < 0 || number >= table.next_column || !sql_names.insert(sql).second) {
+      return corrupt(fmt::format("bad storage name '{}' for column {}", sql, column.name));
+    }
+    bool in_order = true;
+    if (column.role == ColumnInfo::Role::kPartitionKey) {
+      in_order = !regular_seen && clustering == 0 && column.position == partition++;
+    } else if (column.role == ColumnInfo::Role::kClustering) {
+      in_order = !regular_seen && partition > 0 && column.position == clustering++;
+    } else {
+      regular_seen = true;
+    }
+    if (!in_order) return corrupt(fmt::format("column {} is out of key order", column.name));
+  }
+  if (partition == 0) return corrupt("no partition key");
+  return sim::Status::Ok();
+}
+
+// Options are stored one per line, "name=value", with \\, \n and \= escaped.
+std::string Escaped(std::string_view text) {
+  std::string escaped;
+  for (const char c : text) {
+    if (c == '\\' || c == '=') {
+      escaped += '\\';
+      escaped += c;
+    } else if (c == '\n') {
+      escaped += "\\n";
+    } else {
+      escaped += c;
+    }
+  }
+  return escaped;
+}
+
+// Undoes Escaped() up to an unescaped `stop` (or the end); moves `at` past it.
+std::string Unescaped(std::string_view text, std::size_t& at, char stop) {
+  std::string out;
+  while (at < text.size() && text[at] != stop) {
+    if (text[at] == '\\' && at + 1 < text.size()) {
+      ++at;
+      out += text[at] == 'n' ? '\n' : text[at];
+    } else {
+      out += text[at];
+    }
+    ++at;
+  }
+  if (at < text.size()) ++at;  // The stop character.
+  return out;
+}
+
 }  // namespace
 
 const ColumnInfo* TableInfo::Find(std::string_view column) const {
@@ -105,32 +175,18 @@ bool TableInfo::IsCounterTable() const {
 
 std::string EncodeOptions(const Options& options) {
   std::string text;
-  for (const auto& [name, value] : options) {
-    std::string escaped;
-    for (const char c : value) escaped += c == '\n' ? std::string("\\n") : std::string(1, c);
-    text += fmt::format("{}={}\n", name, escaped);
-  }
+  for (const auto& [name, value] : options) text += Escaped(name) + "=" + Escaped(value) + "\n";
   return text;
 }
 
 Options DecodeOptions(std::string_view text) {
   Options options;
-  while (!text.empty()) {
-    const std::size_t end = std::min(text.find('\n'), text.size());
-    const std::string_view line = text.substr(0, end);
-    text.remove_prefix(std::min(end + 1, text.size()));
-    const std::size_t equals = line.find('=');
-    if (equals == std::string_view::npos) continue;
-    std::string value;
-    for (std::size_t i = equals + 1; i < line.size(); ++i) {
-      if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == 'n') {
-        value += '\n';
-        ++i;
-      } else {
-        value += line[i];
-      }
-    }
-    options.emplace_back(std::string(line.substr(0, equals)), std::move(value));
+  std::size_t at = 0;
+  constexpr std::size_t kMaxOptions = 10'000;
+  while (at < text.size() && options.size() < kMaxOptions) {
+    std::string name = Unescaped(text, at, '=');
+    std::string value = Unescaped(text, at, '\n');
+    options.emplace_back(std::move(name), std::move(value));
   }
   return options;
 }
@@ -144,6 +200,10 @@ sim::Status Catalog::Load(sqlite3* db) {
   AddSystemKeyspace();
   if (sim::Status status = LoadKeyspaces(db); !status.ok()) return status;
   if (sim::Status status = LoadTables(db); !status.ok()) return status;
+  // Ids are never reused, even those of tables dropped before a restart.
+  SqlStatement next(db, "SELECT value FROM fl_meta WHERE name = 'next_table_id'");
+  if (!next.ok()) return SqlError(db, "reading fl_meta");
+  if (next.Step() == SQLITE_ROW) next_table_id_ = std::max(next_table_id_, next.Int(0));
   return LoadColumns(db);
 }
 
@@ -245,6 +305,12 @@ sim::Status Catalog::LoadColumns(sqlite3* db) {
                    static_cast<int>(select.Int(5)), select.Text(6) == "desc", select.Text(7)});
   }
   if (select.code() != SQLITE_DONE) return SqlError(db, "reading fl_columns");
+  for (const auto& [name, keyspace] : keyspaces_) {
+    if (keyspace.system) continue;
+    for (const auto& [table_name, table] : keyspace.tables) {
+      if (sim::Status status = CheckLoadedTable(table); !status.ok()) return status;
+    }
+  }
   return sim::Status::Ok();
 }
 
@@ -303,6 +369,13 @@ int Catalog::WriteTable(sqlite3* db, const TableInfo& table) {
     if (column.Step() != SQLITE_DONE) return column.code();
   }
   return SQLITE_OK;
+}
+
+int Catalog::WriteNextTableId(sqlite3* db, std::int64_t next) {
+  SqlStatement write(db, "INSERT OR REPLACE INTO fl_meta(name, value) VALUES ('next_table_id', ?)");
+  if (!write.ok()) return write.code();
+  write.Bind(1, next);
+  return write.Step() == SQLITE_DONE ? SQLITE_OK : write.code();
 }
 
 int Catalog::EraseTable(sqlite3* db, const TableInfo& table) {

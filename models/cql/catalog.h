@@ -92,6 +92,7 @@ class Catalog {
   static int EraseKeyspace(sqlite3* db, const std::string& keyspace);
   static int WriteTable(sqlite3* db, const TableInfo& table);  // Replaces its columns too.
   static int EraseTable(sqlite3* db, const TableInfo& table);
+  static int WriteNextTableId(sqlite3* db, std::int64_t next);
 
   void ApplyKeyspace(KeyspaceInfo keyspace);
   void ApplyKeyspaceDropped(const std::string& keyspace);

@@ -171,7 +171,14 @@ Value Engine::ReadValue(sqlite3_stmt* statement, int column, const CqlType& type
   const auto* data = static_cast<const char*>(sqlite3_column_blob(statement, column));
   std::string bytes(data == nullptr ? "" : data,
                     static_cast<std::size_t>(sqlite3_column_bytes(statement, column)));
-  if (type.IsCollection()) return DecodeCollection(bytes);
+  if (type.IsCollection()) {
+    std::optional<Value> decoded = DecodeCollection(bytes, type);
+    if (!decoded) {
+      unreadable_cell_ = true;  // A damaged file; the caller reports it.
+      return Value::Null();
+    }
+    return std::move(*decoded);
+  }
   if (type.kind == CqlType::Kind::kBlob) return Value::Blob(std::move(bytes));
   return Value::Text(std::move(bytes));
 }

@@ -127,7 +127,12 @@ class Engine {
   // Runs a SQLite statement to completion; false on an error.
   bool StepToDone(sqlite3_stmt* statement);
   void BindValue(sqlite3_stmt* statement, int index, const Value& value);
+  // A cell as a Value; a collection whose bytes do not decode sets
+  // unreadable_cell_ and reads as null.
   Value ReadValue(sqlite3_stmt* statement, int column, const CqlType& type);
+  CqlError UnreadableCell() const {
+    return ServerError("Corruption: a stored collection value cannot be read");
+  }
   std::int64_t Now() const { return clock_(); }
   // The live row with these key values, if any: every column, in table order.
   std::variant<std::optional<Row>, CqlError> ReadRow(const TableInfo& table,
@@ -146,6 +151,7 @@ class Engine {
   std::map<std::string, sqlite3_stmt*> cache_;
   std::span<const Value> bound_;  // The current statement's bound values.
   int transaction_depth_ = 0;
+  bool unreadable_cell_ = false;
 };
 
 // `error`, located at `offset` in the parsed text.

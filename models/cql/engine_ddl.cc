@@ -198,7 +198,8 @@ Outcome Engine::Run(Session& session, const CreateTable& statement) {
   ForgetPrepared();
   if (!Begin()) return SqliteFailure("CREATE TABLE");
   if (ExecSql(db_, CreateTableSql(table)) != SQLITE_OK ||
-      Catalog::WriteTable(db_, table) != SQLITE_OK || !Commit()) {
+      Catalog::WriteTable(db_, table) != SQLITE_OK ||
+      Catalog::WriteNextTableId(db_, table.id + 1) != SQLITE_OK || !Commit()) {
     CqlError error = SqliteFailure("CREATE TABLE");
     Rollback();
     return error;

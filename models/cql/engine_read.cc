@@ -133,6 +133,7 @@ Outcome Engine::RunSelect(Session& session, const Select& statement, const PageR
   sqlite3_bind_int64(prepared, index++, wanted);
   sqlite3_bind_int64(prepared, index, first);
   int code = SQLITE_ROW;
+  unreadable_cell_ = false;
   while ((code = sqlite3_step(prepared)) == SQLITE_ROW) {
     Row& row = result.rows.emplace_back();
     for (std::size_t i = 0; i < selected.size(); ++i) {
@@ -141,6 +142,7 @@ Outcome Engine::RunSelect(Session& session, const Select& statement, const PageR
   }
   sqlite3_reset(prepared);
   if (code != SQLITE_DONE) return SqliteFailure("SELECT");
+  if (unreadable_cell_) return UnreadableCell();
   // A full page may have more behind it; the next page starts after it.
   if (paged && static_cast<std::int64_t>(result.rows.size()) == wanted) {
     result.paging_state = std::to_string(first + wanted);

@@ -4,6 +4,7 @@
 // the engine runs one statement at a time, so read and write are atomic.
 #include <fmt/format.h>
 
+#include <charconv>
 #include <set>
 
 #include "models/cql/engine.h"
@@ -95,6 +96,15 @@ std::variant<WriteTarget, CqlError> AnalyzeWriteWhere(const TableInfo& table,
   if (target.key.size() < table.PartitionKeyColumns()) {
     return CqlStatementInvalid("Missing condition on key columns in WHERE clause");
   }
+  // Restricted clustering columns form a prefix (a range only on the last).
+  for (const auto& [column, op, value] : target.restrictions) {
+    const auto index = static_cast<std::size_t>(column - table.columns.data());
+    if (index > target.key.size()) {
+      return CqlStatementInvalid(fmt::format(
+          "PRIMARY KEY column {} cannot be restricted as preceding column {} is not restricted",
+          column->name, table.columns[target.key.size()].name));
+    }
+  }
   if (!needs_full_key.empty() && !target.full_key) return CqlStatementInvalid(needs_full_key);
   return target;
 }
@@ -165,7 +175,11 @@ std::variant<Value, CqlError> Combine(const ColumnInfo& column, Assignment::Op o
   if (type.kind == CqlType::Kind::kCounter) {
     const std::int64_t base = current.is_null() ? 0 : current.integer;
     const std::int64_t delta = operand.is_null() ? 0 : operand.integer;
-    return Value::Int(op == Assignment::Op::kAdd ? base + delta : base - delta);
+    // Wraps around on overflow, as Cassandra's (Java) counters do.
+    const auto sum = op == Assignment::Op::kAdd
+                         ? static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(delta)
+                         : static_cast<std::uint64_t>(base) - static_cast<std::uint64_t>(delta);
+    return Value::Int(static_cast<std::int64_t>(sum));
   }
   if (!type.IsCollection() ||
       (op == Assignment::Op::kPrepend && type.kind != CqlType::Kind::kList)) {
@@ -207,16 +221,43 @@ Outcome Engine::RunModification(Session& session, const Modification& statement)
   std::variant<const TableInfo*, CqlError> resolved = ResolveTable(session, name, true);
   if (auto* error = std::get_if<CqlError>(&resolved)) return std::move(*error);
   const TableInfo& table = *std::get<const TableInfo*>(resolved);
-  if (const auto* insert = std::get_if<Insert>(&statement)) return RunInsert(table, *insert);
-  if (const auto* update = std::get_if<Update>(&statement)) return RunUpdate(table, *update);
-  return RunDelete(table, std::get<Delete>(statement));
+  const auto* insert = std::get_if<Insert>(&statement);
+  if (insert != nullptr && !insert->if_not_exists) return RunInsert(table, *insert);
+  // The others may read, write and clean up: one transaction, so that a
+  // failure between their steps leaves nothing half done.
+  if (!Begin()) return SqliteFailure("write");
+  Outcome outcome = insert != nullptr ? RunInsert(table, *insert)
+                    : std::holds_alternative<Update>(statement)
+                        ? RunUpdate(table, std::get<Update>(statement))
+                        : RunDelete(table, std::get<Delete>(statement));
+  if (std::holds_alternative<CqlError>(outcome)) {
+    Rollback();
+  } else if (!Commit()) {
+    return SqliteFailure("write");
+  }
+  return outcome;
 }
 
 namespace {
-// When a row written with `ttl` (a term, or none) expires: ms, or null.
-std::variant<Value, CqlError> Expiry(const std::optional<Term>& ttl, std::span<const Value> bound,
-                                     std::int64_t now_ms) {
-  if (!ttl) return Value::Null();
+// The table's default_time_to_live in seconds (0: none).
+std::int64_t DefaultTtlSeconds(const TableInfo& table) {
+  for (const auto& [name, value] : table.options) {
+    if (name != "default_time_to_live") continue;
+    std::int64_t seconds = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+    if (error == std::errc() && seconds > 0 && seconds < (std::int64_t{1} << 40)) return seconds;
+  }
+  return 0;
+}
+
+// When a row written with `ttl` (a term, or none: the table's default)
+// expires: ms, or null.
+std::variant<Value, CqlError> Expiry(const TableInfo& table, const std::optional<Term>& ttl,
+                                     std::span<const Value> bound, std::int64_t now_ms) {
+  if (!ttl) {
+    const std::int64_t seconds = DefaultTtlSeconds(table);
+    return seconds == 0 ? Value::Null() : Value::Int(now_ms + seconds * 1000);
+  }
   std::variant<Value, CqlError> seconds =
       FromTerm(*ttl, CqlType{CqlType::Kind::kInt, false, {}}, bound);
   if (auto* error = std::get_if<CqlError>(&seconds)) return std::move(*error);
@@ -250,7 +291,7 @@ Outcome Engine::RunInsert(const TableInfo& table, const Insert& statement) {
     if (cell->second.is_null()) return NullArgumentForPrimaryKey(table.columns[i].name);
     key.push_back(cell->second);
   }
-  std::variant<Value, CqlError> expires = Expiry(statement.ttl, bound_, Now());
+  std::variant<Value, CqlError> expires = Expiry(table, statement.ttl, bound_, Now());
   if (auto* error = std::get_if<CqlError>(&expires)) return std::move(*error);
   if (statement.if_not_exists) {
     auto existing = ReadRow(table, key);
@@ -317,7 +358,7 @@ Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
     }
     cells.emplace_back(column, std::move(std::get<Value>(value)));
   }
-  std::variant<Value, CqlError> expires = Expiry(statement.ttl, bound_, Now());
+  std::variant<Value, CqlError> expires = Expiry(table, statement.ttl, bound_, Now());
   if (auto* error = std::get_if<CqlError>(&expires)) return std::move(*error);
   const bool conditional = statement.if_exists || !statement.conditions.empty();
   if (conditional) {
@@ -491,6 +532,7 @@ std::variant<std::optional<Row>, CqlError> Engine::ReadRow(const TableInfo& tabl
     BindValue(prepared, static_cast<int>(i + 1), key[i]);
   }
   sqlite3_bind_int64(prepared, static_cast<int>(key.size() + 1), Now());
+  unreadable_cell_ = false;
   const int code = sqlite3_step(prepared);
   std::optional<Row> row;
   if (code == SQLITE_ROW) {
@@ -501,6 +543,7 @@ std::variant<std::optional<Row>, CqlError> Engine::ReadRow(const TableInfo& tabl
   }
   sqlite3_reset(prepared);
   if (code != SQLITE_ROW && code != SQLITE_DONE) return SqliteFailure("read");
+  if (unreadable_cell_) return UnreadableCell();
   return row;
 }
 

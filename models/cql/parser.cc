@@ -38,6 +38,7 @@ class Parser {
   // One statement, from the current token up to (not including) ';' or the end.
   ParsedStatement ParseStatement(std::string_view text) {
     bind_markers_ = 0;
+    depth_ = 0;
     const Position start = Peek().position;
     Statement statement = StatementBody();
     if (!Peek().IsSymbol(";") && !AtEnd()) Fail(Peek(), "';' or end of input");
@@ -95,7 +96,19 @@ class Parser {
     return name;
   }
 
+  // Types and collection literals nest; past kMaxDepth it is an error, not
+  // a stack overflow.
+  static constexpr int kMaxDepth = 32;
+  struct Nested {
+    explicit Nested(Parser& parser) : parser_(parser) {
+      if (++parser_.depth_ > kMaxDepth) parser_.Fail(parser_.Peek(), "less nesting");
+    }
+    ~Nested() { --parser_.depth_; }
+    Parser& parser_;
+  };
+
   TypeName Type() {
+    const Nested nested(*this);
     TypeName type;
     type.base = Identifier("a type");
     if (AcceptSymbol("<")) {
@@ -115,6 +128,7 @@ class Parser {
   }
 
   Term ParseTerm() {
+    const Nested nested(*this);
     const Token& token = Peek();
     switch (token.kind) {
       case TokenKind::kString:
@@ -531,6 +545,7 @@ class Parser {
   const std::vector<Token>& tokens_;
   std::size_t next_ = 0;
   int bind_markers_ = 0;
+  int depth_ = 0;
   std::string_view source_;
 };
 

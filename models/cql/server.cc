@@ -48,6 +48,10 @@ fakes::Response StoreService::Handle(const fakes::Request& request) {
   }
   if (request.method == wire::kPrepare) {
     std::string id = PreparedId(body->statement);
+    // A bound: past it the store forgets them all, and clients re-prepare
+    // on "Unprepared Statement" as after a restart.
+    constexpr std::size_t kMaxPrepared = 10'000;
+    if (prepared_.size() >= kMaxPrepared) prepared_.clear();
     prepared_.insert_or_assign(id, std::move(parsed.statements[0]));
     QueryResult result;
     result.text = std::move(id);

@@ -155,6 +155,12 @@ std::variant<CqlType, CqlError> ResolveType(const TypeName& name) {
       if (element.kind == Kind::kCounter) {
         return InvalidArgument("counters are not allowed inside collections");
       }
+      if (element.IsCollection() && !element.frozen) {
+        return InvalidArgument("Non-frozen collections are not allowed inside collections");
+      }
+      if (element.Depth() >= CqlType::kMaxDepth) {
+        return InvalidArgument(fmt::format("collections nest at most {} deep", CqlType::kMaxDepth));
+      }
       type.parameters.push_back(std::move(element));
     }
     return type;

@@ -3,6 +3,7 @@
 // collections and counters in primary keys, as CQL does.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <variant>
 #include <vector>
@@ -35,12 +36,21 @@ struct CqlType {
     kSet,
     kMap,
   };
+  // How deep collections may nest (the store's encoding reads this deep).
+  static constexpr int kMaxDepth = 8;
+
   Kind kind = Kind::kText;
   bool frozen = false;
   std::vector<CqlType> parameters;  // list<T>, set<T>: one; map<K, V>: two.
 
   // The name as DESCRIBE prints it: "text", "map<text, bigint>", "frozen<list<int>>".
   std::string ToString() const;
+  // 0 for a scalar, 1 for a collection of scalars, ...
+  int Depth() const {
+    int deepest = 0;
+    for (const CqlType& parameter : parameters) deepest = std::max(deepest, parameter.Depth());
+    return IsCollection() ? deepest + 1 : 0;
+  }
   bool IsCollection() const {
     return kind == Kind::kList || kind == Kind::kSet || kind == Kind::kMap;
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -109,21 +110,48 @@ bool Digits(std::string_view text, std::size_t at, std::size_t count, unsigned& 
 }
 
 // "2025-01-02", "2025-01-02 03:04:05", "...T...", ".123", "Z" or "+0000".
+unsigned DaysInMonth(unsigned year, unsigned month) {
+  static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return month == 2 && leap ? 29 : kDays[month - 1];
+}
+
+// A zone suffix: "", "Z", "UTC", or +HHMM / -HHMM / +HH:MM; its offset in minutes.
+std::optional<int> ParseZone(std::string_view zone) {
+  if (zone.empty() || zone == "Z" || zone == " UTC" || zone == "UTC") return 0;
+  if (zone.front() == ' ') zone.remove_prefix(1);
+  if (zone.size() < 5 || (zone[0] != '+' && zone[0] != '-')) return std::nullopt;
+  unsigned hours = 0, minutes = 0;
+  const std::size_t minutes_at = zone[3] == ':' ? 4 : 3;
+  if (!Digits(zone, 1, 2, hours) || !Digits(zone, minutes_at, 2, minutes) ||
+      zone.size() != minutes_at + 2 || hours > 23 || minutes > 59) {
+    return std::nullopt;
+  }
+  const int offset = static_cast<int>(hours * 60 + minutes);
+  return zone[0] == '-' ? -offset : offset;
+}
+
+// "2025-01-02", with an optional time "03:04", "03:04:05" or "03:04:05.678"
+// (after ' ' or 'T') and an optional zone (see ParseZone).
 std::optional<std::int64_t> ParseTimestamp(std::string_view text) {
   unsigned year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, millis = 0;
   if (!Digits(text, 0, 4, year) || text.size() < 10 || text[4] != '-' || text[7] != '-' ||
       !Digits(text, 5, 2, month) || !Digits(text, 8, 2, day) || month < 1 || month > 12 ||
-      day < 1 || day > 31) {
+      day < 1 || day > DaysInMonth(year, month)) {
     return std::nullopt;
   }
   std::size_t at = 10;
-  if (at < text.size() && (text[at] == ' ' || text[at] == 'T')) {
-    if (!Digits(text, at + 1, 2, hour) || text.size() < at + 9 || text[at + 3] != ':' ||
-        !Digits(text, at + 4, 2, minute) || text[at + 6] != ':' ||
-        !Digits(text, at + 7, 2, second) || hour > 23 || minute > 59 || second > 59) {
+  if (at + 1 < text.size() && (text[at] == ' ' || text[at] == 'T') &&
+      std::isdigit(static_cast<unsigned char>(text[at + 1]))) {
+    if (!Digits(text, at + 1, 2, hour) || text.size() < at + 6 || text[at + 3] != ':' ||
+        !Digits(text, at + 4, 2, minute) || hour > 23 || minute > 59) {
       return std::nullopt;
     }
-    at += 9;
+    at += 6;
+    if (at < text.size() && text[at] == ':') {
+      if (!Digits(text, at + 1, 2, second) || second > 59) return std::nullopt;
+      at += 3;
+    }
     if (at < text.size() && text[at] == '.') {
       std::size_t digits = 0;
       ++at;
@@ -135,10 +163,11 @@ std::optional<std::int64_t> ParseTimestamp(std::string_view text) {
       for (; digits < 3; ++digits) millis *= 10;
     }
   }
-  const std::string_view zone = text.substr(at);
-  if (!zone.empty() && zone != "Z" && zone != "+0000" && zone != "+00:00") return std::nullopt;
+  const std::optional<int> offset_minutes = ParseZone(text.substr(at));
+  if (!offset_minutes) return std::nullopt;
   const std::int64_t days = DaysFromCivil(year, month, day);
-  return ((days * 24 + hour) * 60 + minute) * 60'000 + std::int64_t{second} * 1000 + millis;
+  return ((days * 24 + hour) * 60 + minute - *offset_minutes) * 60'000 +
+         std::int64_t{second} * 1000 + millis;
 }
 
 std::string FormatTimestamp(std::int64_t millis) {
@@ -283,6 +312,10 @@ std::strong_ordering Compare(const Value& a, const Value& b) {
     case Value::Kind::kBool:
       return a.integer <=> b.integer;
     case Value::Kind::kDouble:
+      // NaN sorts after every number and equals itself: a total order.
+      if (std::isnan(a.real) || std::isnan(b.real)) {
+        return std::isnan(a.real) <=> std::isnan(b.real);
+      }
       if (a.real < b.real) return std::strong_ordering::less;
       if (a.real > b.real) return std::strong_ordering::greater;
       return std::strong_ordering::equal;
@@ -398,8 +431,11 @@ std::string FormatLiteral(const Value& value, const CqlType& type) {
   }
   const bool is_map = value.kind == Value::Kind::kMap;
   std::string text = value.kind == Value::Kind::kList ? "[" : "{";
+  static const CqlType kUnknown;  // A value that does not fit its type prints as text.
   for (std::size_t i = 0; i < value.elements.size(); ++i) {
-    const CqlType& element_type = is_map ? type.parameters[i % 2] : type.parameters[0];
+    const std::size_t parameter = is_map ? i % 2 : 0;
+    const CqlType& element_type =
+        parameter < type.parameters.size() ? type.parameters[parameter] : kUnknown;
     if (i > 0) text += is_map && i % 2 == 1 ? ": " : ", ";
     text += FormatLiteral(value.elements[i], element_type);
   }
@@ -434,49 +470,54 @@ void Append(std::string& out, const Value& value) {
   }
 }
 
-// Reads one value at `at`; on malformed bytes (a damaged file) returns null
-// and moves `at` to the end rather than reading out of bounds.
-Value Read(std::string_view bytes, std::size_t& at, int depth) {
+// Reads one value at `at` into `out`; false on malformed bytes (a damaged
+// file), or, given a `type`, on a value of another shape than the type's.
+bool Read(std::string_view bytes, std::size_t& at, int depth, const CqlType* type, Value& out) {
   auto take = [&](void* to, std::size_t n) {
-    if (at + n > bytes.size()) {
-      at = bytes.size();
-      return false;
-    }
+    if (at + n > bytes.size()) return false;
     std::memcpy(to, bytes.data() + at, n);
     at += n;
     return true;
   };
-  Value value;
   unsigned char kind = 0;
-  if (depth > 8 || !take(&kind, 1) || kind > static_cast<unsigned char>(Value::Kind::kMap)) {
-    at = bytes.size();
-    return value;
+  if (depth > CqlType::kMaxDepth || !take(&kind, 1) ||
+      kind > static_cast<unsigned char>(Value::Kind::kMap)) {
+    return false;
   }
-  value.kind = static_cast<Value::Kind>(kind);
+  out = Value();
+  out.kind = static_cast<Value::Kind>(kind);
+  if (type != nullptr && !out.is_null() && out.kind != Representation(*type)) return false;
   std::uint32_t size = 0;
-  switch (value.kind) {
+  switch (out.kind) {
     case Value::Kind::kNull:
-      break;
+      return true;
     case Value::Kind::kInt:
     case Value::Kind::kBool:
-      if (!take(&value.integer, sizeof value.integer)) return {};
-      break;
+      return take(&out.integer, sizeof out.integer);
     case Value::Kind::kDouble:
-      if (!take(&value.real, sizeof value.real)) return {};
-      break;
+      return take(&out.real, sizeof out.real);
     case Value::Kind::kText:
     case Value::Kind::kBlob:
-      if (!take(&size, sizeof size) || at + size > bytes.size()) return {};
-      value.bytes.assign(bytes.substr(at, size));
+      if (!take(&size, sizeof size) || at + size > bytes.size()) return false;
+      out.bytes.assign(bytes.substr(at, size));
       at += size;
-      break;
+      return true;
     default:
-      if (!take(&size, sizeof size)) return {};
-      for (std::uint32_t i = 0; i < size && at < bytes.size(); ++i) {
-        value.elements.push_back(Read(bytes, at, depth + 1));
-      }
+      break;
   }
-  return value;
+  if (!take(&size, sizeof size) || size > bytes.size() - at) return false;  // >= 1 byte each.
+  if (type != nullptr && (type->parameters.empty() ||
+                          (out.kind == Value::Kind::kMap && type->parameters.size() != 2))) {
+    return false;
+  }
+  if (out.kind == Value::Kind::kMap && size % 2 != 0) return false;
+  out.elements.resize(size);
+  for (std::uint32_t i = 0; i < size; ++i) {
+    const CqlType* element_type =
+        type == nullptr ? nullptr : &type->parameters[out.kind == Value::Kind::kMap ? i % 2 : 0];
+    if (!Read(bytes, at, depth + 1, element_type, out.elements[i])) return false;
+  }
+  return true;
 }
 }  // namespace
 
@@ -486,9 +527,18 @@ std::string EncodeCollection(const Value& value) {
   return out;
 }
 
-Value DecodeCollection(std::string_view bytes) {
+std::optional<Value> DecodeCollection(std::string_view bytes, const CqlType& type) {
   std::size_t at = 0;
-  return Read(bytes, at, 0);
+  Value value;
+  if (!Read(bytes, at, 0, &type, value) || at != bytes.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<Value> DecodeUntyped(std::string_view bytes) {
+  std::size_t at = 0;
+  Value value;
+  if (!Read(bytes, at, 0, nullptr, value) || at != bytes.size()) return std::nullopt;
+  return value;
 }
 
 bool Satisfies(const Value& actual, std::string_view op, const Value& expected) {

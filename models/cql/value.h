@@ -7,6 +7,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -57,9 +58,13 @@ std::string FormatCell(const Value& value, const CqlType& type);
 // As a CQL literal: text quoted ('it''s'), for inside collections and in statements.
 std::string FormatLiteral(const Value& value, const CqlType& type);
 
-// A collection's value as one SQLite BLOB, and back.
+// A collection's value as one SQLite BLOB, and back. Decoding checks the
+// bytes against `type` (each element of the kind its type keeps): damaged
+// bytes give nullopt, never a value of the wrong shape.
 std::string EncodeCollection(const Value& value);
-Value DecodeCollection(std::string_view bytes);
+std::optional<Value> DecodeCollection(std::string_view bytes, const CqlType& type);
+// The same without a type (the wire's value lists): structure checked only.
+std::optional<Value> DecodeUntyped(std::string_view bytes);
 
 // Comparison for conditions (IF c > 1) and for the reference model: `op` is
 // one of = != < > <= >=. Nulls compare equal only to null.

@@ -50,7 +50,14 @@ class Reader {
     in_.remove_prefix(static_cast<std::size_t>(size));
     return text;
   }
-  std::vector<Value> Values() { return DecodeCollection(Bytes()).elements; }
+  std::vector<Value> Values() {
+    std::optional<Value> list = DecodeUntyped(Bytes());
+    if (!list || list->kind != Value::Kind::kList) {
+      ok_ = false;
+      return {};
+    }
+    return std::move(list->elements);
+  }
   bool good() const { return ok_; }               // Nothing malformed so far.
   bool ok() const { return ok_ && in_.empty(); }  // All read, nothing left over.
 

@@ -154,6 +154,54 @@ TEST(CqlEngineTest, ErrorsPointAtTheOffendingName) {
             "column: v\nALTER TABLE ks.t ADD v int\n                     ^ (ql error -204)");
 }
 
+TEST(CqlEngineTest, DeepNestingIsASyntaxErrorNotACrash) {
+  EngineOnVolume store;
+  const std::string deep_list = "SELECT * FROM t WHERE k = " + std::string(100'000, '[');
+  EXPECT_TRUE(Show(store.Run(deep_list)).starts_with("error: Invalid SQL Statement. syntax error"));
+  std::string deep_type = "CREATE TABLE t (k int PRIMARY KEY, v ";
+  for (int i = 0; i < 10'000; ++i) deep_type += "list<";
+  EXPECT_TRUE(Show(store.Run(deep_type)).starts_with("error: Invalid SQL Statement. syntax error"));
+  ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
+  EXPECT_EQ(Show(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, v list<list<int>>)")),
+            "error: Invalid Arguments. Non-frozen collections are not allowed inside collections");
+  std::string nine = "CREATE TABLE ks.t (k int PRIMARY KEY, v ";
+  for (int i = 0; i < 9; ++i) nine += "frozen<list<";
+  nine += "int" + std::string(18, '>') + ")";
+  EXPECT_EQ(Show(store.Run(nine)), "error: Invalid Arguments. collections nest at most 8 deep");
+}
+
+TEST(CqlEngineTest, DefaultTimeToLiveApplies) {
+  EngineOnVolume store;
+  ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
+  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY) WITH default_time_to_live = 5")),
+            "ok");
+  ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (k) VALUES (1)")), "ok");
+  ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (k) VALUES (2) USING TTL 60")), "ok");
+  store.simulation().RunFor(std::chrono::seconds(6));
+  EXPECT_EQ(Show(store.Run("SELECT k FROM ks.t")), " k\n---\n 2\n\n(1 rows)\n");
+}
+
+TEST(CqlEngineTest, OptionsAndTableIdsSurviveAReopenExactly) {
+  EngineOnVolume store;
+  ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
+  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.a (k int PRIMARY KEY) WITH comment = 'C:\\new=1'")),
+            "ok");
+  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.b (k int PRIMARY KEY)")), "ok");
+  const std::string described = Show(store.Run("DESCRIBE TABLE ks.a"));
+  EXPECT_NE(described.find("AND comment = 'C:\\new=1'"), std::string::npos) << described;
+  const std::string b_id =
+      Show(store.Run("SELECT id FROM system_schema.tables WHERE "
+                     "keyspace_name = 'ks' AND table_name = 'b'"));
+  ASSERT_EQ(Show(store.Run("DROP TABLE ks.b")), "ok");
+  store.Reopen();
+  EXPECT_EQ(Show(store.Run("DESCRIBE TABLE ks.a")), described);
+  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.c (k int PRIMARY KEY)")), "ok");
+  const std::string c_id =
+      Show(store.Run("SELECT id FROM system_schema.tables WHERE "
+                     "keyspace_name = 'ks' AND table_name = 'c'"));
+  EXPECT_NE(c_id, b_id);  // Ids are never reused, across restarts too.
+}
+
 // Fails every disk write while `*failing` is set.
 class SwitchedWriteFailures final : public sim::FaultPlan {
  public:
@@ -186,6 +234,81 @@ TEST(CqlEngineTest, AFailedDiskWriteChangesNeitherCatalogNorData) {
   EXPECT_EQ(Show(store.Run("CREATE TABLE ks.u (k int PRIMARY KEY)")), "ok");
   store.Reopen();
   EXPECT_EQ(Show(store.Run("SELECT count(*) FROM ks.u")), " count\n-------\n     0\n\n(1 rows)\n");
+}
+
+// Fails one disk write: hit number `*target` of the write site.
+class OneWriteFailure final : public sim::FaultPlan {
+ public:
+  explicit OneWriteFailure(const std::uint64_t* target) : target_(target) {}
+  sim::FaultDecision Decide(std::string_view site, std::uint64_t hit, sim::Rng&) const override {
+    if (site == fakes::SqliteVfs::kSiteWrite && hit == *target_) {
+      return sim::FaultDecision{sim::FaultAction::kError, {}, sim::StatusCode::kIoError};
+    }
+    return sim::FaultDecision{};
+  }
+  std::string Describe() const override { return "one write failure"; }
+
+ private:
+  const std::uint64_t* target_;
+};
+
+std::uint64_t WritesSoFar(sim::Simulation& simulation) {
+  for (const sim::SiteCoverage& site : simulation.faults().Coverage()) {
+    if (site.site == fakes::SqliteVfs::kSiteWrite) return site.hits;
+  }
+  return 0;
+}
+
+// A write that fails at any one of its disk writes leaves no trace: in
+// particular no row of nulls, which no sequence of CQL statements makes.
+TEST(CqlEngineTest, AFailedWriteAtAnyDiskWriteLeavesNoPhantomRow) {
+  for (std::uint64_t offset = 1; offset <= 12; ++offset) {
+    std::uint64_t target = 0;  // No failure during set-up.
+    EngineOnVolume store(nullptr, {.fault_plan = std::make_shared<OneWriteFailure>(&target)});
+    ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
+    ASSERT_EQ(Show(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, v text)")), "ok");
+    ASSERT_EQ(Show(store.Run("UPDATE ks.t SET v = 'x' WHERE k = 1")), "ok");
+    target = WritesSoFar(store.simulation()) + offset;
+    const std::string outcome = Show(store.Run("DELETE v FROM ks.t WHERE k = 1"));
+    const std::string rows = Show(store.Run("SELECT * FROM ks.t"));
+    if (outcome == "ok") {
+      EXPECT_EQ(rows, " k | v\n---+---\n\n(0 rows)\n") << "offset " << offset;
+    } else {
+      EXPECT_EQ(rows, " k | v\n---+---\n 1 | x\n\n(1 rows)\n") << "offset " << offset << outcome;
+    }
+  }
+}
+
+TEST(CqlEngineTest, ADamagedCatalogOrCellIsCorruptionNotACrash) {
+  fakes::Volume volume("store-data", fakes::VolumeKind::kNamedVolume);
+  {
+    EngineOnVolume store(&volume);
+    ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
+    ASSERT_EQ(Show(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, v list<int>)")), "ok");
+    ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (k, v) VALUES (1, [5])")), "ok");
+    // Damage the cell behind the engine's back: a list of lists.
+    sqlite3* db = store.handle();
+    const std::string bad = EncodeCollection(Value{
+        Value::Kind::kList, 0, 0, {}, {Value{Value::Kind::kList, 0, 0, {}, {Value::Int(5)}}}});
+    sqlite3_stmt* update = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "UPDATE t1 SET c1 = ?", -1, &update, nullptr), SQLITE_OK);
+    sqlite3_bind_blob(update, 1, bad.data(), static_cast<int>(bad.size()), SQLITE_TRANSIENT);
+    ASSERT_EQ(sqlite3_step(update), SQLITE_DONE);
+    sqlite3_finalize(update);
+    EXPECT_EQ(Show(store.Run("SELECT * FROM ks.t")),
+              "error: Server Error. Corruption: a stored collection value cannot be read");
+    // And a storage name that would be SQL.
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE fl_columns SET sql_name = 'c1; DROP TABLE t1'", nullptr,
+                           nullptr, nullptr),
+              SQLITE_OK);
+  }
+  sim::Simulation simulation;
+  fakes::SqliteVfs vfs(simulation);
+  vfs.Mount("/var/lib/store", volume);
+  auto opened = StoreDatabase::Open(vfs, "/var/lib/store/meta.db");
+  ASSERT_TRUE(std::holds_alternative<sim::Status>(opened));
+  EXPECT_EQ(std::get<sim::Status>(opened).ToString(),
+            "Corruption: catalog of ks.t: bad storage name 'c1; DROP TABLE t1' for column k");
 }
 
 }  // namespace

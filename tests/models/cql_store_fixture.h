@@ -38,6 +38,7 @@ class EngineOnVolume {
   }
 
   Engine& engine() { return store_->engine(); }
+  sqlite3* handle() { return store_->handle(); }
   Session& session() { return session_; }
   sim::Simulation& simulation() { return simulation_; }
 

@@ -34,6 +34,13 @@ TEST(CqlValueTest, LiteralsPrintAsYcqlshPrintsThem) {
   EXPECT_EQ(Cell("0xCAFE", "blob"), "0xcafe");
   EXPECT_EQ(Cell("'2025-01-02 03:04:05.678Z'", "timestamp"), "2025-01-02 03:04:05.678000+0000");
   EXPECT_EQ(Cell("1735689600000", "timestamp"), "2025-01-01 00:00:00.000000+0000");
+  EXPECT_EQ(Cell("'2025-01-01 10:00'", "timestamp"), "2025-01-01 10:00:00.000000+0000");
+  EXPECT_EQ(Cell("'2025-01-01 10:00:00+0100'", "timestamp"), "2025-01-01 09:00:00.000000+0000");
+  EXPECT_EQ(Cell("'2024-02-29T23:59:59-02:30'", "timestamp"), "2024-03-01 02:29:59.000000+0000");
+  EXPECT_EQ(Cell("'2025-02-29'", "timestamp"),
+            "error: Invalid Arguments. Invalid timestamp '2025-02-29'");
+  EXPECT_EQ(Cell("'2025-04-31'", "timestamp"),
+            "error: Invalid Arguments. Invalid timestamp '2025-04-31'");
   EXPECT_EQ(Cell("123E4567-E89B-12D3-A456-426614174000", "uuid"),
             "123e4567-e89b-12d3-a456-426614174000");
   EXPECT_EQ(Cell("null", "text"), "null");
@@ -68,12 +75,15 @@ TEST(CqlValueTest, CollectionEncodingRoundTrips) {
   std::variant<Value, CqlError> value = FromTerm(TermOf("{'a': [1, 2], 'b': []}"), type, {});
   ASSERT_TRUE(std::holds_alternative<Value>(value));
   const Value& original = std::get<Value>(value);
-  EXPECT_EQ(DecodeCollection(EncodeCollection(original)), original);
-  // Damaged bytes decode to something, never past the end.
+  EXPECT_EQ(DecodeCollection(EncodeCollection(original), type), original);
+  // Truncated bytes, or bytes of another type's shape, never decode.
   const std::string encoded = EncodeCollection(original);
   for (std::size_t cut = 0; cut < encoded.size(); ++cut) {
-    (void)DecodeCollection(std::string_view(encoded).substr(0, cut));
+    EXPECT_EQ(DecodeCollection(std::string_view(encoded).substr(0, cut), type), std::nullopt);
   }
+  EXPECT_EQ(DecodeCollection(encoded, TypeOf("map<text, frozen<list<text>>>")), std::nullopt);
+  EXPECT_EQ(DecodeCollection(encoded, TypeOf("list<int>")), std::nullopt);
+  EXPECT_EQ(DecodeUntyped(encoded), original);
 }
 
 TEST(CqlValueTest, BoundValuesAreCheckedAgainstTheColumnType) {
