@@ -1,0 +1,202 @@
+#include "models/s3/kuri_node.h"
+
+#include <fmt/format.h>
+
+#include "fakes/runtime.h"
+#include "models/cql/client.h"
+
+namespace faultline::models::s3 {
+namespace {
+
+using fakes::Request;
+using fakes::Response;
+
+std::string ContentId(std::string_view bytes) {
+  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a: a stand-in for a CID.
+  for (const char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return fmt::format("bafk{:016x}", hash);
+}
+
+std::string DataPath(const ObjectPath& object) {
+  return fmt::format("/objects/{}/{}", object.bucket, object.key);
+}
+
+// A running node: its configuration, session, and request handlers.
+class KuriNode {
+ public:
+  KuriNode(fakes::ContainerContext& context, const NodeImage& image)
+      : context_(context),
+        image_(image),
+        node_id_(context.Env("NODE_ID", context.name())),
+        keyspace_(context.Env("KEYSPACE", DefaultKeyspace(context.name()))),
+        port_(static_cast<std::uint16_t>(std::stoi(context.Env("PORT", "7001")))),
+        session_(context.network(), SessionOptions(context)) {}
+
+  sim::Awaitable<int> Run() {
+    context_.Log(
+        fmt::format("starting node {} on port {}, keyspace {}", node_id_, port_, keyspace_));
+    if (sim::Status migrated = co_await MigrateWithRetries(); !migrated.ok()) {
+      context_.Log(StartupFailureLine(migrated.message()));
+      co_return 1;
+    }
+    context_.network().Listen(context_.process(), port_,
+                              [this](Request request) -> sim::Awaitable<Response> {
+                                co_return co_await Handle(std::move(request));
+                              });
+    context_.Log(fmt::format("node {} serving S3 on port {}", node_id_, port_));
+    co_await context_.StopRequested();
+    co_return 0;
+  }
+
+ private:
+  static std::string DefaultKeyspace(const std::string& service) {
+    std::string keyspace = "filecoingw_";
+    for (const char c : service) {
+      if (c != '-') keyspace += c;
+    }
+    return keyspace;
+  }
+  static cql::ClientOptions SessionOptions(fakes::ContainerContext& context) {
+    cql::ClientOptions options;
+    options.store = fakes::Endpoint(context.Env("STORE_HOST", "yugabyte"), cql::kCqlPort);
+    return options;
+  }
+
+  sim::Awaitable<sim::Status> MigrateWithRetries() {
+    const RetryPolicy& retry = image_.startup_retry;
+    sim::Duration delay = retry.initial;
+    sim::Status status = sim::Status::Ok();
+    for (int attempt = 1; attempt <= retry.attempts; ++attempt) {
+      status =
+          co_await image_.runner->Migrate(session_, keyspace_, image_.migrations,
+                                          [this](const std::string& line) { context_.Log(line); });
+      if (status.ok()) co_return status;
+      if (attempt == retry.attempts) break;
+      context_.Log(fmt::format("database migration failed (attempt {}/{}), retrying in {}: {}",
+                               attempt, retry.attempts, sim::FormatDuration(delay),
+                               status.message()));
+      co_await sim::SleepFor(delay);
+      delay = std::min(delay * 2, retry.cap);
+    }
+    co_return status;
+  }
+
+  sim::Awaitable<Response> Handle(Request request) {
+    if (request.path == "/healthz") co_return Response(200, "ok");
+    const std::optional<ObjectPath> object = ParseObjectPath(request.path);
+    if (!object) co_return ErrorResponse(400, "InvalidRequest", "no bucket and key", request.path);
+    if (request.method == "PUT") co_return co_await Put(*object, std::move(request.body));
+    if (request.method == "GET" || request.method == "HEAD") {
+      co_return Get(*object, request.method == "HEAD", request.path);
+    }
+    if (request.method == "DELETE") co_return co_await Delete(*object);
+    co_return ErrorResponse(405, "MethodNotAllowed", request.method, request.path);
+  }
+
+  sim::Awaitable<Response> Put(ObjectPath object, std::string body) {
+    fakes::Volume* data = context_.VolumeAt(kNodeDataDirectory);
+    if (data == nullptr) co_return ErrorResponse(500, "InternalError", "no data directory", "");
+    fakes::SimFile& file = data->OpenOrCreate(DataPath(object));
+    file.Truncate(0);
+    if (sim::Status written = data->Write(file, 0, body); !written.ok()) {
+      co_return ErrorResponse(500, "InternalError", written.message(), DataPath(object));
+    }
+    data->SyncAll();
+    const std::string cid = ContentId(body);
+    std::vector<cql::Value> values;
+    values.push_back(cql::Value::Text(object.bucket));
+    values.push_back(cql::Value::Text(object.key));
+    values.push_back(cql::Value::Text(cid));
+    values.push_back(cql::Value::Int(static_cast<std::int64_t>(body.size())));
+    std::string columns = "bucket, key, cid, size";
+    std::string markers = "?, ?, ?, ?";
+    if (image_.writes_node_id) {
+      values.push_back(cql::Value::Text(node_id_));
+      columns += ", node_id";
+      markers += ", ?";
+    }
+    cql::ClientResult result =
+        co_await session_.Query(fmt::format("INSERT INTO {}.{} ({}) VALUES ({})", kIndexKeyspace,
+                                            kObjectsTable, columns, markers),
+                                std::move(values));
+    if (!result.ok()) {
+      context_.Log("index write failed: " + result.ToString());
+      co_return ErrorResponse(500, "InternalError", result.ToString(), DataPath(object));
+    }
+    fakes::Headers headers;
+    headers["ETag"] = "\"" + cid + "\"";
+    co_return Response(200, "", std::move(headers));
+  }
+
+  Response Get(const ObjectPath& object, bool head, const std::string& resource) {
+    fakes::Volume* data = context_.VolumeAt(kNodeDataDirectory);
+    const fakes::SimFile* file = data == nullptr ? nullptr : data->Find(DataPath(object));
+    if (file == nullptr) {
+      return ErrorResponse(404, "NoSuchKey", "The specified key does not exist.", resource);
+    }
+    fakes::Headers headers;
+    headers["Content-Length"] = std::to_string(file->contents().size());
+    headers["ETag"] = "\"" + ContentId(file->contents()) + "\"";
+    return Response(200, head ? "" : file->contents(), std::move(headers));
+  }
+
+  sim::Awaitable<Response> Delete(ObjectPath object) {
+    fakes::Volume* data = context_.VolumeAt(kNodeDataDirectory);
+    if (data != nullptr) data->Remove(DataPath(object));
+    std::vector<cql::Value> key;
+    key.push_back(cql::Value::Text(object.bucket));
+    key.push_back(cql::Value::Text(object.key));
+    cql::ClientResult result =
+        co_await session_.Query(fmt::format("DELETE FROM {}.{} WHERE bucket = ? AND key = ?",
+                                            kIndexKeyspace, kObjectsTable),
+                                std::move(key));
+    if (!result.ok()) {
+      co_return ErrorResponse(500, "InternalError", result.ToString(), DataPath(object));
+    }
+    co_return Response(204);
+  }
+
+  fakes::ContainerContext& context_;
+  const NodeImage& image_;
+  std::string node_id_;
+  std::string keyspace_;
+  std::uint16_t port_;
+  cql::CqlSession session_;
+};
+
+}  // namespace
+
+std::string StartupFailureLine(std::string_view cause) {
+  return fmt::format(
+      "ERROR core core/builder.go:158 constructing the node: could not build arguments for "
+      "function \"server/s3\".StartS3Server: failed to build *s3.S3Server: could not build "
+      "arguments for function \"ribsplugin/s3\".MakeS3Server: failed to build "
+      "iface.S3ObjectIndex: {}",
+      cause);
+}
+
+fakes::EntryPoint NodeEntryPoint(NodeImage image) {
+  auto shared = std::make_shared<const NodeImage>(std::move(image));
+  return [shared](fakes::ContainerContext& context) -> sim::Awaitable<int> {
+    KuriNode node(context, *shared);
+    co_return co_await node.Run();
+  };
+}
+
+fakes::ServiceSpec NodeServiceSpec(const std::string& name, std::uint16_t port,
+                                   const std::string& version) {
+  fakes::ServiceSpec spec;
+  spec.name = name;
+  spec.image = kNodeImage;
+  spec.version = version;
+  spec.environment["PORT"] = std::to_string(port);
+  spec.mounts.push_back(fakes::MountSpec{"/data/fgw2/" + name, kNodeDataDirectory,
+                                         fakes::VolumeKind::kHostDirectory});
+  spec.restart = fakes::RestartPolicy::kAlways;
+  return spec;
+}
+
+}  // namespace faultline::models::s3

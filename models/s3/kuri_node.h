@@ -1,0 +1,52 @@
+// The storage node (Kuri-like), as the seed gateway runs it. Start-up: bind a
+// session to the store, run the image's migrations against the node's own
+// keyspace inside the retry wrapper, build the S3 object index (prepared
+// statements on filecoingw_s3.s3objects with the columns this image's code
+// uses), then serve the S3 backend API on its port. A failed start-up logs
+// the dependency chain that broke, as the seed's fx logs do, and exits 1;
+// the runtime's restart policy decides what comes next.
+//
+// API: PUT/GET/HEAD/DELETE /{bucket}/{key} and GET /healthz. PUT keeps the
+// bytes in the node's data directory and writes the index row with the
+// node's own node_id (when its image knows that column).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fakes/compose.h"
+#include "models/migrate/runner.h"
+#include "models/migrate/source.h"
+#include "models/s3/s3.h"
+
+namespace faultline::models::s3 {
+
+inline constexpr const char* kNodeImage = "kuri";
+inline constexpr const char* kNodeDataDirectory = "/data";
+
+// What an image version of the node brings.
+struct NodeImage {
+  migrate::MigrationSource migrations;  // For the node's own keyspace.
+  // The index columns this image's code writes: the new image adds node_id
+  // (and expires_at), which the old table lacks.
+  bool writes_node_id = true;
+  RetryPolicy startup_retry;
+  std::shared_ptr<migrate::MigrationRunner> runner =
+      std::make_shared<migrate::GolangMigrateRunner>();
+};
+
+// The node's entry point. Environment: NODE_ID (default: the service's name),
+// KEYSPACE (default filecoingw_<service without '-'>), PORT (7001),
+// STORE_HOST (yugabyte).
+fakes::EntryPoint NodeEntryPoint(NodeImage image);
+
+// A compose service for node `name` (kuri-1 ...), with its host data
+// directory, restarting always as the seed's compose file does.
+fakes::ServiceSpec NodeServiceSpec(const std::string& name, std::uint16_t port,
+                                   const std::string& version = "v2");
+
+// The fx-style start-up failure line, naming the chain down to `cause`.
+std::string StartupFailureLine(std::string_view cause);
+
+}  // namespace faultline::models::s3

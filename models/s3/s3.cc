@@ -1,0 +1,51 @@
+#include "models/s3/s3.h"
+
+#include <fmt/format.h>
+
+namespace faultline::models::s3 {
+
+std::optional<ObjectPath> ParseObjectPath(const std::string& path) {
+  if (path.size() < 2 || path[0] != '/') return std::nullopt;
+  const std::size_t slash = path.find('/', 1);
+  if (slash == std::string::npos || slash == 1 || slash + 1 >= path.size()) return std::nullopt;
+  return ObjectPath{path.substr(1, slash - 1), path.substr(slash + 1)};
+}
+
+namespace {
+std::string XmlEscaped(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+fakes::Response ErrorResponse(int status, std::string_view code, std::string_view message,
+                              std::string_view resource) {
+  fakes::Headers headers;
+  headers["Content-Type"] = "application/xml";
+  return fakes::Response(
+      status,
+      fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>{}</Code><Message>{}"
+                  "</Message><Resource>{}</Resource></Error>",
+                  code, XmlEscaped(message), XmlEscaped(resource)),
+      std::move(headers));
+}
+
+}  // namespace faultline::models::s3

@@ -1,0 +1,184 @@
+#include "models/s3/s3_proxy.h"
+
+#include <fmt/format.h>
+
+#include "fakes/runtime.h"
+#include "models/cql/client.h"
+
+namespace faultline::models::s3 {
+namespace {
+
+using fakes::Endpoint;
+using fakes::Request;
+using fakes::Response;
+
+std::vector<Endpoint> ParseBackends(const std::string& text) {
+  std::vector<Endpoint> backends;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    const std::size_t colon = item.find(':');
+    if (colon != std::string::npos) {
+      backends.emplace_back(item.substr(0, colon),
+                            static_cast<std::uint16_t>(std::stoi(item.substr(colon + 1))));
+    }
+    start = end + 1;
+  }
+  return backends;
+}
+
+class Proxy {
+ public:
+  Proxy(fakes::ContainerContext& context, const ProxyImage& image)
+      : context_(context),
+        image_(image),
+        backends_(ParseBackends(context.Env("BACKENDS", "kuri-1:7001,kuri-2:7002"))),
+        healthy_(backends_.size(), false),
+        session_(context.network(), SessionOptions(context)) {}
+
+  sim::Awaitable<int> Run() {
+    if (sim::Status migrated = co_await MigrateWithRetries(); !migrated.ok()) {
+      context_.Log("s3-proxy: cannot start: " + migrated.message());
+      co_return 1;
+    }
+    co_await ProbeAll();
+    context_.process().Spawn("health",
+                             [this]() -> sim::Awaitable<void> { co_await ProbeForever(); });
+    context_.network().Listen(context_.process(), kProxyPort,
+                              [this](Request request) -> sim::Awaitable<Response> {
+                                co_return co_await Handle(std::move(request));
+                              });
+    context_.Log(
+        fmt::format("s3-proxy serving on port {} with {} backends", kProxyPort, backends_.size()));
+    co_await context_.StopRequested();
+    co_return 0;
+  }
+
+ private:
+  static cql::ClientOptions SessionOptions(fakes::ContainerContext& context) {
+    cql::ClientOptions options;
+    options.store = Endpoint(context.Env("STORE_HOST", "yugabyte"), cql::kCqlPort);
+    return options;
+  }
+
+  sim::Awaitable<sim::Status> MigrateWithRetries() {
+    sim::Duration delay = image_.startup_retry.initial;
+    sim::Status status = sim::Status::Ok();
+    for (int attempt = 1; attempt <= image_.startup_retry.attempts; ++attempt) {
+      status =
+          co_await image_.runner->Migrate(session_, kIndexKeyspace, image_.migrations,
+                                          [this](const std::string& line) { context_.Log(line); });
+      if (status.ok() || attempt == image_.startup_retry.attempts) break;
+      co_await sim::SleepFor(delay);
+      delay = std::min(delay * 2, image_.startup_retry.cap);
+    }
+    co_return status;
+  }
+
+  sim::Awaitable<void> ProbeAll() {
+    for (std::size_t i = 0; i < backends_.size(); ++i) {
+      sim::Result<Response> answer = co_await context_.network().Call(
+          backends_[i], Request("GET", "/healthz"), image_.backend_timeout);
+      healthy_[i] = answer.ok() && answer->status == 200;
+    }
+  }
+  sim::Awaitable<void> ProbeForever() {
+    for (;;) {  // Bounded by the process's life: a stop or crash ends it.
+      co_await sim::SleepFor(image_.probe_interval);
+      co_await ProbeAll();
+    }
+  }
+
+  sim::Awaitable<Response> Handle(Request request) {
+    if (request.path == "/healthz") {
+      const bool any = std::find(healthy_.begin(), healthy_.end(), true) != healthy_.end();
+      co_return any ? Response(200, "ok") : Response(503, "no healthy backend");
+    }
+    const std::optional<ObjectPath> object = ParseObjectPath(request.path);
+    if (!object) co_return ErrorResponse(400, "InvalidRequest", "no bucket and key", request.path);
+    if (request.method == "PUT") co_return co_await RoundRobin(std::move(request));
+    co_return co_await ByIndex(*object, std::move(request));
+  }
+
+  sim::Awaitable<Response> RoundRobin(Request request) {
+    for (std::size_t tried = 0; tried < backends_.size(); ++tried) {
+      const std::size_t i = next_++ % backends_.size();
+      if (healthy_[i]) co_return co_await Forward(backends_[i], std::move(request));
+    }
+    co_return ErrorResponse(503, "ServiceUnavailable", "no healthy backend", request.path);
+  }
+
+  sim::Awaitable<Response> ByIndex(ObjectPath object, Request request) {
+    std::vector<cql::Value> key;
+    key.push_back(cql::Value::Text(object.bucket));
+    key.push_back(cql::Value::Text(object.key));
+    cql::ClientResult lookup = co_await session_.Query(
+        fmt::format("SELECT node_id FROM {}.{} WHERE bucket = ? AND key = ?", kIndexKeyspace,
+                    kObjectsTable),
+        std::move(key));
+    if (!lookup.ok()) {
+      context_.Log("object lookup failed: " + lookup.ToString());
+      co_return ErrorResponse(500, "InternalError", lookup.ToString(), request.path);
+    }
+    if (lookup.result.rows.empty()) {
+      co_return ErrorResponse(404, "NoSuchKey", "The specified key does not exist.", request.path);
+    }
+    const cql::Value& node_id = lookup.result.rows.front().at(0);
+    for (std::size_t i = 0; i < backends_.size(); ++i) {
+      if (node_id.kind == cql::Value::Kind::kText && backends_[i].host == node_id.bytes &&
+          healthy_[i]) {
+        co_return co_await Forward(backends_[i], std::move(request));
+      }
+    }
+    co_return ErrorResponse(
+        503, "ServiceUnavailable",
+        fmt::format("backend '{}' is unknown or unhealthy",
+                    node_id.kind == cql::Value::Kind::kText ? node_id.bytes : "null"),
+        request.path);
+  }
+
+  sim::Awaitable<Response> Forward(Endpoint backend, Request request) {
+    const std::string resource = request.path;
+    sim::Result<Response> answer =
+        co_await context_.network().Call(backend, std::move(request), image_.backend_timeout);
+    if (!answer.ok()) {
+      co_return ErrorResponse(502, "BadGateway", answer.status().ToString(), resource);
+    }
+    co_return std::move(answer).value();
+  }
+
+  fakes::ContainerContext& context_;
+  const ProxyImage& image_;
+  std::vector<Endpoint> backends_;
+  std::vector<bool> healthy_;
+  std::size_t next_ = 0;
+  cql::CqlSession session_;
+};
+
+}  // namespace
+
+fakes::EntryPoint ProxyEntryPoint(ProxyImage image) {
+  auto shared = std::make_shared<const ProxyImage>(std::move(image));
+  return [shared](fakes::ContainerContext& context) -> sim::Awaitable<int> {
+    Proxy proxy(context, *shared);
+    co_return co_await proxy.Run();
+  };
+}
+
+fakes::ServiceSpec ProxyServiceSpec(const std::vector<fakes::Endpoint>& backends,
+                                    const std::string& version) {
+  fakes::ServiceSpec spec;
+  spec.name = "s3-proxy";
+  spec.image = kProxyImage;
+  spec.version = version;
+  std::string list;
+  for (const fakes::Endpoint& backend : backends) {
+    list += (list.empty() ? "" : ",") + fakes::FormatEndpoint(backend);
+  }
+  spec.environment["BACKENDS"] = list;
+  spec.restart = fakes::RestartPolicy::kAlways;
+  return spec;
+}
+
+}  // namespace faultline::models::s3

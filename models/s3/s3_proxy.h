@@ -1,0 +1,39 @@
+// The S3 proxy: stateless, it routes S3 requests to the storage nodes as the
+// seed gateway's front end does (../shared/reference/seed-cluster.md).
+// - PUT: round-robin over healthy backends; none healthy -> 503.
+// - GET/HEAD/DELETE: look up node_id in filecoingw_s3.s3objects; no row ->
+//   404, lookup error (Undefined Column ...) -> 500, node_id unknown or its
+//   backend unhealthy -> 503, forwarding fails -> 502.
+// - GET /healthz: 200 when a backend is healthy, else 503.
+// Backends are probed on /healthz every `probe_interval`. At start-up the
+// proxy runs its own migrations for filecoingw_s3, inside the retry wrapper.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fakes/compose.h"
+#include "models/migrate/runner.h"
+#include "models/s3/s3.h"
+
+namespace faultline::models::s3 {
+
+inline constexpr const char* kProxyImage = "s3-proxy";
+inline constexpr std::uint16_t kProxyPort = 8078;
+
+struct ProxyImage {
+  migrate::MigrationSource migrations;  // For filecoingw_s3.
+  RetryPolicy startup_retry;
+  std::shared_ptr<migrate::MigrationRunner> runner =
+      std::make_shared<migrate::GolangMigrateRunner>();
+  sim::Duration probe_interval = std::chrono::seconds(1);
+  sim::Duration backend_timeout = std::chrono::seconds(5);
+};
+
+// Environment: BACKENDS ("kuri-1:7001,kuri-2:7002"), STORE_HOST (yugabyte).
+fakes::EntryPoint ProxyEntryPoint(ProxyImage image);
+
+fakes::ServiceSpec ProxyServiceSpec(const std::vector<fakes::Endpoint>& backends,
+                                    const std::string& version = "v2");
+
+}  // namespace faultline::models::s3

@@ -1,0 +1,95 @@
+#include "models/s3/seed_images.h"
+
+#include "fakes/runtime.h"
+#include "models/cql/client.h"
+#include "sim/assert.h"
+
+namespace faultline::models::s3 {
+namespace {
+
+migrate::MigrationSource Source(std::vector<migrate::MigrationFile> files) {
+  sim::Result<migrate::MigrationSource> source = migrate::MigrationSource::FromFiles(files);
+  FL_ASSERT_MSG(source.ok(), "a built-in migration folder is malformed: {}",
+                source.status().ToString());
+  return std::move(source).value();
+}
+
+constexpr const char* kOldObjects =
+    "CREATE TABLE IF NOT EXISTS S3Objects (\n"
+    "    bucket text,\n    key text,\n    cid text,\n    size bigint,\n    updated timestamp,\n"
+    "    PRIMARY KEY (bucket, key)\n);\n";
+constexpr const char* kObjects =
+    "CREATE TABLE IF NOT EXISTS S3Objects (\n"
+    "    bucket text,\n    key text,\n    cid text,\n    size bigint,\n    updated timestamp,\n"
+    "    node_id text,\n    expires_at timestamp,\n    PRIMARY KEY (bucket, key)\n);\n";
+constexpr const char* kMultipart =
+    "CREATE TABLE IF NOT EXISTS MultipartUploads (\n"
+    "    upload_id text PRIMARY KEY,\n    bucket text,\n    key text,\n    node_id text,\n"
+    "    created timestamp,\n    status text\n);\n";
+
+}  // namespace
+
+migrate::MigrationSource S3KeyspaceMigrations() {
+  return Source({{"1754293669_init_s3_object_index.up.cql", kObjects},
+                 {"1756300000_multipart_uploads.up.cql", kMultipart}});
+}
+
+migrate::MigrationSource OldS3KeyspaceMigrations() {
+  return Source({{"1754293669_init_s3_object_index.up.cql", kOldObjects}});
+}
+
+migrate::MigrationSource NodeKeyspaceMigrations() {
+  return Source(
+      {{"1754293669_init_s3_object_index.up.cql",
+        "CREATE TABLE cidgroups (group_id bigint PRIMARY KEY, cids set<text>);\n"
+        "CREATE TABLE multihashtogroup (multihash blob PRIMARY KEY, group_id bigint);\n"}});
+}
+
+NodeImage SeedNodeImage() {
+  NodeImage image;
+  image.migrations = NodeKeyspaceMigrations();
+  image.writes_node_id = true;
+  return image;
+}
+
+NodeImage OldSeedNodeImage() {
+  NodeImage image = SeedNodeImage();
+  image.writes_node_id = false;
+  return image;
+}
+
+ProxyImage SeedProxyImage() {
+  ProxyImage image;
+  image.migrations = S3KeyspaceMigrations();
+  return image;
+}
+
+}  // namespace faultline::models::s3
+
+namespace faultline::models::s3 {
+
+fakes::EntryPoint DbInitEntryPoint(migrate::DbInitPlan plan, int attempts) {
+  auto shared = std::make_shared<const migrate::DbInitPlan>(std::move(plan));
+  return [shared, attempts](fakes::ContainerContext& context) -> sim::Awaitable<int> {
+    cql::ClientOptions options;
+    options.store = fakes::Endpoint(context.Env("STORE_HOST", "yugabyte"), cql::kCqlPort);
+    cql::CqlSession session(context.network(), options);
+    auto log = [&context](const std::string& line) { context.Log(line); };
+    for (int attempt = 1; attempt <= attempts; ++attempt) {
+      sim::Status status = co_await migrate::RunDbInit(session, *shared, log);
+      if (status.ok()) co_return 0;
+      context.Log("db-init: store not reachable (" + status.message() + "), retrying");
+      co_await sim::SleepFor(std::chrono::seconds(1));
+    }
+    co_return 1;
+  };
+}
+
+migrate::DbInitPlan SeedDbInitPlan(bool with_files) {
+  migrate::DbInitPlan plan;
+  plan.keyspaces = {"filecoingw_s3", "filecoingw_kuri1", "filecoingw_kuri2"};
+  if (with_files) plan.sources.emplace_back("filecoingw_s3", OldS3KeyspaceMigrations());
+  return plan;
+}
+
+}  // namespace faultline::models::s3

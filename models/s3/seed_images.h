@@ -1,0 +1,42 @@
+// The image versions of the seed stories: the migrations each bundles and
+// what its code expects (../shared/reference/seed-cluster.md).
+#pragma once
+
+#include "fakes/compose.h"
+#include "models/migrate/runner.h"
+#include "models/migrate/source.h"
+#include "models/s3/kuri_node.h"
+#include "models/s3/s3_proxy.h"
+
+namespace faultline::models::s3 {
+
+// filecoingw_s3 as the new image's migrations define it (S3Objects with
+// node_id and expires_at; MultipartUploads from 1756300000).
+migrate::MigrationSource S3KeyspaceMigrations();
+// The same folder as the old image had it: only 1754293669, and S3Objects
+// without node_id.
+migrate::MigrationSource OldS3KeyspaceMigrations();
+// A node's own keyspace: plain CREATE TABLE statements (no IF NOT EXISTS),
+// so a re-run migration meets Duplicate Object, as in the seeds.
+migrate::MigrationSource NodeKeyspaceMigrations();
+
+NodeImage SeedNodeImage();     // "v2": writes node_id.
+NodeImage OldSeedNodeImage();  // "v1": does not know node_id.
+ProxyImage SeedProxyImage();
+
+}  // namespace faultline::models::s3
+
+namespace faultline::models::s3 {
+
+inline constexpr const char* kDbInitImage = "db-init";
+
+// The db-init job's entry point: waits for the store (up to `attempts`
+// tries a second apart), then runs the seed's script (RunDbInit); exits 0
+// whatever the statements did, 1 only when the store never answered.
+fakes::EntryPoint DbInitEntryPoint(migrate::DbInitPlan plan, int attempts = 30);
+
+// The seed's plan: the three keyspaces; with `with_files`, the buggy version
+// that also runs the old image's S3Objects file in filecoingw_s3.
+migrate::DbInitPlan SeedDbInitPlan(bool with_files);
+
+}  // namespace faultline::models::s3
