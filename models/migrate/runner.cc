@@ -10,7 +10,7 @@ namespace faultline::models::migrate {
 sim::Awaitable<sim::Status> GolangMigrateRunner::Migrate(cql::CqlSession& session,
                                                          const std::string& keyspace,
                                                          const MigrationSource& source,
-                                                         LogSink log) {
+                                                         const std::string&, LogSink log) {
   CassandraDriver driver(session, keyspace);
   if (sim::Status opened = co_await driver.Open(); !opened.ok()) {
     log(fmt::format("migrate: cannot open keyspace {}: {}", keyspace, opened.message()));

@@ -22,9 +22,11 @@ class MigrationRunner {
   virtual std::string_view name() const = 0;
   // Brings `keyspace` to the source's newest version through `session`:
   // Ok when it is there (nothing to do included), else the error the real
-  // tool would report.
+  // tool would report. `owner` names the caller (its container), for
+  // runners that take locks.
   virtual sim::Awaitable<sim::Status> Migrate(cql::CqlSession& session, const std::string& keyspace,
-                                              const MigrationSource& source, LogSink log) = 0;
+                                              const MigrationSource& source,
+                                              const std::string& owner, LogSink log) = 0;
 };
 
 // golang-migrate v4 with its Cassandra driver, multi-statement mode on: Open,
@@ -33,7 +35,8 @@ class GolangMigrateRunner final : public MigrationRunner {
  public:
   std::string_view name() const override { return "golang-migrate"; }
   sim::Awaitable<sim::Status> Migrate(cql::CqlSession& session, const std::string& keyspace,
-                                      const MigrationSource& source, LogSink log) override;
+                                      const MigrationSource& source, const std::string& owner,
+                                      LogSink log) override;
 };
 
 // The seed's db-init script: creates the keyspaces, then runs every file's

@@ -71,7 +71,7 @@ class KuriNode {
     sim::Status status = sim::Status::Ok();
     for (int attempt = 1; attempt <= retry.attempts; ++attempt) {
       status =
-          co_await image_.runner->Migrate(session_, keyspace_, image_.migrations,
+          co_await image_.runner->Migrate(session_, keyspace_, image_.migrations, context_.name(),
                                           [this](const std::string& line) { context_.Log(line); });
       if (status.ok()) co_return status;
       if (attempt == retry.attempts) break;

@@ -294,8 +294,9 @@ TEST(GolangMigrateRunnerTest, NoChangeIsSuccessAndDirtyIsNot) {
   std::vector<std::string> log;
   auto migrate = [&] {
     return world.Run([&](cql::CqlSession& session) -> Awaitable<std::string> {
-      co_return Describe(co_await runner.Migrate(
-          session, "ks", world.source, [&](const std::string& line) { log.push_back(line); }));
+      co_return Describe(
+          co_await runner.Migrate(session, "ks", world.source, "kuri-1",
+                                  [&](const std::string& line) { log.push_back(line); }));
     });
   };
   EXPECT_EQ(migrate(), "ok");

@@ -1,0 +1,219 @@
+#include "models/migrate/safe_runner.h"
+
+#include <fmt/format.h>
+
+#include "models/migrate/cassandra_driver.h"
+#include "models/migrate/schema_check.h"
+
+namespace faultline::models::migrate {
+namespace {
+
+using cql::ClientResult;
+using cql::Value;
+
+std::string Trimmed(std::string_view text) {
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  const std::size_t last = text.find_last_not_of(" \t\r\n;");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+std::vector<std::string> Statements(const std::string& body) {
+  std::vector<std::string> statements;
+  for (const std::string& piece : SplitStatements(body)) {
+    std::string statement = Trimmed(piece);
+    if (!statement.empty()) statements.push_back(std::move(statement));
+  }
+  return statements;
+}
+
+bool AlreadyApplied(const ClientResult& result) {
+  return result.error && (result.error->code == cql::ErrorCode::kDuplicateObject ||
+                          result.error->code == cql::ErrorCode::kDuplicateColumn);
+}
+
+// What is recorded of one migration.
+struct Progress {
+  std::string checksum;
+  std::int64_t done = 0;
+  bool complete = false;
+};
+
+// The runner's work on one keyspace, under its lock.
+class SafeMigration {
+ public:
+  SafeMigration(cql::CqlSession& session, const MigrationSource& source, std::string owner,
+                LogSink log)
+      : session_(session), source_(source), owner_(std::move(owner)), log_(std::move(log)) {}
+
+  sim::Awaitable<sim::Status> Prepare() {
+    for (const char* statement :
+         {"CREATE TABLE IF NOT EXISTS faultline_migrations (version bigint PRIMARY KEY, "
+          "checksum text, statements_done int, complete boolean)",
+          "CREATE TABLE IF NOT EXISTS faultline_migration_lock (id int PRIMARY KEY, owner text)"}) {
+      ClientResult result = co_await session_.Query(statement);
+      if (!result.ok()) co_return sim::Status::Unavailable(result.ToString());
+    }
+    co_return sim::Status::Ok();
+  }
+
+  sim::Awaitable<sim::Status> Lock(const SafeRunner::Options& options) {
+    for (int attempt = 0; attempt < options.lock_attempts; ++attempt) {
+      std::vector<Value> values;
+      values.push_back(Value::Text(owner_));
+      values.push_back(
+          Value::Int(std::chrono::duration_cast<std::chrono::seconds>(options.lease).count()));
+      ClientResult taken = co_await session_.Query(
+          "INSERT INTO faultline_migration_lock (id, owner) VALUES (1, ?) IF NOT EXISTS USING "
+          "TTL ?",
+          std::move(values));
+      if (!taken.ok()) co_return sim::Status::Unavailable(taken.ToString());
+      const cql::Row& row = taken.result.rows.at(0);
+      const std::string holder = row.size() > 2 ? row[2].bytes : "";
+      if (row[0].integer != 0 || holder == owner_) co_return sim::Status::Ok();
+      if (attempt == 0)
+        log_(fmt::format("migrate: waiting for the migration lock held by {}", holder));
+      co_await sim::SleepFor(options.lock_retry);
+    }
+    co_return sim::Status::Unavailable("cannot take the migration lock: another runner holds it");
+  }
+
+  sim::Awaitable<void> Unlock() {
+    std::vector<Value> values;
+    values.push_back(Value::Text(owner_));
+    co_await session_.Query("DELETE FROM faultline_migration_lock WHERE id = 1 IF owner = ?",
+                            std::move(values));
+  }
+
+  sim::Awaitable<sim::Status> ApplyAll() {
+    for (const auto& [version, migration] : source_.migrations()) {
+      if (!migration.up) continue;
+      if (sim::Status status = co_await Apply(migration); !status.ok()) co_return status;
+    }
+    co_return sim::Status::Ok();
+  }
+
+ private:
+  sim::Awaitable<sim::Result<Progress>> ReadProgress(std::int64_t version) {
+    std::vector<Value> key;
+    key.push_back(Value::Int(version));
+    ClientResult rows = co_await session_.Query(
+        "SELECT checksum, statements_done, complete FROM faultline_migrations WHERE version = ?",
+        std::move(key));
+    if (!rows.ok()) co_return sim::Status::Unavailable(rows.ToString());
+    Progress progress;
+    if (!rows.result.rows.empty()) {
+      const cql::Row& row = rows.result.rows.front();
+      progress.checksum = row.at(0).bytes;
+      progress.done = row.at(1).integer;
+      progress.complete = row.at(2).integer != 0;
+    }
+    co_return progress;
+  }
+
+  sim::Awaitable<sim::Status> Record(std::int64_t version, const std::string& checksum,
+                                     std::int64_t done, bool complete) {
+    std::vector<Value> values;
+    values.push_back(Value::Text(checksum));
+    values.push_back(Value::Int(done));
+    values.push_back(Value::Bool(complete));
+    values.push_back(Value::Int(version));
+    ClientResult result = co_await session_.Query(
+        "UPDATE faultline_migrations SET checksum = ?, statements_done = ?, complete = ? WHERE "
+        "version = ?",
+        std::move(values));
+    if (!result.ok()) co_return sim::Status::Unavailable(result.ToString());
+    co_return co_await sim::FaultPoint("safe.progress.after");
+  }
+
+  sim::Awaitable<sim::Status> Apply(const Migration& migration) {
+    const auto version = static_cast<std::int64_t>(migration.version);
+    const std::string checksum = Checksum(*migration.up);
+    sim::Result<Progress> progress = co_await ReadProgress(version);
+    if (!progress.ok()) co_return progress.status();
+    if (!progress->checksum.empty() && progress->checksum != checksum) {
+      co_return sim::Status::InvalidArgument(fmt::format(
+          "migration {} ({}) changed after it was applied (checksum {}, recorded {}); restore "
+          "the file or write a new migration",
+          migration.version, migration.up_name, checksum, progress->checksum));
+    }
+    if (progress->complete) co_return sim::Status::Ok();
+    const std::vector<std::string> statements = Statements(*migration.up);
+    if (progress->done > 0) {
+      log_(fmt::format("migrate: resuming {} at statement {} of {}", migration.up_name,
+                       progress->done + 1, statements.size()));
+    }
+    for (auto i = static_cast<std::size_t>(std::max<std::int64_t>(progress->done, 0));
+         i < statements.size(); ++i) {
+      if (sim::Status fault = co_await sim::FaultPoint("safe.statement.before"); !fault.ok()) {
+        co_return fault;
+      }
+      ClientResult result = co_await session_.Query(statements[i]);
+      // The first statement after a resume may have taken effect before the crash.
+      const bool resumed_here = static_cast<std::int64_t>(i) == progress->done;
+      if (!result.ok() && !(resumed_here && AlreadyApplied(result))) {
+        co_return sim::Status::Internal(fmt::format("migration {} statement {} failed: {} ({})",
+                                                    migration.up_name, i + 1, statements[i],
+                                                    result.ToString()));
+      }
+      if (sim::Status fault = co_await sim::FaultPoint("safe.statement.after"); !fault.ok()) {
+        co_return fault;
+      }
+      const bool last = i + 1 == statements.size();
+      if (sim::Status status =
+              co_await Record(version, checksum, static_cast<std::int64_t>(i + 1), last);
+          !status.ok()) {
+        co_return status;
+      }
+    }
+    if (statements.empty()) co_return co_await Record(version, checksum, 0, true);
+    co_return sim::Status::Ok();
+  }
+
+  cql::CqlSession& session_;
+  const MigrationSource& source_;
+  std::string owner_;
+  LogSink log_;
+};
+
+}  // namespace
+
+std::string Checksum(std::string_view body) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const char c : body) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+sim::Awaitable<sim::Status> SafeRunner::Migrate(cql::CqlSession& session,
+                                                const std::string& keyspace,
+                                                const MigrationSource& source,
+                                                const std::string& owner, LogSink log) {
+  ClientResult use = co_await session.Query("USE \"" + keyspace + "\"");
+  if (!use.ok()) co_return sim::Status::Unavailable(use.ToString());
+  SafeMigration migration(session, source, owner, log);
+  if (sim::Status status = co_await migration.Prepare(); !status.ok()) co_return status;
+  if (sim::Status status = co_await migration.Lock(options_); !status.ok()) co_return status;
+  sim::Status status = co_await sim::FaultPoint("safe.lock.after");
+  if (status.ok()) status = co_await migration.ApplyAll();
+  if (status.ok()) {
+    sim::Result<SchemaModel> live = co_await LiveSchema(session, keyspace);
+    if (!live.ok()) {
+      status = live.status();
+    } else if (const std::vector<std::string> diff =
+                   SchemaDiff(ExpectedSchema(source, keyspace), *live);
+               !diff.empty()) {
+      std::string text = fmt::format("schema check failed for keyspace {}:", keyspace);
+      for (const std::string& line : diff) text += "\n  - " + line;
+      status = sim::Status::Internal(text);
+    }
+  }
+  co_await migration.Unlock();
+  if (status.ok()) log(fmt::format("migrate: {}: up to date, schema checked", keyspace));
+  if (!status.ok()) log(fmt::format("migrate: {}: {}", keyspace, status.message()));
+  co_return status;
+}
+
+}  // namespace faultline::models::migrate

@@ -1,0 +1,114 @@
+#include "models/migrate/schema_check.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "models/cql/parser.h"
+#include "models/cql/types.h"
+#include "models/migrate/cassandra_driver.h"
+
+namespace faultline::models::migrate {
+namespace {
+
+// The runners' own tables: never part of a service's schema.
+const std::set<std::string>& BookkeepingTables() {
+  static const std::set<std::string> kTables = {"schema_migrations", "faultline_migrations",
+                                                "faultline_migration_lock"};
+  return kTables;
+}
+
+std::string TypeText(const cql::TypeName& name) {
+  std::variant<cql::CqlType, cql::CqlError> type = cql::ResolveType(name);
+  if (const auto* resolved = std::get_if<cql::CqlType>(&type)) return resolved->ToString();
+  return name.ToString();
+}
+
+bool InKeyspace(const cql::QualifiedName& name, const std::string& keyspace) {
+  return name.keyspace.empty() || name.keyspace == keyspace;
+}
+
+void Apply(const cql::Statement& statement, const std::string& keyspace, SchemaModel& schema) {
+  if (const auto* create = std::get_if<cql::CreateTable>(&statement)) {
+    if (!InKeyspace(create->table, keyspace) || schema.contains(create->table.name)) return;
+    auto& columns = schema[create->table.name];
+    for (const cql::ColumnDefinition& column : create->columns) {
+      columns[column.name] = TypeText(column.type);
+    }
+  } else if (const auto* alter = std::get_if<cql::AlterTable>(&statement)) {
+    auto table = schema.find(alter->table.name);
+    if (!InKeyspace(alter->table, keyspace) || table == schema.end()) return;
+    if (alter->action == cql::AlterTable::Action::kAdd) {
+      table->second[alter->column.name] = TypeText(alter->column.type);
+    } else {
+      table->second.erase(alter->column.name);
+    }
+  } else if (const auto* drop = std::get_if<cql::DropTable>(&statement)) {
+    if (InKeyspace(drop->table, keyspace)) schema.erase(drop->table.name);
+  }
+}
+
+}  // namespace
+
+SchemaModel ExpectedSchema(const MigrationSource& source, const std::string& keyspace) {
+  SchemaModel schema;
+  for (const auto& [version, migration] : source.migrations()) {
+    if (!migration.up) continue;
+    for (const std::string& piece : SplitStatements(*migration.up)) {
+      const cql::ParseResult parsed = cql::Parse(piece);
+      for (const cql::ParsedStatement& statement : parsed.statements) {
+        Apply(statement.statement, keyspace, schema);
+      }
+    }
+  }
+  return schema;
+}
+
+sim::Awaitable<sim::Result<SchemaModel>> LiveSchema(cql::CqlSession& session,
+                                                    const std::string& keyspace) {
+  std::vector<cql::Value> values;
+  values.push_back(cql::Value::Text(keyspace));
+  cql::ClientResult rows = co_await session.Query(
+      "SELECT table_name, column_name, type FROM system_schema.columns WHERE keyspace_name = ?",
+      std::move(values));
+  if (!rows.ok()) co_return sim::Status::Unavailable(rows.ToString());
+  SchemaModel schema;
+  for (const cql::Row& row : rows.result.rows) {
+    if (BookkeepingTables().contains(row.at(0).bytes)) continue;
+    schema[row.at(0).bytes][row.at(1).bytes] = row.at(2).bytes;
+  }
+  co_return schema;
+}
+
+std::vector<std::string> SchemaDiff(const SchemaModel& expected, const SchemaModel& live) {
+  std::vector<std::string> lines;
+  for (const auto& [table, columns] : expected) {
+    auto found = live.find(table);
+    if (found == live.end()) {
+      lines.push_back(fmt::format("table {} is missing", table));
+      continue;
+    }
+    for (const auto& [column, type] : columns) {
+      auto have = found->second.find(column);
+      if (have == found->second.end()) {
+        lines.push_back(fmt::format("table {}: column {} ({}) is missing", table, column, type));
+      } else if (have->second != type) {
+        lines.push_back(fmt::format("table {}: column {} is {}, the migrations say {}", table,
+                                    column, have->second, type));
+      }
+    }
+    for (const auto& [column, type] : found->second) {
+      if (!columns.contains(column)) {
+        lines.push_back(
+            fmt::format("table {}: column {} ({}) is not in the migrations", table, column, type));
+      }
+    }
+  }
+  for (const auto& [table, columns] : live) {
+    if (!expected.contains(table))
+      lines.push_back(fmt::format("table {}: not in the migrations", table));
+  }
+  return lines;
+}
+
+}  // namespace faultline::models::migrate

@@ -1,0 +1,34 @@
+// The schema a migration folder defines, worked out by reading its CQL (the
+// store's own parser), and its difference from what a keyspace really has
+// (system_schema.columns): the start-up check the safe runner makes before
+// it lets a service serve.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/cql/client.h"
+#include "models/migrate/source.h"
+#include "sim/sim.h"
+
+namespace faultline::models::migrate {
+
+// table -> column -> type ("text", "map<text, bigint>"), as DESCRIBE names them.
+using SchemaModel = std::map<std::string, std::map<std::string, std::string>>;
+
+// What running every up migration of `source`, in order, leaves in `keyspace`
+// (statements naming another keyspace are left out).
+SchemaModel ExpectedSchema(const MigrationSource& source, const std::string& keyspace);
+
+// The keyspace's tables and columns as the store reports them, without the
+// runners' own bookkeeping tables.
+sim::Awaitable<sim::Result<SchemaModel>> LiveSchema(cql::CqlSession& session,
+                                                    const std::string& keyspace);
+
+// One line per difference, empty when none: "table s3objects: column node_id
+// (text) is missing", "table cidgroups is missing", "table old: not in the
+// migrations".
+std::vector<std::string> SchemaDiff(const SchemaModel& expected, const SchemaModel& live);
+
+}  // namespace faultline::models::migrate

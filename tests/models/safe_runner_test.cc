@@ -1,0 +1,163 @@
+// The safe runner: a real lock, per-statement progress, checksums and the
+// start-up schema check; and that it recovers from a crash anywhere with no
+// operator action.
+#include "models/migrate/safe_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "models/migrate/schema_check.h"
+#include "tests/models/migrate_fixture.h"
+
+namespace faultline::models::migrate {
+namespace {
+
+using sim::Awaitable;
+using std::chrono::seconds;
+
+std::optional<std::string> RunSafe(MigrateWorld& world, const std::string& owner = "kuri-1",
+                                   std::vector<std::string>* log = nullptr) {
+  return world.Run([&world, owner, log](cql::CqlSession& session) -> Awaitable<std::string> {
+    SafeRunner runner;
+    co_return Describe(
+        co_await runner.Migrate(session, "ks", world.source, owner, [log](const std::string& line) {
+          if (log != nullptr) log->push_back(line);
+        }));
+  });
+}
+
+bool Complete(MigrateWorld& world) {
+  return world.Cql("SELECT node_id FROM ks.a").starts_with(" node_id") &&
+         world.Cql("SELECT * FROM ks.c").starts_with(" k");
+}
+
+TEST(SafeRunnerTest, AppliesRecordsAndChecksTheSchema) {
+  MigrateWorld world;
+  EXPECT_EQ(RunSafe(world), "ok");
+  EXPECT_TRUE(Complete(world));
+  EXPECT_EQ(world.Cql("SELECT version, statements_done, complete FROM ks.faultline_migrations"),
+            " version | statements_done | complete\n"
+            "---------+-----------------+----------\n"
+            "       1 |               1 |     True\n"
+            "       2 |               2 |     True\n"
+            "       3 |               1 |     True\n\n(3 rows)\n");
+  EXPECT_EQ(RunSafe(world), "ok");  // Nothing to do, schema still right.
+  EXPECT_EQ(world.Cql("SELECT * FROM ks.faultline_migration_lock"),
+            " id | owner\n----+-------\n\n(0 rows)\n");
+}
+
+TEST(SafeRunnerTest, AnEditedAppliedMigrationIsRefused) {
+  MigrateWorld world;
+  ASSERT_EQ(RunSafe(world), "ok");
+  std::vector<MigrationFile> files;
+  files.emplace_back("1_create_a.up.cql", "CREATE TABLE a (k int PRIMARY KEY, extra text);");
+  world.source = std::move(MigrationSource::FromFiles(files)).value();
+  const std::string out = RunSafe(world).value_or("crashed");
+  EXPECT_TRUE(
+      out.starts_with("migration 1 (1_create_a.up.cql) changed after it was applied "
+                      "(checksum "))
+      << out;
+}
+
+TEST(SafeRunnerTest, TheSchemaCheckRefusesAStaleTableWithADiff) {
+  MigrateWorld world;
+  EXPECT_EQ(world.Cql("CREATE TABLE ks.s3objects (bucket text, key text, cid text, PRIMARY KEY "
+                      "(bucket, key))"),
+            "");
+  std::vector<MigrationFile> files;
+  files.emplace_back("1754293669_init_s3_object_index.up.cql",
+                     "CREATE TABLE IF NOT EXISTS S3Objects (bucket text, key text, cid text, "
+                     "node_id text, PRIMARY KEY (bucket, key));");
+  world.source = std::move(MigrationSource::FromFiles(files)).value();
+  EXPECT_EQ(RunSafe(world),
+            "schema check failed for keyspace ks:\n  - table s3objects: column node_id (text) is "
+            "missing");
+}
+
+TEST(SafeRunnerTest, TwoRunnersTakeTurnsUnderTheLock) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    MigrateWorld world({.seed = seed});
+    std::vector<std::string> outcomes;
+    for (const char* host : {"kuri-1", "kuri-2"}) {
+      world.cluster.Client(host, [&, host](cql::CqlSession& session) -> Awaitable<void> {
+        SafeRunner runner;
+        outcomes.push_back(Describe(
+            co_await runner.Migrate(session, "ks", world.source, host, [](const std::string&) {})));
+      });
+    }
+    world.cluster.simulation.RunFor(seconds(10));
+    EXPECT_EQ(outcomes, (std::vector<std::string>{"ok", "ok"})) << "seed " << seed;
+    EXPECT_TRUE(Complete(world)) << "seed " << seed;
+  }
+}
+
+TEST(SafeRunnerTest, ACrashedHoldersLeaseExpires) {
+  auto plan = std::make_shared<sim::ExplicitFaultPlan>();
+  plan->CrashAt("safe.lock.after", 1);
+  MigrateWorld world({.fault_plan = plan});
+  EXPECT_EQ(RunSafe(world, "kuri-1"), std::nullopt);  // Crashed holding the lock.
+  std::vector<std::string> log;
+  EXPECT_EQ(world.Run(
+                [&](cql::CqlSession& session) -> Awaitable<std::string> {
+                  SafeRunner runner;
+                  co_return Describe(co_await runner.Migrate(
+                      session, "ks", world.source, "kuri-2",
+                      [&](const std::string& line) { log.push_back(line); }));
+                },
+                seconds(60)),
+            "ok");
+  EXPECT_EQ(log.front(), "migrate: waiting for the migration lock held by kuri-1");
+}
+
+// A crash at every hit of every fault site of a three-file migration, then
+// a restart: the safe runner always finishes, with no operator action.
+TEST(SafeRunnerTest, ACrashAnywhereThenARestartConverges) {
+  std::map<std::string, std::uint64_t> hits;
+  {
+    MigrateWorld world;
+    ASSERT_EQ(RunSafe(world), "ok");
+    for (const sim::SiteCoverage& site : world.cluster.simulation.faults().Coverage()) {
+      if (site.site.starts_with("safe.")) hits[site.site] = site.hits;
+    }
+  }
+  ASSERT_EQ(hits.size(), 4u);
+  int cases = 0;
+  for (const auto& [site, count] : hits) {
+    for (std::uint64_t hit = 1; hit <= count; ++hit) {
+      auto plan = std::make_shared<sim::ExplicitFaultPlan>();
+      plan->CrashAt(site, hit);
+      MigrateWorld world({.fault_plan = plan});
+      ASSERT_EQ(RunSafe(world), std::nullopt) << site << "#" << hit << " did not crash";
+      EXPECT_EQ(RunSafe(world), "ok") << site << "#" << hit;
+      EXPECT_TRUE(Complete(world)) << site << "#" << hit;
+      ++cases;
+    }
+  }
+  EXPECT_EQ(cases, 1 + 3 * 4);  // The lock, then before/after/recorded for each of 4 statements.
+}
+
+TEST(SchemaCheckTest, TheExpectedSchemaFollowsCreateAlterAndDrop) {
+  std::vector<MigrationFile> files;
+  files.emplace_back("1_a.up.cql",
+                     "CREATE TABLE a (k int PRIMARY KEY, v text); CREATE TABLE other.x (k int "
+                     "PRIMARY KEY); CREATE TABLE gone (k int PRIMARY KEY);");
+  files.emplace_back("2_b.up.cql",
+                     "ALTER TABLE a ADD tags set<varchar>; ALTER TABLE a DROP v; DROP TABLE gone; "
+                     "CREATE TABLE IF NOT EXISTS a (k int PRIMARY KEY, ignored int);");
+  const SchemaModel expected =
+      ExpectedSchema(std::move(MigrationSource::FromFiles(files)).value(), "ks");
+  EXPECT_EQ(expected, (SchemaModel{{"a", {{"k", "int"}, {"tags", "set<text>"}}}}));
+  SchemaModel live = expected;
+  live["a"]["tags"] = "list<text>";
+  live["a"]["extra"] = "int";
+  live["old"]["k"] = "int";
+  EXPECT_EQ(
+      SchemaDiff(expected, live),
+      (std::vector<std::string>{"table a: column tags is list<text>, the migrations say set<text>",
+                                "table a: column extra (int) is not in the migrations",
+                                "table old: not in the migrations"}));
+}
+
+}  // namespace
+}  // namespace faultline::models::migrate
