@@ -30,6 +30,15 @@ sim::Awaitable<sim::Status> GolangMigrateRunner::Migrate(cql::CqlSession& sessio
   co_return status;
 }
 
+sim::Awaitable<sim::Status> DbInitStyleRunner::Migrate(cql::CqlSession& session,
+                                                       const std::string& keyspace,
+                                                       const MigrationSource& source,
+                                                       const std::string&, LogSink log) {
+  DbInitPlan plan;
+  plan.sources.emplace_back(keyspace, source);
+  co_return co_await RunDbInit(session, plan, std::move(log));
+}
+
 namespace {
 bool Unreachable(const cql::ClientResult& result) {
   return !result.status.ok();  // No answer from the store at all.

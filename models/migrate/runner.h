@@ -39,6 +39,16 @@ class GolangMigrateRunner final : public MigrationRunner {
                                       LogSink log) override;
 };
 
+// db-init's way as a runner: every statement of every file, in order, each
+// error ignored (what exists stays as it is); always reports success.
+class DbInitStyleRunner final : public MigrationRunner {
+ public:
+  std::string_view name() const override { return "db-init"; }
+  sim::Awaitable<sim::Status> Migrate(cql::CqlSession& session, const std::string& keyspace,
+                                      const MigrationSource& source, const std::string& owner,
+                                      LogSink log) override;
+};
+
 // The seed's db-init script: creates the keyspaces, then runs every file's
 // statements once, in order, each keyspace's in its own keyspace, ignoring
 // every error (what already exists, and anything else), and reports success

@@ -20,6 +20,11 @@ std::string ContentId(std::string_view bytes) {
   return fmt::format("bafk{:016x}", hash);
 }
 
+// "2s", "15s", "0.5s": how the gateway's logs write its back-off.
+std::string Seconds(sim::Duration duration) {
+  return fmt::format("{:g}s", std::chrono::duration<double>(duration).count());
+}
+
 std::string DataPath(const ObjectPath& object) {
   return fmt::format("/objects/{}/{}", object.bucket, object.key);
 }
@@ -76,8 +81,7 @@ class KuriNode {
       if (status.ok()) co_return status;
       if (attempt == retry.attempts) break;
       context_.Log(fmt::format("database migration failed (attempt {}/{}), retrying in {}: {}",
-                               attempt, retry.attempts, sim::FormatDuration(delay),
-                               status.message()));
+                               attempt, retry.attempts, Seconds(delay), status.message()));
       co_await sim::SleepFor(delay);
       delay = std::min(delay * 2, retry.cap);
     }

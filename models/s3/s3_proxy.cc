@@ -66,9 +66,9 @@ class Proxy {
     sim::Duration delay = image_.startup_retry.initial;
     sim::Status status = sim::Status::Ok();
     for (int attempt = 1; attempt <= image_.startup_retry.attempts; ++attempt) {
-      status =
-          co_await image_.runner->Migrate(session_, kIndexKeyspace, image_.migrations, context_.name(),
-                                          [this](const std::string& line) { context_.Log(line); });
+      status = co_await image_.runner->Migrate(
+          session_, kIndexKeyspace, image_.migrations, context_.name(),
+          [this](const std::string& line) { context_.Log(line); });
       if (status.ok() || attempt == image_.startup_retry.attempts) break;
       co_await sim::SleepFor(delay);
       delay = std::min(delay * 2, image_.startup_retry.cap);

@@ -1,0 +1,108 @@
+#include "models/operator/operator.h"
+
+#include <fmt/format.h>
+
+namespace faultline::models::ops {
+
+void Operator::Record(std::string_view action, std::string_view detail, std::string_view outcome) {
+  simulation_.Emit("operator.action",
+                   {{"action", action}, {"detail", detail}, {"outcome", outcome}});
+}
+
+sim::Awaitable<std::string> Operator::Cql(cql::CqlSession& session, std::string statement) {
+  cql::ClientResult result = co_await session.Query(statement);
+  std::string outcome = result.ok() ? cql::FormatResult(result.result) : result.ToString();
+  Record("cql", statement, result.ok() ? "ok" : outcome);
+  co_return outcome;
+}
+
+sim::Awaitable<std::string> Operator::MigrateForce(cql::CqlSession& session, std::string keyspace,
+                                                   std::int64_t version) {
+  migrate::CassandraDriver driver(session, keyspace);
+  std::string outcome;
+  if (sim::Status opened = co_await driver.Open(); !opened.ok()) {
+    outcome = opened.message();
+  } else {
+    const migrate::MigrationSource none;  // force needs no files.
+    migrate::Migrate migrate(none, driver);
+    sim::Status forced = co_await migrate.Force(version);
+    outcome = forced.ok() ? "ok" : forced.message();
+  }
+  Record("migrate force", fmt::format("{} {}", keyspace, version), outcome);
+  co_return outcome;
+}
+
+sim::Awaitable<std::string> Operator::MigrateVersion(cql::CqlSession& session,
+                                                     std::string keyspace) {
+  migrate::CassandraDriver driver(session, keyspace);
+  std::string outcome;
+  if (sim::Status opened = co_await driver.Open(); !opened.ok()) {
+    outcome = opened.message();
+  } else {
+    const migrate::MigrationSource none;
+    migrate::Migrate migrate(none, driver);
+    sim::Result<migrate::VersionState> version = co_await migrate.Version();
+    outcome = !version.ok()
+                  ? version.status().message()
+                  : fmt::format("{}{}", version->version, version->dirty ? " (dirty)" : "");
+  }
+  Record("migrate version", keyspace, outcome);
+  co_return outcome;
+}
+
+sim::Awaitable<std::string> Operator::RecreateKeyspace(cql::CqlSession& session,
+                                                       std::string keyspace) {
+  std::vector<cql::Value> values;
+  values.push_back(cql::Value::Text(keyspace));
+  cql::ClientResult tables = co_await session.Query(
+      "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?", std::move(values));
+  std::string outcome = "ok";
+  if (!tables.ok()) outcome = tables.ToString();
+  for (const cql::Row& row : tables.result.rows) {
+    if (outcome != "ok") break;
+    cql::ClientResult dropped =
+        co_await session.Query("DROP TABLE \"" + keyspace + "\".\"" + row.at(0).bytes + "\"");
+    if (!dropped.ok()) outcome = dropped.ToString();
+  }
+  // Two statements, not a braced list: GCC 12 mishandles those in coroutines.
+  std::vector<std::string> statements;
+  statements.push_back("DROP KEYSPACE IF EXISTS \"" + keyspace + "\"");
+  statements.push_back("CREATE KEYSPACE \"" + keyspace + "\"");
+  for (const std::string& statement : statements) {
+    if (outcome != "ok") break;
+    cql::ClientResult result = co_await session.Query(statement);
+    if (!result.ok()) outcome = result.ToString();
+  }
+  Record("recreate keyspace", keyspace, outcome);
+  co_return outcome;
+}
+
+void Operator::ComposeDown(bool remove_volumes) {
+  runtime_.Down(remove_volumes);
+  Record(remove_volumes ? "compose down -v" : "compose down", "", "ok");
+}
+
+void Operator::Clean() {
+  runtime_.CleanHostDirectories();
+  Record("clean", "host data directories emptied; named volumes kept", "ok");
+}
+
+sim::Status Operator::ComposeUp(const fakes::ComposeSpec& spec) {
+  sim::Status status = runtime_.Up(spec);
+  Record("compose up", "", status.ok() ? "ok" : status.message());
+  return status;
+}
+
+sim::Status Operator::SetImage(const std::string& service, const std::string& version) {
+  sim::Status status = runtime_.SetImageVersion(service, version);
+  Record("set image", fmt::format("{} {}", service, version),
+         status.ok() ? "ok" : status.message());
+  return status;
+}
+
+void Operator::Restart(const std::string& service) {
+  runtime_.Restart(service);
+  Record("restart", service, "ok");
+}
+
+}  // namespace faultline::models::ops

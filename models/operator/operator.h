@@ -1,0 +1,45 @@
+// The operator: the actions people took in the seed stories, as operations
+// a scenario performs, each recorded in the trace as "operator.action" with
+// what was done and what came back.
+// - Cql: a statement at a ycqlsh prompt on the store.
+// - MigrateForce / MigrateVersion: golang-migrate's CLI on one keyspace.
+// - RecreateKeyspace: drop every table and the keyspace, create it again.
+// - ComposeDown (-v), Clean (--clean), ComposeUp, SetImage, Restart.
+// The CQL and migrate actions are coroutines run in a process of the
+// caller's (the operator's host); the compose actions act on the runtime.
+#pragma once
+
+#include <string>
+
+#include "fakes/runtime.h"
+#include "models/cql/client.h"
+#include "models/migrate/migrate.h"
+
+namespace faultline::models::ops {
+
+class Operator {
+ public:
+  Operator(sim::Simulation& simulation, fakes::Runtime& runtime)
+      : simulation_(simulation), runtime_(runtime) {}
+
+  // Each returns what a person would read: the formatted result or the error.
+  sim::Awaitable<std::string> Cql(cql::CqlSession& session, std::string statement);
+  sim::Awaitable<std::string> MigrateForce(cql::CqlSession& session, std::string keyspace,
+                                           std::int64_t version);
+  sim::Awaitable<std::string> MigrateVersion(cql::CqlSession& session, std::string keyspace);
+  sim::Awaitable<std::string> RecreateKeyspace(cql::CqlSession& session, std::string keyspace);
+
+  void ComposeDown(bool remove_volumes);
+  void Clean();
+  sim::Status ComposeUp(const fakes::ComposeSpec& spec);
+  sim::Status SetImage(const std::string& service, const std::string& version);
+  void Restart(const std::string& service);
+
+ private:
+  void Record(std::string_view action, std::string_view detail, std::string_view outcome);
+
+  sim::Simulation& simulation_;
+  fakes::Runtime& runtime_;
+};
+
+}  // namespace faultline::models::ops
