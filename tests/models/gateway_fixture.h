@@ -10,6 +10,7 @@
 
 #include "fakes/runtime.h"
 #include "models/cql/server.h"
+#include "models/migrate/safe_runner.h"
 #include "models/s3/seed_images.h"
 #include "tests/models/cql_cluster_fixture.h"
 
