@@ -125,7 +125,7 @@ Figures RunRawSqlite(int rows, const std::vector<int>& keys) {
   Check(sqlite3_open_v2(kPath, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs.name()), db,
         "open");
   Check(sqlite3_exec(db,
-                     "PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL;"
+                     "PRAGMA journal_mode=PERSIST; PRAGMA synchronous=FULL;"
                      "CREATE TABLE objects(k INTEGER PRIMARY KEY, v TEXT)",
                      nullptr, nullptr, nullptr),
         db, "set-up");

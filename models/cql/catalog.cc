@@ -14,7 +14,12 @@
 namespace faultline::models::cql {
 namespace {
 
+// The catalog's own tables and views, created in one transaction; SQLite's
+// user_version records which layout a file has, so that an open of a current
+// file changes nothing.
+constexpr int kCatalogLayout = 1;
 constexpr std::string_view kSchema = R"sql(
+BEGIN IMMEDIATE;
 CREATE TABLE IF NOT EXISTS fl_meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS fl_keyspaces(
   name TEXT PRIMARY KEY, options TEXT NOT NULL, replication BLOB);
@@ -40,6 +45,8 @@ CREATE VIEW fl_system_columns AS
   SELECT t.keyspace AS c0, t.name AS c1, c.name AS c2, c.clustering_order AS c3, c.role AS c4,
          c.position AS c5, c.type AS c6, c.ordinal AS c7
   FROM fl_columns c JOIN fl_tables t ON t.id = c.table_id;
+PRAGMA user_version = 1;
+COMMIT;
 )sql";
 
 const char* RoleName(ColumnInfo::Role role) {
@@ -194,8 +201,19 @@ Options DecodeOptions(std::string_view text) {
 sim::Status Catalog::Load(sqlite3* db) {
   keyspaces_.clear();
   next_table_id_ = 1;
-  if (sqlite3_exec(db, std::string(kSchema).c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
-    return SqlError(db, "creating the catalog");
+  std::int64_t current_layout = -1;
+  {
+    SqlStatement layout(db, "PRAGMA user_version");
+    if (!layout.ok() || layout.Step() != SQLITE_ROW) return SqlError(db, "reading the layout");
+    current_layout = layout.Int(0);
+  }
+  if (current_layout != kCatalogLayout) {
+    static_assert(kCatalogLayout == 1, "kSchema sets user_version to the layout");
+    if (sqlite3_exec(db, std::string(kSchema).c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+      sim::Status error = SqlError(db, "creating the catalog");
+      (void)sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+      return error;
+    }
   }
   AddSystemKeyspace();
   if (sim::Status status = LoadKeyspaces(db); !status.ok()) return status;
@@ -337,8 +355,10 @@ int Catalog::EraseKeyspace(sqlite3* db, const std::string& keyspace) {
   return erase.Step() == SQLITE_DONE ? SQLITE_OK : erase.code();
 }
 
-int Catalog::WriteTable(sqlite3* db, const TableInfo& table) {
-  if (int code = EraseTable(db, table); code != SQLITE_OK) return code;
+int Catalog::WriteTable(sqlite3* db, const TableInfo& table, bool replace) {
+  if (replace) {
+    if (int code = EraseTable(db, table); code != SQLITE_OK) return code;
+  }
   SqlStatement insert(db,
                       "INSERT INTO fl_tables(keyspace, name, id, options, next_column) "
                       "VALUES (?, ?, ?, ?, ?)");

@@ -90,7 +90,8 @@ class Catalog {
   // in-memory view, once the transaction has committed.
   static int WriteKeyspace(sqlite3* db, const KeyspaceInfo& keyspace);
   static int EraseKeyspace(sqlite3* db, const std::string& keyspace);
-  static int WriteTable(sqlite3* db, const TableInfo& table);  // Replaces its columns too.
+  // With `replace`, the table's old rows (and columns) go first.
+  static int WriteTable(sqlite3* db, const TableInfo& table, bool replace);
   static int EraseTable(sqlite3* db, const TableInfo& table);
   static int WriteNextTableId(sqlite3* db, std::int64_t next);
 

@@ -198,7 +198,7 @@ Outcome Engine::Run(Session& session, const CreateTable& statement) {
   ForgetPrepared();
   if (!Begin()) return SqliteFailure("CREATE TABLE");
   if (ExecSql(db_, CreateTableSql(table)) != SQLITE_OK ||
-      Catalog::WriteTable(db_, table) != SQLITE_OK ||
+      Catalog::WriteTable(db_, table, false) != SQLITE_OK ||
       Catalog::WriteNextTableId(db_, table.id + 1) != SQLITE_OK || !Commit()) {
     CqlError error = SqliteFailure("CREATE TABLE");
     Rollback();
@@ -243,7 +243,8 @@ Outcome Engine::Run(Session& session, const AlterTable& statement) {
   }
   ForgetPrepared();
   if (!Begin()) return SqliteFailure("ALTER TABLE");
-  if (ExecSql(db_, sql) != SQLITE_OK || Catalog::WriteTable(db_, table) != SQLITE_OK || !Commit()) {
+  if (ExecSql(db_, sql) != SQLITE_OK || Catalog::WriteTable(db_, table, true) != SQLITE_OK ||
+      !Commit()) {
     CqlError error = SqliteFailure("ALTER TABLE");
     Rollback();
     return error;

@@ -42,6 +42,7 @@ class StoreService {
   Engine& engine_;
   sim::Simulation* simulation_;
   std::map<std::string, ParsedStatement> prepared_;
+  std::map<std::string, ParsedStatement> parsed_queries_;  // QUERY texts seen, parsed.
 };
 
 // The store image's entry point: data in kStoreDataDirectory/meta.db.

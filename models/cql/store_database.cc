@@ -8,7 +8,7 @@ std::variant<std::unique_ptr<StoreDatabase>, sim::Status> StoreDatabase::Open(
   if (!database.ok()) return database.status();
   std::unique_ptr<StoreDatabase> store(new StoreDatabase(std::move(database).value()));
   if (sim::Status status =
-          store->database_.Exec("PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL;");
+          store->database_.Exec("PRAGMA journal_mode=PERSIST; PRAGMA synchronous=FULL;");
       !status.ok()) {
     return status;
   }

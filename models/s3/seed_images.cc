@@ -2,6 +2,8 @@
 
 #include "fakes/runtime.h"
 #include "models/cql/client.h"
+#include "models/cql/server.h"
+#include "models/migrate/safe_runner.h"
 #include "sim/assert.h"
 
 namespace faultline::models::s3 {
@@ -90,6 +92,48 @@ migrate::DbInitPlan SeedDbInitPlan(bool with_files) {
   plan.keyspaces = {"filecoingw_s3", "filecoingw_kuri1", "filecoingw_kuri2"};
   if (with_files) plan.sources.emplace_back("filecoingw_s3", OldS3KeyspaceMigrations());
   return plan;
+}
+
+}  // namespace faultline::models::s3
+
+namespace faultline::models::s3 {
+
+void RegisterSeedImages(fakes::Runtime& runtime) {
+  runtime.RegisterImage(cql::kStoreImage, "2.20", cql::StoreEntryPoint());
+  runtime.RegisterImage(kNodeImage, "v2", NodeEntryPoint(SeedNodeImage()));
+  runtime.RegisterImage(kNodeImage, "v1", NodeEntryPoint(OldSeedNodeImage()));
+  NodeImage safe = SeedNodeImage();
+  safe.runner = std::make_shared<migrate::SafeRunner>();
+  runtime.RegisterImage(kNodeImage, "safe", NodeEntryPoint(std::move(safe)));
+  NodeImage db_init_style = SeedNodeImage();
+  db_init_style.runner = std::make_shared<migrate::DbInitStyleRunner>();
+  runtime.RegisterImage(kNodeImage, "db-init", NodeEntryPoint(std::move(db_init_style)));
+  runtime.RegisterImage(kProxyImage, "v2", ProxyEntryPoint(SeedProxyImage()));
+  runtime.RegisterImage(kDbInitImage, "v1", DbInitEntryPoint(SeedDbInitPlan(false)));
+  runtime.RegisterImage(kDbInitImage, "buggy", DbInitEntryPoint(SeedDbInitPlan(true)));
+}
+
+fakes::ComposeSpec SeedComposeSpec(const std::string& node_version,
+                                   const std::string& db_init_version) {
+  fakes::ComposeSpec spec;
+  spec.services.push_back(cql::StoreServiceSpec());
+  fakes::ServiceSpec db_init;
+  db_init.name = "db-init";
+  db_init.image = kDbInitImage;
+  db_init.version = db_init_version;
+  db_init.depends_on.emplace_back("yugabyte", fakes::DependencyCondition::kStarted);
+  spec.services.push_back(db_init);
+  const std::pair<const char*, std::uint16_t> nodes[] = {{"kuri-1", 7001}, {"kuri-2", 7002}};
+  for (const auto& [name, port] : nodes) {
+    fakes::ServiceSpec node = NodeServiceSpec(name, port, node_version);
+    node.depends_on.emplace_back("db-init", fakes::DependencyCondition::kCompletedSuccessfully);
+    spec.services.push_back(node);
+  }
+  fakes::ServiceSpec proxy =
+      ProxyServiceSpec({fakes::Endpoint("kuri-1", 7001), fakes::Endpoint("kuri-2", 7002)});
+  proxy.depends_on.emplace_back("db-init", fakes::DependencyCondition::kCompletedSuccessfully);
+  spec.services.push_back(proxy);
+  return spec;
 }
 
 }  // namespace faultline::models::s3

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "fakes/compose.h"
+#include "fakes/runtime.h"
 #include "models/migrate/runner.h"
 #include "models/migrate/source.h"
 #include "models/s3/kuri_node.h"
@@ -38,5 +39,20 @@ fakes::EntryPoint DbInitEntryPoint(migrate::DbInitPlan plan, int attempts = 30);
 // The seed's plan: the three keyspaces; with `with_files`, the buggy version
 // that also runs the old image's S3Objects file in filecoingw_s3.
 migrate::DbInitPlan SeedDbInitPlan(bool with_files);
+
+}  // namespace faultline::models::s3
+
+namespace faultline::models::s3 {
+
+// Registers every image of the seed cluster on `runtime`: the store
+// ("yugabyte" 2.20), the node ("kuri" v1 old, v2 new, "safe" and "db-init"
+// with those runners), the proxy ("s3-proxy" v2) and db-init ("v1", and
+// "buggy" which also runs the old S3Objects file).
+void RegisterSeedImages(fakes::Runtime& runtime);
+
+// The seed's compose file: yugabyte, db-init (after the store starts), kuri-1
+// and kuri-2 and the s3-proxy (after db-init completes).
+fakes::ComposeSpec SeedComposeSpec(const std::string& node_version = "v2",
+                                   const std::string& db_init_version = "v1");
 
 }  // namespace faultline::models::s3

@@ -18,35 +18,12 @@ namespace faultline::models::s3 {
 
 struct Gateway {
   explicit Gateway(sim::SimulationOptions options = {}) : cluster(std::move(options)) {
-    fakes::Runtime& runtime = cluster.runtime;
-    runtime.RegisterImage(kNodeImage, "v2", NodeEntryPoint(SeedNodeImage()));
-    runtime.RegisterImage(kNodeImage, "v1", NodeEntryPoint(OldSeedNodeImage()));
-    runtime.RegisterImage(kProxyImage, "v2", ProxyEntryPoint(SeedProxyImage()));
-    runtime.RegisterImage(kDbInitImage, "v1", DbInitEntryPoint(SeedDbInitPlan(false)));
-    runtime.RegisterImage(kDbInitImage, "buggy", DbInitEntryPoint(SeedDbInitPlan(true)));
+    RegisterSeedImages(cluster.runtime);
   }
 
   fakes::ComposeSpec Spec(const std::string& node_version = "v2",
                           const std::string& db_init_version = "v1") const {
-    fakes::ComposeSpec spec;
-    spec.services.push_back(cql::StoreServiceSpec());
-    fakes::ServiceSpec db_init;
-    db_init.name = "db-init";
-    db_init.image = kDbInitImage;
-    db_init.version = db_init_version;
-    db_init.depends_on.emplace_back("yugabyte", fakes::DependencyCondition::kStarted);
-    spec.services.push_back(db_init);
-    for (const auto& [name, port] :
-         {std::pair<std::string, std::uint16_t>{"kuri-1", 7001}, {"kuri-2", 7002}}) {
-      fakes::ServiceSpec node = NodeServiceSpec(name, port, node_version);
-      node.depends_on.emplace_back("db-init", fakes::DependencyCondition::kCompletedSuccessfully);
-      spec.services.push_back(node);
-    }
-    fakes::ServiceSpec proxy =
-        ProxyServiceSpec({fakes::Endpoint("kuri-1", 7001), fakes::Endpoint("kuri-2", 7002)});
-    proxy.depends_on.emplace_back("db-init", fakes::DependencyCondition::kCompletedSuccessfully);
-    spec.services.push_back(proxy);
-    return spec;
+    return SeedComposeSpec(node_version, db_init_version);
   }
 
   void Up(const fakes::ComposeSpec& spec) {

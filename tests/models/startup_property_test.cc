@@ -55,12 +55,6 @@ struct Observed {
 Observed RunStartup(const std::string& runner, const StartupCase& c) {
   Gateway gateway({.seed = c.seed});
   fakes::Runtime& runtime = gateway.cluster.runtime;
-  NodeImage safe = SeedNodeImage();
-  safe.runner = std::make_shared<migrate::SafeRunner>();
-  NodeImage db_init = SeedNodeImage();
-  db_init.runner = std::make_shared<migrate::DbInitStyleRunner>();
-  runtime.RegisterImage(kNodeImage, "safe", NodeEntryPoint(std::move(safe)));
-  runtime.RegisterImage(kNodeImage, "db-init", NodeEntryPoint(std::move(db_init)));
   migrate::DbInitPlan plan = SeedDbInitPlan(false);
   std::vector<migrate::MigrationFile> old_files;
   old_files.emplace_back("1_old_era.up.cql",
