@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include "fakes/runtime.h"
 #include "models/cql/client.h"
+#include "models/s3/multipart.h"
 
 namespace faultline::models::s3 {
 namespace {
@@ -38,7 +41,9 @@ class KuriNode {
         node_id_(context.Env("NODE_ID", context.name())),
         keyspace_(context.Env("KEYSPACE", DefaultKeyspace(context.name()))),
         port_(static_cast<std::uint16_t>(std::stoi(context.Env("PORT", "7001")))),
-        session_(context.network(), SessionOptions(context)) {}
+        session_(context.network(), SessionOptions(context)),
+        multipart_(context.network(), session_, context.VolumeAt(kNodeDataDirectory), node_id_,
+                   fakes::Endpoint(context.name(), port_)) {}
 
   sim::Awaitable<int> Run() {
     context_.Log(
@@ -90,14 +95,44 @@ class KuriNode {
 
   sim::Awaitable<Response> Handle(Request request) {
     if (request.path == "/healthz") co_return Response(200, "ok");
+    if (request.path.starts_with("/_parts/")) co_return multipart_.ServePart(request.path);
     const std::optional<ObjectPath> object = ParseObjectPath(request.path);
     if (!object) co_return ErrorResponse(400, "InvalidRequest", "no bucket and key", request.path);
+    const std::optional<std::string> upload = QueryParameter(request.query, "uploadId");
+    if (request.method == "POST" && QueryParameter(request.query, "uploads")) {
+      co_return co_await multipart_.Initiate(*object);
+    }
+    if (upload) co_return co_await HandleUpload(*object, *upload, std::move(request));
     if (request.method == "PUT") co_return co_await Put(*object, std::move(request.body));
     if (request.method == "GET" || request.method == "HEAD") {
       co_return Get(*object, request.method == "HEAD", request.path);
     }
     if (request.method == "DELETE") co_return co_await Delete(*object);
     co_return ErrorResponse(405, "MethodNotAllowed", request.method, request.path);
+  }
+
+  sim::Awaitable<Response> HandleUpload(ObjectPath object, std::string upload, Request request) {
+    if (request.method == "PUT") {
+      int part = 0;
+      const std::string number = QueryParameter(request.query, "partNumber").value_or("");
+      std::from_chars(number.data(), number.data() + number.size(), part);
+      co_return multipart_.UploadPart(upload, part, request.body);
+    }
+    if (request.method == "DELETE") {
+      Response aborted = co_await multipart_.SetStatus(upload, "aborted");
+      co_return aborted.status == 200 ? Response(204) : aborted;
+    }
+    if (request.method != "POST") {
+      co_return ErrorResponse(405, "MethodNotAllowed", request.method, request.path);
+    }
+    sim::Result<std::string> bytes = co_await multipart_.Assemble(upload, request.body);
+    if (!bytes.ok()) {
+      co_return ErrorResponse(bytes.status().code() == sim::StatusCode::kUnavailable ? 503 : 400,
+                              "InvalidPart", bytes.status().message(), request.path);
+    }
+    Response stored = co_await Put(object, std::move(bytes).value());
+    if (stored.status != 200) co_return stored;
+    co_return co_await multipart_.SetStatus(upload, "complete");
   }
 
   sim::Awaitable<Response> Put(ObjectPath object, std::string body) {
@@ -169,6 +204,7 @@ class KuriNode {
   std::string keyspace_;
   std::uint16_t port_;
   cql::CqlSession session_;
+  NodeMultipart multipart_;
 };
 
 }  // namespace

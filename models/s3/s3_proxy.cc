@@ -4,6 +4,7 @@
 
 #include "fakes/runtime.h"
 #include "models/cql/client.h"
+#include "models/s3/multipart.h"
 
 namespace faultline::models::s3 {
 namespace {
@@ -97,7 +98,12 @@ class Proxy {
     }
     const std::optional<ObjectPath> object = ParseObjectPath(request.path);
     if (!object) co_return ErrorResponse(400, "InvalidRequest", "no bucket and key", request.path);
-    if (request.method == "PUT") co_return co_await RoundRobin(std::move(request));
+    const std::optional<std::string> upload = QueryParameter(request.query, "uploadId");
+    const bool initiate = request.method == "POST" && QueryParameter(request.query, "uploads");
+    // Writes, parts and initiates go round-robin; complete and abort go to
+    // the upload's coordinator; the rest to the node holding the object.
+    if (request.method == "PUT" || initiate) co_return co_await RoundRobin(std::move(request));
+    if (upload) co_return co_await ByUpload(*upload, std::move(request));
     co_return co_await ByIndex(*object, std::move(request));
   }
 
@@ -109,6 +115,16 @@ class Proxy {
     co_return ErrorResponse(503, "ServiceUnavailable", "no healthy backend", request.path);
   }
 
+  sim::Awaitable<Response> ByUpload(std::string upload, Request request) {
+    std::vector<cql::Value> key;
+    key.push_back(cql::Value::Text(upload));
+    cql::ClientResult lookup = co_await session_.Query(
+        fmt::format("SELECT node_id FROM {}.multipartuploads WHERE upload_id = ?", kIndexKeyspace),
+        std::move(key));
+    co_return co_await ToOwner(lookup, "NoSuchUpload", "The specified upload does not exist.",
+                               std::move(request));
+  }
+
   sim::Awaitable<Response> ByIndex(ObjectPath object, Request request) {
     std::vector<cql::Value> key;
     key.push_back(cql::Value::Text(object.bucket));
@@ -117,12 +133,21 @@ class Proxy {
         fmt::format("SELECT node_id FROM {}.{} WHERE bucket = ? AND key = ?", kIndexKeyspace,
                     kObjectsTable),
         std::move(key));
+    co_return co_await ToOwner(lookup, "NoSuchKey", "The specified key does not exist.",
+                               std::move(request));
+  }
+
+  // Forwards to the node a lookup of node_id named: 500 when the lookup
+  // failed, 404 (`missing`) when it found nothing, 503 when the node is
+  // unknown or unhealthy, 502 when forwarding fails.
+  sim::Awaitable<Response> ToOwner(const cql::ClientResult& lookup, std::string_view missing,
+                                   std::string_view missing_message, Request request) {
     if (!lookup.ok()) {
-      context_.Log("object lookup failed: " + lookup.ToString());
+      context_.Log("lookup failed: " + lookup.ToString());
       co_return ErrorResponse(500, "InternalError", lookup.ToString(), request.path);
     }
     if (lookup.result.rows.empty()) {
-      co_return ErrorResponse(404, "NoSuchKey", "The specified key does not exist.", request.path);
+      co_return ErrorResponse(404, missing, missing_message, request.path);
     }
     const cql::Value& node_id = lookup.result.rows.front().at(0);
     for (std::size_t i = 0; i < backends_.size(); ++i) {

@@ -34,11 +34,11 @@ struct Gateway {
 
   // One S3 request through the proxy, from a new client process.
   fakes::Response S3(const std::string& method, const std::string& path,
-                     const std::string& body = "") {
+                     const std::string& body = "", const std::string& query = "") {
     auto result = std::make_shared<std::optional<sim::Result<fakes::Response>>>();
     sim::Process& client = cluster.simulation.AddProcess("client-" + std::to_string(++clients));
-    client.Start([this, method, path, body, result]() -> sim::Awaitable<int> {
-      fakes::Request request(method, path, body);
+    client.Start([this, method, path, body, query, result]() -> sim::Awaitable<int> {
+      fakes::Request request(method, path, body, {}, query);
       *result = co_await cluster.network.Call(fakes::Endpoint("s3-proxy", kProxyPort),
                                               std::move(request), std::chrono::seconds(30));
       co_return 0;

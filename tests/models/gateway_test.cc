@@ -3,6 +3,7 @@
 // migrations, and the node's start-up failure.
 #include <gtest/gtest.h>
 
+#include "models/s3/multipart.h"
 #include "tests/models/gateway_fixture.h"
 
 namespace faultline::models::s3 {
@@ -113,6 +114,53 @@ TEST(GatewayTest, ADirtyNodeKeyspaceCrashLoopsTheNodeWithTheSeedsLogLine) {
     if (line.find("database migration failed (attempt") != std::string::npos) ++retries;
   }
   EXPECT_GE(retries, 29u);
+}
+
+std::string Between(const std::string& text, const std::string& open, const std::string& close) {
+  const std::size_t start = text.find(open);
+  if (start == std::string::npos) return "";
+  const std::size_t end = text.find(close, start + open.size());
+  return text.substr(start + open.size(), end - start - open.size());
+}
+
+TEST(GatewayTest, AMultipartUploadAcrossBothNodes) {
+  Gateway gateway;
+  gateway.Up();
+  const fakes::Response initiated = gateway.S3("POST", "/b/big", "", "uploads");
+  ASSERT_EQ(initiated.status, 200);
+  const std::string upload = Between(initiated.body, "<UploadId>", "</UploadId>");
+  ASSERT_FALSE(upload.empty());
+  std::vector<std::pair<int, std::string>> parts;
+  for (int n = 1; n <= 3; ++n) {
+    const fakes::Response part =
+        gateway.S3("PUT", "/b/big", "part" + std::to_string(n) + ";",
+                   "partNumber=" + std::to_string(n) + "&uploadId=" + upload);
+    ASSERT_EQ(part.status, 200);
+    std::string etag = part.headers.at("ETag");
+    parts.emplace_back(n, etag.substr(1, etag.size() - 2));
+  }
+  // Round-robin: the parts are on both nodes.
+  EXPECT_NE(parts[0].second.substr(0, 6), parts[1].second.substr(0, 6));
+  EXPECT_EQ(gateway.S3("POST", "/b/big", CompleteBody(parts), "uploadId=" + upload).status, 200);
+  EXPECT_EQ(gateway.S3("GET", "/b/big").body, "part1;part2;part3;");
+  EXPECT_EQ(gateway.Cql("SELECT status FROM filecoingw_s3.multipartuploads WHERE upload_id = '" +
+                        upload + "'"),
+            "   status\n----------\n complete\n\n(1 rows)\n");
+}
+
+TEST(GatewayTest, CompleteAndAbortGoToTheCoordinatorWithTheSameStatusCodes) {
+  Gateway gateway;
+  gateway.Up();
+  EXPECT_EQ(gateway.S3("POST", "/b/k", "", "uploadId=nope").status, 404);
+  const std::string upload =
+      Between(gateway.S3("POST", "/b/k", "", "uploads").body, "<UploadId>", "</UploadId>");
+  EXPECT_EQ(gateway.S3("DELETE", "/b/k", "", "uploadId=" + upload).status, 204);
+  const std::string other =
+      Between(gateway.S3("POST", "/b/k", "", "uploads").body, "<UploadId>", "</UploadId>");
+  const std::string coordinator = other.substr(0, other.rfind('-'));
+  gateway.cluster.runtime.Stop(coordinator);
+  gateway.cluster.simulation.RunFor(seconds(12));
+  EXPECT_EQ(gateway.S3("DELETE", "/b/k", "", "uploadId=" + other).status, 503);
 }
 
 }  // namespace

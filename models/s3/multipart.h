@@ -1,0 +1,60 @@
+// Multipart uploads on a storage node, S3's way: initiate (POST ?uploads)
+// records the upload in filecoingw_s3.MultipartUploads with this node as
+// its coordinator; parts (PUT ?partNumber=N&uploadId=U) may land on any
+// node, which keeps the bytes and answers with an ETag naming where they
+// are ("kuri-2:7002/bafk..."; ETags are opaque to clients); complete (POST
+// ?uploadId=U, the body listing parts and ETags) runs on the coordinator,
+// which gathers the parts (its own, and others' over GET /_parts/U/N) into
+// the object; abort (DELETE ?uploadId=U) marks the upload aborted.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fakes/network.h"
+#include "fakes/volume.h"
+#include "models/cql/client.h"
+#include "models/s3/s3.h"
+
+namespace faultline::models::s3 {
+
+// "a=1&b=two" -> the value of `name`, if present.
+std::optional<std::string> QueryParameter(std::string_view query, std::string_view name);
+
+// The parts a CompleteMultipartUpload body lists: (part number, ETag).
+std::vector<std::pair<int, std::string>> ParseCompleteBody(std::string_view body);
+// The body a client sends to complete an upload with these parts.
+std::string CompleteBody(const std::vector<std::pair<int, std::string>>& parts);
+
+class NodeMultipart {
+ public:
+  NodeMultipart(fakes::Network& network, cql::CqlSession& session, fakes::Volume* data,
+                std::string node_id, fakes::Endpoint self)
+      : network_(network),
+        session_(session),
+        data_(data),
+        node_id_(std::move(node_id)),
+        self_(std::move(self)) {}
+
+  sim::Awaitable<fakes::Response> Initiate(ObjectPath object);
+  fakes::Response UploadPart(const std::string& upload_id, int part, const std::string& body);
+  // The object's bytes from the parts the body lists, or the error to answer.
+  sim::Awaitable<sim::Result<std::string>> Assemble(const std::string& upload_id,
+                                                    const std::string& body);
+  sim::Awaitable<fakes::Response> SetStatus(const std::string& upload_id, std::string status);
+  // GET /_parts/U/N from another node.
+  fakes::Response ServePart(const std::string& path) const;
+
+ private:
+  std::string PartPath(const std::string& upload_id, int part) const;
+
+  fakes::Network& network_;
+  cql::CqlSession& session_;
+  fakes::Volume* data_;
+  std::string node_id_;
+  fakes::Endpoint self_;
+  std::uint64_t next_upload_ = 0;
+};
+
+}  // namespace faultline::models::s3
