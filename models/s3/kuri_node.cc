@@ -96,6 +96,9 @@ class KuriNode {
   sim::Awaitable<Response> Handle(Request request) {
     if (request.path == "/healthz") co_return Response(200, "ok");
     if (request.path.starts_with("/_parts/")) co_return multipart_.ServePart(request.path);
+    if (request.method == "GET" && IsBucketPath(request.path)) {
+      co_return co_await BucketRequest(request.path.substr(1), request.query);
+    }
     const std::optional<ObjectPath> object = ParseObjectPath(request.path);
     if (!object) co_return ErrorResponse(400, "InvalidRequest", "no bucket and key", request.path);
     const std::optional<std::string> upload = QueryParameter(request.query, "uploadId");
@@ -109,6 +112,29 @@ class KuriNode {
     }
     if (request.method == "DELETE") co_return co_await Delete(*object);
     co_return ErrorResponse(405, "MethodNotAllowed", request.method, request.path);
+  }
+
+  // GET /bucket?location and GET /bucket?list-type=2 (from the index).
+  sim::Awaitable<Response> BucketRequest(std::string bucket, std::string query) {
+    if (QueryParameter(query, "location")) {
+      co_return Response(200, "<LocationConstraint>us-east-1</LocationConstraint>");
+    }
+    if (QueryParameter(query, "list-type") != "2") {
+      co_return ErrorResponse(400, "InvalidRequest", "unsupported bucket request", bucket);
+    }
+    std::vector<cql::Value> key;
+    key.push_back(cql::Value::Text(bucket));
+    cql::ClientResult rows = co_await session_.QueryAll(
+        fmt::format("SELECT key, size FROM {}.{} WHERE bucket = ?", kIndexKeyspace, kObjectsTable),
+        std::move(key), 1000);
+    if (!rows.ok()) co_return ErrorResponse(500, "InternalError", rows.ToString(), bucket);
+    std::string body = fmt::format("<ListBucketResult><Name>{}</Name><KeyCount>{}</KeyCount>",
+                                   bucket, rows.result.rows.size());
+    for (const cql::Row& row : rows.result.rows) {
+      body += fmt::format("<Contents><Key>{}</Key><Size>{}</Size></Contents>", row.at(0).bytes,
+                          row.at(1).integer);
+    }
+    co_return Response(200, body + "</ListBucketResult>");
   }
 
   sim::Awaitable<Response> HandleUpload(ObjectPath object, std::string upload, Request request) {

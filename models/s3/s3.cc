@@ -36,6 +36,10 @@ std::string XmlEscaped(std::string_view text) {
 }
 }  // namespace
 
+bool IsBucketPath(const std::string& path) {
+  return path.size() > 1 && path[0] == '/' && path.find('/', 1) == std::string::npos;
+}
+
 fakes::Response ErrorResponse(int status, std::string_view code, std::string_view message,
                               std::string_view resource) {
   fakes::Headers headers;

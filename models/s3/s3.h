@@ -21,6 +21,8 @@ struct ObjectPath {
   std::string key;
 };
 std::optional<ObjectPath> ParseObjectPath(const std::string& path);
+// "/bucket" (no key): a bucket-level request.
+bool IsBucketPath(const std::string& path);
 
 // An S3 error response: status, and the XML body S3 sends.
 fakes::Response ErrorResponse(int status, std::string_view code, std::string_view message,

@@ -96,6 +96,10 @@ class Proxy {
       const bool any = std::find(healthy_.begin(), healthy_.end(), true) != healthy_.end();
       co_return any ? Response(200, "ok") : Response(503, "no healthy backend");
     }
+    // Bucket listings and locations: any healthy backend can answer.
+    if (request.method == "GET" && IsBucketPath(request.path)) {
+      co_return co_await RoundRobin(std::move(request));
+    }
     const std::optional<ObjectPath> object = ParseObjectPath(request.path);
     if (!object) co_return ErrorResponse(400, "InvalidRequest", "no bucket and key", request.path);
     const std::optional<std::string> upload = QueryParameter(request.query, "uploadId");

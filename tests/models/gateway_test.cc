@@ -123,6 +123,22 @@ std::string Between(const std::string& text, const std::string& open, const std:
   return text.substr(start + open.size(), end - start - open.size());
 }
 
+TEST(GatewayTest, ListingsAndLocationsGoToAnyHealthyNode) {
+  Gateway gateway;
+  gateway.Up();
+  ASSERT_EQ(gateway.S3("PUT", "/b/one", "1").status, 200);
+  ASSERT_EQ(gateway.S3("PUT", "/b/two", "22").status, 200);
+  EXPECT_EQ(
+      gateway.S3("GET", "/b", "", "list-type=2").body,
+      "<ListBucketResult><Name>b</Name><KeyCount>2</KeyCount><Contents><Key>one</Key><Size>1"
+      "</Size></Contents><Contents><Key>two</Key><Size>2</Size></Contents></ListBucketResult>");
+  EXPECT_EQ(gateway.S3("GET", "/b", "", "location").status, 200);
+  gateway.cluster.runtime.Stop("kuri-1");
+  gateway.cluster.runtime.Stop("kuri-2");
+  gateway.cluster.simulation.RunFor(seconds(12));
+  EXPECT_EQ(gateway.S3("GET", "/b", "", "list-type=2").status, 503);
+}
+
 TEST(GatewayTest, AMultipartUploadAcrossBothNodes) {
   Gateway gateway;
   gateway.Up();
