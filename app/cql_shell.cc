@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -58,33 +59,32 @@ struct Flags {
   bool help = false;
 };
 
-struct BadFlags {
-  std::string message;
-};
-
-Flags ParseFlags(const std::vector<std::string>& args) {
+// The flags, or what is wrong with them.
+std::variant<Flags, std::string> ParseFlags(const std::vector<std::string>& args) {
   Flags flags;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw BadFlags{fmt::format("cql: {} needs a value", flag)};
-      return args[++i];
-    };
-    if (flag == "--data") {
-      flags.data = value();
-    } else if (flag == "-e" || flag == "--execute") {
-      flags.execute = value();
-    } else if (flag == "-f" || flag == "--file") {
-      flags.file = value();
-    } else if (flag == "-k" || flag == "--keyspace") {
-      flags.keyspace = value();
-    } else if (flag == "-h" || flag == "--help") {
+    const bool takes_value = flag == "--data" || flag == "-e" || flag == "--execute" ||
+                             flag == "-f" || flag == "--file" || flag == "-k" ||
+                             flag == "--keyspace";
+    if (flag == "-h" || flag == "--help") {
       flags.help = true;
+      continue;
+    }
+    if (!takes_value) return fmt::format("cql: unknown option '{}'", flag);
+    if (i + 1 >= args.size()) return fmt::format("cql: {} needs a value", flag);
+    const std::string& value = args[++i];
+    if (flag == "--data") {
+      flags.data = value;
+    } else if (flag == "-e" || flag == "--execute") {
+      flags.execute = value;
+    } else if (flag == "-f" || flag == "--file") {
+      flags.file = value;
     } else {
-      throw BadFlags{fmt::format("cql: unknown option '{}'", flag)};
+      flags.keyspace = value;
     }
   }
-  if (flags.execute && flags.file) throw BadFlags{"cql: give -e or -f, not both"};
+  if (flags.execute && flags.file) return std::string("cql: give -e or -f, not both");
   return flags;
 }
 
@@ -241,13 +241,12 @@ bool RunInteractive(models::cql::Engine& engine, models::cql::Session& session) 
 }  // namespace
 
 int RunCqlShell(const std::vector<std::string>& args) {
-  Flags flags;
-  try {
-    flags = ParseFlags(args);
-  } catch (const BadFlags& bad) {
-    std::cerr << "faultline: " << bad.message << "\n(run `faultline cql --help` for usage)\n";
+  std::variant<Flags, std::string> parsed = ParseFlags(args);
+  if (const auto* bad = std::get_if<std::string>(&parsed)) {
+    std::cerr << "faultline: " << *bad << "\n(run `faultline cql --help` for usage)\n";
     return kExitBadInput;
   }
+  const Flags& flags = std::get<Flags>(parsed);
   if (flags.help) {
     std::cout << kUsage;
     return kExitOk;
