@@ -19,60 +19,111 @@ sim::Status Migrate::VersionExists(std::int64_t version) const {
                   version, version));
 }
 
-sim::Result<std::vector<Migrate::Step>> Migrate::PlanUp(std::int64_t from, int limit,
-                                                        std::optional<std::uint64_t> until) const {
-  if (sim::Status exists = VersionExists(from); !exists.ok()) return exists;
-  std::vector<Step> steps;
-  std::optional<std::uint64_t> next =
-      from < 0 ? source_.First() : source_.Next(static_cast<std::uint64_t>(from));
-  if (until && from >= 0 && static_cast<std::uint64_t>(from) >= *until) next.reset();
-  while (next && (limit < 0 || static_cast<int>(steps.size()) < limit) &&
-         steps.size() < kMaxSteps) {
+namespace {
+// What golang-migrate's file source says when there is no such file.
+sim::Status FileDoesNotExist() { return sim::Status::NotFound("file does not exist"); }
+}  // namespace
+
+// migrate.go's readUp: migrations are planned one by one, and an error met
+// on the way (a short limit) comes after the ones planned before it.
+Migrate::Plan Migrate::PlanUp(std::int64_t from, int limit) const {
+  Plan plan;
+  if (sim::Status exists = VersionExists(from); !exists.ok()) return Plan{{}, exists};
+  if (limit == 0) return Plan{{}, sim::Status::NotFound(kNoChange)};
+  int count = 0;
+  while ((limit == -1 || count < limit) && plan.steps.size() < kMaxSteps) {
+    std::optional<std::uint64_t> next;
+    if (from < 0) {
+      next = source_.First();
+      if (!next) return Plan{{}, sim::Status::NotFound("first .: file does not exist")};
+    } else {
+      next = source_.Next(static_cast<std::uint64_t>(from));
+    }
+    if (!next) {
+      if (limit == -1 && count == 0) plan.error = sim::Status::NotFound(kNoChange);
+      if (limit > 0 && count == 0) plan.error = FileDoesNotExist();
+      if (limit > 0 && count > 0 && count < limit) {
+        plan.error = sim::Status::NotFound(fmt::format("limit {} short", limit - count));
+      }
+      return plan;
+    }
     const Migration& migration = *source_.Find(*next);
-    steps.push_back(
+    plan.steps.push_back(
         Step{migration.up ? &*migration.up : nullptr, static_cast<std::int64_t>(*next)});
-    if (until && *next >= *until) break;
-    next = source_.Next(*next);
+    from = static_cast<std::int64_t>(*next);
+    ++count;
   }
-  if (limit > 0 && static_cast<int>(steps.size()) < limit) {
-    return sim::Status::NotFound(fmt::format("limit {} short", limit - steps.size()));
-  }
-  return steps;
+  return plan;
 }
 
-sim::Result<std::vector<Migrate::Step>> Migrate::PlanDown(
-    std::int64_t from, int limit, std::optional<std::uint64_t> until) const {
-  if (sim::Status exists = VersionExists(from); !exists.ok()) return exists;
-  std::vector<Step> steps;
-  std::optional<std::uint64_t> current;
-  if (from >= 0) current = static_cast<std::uint64_t>(from);
-  while (current && (!until || *current > *until) &&
-         (limit < 0 || static_cast<int>(steps.size()) < limit) && steps.size() < kMaxSteps) {
-    const Migration& migration = *source_.Find(*current);
-    const std::optional<std::uint64_t> previous = source_.Prev(*current);
-    steps.push_back(Step{migration.down ? &*migration.down : nullptr,
-                         previous ? static_cast<std::int64_t>(*previous) : kNilVersion});
-    current = previous;
+// migrate.go's readDown.
+Migrate::Plan Migrate::PlanDown(std::int64_t from, int limit) const {
+  Plan plan;
+  if (sim::Status exists = VersionExists(from); !exists.ok()) return Plan{{}, exists};
+  if (limit == 0 || (from == kNilVersion && limit == -1)) {
+    return Plan{{}, sim::Status::NotFound(kNoChange)};
   }
-  if (limit > 0 && static_cast<int>(steps.size()) < limit) {
-    return sim::Status::NotFound(fmt::format("limit {} short", limit - steps.size()));
+  int count = 0;
+  while ((limit == -1 || count < limit) && plan.steps.size() < kMaxSteps) {
+    if (from == kNilVersion) {
+      if (limit > 0 && count == 0) plan.error = FileDoesNotExist();
+      if (limit > 0 && count > 0 && count < limit) {
+        plan.error = sim::Status::NotFound(fmt::format("limit {} short", limit - count));
+      }
+      return plan;
+    }
+    const auto current = static_cast<std::uint64_t>(from);
+    const Migration& migration = *source_.Find(current);
+    const std::optional<std::uint64_t> previous = source_.Prev(current);
+    from = previous ? static_cast<std::int64_t>(*previous) : kNilVersion;
+    plan.steps.push_back(Step{migration.down ? &*migration.down : nullptr, from});
+    ++count;
   }
-  return steps;
+  return plan;
 }
 
-sim::Awaitable<sim::Status> Migrate::RunSteps(std::vector<Step> steps) {
-  if (steps.empty()) co_return sim::Status::NotFound(kNoChange);
-  for (const Step& step : steps) {
+// migrate.go's read (for Goto): both ends must exist, then up or down.
+Migrate::Plan Migrate::PlanBetween(std::int64_t from, std::int64_t to) const {
+  if (sim::Status exists = VersionExists(from); !exists.ok()) return Plan{{}, exists};
+  if (sim::Status exists = VersionExists(to); !exists.ok()) return Plan{{}, exists};
+  if (from == to) return Plan{{}, sim::Status::NotFound(kNoChange)};
+  Plan plan;
+  if (from < to) {
+    while (from < to && plan.steps.size() < kMaxSteps) {
+      const std::optional<std::uint64_t> next =
+          from < 0 ? source_.First() : source_.Next(static_cast<std::uint64_t>(from));
+      if (!next) return Plan{std::move(plan.steps), FileDoesNotExist()};
+      const Migration& migration = *source_.Find(*next);
+      plan.steps.push_back(
+          Step{migration.up ? &*migration.up : nullptr, static_cast<std::int64_t>(*next)});
+      from = static_cast<std::int64_t>(*next);
+    }
+    return plan;
+  }
+  while (from > to && from >= 0 && plan.steps.size() < kMaxSteps) {
+    const auto current = static_cast<std::uint64_t>(from);
+    const Migration& migration = *source_.Find(current);
+    const std::optional<std::uint64_t> previous = source_.Prev(current);
+    from = previous ? static_cast<std::int64_t>(*previous) : kNilVersion;
+    plan.steps.push_back(Step{migration.down ? &*migration.down : nullptr, from});
+  }
+  return plan;
+}
+
+// migrate.go's runMigrations: every migration is recorded dirty, run (when
+// it has a body), and recorded clean.
+sim::Awaitable<sim::Status> Migrate::RunPlan(Plan plan) {
+  for (const Step& step : plan.steps) {
+    if (sim::Status fault = co_await sim::FaultPoint("migrate.before_set_dirty"); !fault.ok()) {
+      co_return fault;
+    }
+    if (sim::Status status = co_await driver_.SetVersion(step.target, true); !status.ok()) {
+      co_return status;
+    }
+    if (sim::Status fault = co_await sim::FaultPoint("migrate.after_set_dirty"); !fault.ok()) {
+      co_return fault;
+    }
     if (step.body != nullptr) {
-      if (sim::Status fault = co_await sim::FaultPoint("migrate.before_set_dirty"); !fault.ok()) {
-        co_return fault;
-      }
-      if (sim::Status status = co_await driver_.SetVersion(step.target, true); !status.ok()) {
-        co_return status;
-      }
-      if (sim::Status fault = co_await sim::FaultPoint("migrate.after_set_dirty"); !fault.ok()) {
-        co_return fault;
-      }
       if (sim::Status status = co_await driver_.Run(*step.body); !status.ok()) co_return status;
     }
     if (sim::Status fault = co_await sim::FaultPoint("migrate.before_set_clean"); !fault.ok()) {
@@ -85,11 +136,10 @@ sim::Awaitable<sim::Status> Migrate::RunSteps(std::vector<Step> steps) {
       co_return fault;
     }
   }
-  co_return sim::Status::Ok();
+  co_return plan.error.value_or(sim::Status::Ok());
 }
 
-sim::Awaitable<sim::Status> Migrate::RunCommand(Direction direction, int limit,
-                                                std::optional<std::uint64_t> until) {
+sim::Awaitable<sim::Status> Migrate::RunCommand(Command command, int limit, std::int64_t to) {
   if (sim::Status locked = driver_.Lock(); !locked.ok()) co_return locked;
   sim::Status outcome = sim::Status::Ok();
   sim::Result<VersionState> version = co_await driver_.Version();
@@ -98,43 +148,29 @@ sim::Awaitable<sim::Status> Migrate::RunCommand(Direction direction, int limit,
   } else if (version->dirty) {
     outcome = sim::Status::Internal(DirtyText(version->version));
   } else {
-    sim::Result<std::vector<Step>> plan = direction == Direction::kUp
-                                              ? PlanUp(version->version, limit, until)
-                                              : PlanDown(version->version, limit, until);
-    // Not a ?: with co_await in one arm: GCC 12 destroys the other arm's
-    // temporary wrongly there.
-    if (plan.ok()) {
-      outcome = co_await RunSteps(std::move(plan).value());
-    } else {
-      outcome = plan.status();
-    }
+    const std::int64_t from = version->version;
+    Plan plan = command == Command::kUp     ? PlanUp(from, limit)
+                : command == Command::kDown ? PlanDown(from, limit)
+                                            : PlanBetween(from, to);
+    outcome = co_await RunPlan(std::move(plan));
   }
   (void)driver_.Unlock();
   co_return outcome;
 }
 
-sim::Awaitable<sim::Status> Migrate::Up() { co_return co_await RunCommand(Direction::kUp, -1, {}); }
+sim::Awaitable<sim::Status> Migrate::Up() { co_return co_await RunCommand(Command::kUp, -1, 0); }
 
 sim::Awaitable<sim::Status> Migrate::Down() {
-  co_return co_await RunCommand(Direction::kDown, -1, {});
+  co_return co_await RunCommand(Command::kDown, -1, 0);
 }
 
 sim::Awaitable<sim::Status> Migrate::Steps(int n) {
   if (n == 0) co_return sim::Status::NotFound(kNoChange);
-  co_return co_await RunCommand(n > 0 ? Direction::kUp : Direction::kDown, n > 0 ? n : -n, {});
+  co_return co_await RunCommand(n > 0 ? Command::kUp : Command::kDown, n > 0 ? n : -n, 0);
 }
 
 sim::Awaitable<sim::Status> Migrate::Goto(std::uint64_t version) {
-  if (source_.Find(version) == nullptr) {
-    co_return VersionExists(static_cast<std::int64_t>(version));
-  }
-  if (sim::Status locked = driver_.Lock(); !locked.ok()) co_return locked;
-  sim::Result<VersionState> current = co_await driver_.Version();
-  (void)driver_.Unlock();
-  if (!current.ok()) co_return current.status();
-  const Direction direction =
-      current->version < static_cast<std::int64_t>(version) ? Direction::kUp : Direction::kDown;
-  co_return co_await RunCommand(direction, -1, version);
+  co_return co_await RunCommand(Command::kGoto, -1, static_cast<std::int64_t>(version));
 }
 
 sim::Awaitable<sim::Status> Migrate::Force(std::int64_t version) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,18 +51,22 @@ class Migrate {
     const std::string* body = nullptr;
     std::int64_t target = kNilVersion;
   };
-  enum class Direction : unsigned char { kUp, kDown };
+  // The migrations to run, and the error to report after them (a short
+  // limit), or instead of them (no change, a missing version).
+  struct Plan {
+    std::vector<Step> steps;
+    std::optional<sim::Status> error;
+  };
+  enum class Command : unsigned char { kUp, kDown, kGoto };
 
-  // Takes the lock, reads the version, refuses a dirty one, plans from it,
-  // runs the plan, and unlocks.
-  sim::Awaitable<sim::Status> RunCommand(Direction direction, int limit,
-                                         std::optional<std::uint64_t> until);
-  sim::Result<std::vector<Step>> PlanUp(std::int64_t from, int limit,
-                                        std::optional<std::uint64_t> until) const;
-  sim::Result<std::vector<Step>> PlanDown(std::int64_t from, int limit,
-                                          std::optional<std::uint64_t> until) const;
+  // Takes the lock, reads the version once, refuses a dirty one, plans from
+  // it, runs the plan, and unlocks.
+  sim::Awaitable<sim::Status> RunCommand(Command command, int limit, std::int64_t to);
+  Plan PlanUp(std::int64_t from, int limit) const;
+  Plan PlanDown(std::int64_t from, int limit) const;
+  Plan PlanBetween(std::int64_t from, std::int64_t to) const;
   sim::Status VersionExists(std::int64_t version) const;
-  sim::Awaitable<sim::Status> RunSteps(std::vector<Step> steps);
+  sim::Awaitable<sim::Status> RunPlan(Plan plan);
 
   const MigrationSource& source_;
   CassandraDriver& driver_;

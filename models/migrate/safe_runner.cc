@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "models/cql/parser.h"
 #include "models/migrate/cassandra_driver.h"
 #include "models/migrate/schema_check.h"
 
@@ -15,6 +16,7 @@ std::string Trimmed(std::string_view text) {
   const std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return {};
   const std::size_t last = text.find_last_not_of(" \t\r\n;");
+  if (last == std::string_view::npos || last < first) return {};
   return std::string(text.substr(first, last - first + 1));
 }
 
@@ -27,9 +29,40 @@ std::vector<std::string> Statements(const std::string& body) {
   return statements;
 }
 
-bool AlreadyApplied(const ClientResult& result) {
-  return result.error && (result.error->code == cql::ErrorCode::kDuplicateObject ||
-                          result.error->code == cql::ErrorCode::kDuplicateColumn);
+// Whether `result` says that `statement` had already taken effect: it may
+// have, when it is the first statement after a resume (the crash came
+// between running it and recording it).
+bool AlreadyApplied(const std::string& statement, const ClientResult& result) {
+  if (!result.error) return false;
+  const cql::ErrorCode code = result.error->code;
+  const cql::ParseResult parsed = cql::Parse(statement);
+  if (parsed.statements.size() != 1) return false;
+  const cql::Statement& body = parsed.statements[0].statement;
+  if (std::holds_alternative<cql::CreateTable>(body)) {
+    return code == cql::ErrorCode::kDuplicateObject;
+  }
+  if (std::holds_alternative<cql::CreateKeyspace>(body)) {
+    return code == cql::ErrorCode::kKeyspaceAlreadyExists;
+  }
+  if (std::holds_alternative<cql::DropTable>(body)) return code == cql::ErrorCode::kObjectNotFound;
+  if (std::holds_alternative<cql::DropKeyspace>(body)) {
+    return code == cql::ErrorCode::kKeyspaceNotFound;
+  }
+  if (const auto* alter = std::get_if<cql::AlterTable>(&body)) {
+    return code == (alter->action == cql::AlterTable::Action::kAdd
+                        ? cql::ErrorCode::kDuplicateColumn
+                        : cql::ErrorCode::kUndefinedColumn);
+  }
+  return false;
+}
+
+// The checksum of a migration's first `count` statements: what progress
+// records, so that a file may still be fixed after the statement it failed
+// at, but not before it.
+std::string PrefixChecksum(const std::vector<std::string>& statements, std::size_t count) {
+  std::string text;
+  for (std::size_t i = 0; i < count && i < statements.size(); ++i) text += statements[i] + ";\n";
+  return Checksum(text);
 }
 
 // What is recorded of one migration.
@@ -70,12 +103,33 @@ class SafeMigration {
       if (!taken.ok()) co_return sim::Status::Unavailable(taken.ToString());
       const cql::Row& row = taken.result.rows.at(0);
       const std::string holder = row.size() > 2 ? row[2].bytes : "";
-      if (row[0].integer != 0 || holder == owner_) co_return sim::Status::Ok();
+      if (row[0].integer != 0) co_return sim::Status::Ok();
+      // Our own lease (the same token, from before a failed attempt): take
+      // it back with a fresh TTL.
+      if (holder == owner_) co_return co_await Renew(options);
       if (attempt == 0)
         log_(fmt::format("migrate: waiting for the migration lock held by {}", holder));
       co_await sim::SleepFor(options.lock_retry);
     }
     co_return sim::Status::Unavailable("cannot take the migration lock: another runner holds it");
+  }
+
+  // Extends the lease; fails when it is no longer ours (it expired and
+  // another runner took it), so that two runners never both migrate.
+  sim::Awaitable<sim::Status> Renew(const SafeRunner::Options& options) {
+    std::vector<Value> values;
+    values.push_back(
+        Value::Int(std::chrono::duration_cast<std::chrono::seconds>(options.lease).count()));
+    values.push_back(Value::Text(owner_));
+    values.push_back(Value::Text(owner_));
+    ClientResult renewed = co_await session_.Query(
+        "UPDATE faultline_migration_lock USING TTL ? SET owner = ? WHERE id = 1 IF owner = ?",
+        std::move(values));
+    if (!renewed.ok()) co_return sim::Status::Unavailable(renewed.ToString());
+    if (renewed.result.rows.at(0).at(0).integer == 0) {
+      co_return sim::Status::Unavailable("lost the migration lock (its lease expired)");
+    }
+    co_return sim::Status::Ok();
   }
 
   sim::Awaitable<void> Unlock() {
@@ -85,7 +139,8 @@ class SafeMigration {
                             std::move(values));
   }
 
-  sim::Awaitable<sim::Status> ApplyAll() {
+  sim::Awaitable<sim::Status> ApplyAll(const SafeRunner::Options& options) {
+    options_ = &options;
     for (const auto& [version, migration] : source_.migrations()) {
       if (!migration.up) continue;
       if (sim::Status status = co_await Apply(migration); !status.ok()) co_return status;
@@ -128,17 +183,18 @@ class SafeMigration {
 
   sim::Awaitable<sim::Status> Apply(const Migration& migration) {
     const auto version = static_cast<std::int64_t>(migration.version);
-    const std::string checksum = Checksum(*migration.up);
     sim::Result<Progress> progress = co_await ReadProgress(version);
     if (!progress.ok()) co_return progress.status();
-    if (!progress->checksum.empty() && progress->checksum != checksum) {
+    const std::vector<std::string> statements = Statements(*migration.up);
+    const auto done = static_cast<std::size_t>(std::max<std::int64_t>(progress->done, 0));
+    const std::string applied_checksum = PrefixChecksum(statements, done);
+    if (!progress->checksum.empty() && progress->checksum != applied_checksum) {
       co_return sim::Status::InvalidArgument(fmt::format(
           "migration {} ({}) changed after it was applied (checksum {}, recorded {}); restore "
           "the file or write a new migration",
-          migration.version, migration.up_name, checksum, progress->checksum));
+          migration.version, migration.up_name, applied_checksum, progress->checksum));
     }
     if (progress->complete) co_return sim::Status::Ok();
-    const std::vector<std::string> statements = Statements(*migration.up);
     if (progress->done > 0) {
       log_(fmt::format("migrate: resuming {} at statement {} of {}", migration.up_name,
                        progress->done + 1, statements.size()));
@@ -148,10 +204,11 @@ class SafeMigration {
       if (sim::Status fault = co_await sim::FaultPoint("safe.statement.before"); !fault.ok()) {
         co_return fault;
       }
+      if (sim::Status renewed = co_await Renew(*options_); !renewed.ok()) co_return renewed;
       ClientResult result = co_await session_.Query(statements[i]);
       // The first statement after a resume may have taken effect before the crash.
-      const bool resumed_here = static_cast<std::int64_t>(i) == progress->done;
-      if (!result.ok() && !(resumed_here && AlreadyApplied(result))) {
+      const bool resumed_here = i == done;
+      if (!result.ok() && !(resumed_here && AlreadyApplied(statements[i], result))) {
         co_return sim::Status::Internal(fmt::format("migration {} statement {} failed: {} ({})",
                                                     migration.up_name, i + 1, statements[i],
                                                     result.ToString()));
@@ -160,13 +217,14 @@ class SafeMigration {
         co_return fault;
       }
       const bool last = i + 1 == statements.size();
-      if (sim::Status status =
-              co_await Record(version, checksum, static_cast<std::int64_t>(i + 1), last);
+      if (sim::Status status = co_await Record(version, PrefixChecksum(statements, i + 1),
+                                               static_cast<std::int64_t>(i + 1), last);
           !status.ok()) {
         co_return status;
       }
     }
-    if (statements.empty()) co_return co_await Record(version, checksum, 0, true);
+    if (statements.empty())
+      co_return co_await Record(version, PrefixChecksum(statements, 0), 0, true);
     co_return sim::Status::Ok();
   }
 
@@ -174,6 +232,7 @@ class SafeMigration {
   const MigrationSource& source_;
   std::string owner_;
   LogSink log_;
+  const SafeRunner::Options* options_ = nullptr;
 };
 
 }  // namespace
@@ -197,7 +256,7 @@ sim::Awaitable<sim::Status> SafeRunner::Migrate(cql::CqlSession& session,
   if (sim::Status status = co_await migration.Prepare(); !status.ok()) co_return status;
   if (sim::Status status = co_await migration.Lock(options_); !status.ok()) co_return status;
   sim::Status status = co_await sim::FaultPoint("safe.lock.after");
-  if (status.ok()) status = co_await migration.ApplyAll();
+  if (status.ok()) status = co_await migration.ApplyAll(options_);
   if (status.ok()) {
     sim::Result<SchemaModel> live = co_await LiveSchema(session, keyspace);
     if (!live.ok()) {

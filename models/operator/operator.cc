@@ -16,8 +16,9 @@ sim::Awaitable<std::string> Operator::Cql(cql::CqlSession& session, std::string 
   co_return outcome;
 }
 
-sim::Awaitable<std::string> Operator::MigrateForce(cql::CqlSession& session, std::string keyspace,
+sim::Awaitable<std::string> Operator::MigrateForce(cql::CqlSession&, std::string keyspace,
                                                    std::int64_t version) {
+  cql::CqlSession session(runtime_.network());
   migrate::CassandraDriver driver(session, keyspace);
   std::string outcome;
   if (sim::Status opened = co_await driver.Open(); !opened.ok()) {
@@ -32,8 +33,8 @@ sim::Awaitable<std::string> Operator::MigrateForce(cql::CqlSession& session, std
   co_return outcome;
 }
 
-sim::Awaitable<std::string> Operator::MigrateVersion(cql::CqlSession& session,
-                                                     std::string keyspace) {
+sim::Awaitable<std::string> Operator::MigrateVersion(cql::CqlSession&, std::string keyspace) {
+  cql::CqlSession session(runtime_.network());
   migrate::CassandraDriver driver(session, keyspace);
   std::string outcome;
   if (sim::Status opened = co_await driver.Open(); !opened.ok()) {

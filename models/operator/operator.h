@@ -22,6 +22,10 @@ class Operator {
   Operator(sim::Simulation& simulation, fakes::Runtime& runtime)
       : simulation_(simulation), runtime_(runtime) {}
 
+  // The migrate actions open their own connection, as the migrate CLI does:
+  // the session passed in only names where they run from (its keyspace is
+  // left as it was).
+
   // Each returns what a person would read: the formatted result or the error.
   sim::Awaitable<std::string> Cql(cql::CqlSession& session, std::string statement);
   sim::Awaitable<std::string> MigrateForce(cql::CqlSession& session, std::string keyspace,

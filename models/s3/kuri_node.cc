@@ -40,12 +40,16 @@ class KuriNode {
         image_(image),
         node_id_(context.Env("NODE_ID", context.name())),
         keyspace_(context.Env("KEYSPACE", DefaultKeyspace(context.name()))),
-        port_(static_cast<std::uint16_t>(std::stoi(context.Env("PORT", "7001")))),
+        port_(ParsePort(context.Env("PORT", "7001"))),
         session_(context.network(), SessionOptions(context)),
         multipart_(context.network(), session_, context.VolumeAt(kNodeDataDirectory), node_id_,
-                   fakes::Endpoint(context.name(), port_)) {}
+                   fakes::Endpoint(context.name(), port_), context.process().incarnation()) {}
 
   sim::Awaitable<int> Run() {
+    if (port_ == 0) {
+      context_.Log("invalid PORT '" + context_.Env("PORT") + "'");
+      co_return 1;
+    }
     context_.Log(
         fmt::format("starting node {} on port {}, keyspace {}", node_id_, port_, keyspace_));
     if (sim::Status migrated = co_await MigrateWithRetries(); !migrated.ok()) {
@@ -80,9 +84,9 @@ class KuriNode {
     sim::Duration delay = retry.initial;
     sim::Status status = sim::Status::Ok();
     for (int attempt = 1; attempt <= retry.attempts; ++attempt) {
-      status =
-          co_await image_.runner->Migrate(session_, keyspace_, image_.migrations, context_.name(),
-                                          [this](const std::string& line) { context_.Log(line); });
+      status = co_await image_.runner->Migrate(
+          session_, keyspace_, image_.migrations, LockOwner(context_),
+          [this](const std::string& line) { context_.Log(line); });
       if (status.ok()) co_return status;
       if (attempt == retry.attempts) break;
       context_.Log(fmt::format("database migration failed (attempt {}/{}), retrying in {}: {}",

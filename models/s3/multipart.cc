@@ -79,7 +79,8 @@ std::string NodeMultipart::PartPath(const std::string& upload_id, int part) cons
 }
 
 sim::Awaitable<fakes::Response> NodeMultipart::Initiate(ObjectPath object) {
-  const std::string upload_id = fmt::format("{}-{}", node_id_, ++next_upload_);
+  // Unique across restarts: the incarnation is part of it.
+  const std::string upload_id = fmt::format("{}-{}-{}", node_id_, incarnation_, ++next_upload_);
   std::vector<cql::Value> values;
   values.push_back(cql::Value::Text(upload_id));
   values.push_back(cql::Value::Text(object.bucket));
@@ -129,6 +130,15 @@ sim::Awaitable<sim::Result<std::string>> NodeMultipart::Assemble(const std::stri
                                                                  const std::string& body) {
   const std::vector<std::pair<int, std::string>> parts = ParseCompleteBody(body);
   if (parts.empty()) co_return sim::Status::InvalidArgument("the upload lists no parts");
+  std::vector<cql::Value> key;
+  key.push_back(cql::Value::Text(upload_id));
+  cql::ClientResult upload = co_await session_.Query(
+      fmt::format("SELECT status FROM {}.multipartuploads WHERE upload_id = ?", kIndexKeyspace),
+      std::move(key));
+  if (!upload.ok()) co_return sim::Status::Unavailable(upload.ToString());
+  if (upload.result.rows.empty() || upload.result.rows[0].at(0).bytes != "open") {
+    co_return sim::Status::NotFound(fmt::format("upload {} is not open", upload_id));
+  }
   std::string bytes;
   for (const auto& [number, etag] : parts) {
     const std::size_t slash = etag.find('/');
@@ -136,8 +146,10 @@ sim::Awaitable<sim::Result<std::string>> NodeMultipart::Assemble(const std::stri
     if (where == fakes::FormatEndpoint(self_)) {
       const fakes::SimFile* file =
           data_ == nullptr ? nullptr : data_->Find(PartPath(upload_id, number));
-      if (file == nullptr)
-        co_return sim::Status::NotFound(fmt::format("part {} is missing", number));
+      if (file == nullptr || etag.substr(slash + 1) != Fnv(file->contents())) {
+        co_return sim::Status::InvalidArgument(
+            fmt::format("part {} is missing or changed", number));
+      }
       bytes += file->contents();
       continue;
     }
@@ -155,6 +167,9 @@ sim::Awaitable<sim::Result<std::string>> NodeMultipart::Assemble(const std::stri
     if (!part.ok() || part->status != 200) {
       co_return sim::Status::Unavailable(
           fmt::format("part {} on {} is unavailable", number, where));
+    }
+    if (etag.substr(slash + 1) != Fnv(part->body)) {
+      co_return sim::Status::InvalidArgument(fmt::format("part {} changed", number));
     }
     bytes += part->body;
   }

@@ -30,12 +30,13 @@ std::string CompleteBody(const std::vector<std::pair<int, std::string>>& parts);
 class NodeMultipart {
  public:
   NodeMultipart(fakes::Network& network, cql::CqlSession& session, fakes::Volume* data,
-                std::string node_id, fakes::Endpoint self)
+                std::string node_id, fakes::Endpoint self, std::uint32_t incarnation)
       : network_(network),
         session_(session),
         data_(data),
         node_id_(std::move(node_id)),
-        self_(std::move(self)) {}
+        self_(std::move(self)),
+        incarnation_(incarnation) {}
 
   sim::Awaitable<fakes::Response> Initiate(ObjectPath object);
   fakes::Response UploadPart(const std::string& upload_id, int part, const std::string& body);
@@ -54,6 +55,7 @@ class NodeMultipart {
   fakes::Volume* data_;
   std::string node_id_;
   fakes::Endpoint self_;
+  std::uint32_t incarnation_;
   std::uint64_t next_upload_ = 0;
 };
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 namespace faultline::models::s3 {
 
 std::optional<ObjectPath> ParseObjectPath(const std::string& path) {
@@ -38,6 +40,16 @@ std::string XmlEscaped(std::string_view text) {
 
 bool IsBucketPath(const std::string& path) {
   return path.size() > 1 && path[0] == '/' && path.find('/', 1) == std::string::npos;
+}
+
+std::uint16_t ParsePort(std::string_view text) {
+  std::uint16_t port = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), port);
+  return error == std::errc() && end == text.data() + text.size() ? port : 0;
+}
+
+std::string LockOwner(fakes::ContainerContext& context) {
+  return fmt::format("{}/{}", context.name(), context.process().incarnation());
 }
 
 fakes::Response ErrorResponse(int status, std::string_view code, std::string_view message,

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "fakes/network.h"
+#include "fakes/runtime.h"
 #include "sim/sim.h"
 
 namespace faultline::models::s3 {
@@ -27,6 +28,14 @@ bool IsBucketPath(const std::string& path);
 // An S3 error response: status, and the XML body S3 sends.
 fakes::Response ErrorResponse(int status, std::string_view code, std::string_view message,
                               std::string_view resource);
+
+// A port number from text ("7001"), or 0 when it is not one.
+std::uint16_t ParsePort(std::string_view text);
+
+// Who a service is, for migration locks: its name and incarnation, so that
+// a restarted service waits for its own old lease to expire rather than
+// sharing it with a run that may still be in flight.
+std::string LockOwner(fakes::ContainerContext& context);
 
 // The gateway's start-up retry: `attempts` tries, sleeping `initial` after the
 // first failure, doubling up to `cap`. The seed's values: 30, 2 s, 15 s.

@@ -20,10 +20,9 @@ std::vector<Endpoint> ParseBackends(const std::string& text) {
     const std::size_t end = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, end - start);
     const std::size_t colon = item.find(':');
-    if (colon != std::string::npos) {
-      backends.emplace_back(item.substr(0, colon),
-                            static_cast<std::uint16_t>(std::stoi(item.substr(colon + 1))));
-    }
+    const std::uint16_t port =
+        colon == std::string::npos ? 0 : ParsePort(std::string_view(item).substr(colon + 1));
+    if (port != 0) backends.emplace_back(item.substr(0, colon), port);  // Others are skipped.
     start = end + 1;
   }
   return backends;
@@ -43,9 +42,16 @@ class Proxy {
       context_.Log("s3-proxy: cannot start: " + migrated.message());
       co_return 1;
     }
-    co_await ProbeAll();
-    context_.process().Spawn("health",
-                             [this]() -> sim::Awaitable<void> { co_await ProbeForever(); });
+    if (backends_.empty()) {
+      context_.Log("s3-proxy: no valid backend in BACKENDS '" + context_.Env("BACKENDS") + "'");
+      co_return 1;
+    }
+    for (std::size_t i = 0; i < backends_.size(); ++i) co_await Probe(i);
+    // One prober per backend, so that a slow one does not delay the others.
+    for (std::size_t i = 0; i < backends_.size(); ++i) {
+      context_.process().Spawn("health-" + backends_[i].host,
+                               [this, i]() -> sim::Awaitable<void> { co_await ProbeForever(i); });
+    }
     context_.network().Listen(context_.process(), kProxyPort,
                               [this](Request request) -> sim::Awaitable<Response> {
                                 co_return co_await Handle(std::move(request));
@@ -68,7 +74,7 @@ class Proxy {
     sim::Status status = sim::Status::Ok();
     for (int attempt = 1; attempt <= image_.startup_retry.attempts; ++attempt) {
       status = co_await image_.runner->Migrate(
-          session_, kIndexKeyspace, image_.migrations, context_.name(),
+          session_, kIndexKeyspace, image_.migrations, LockOwner(context_),
           [this](const std::string& line) { context_.Log(line); });
       if (status.ok() || attempt == image_.startup_retry.attempts) break;
       co_await sim::SleepFor(delay);
@@ -77,17 +83,18 @@ class Proxy {
     co_return status;
   }
 
-  sim::Awaitable<void> ProbeAll() {
-    for (std::size_t i = 0; i < backends_.size(); ++i) {
-      sim::Result<Response> answer = co_await context_.network().Call(
-          backends_[i], Request("GET", "/healthz"), image_.backend_timeout);
-      healthy_[i] = answer.ok() && answer->status == 200;
-    }
+  sim::Awaitable<void> Probe(std::size_t i) {
+    sim::Result<Response> answer = co_await context_.network().Call(
+        backends_[i], Request("GET", "/healthz"), image_.backend_timeout);
+    healthy_[i] = answer.ok() && answer->status == 200;
   }
-  sim::Awaitable<void> ProbeForever() {
-    for (;;) {  // Bounded by the process's life: a stop or crash ends it.
+  sim::Awaitable<void> ProbeForever(std::size_t i) {
+    // A bound far past any run (a probe a second for 30 virtual years); a
+    // stop or crash of the proxy ends it long before.
+    constexpr std::int64_t kMaxProbes = std::int64_t{1} << 30;
+    for (std::int64_t probe = 0; probe < kMaxProbes; ++probe) {
       co_await sim::SleepFor(image_.probe_interval);
-      co_await ProbeAll();
+      co_await Probe(i);
     }
   }
 

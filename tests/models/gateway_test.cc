@@ -173,10 +173,30 @@ TEST(GatewayTest, CompleteAndAbortGoToTheCoordinatorWithTheSameStatusCodes) {
   EXPECT_EQ(gateway.S3("DELETE", "/b/k", "", "uploadId=" + upload).status, 204);
   const std::string other =
       Between(gateway.S3("POST", "/b/k", "", "uploads").body, "<UploadId>", "</UploadId>");
-  const std::string coordinator = other.substr(0, other.rfind('-'));
+  const std::string row = gateway.Cql(
+      "SELECT node_id FROM filecoingw_s3.multipartuploads WHERE upload_id = '" + other + "'");
+  const std::string coordinator = row.find("kuri-1") != std::string::npos ? "kuri-1" : "kuri-2";
   gateway.cluster.runtime.Stop(coordinator);
   gateway.cluster.simulation.RunFor(seconds(12));
   EXPECT_EQ(gateway.S3("DELETE", "/b/k", "", "uploadId=" + other).status, 503);
+}
+
+TEST(GatewayTest, AnAbortedUploadCannotBeCompletedAndPartsAreChecked) {
+  Gateway gateway;
+  gateway.Up();
+  const std::string upload =
+      Between(gateway.S3("POST", "/b/k", "", "uploads").body, "<UploadId>", "</UploadId>");
+  const fakes::Response part =
+      gateway.S3("PUT", "/b/k", "bytes", "partNumber=1&uploadId=" + upload);
+  std::string etag = part.headers.at("ETag");
+  etag = etag.substr(1, etag.size() - 2);
+  // A forged ETag (the right node, another hash) is refused.
+  const std::string forged = etag.substr(0, etag.find('/') + 1) + "bafk0000000000000000";
+  EXPECT_EQ(gateway.S3("POST", "/b/k", CompleteBody({{1, forged}}), "uploadId=" + upload).status,
+            400);
+  EXPECT_EQ(gateway.S3("DELETE", "/b/k", "", "uploadId=" + upload).status, 204);
+  EXPECT_EQ(gateway.S3("POST", "/b/k", CompleteBody({{1, etag}}), "uploadId=" + upload).status,
+            400);  // Aborted.
 }
 
 }  // namespace

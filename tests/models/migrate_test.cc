@@ -129,10 +129,14 @@ TEST(MigrateTest, StepsGotoDownForceAndVersion) {
   EXPECT_EQ(version(), "no migration");
   EXPECT_EQ(run([](Migrate& m) -> Awaitable<sim::Status> { co_return co_await m.Steps(2); }), "ok");
   EXPECT_EQ(version(), "2 clean");
+  // Short of migrations: the ones there are run, then the error.
   EXPECT_EQ(run([](Migrate& m) -> Awaitable<sim::Status> { co_return co_await m.Steps(5); }),
             "limit 4 short");
-  EXPECT_EQ(version(), "2 clean");  // Planned before running: nothing ran.
-  EXPECT_EQ(run([](Migrate& m) -> Awaitable<sim::Status> { co_return co_await m.Goto(3); }), "ok");
+  EXPECT_EQ(version(), "3 clean");
+  EXPECT_EQ(run([](Migrate& m) -> Awaitable<sim::Status> { co_return co_await m.Steps(1); }),
+            "file does not exist");  // None at all.
+  EXPECT_EQ(run([](Migrate& m) -> Awaitable<sim::Status> { co_return co_await m.Goto(3); }),
+            "no change");
   EXPECT_EQ(run([](Migrate& m) -> Awaitable<sim::Status> { co_return co_await m.Steps(-1); }),
             "ok");
   EXPECT_EQ(version(), "2 clean");
@@ -143,6 +147,10 @@ TEST(MigrateTest, StepsGotoDownForceAndVersion) {
             "no migration found for version 7: read down for version 7 .: file does not exist");
   EXPECT_EQ(run([](Migrate& m) -> Awaitable<sim::Status> { co_return co_await m.Down(); }), "ok");
   EXPECT_EQ(version(), "no migration");
+  EXPECT_EQ(run([](Migrate& m) -> Awaitable<sim::Status> { co_return co_await m.Steps(-1); }),
+            "file does not exist");
+  EXPECT_EQ(run([](Migrate& m) -> Awaitable<sim::Status> { co_return co_await m.Down(); }),
+            "no change");
   EXPECT_EQ(run([](Migrate& m) -> Awaitable<sim::Status> { co_return co_await m.Force(-2); }),
             "version must be >= -1");
   EXPECT_EQ(run([](Migrate& m) -> Awaitable<sim::Status> { co_return co_await m.Force(9); }), "ok");
@@ -152,6 +160,35 @@ TEST(MigrateTest, StepsGotoDownForceAndVersion) {
             "no migration found for version 9: read down for version 9 .: file does not exist");
   EXPECT_EQ(run([](Migrate& m) -> Awaitable<sim::Status> { co_return co_await m.Steps(0); }),
             "no change");
+}
+
+TEST(MigrateTest, EdgeCasesOfTheSourceAndTheOrderOfChecks) {
+  MigrateWorld world;
+  const MigrationSource full = world.source;
+  world.source = MigrationSource();
+  EXPECT_EQ(world.Up(), "first .: file does not exist");  // An empty folder.
+  world.source = full;
+  EXPECT_EQ(world.Cql("INSERT INTO ks.schema_migrations (version, dirty) VALUES (2, true)"), "");
+  // The dirty version is reported before a missing target.
+  EXPECT_EQ(
+      world.Command([](Migrate& m) -> Awaitable<sim::Status> { co_return co_await m.Goto(9); }),
+      "Dirty database version 2. Fix and force version.");
+}
+
+TEST(MigrateTest, AMigrationWithoutADownFileStillGoesThroughDirty) {
+  std::vector<MigrationFile> files;
+  files.emplace_back("1_a.up.cql", "CREATE TABLE a (k int PRIMARY KEY);");
+  files.emplace_back("2_b.up.cql", "CREATE TABLE b (k int PRIMARY KEY);");
+  auto plan = std::make_shared<sim::ExplicitFaultPlan>();
+  plan->CrashAt("migrate.after_set_dirty", 3);  // Up 1, up 2, then the down of 2.
+  MigrateWorld world({.fault_plan = plan});
+  world.source = std::move(MigrationSource::FromFiles(files)).value();
+  ASSERT_EQ(world.Up(), "ok");
+  EXPECT_EQ(
+      world.Command([](Migrate& m) -> Awaitable<sim::Status> { co_return co_await m.Steps(-1); }),
+      std::nullopt);
+  EXPECT_EQ(world.VersionRows(),
+            " version | dirty\n---------+-------\n       1 |  True\n\n(1 rows)\n");
 }
 
 TEST(MigrateTest, AHandClearedFlagSkipsTheRestOfTheMigration) {

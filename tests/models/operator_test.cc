@@ -89,6 +89,17 @@ TEST(OperatorTest, ForceAndRecreateKeyspaceBringTheNodeBack) {
             "kuri-1  | node kuri-1 serving S3 on port 7001");
 }
 
+TEST(OperatorTest, MigrateActionsLeaveThePromptsKeyspaceAlone) {
+  OperatorWorld world;
+  EXPECT_EQ(world.Do([](Operator& op, cql::CqlSession& s) -> Awaitable<std::string> {
+    co_await op.Cql(s, "USE filecoingw_s3");
+    co_await op.MigrateVersion(s, "filecoingw_kuri1");
+    co_await op.MigrateForce(s, "filecoingw_kuri2", 1754293669);
+    co_return s.keyspace();
+  }),
+            "filecoingw_s3");
+}
+
 TEST(OperatorTest, EveryActionIsInTheTrace) {
   OperatorWorld world;
   sim::RingSink events(10'000);

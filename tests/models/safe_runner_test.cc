@@ -137,6 +137,36 @@ TEST(SafeRunnerTest, ACrashAnywhereThenARestartConverges) {
   EXPECT_EQ(cases, 1 + 3 * 4);  // The lock, then before/after/recorded for each of 4 statements.
 }
 
+TEST(SafeRunnerTest, AResumedDropThatHadRunIsNotAnError) {
+  std::vector<MigrationFile> files;
+  files.emplace_back("1_a.up.cql", "CREATE TABLE a (k int PRIMARY KEY, v text);");
+  files.emplace_back("2_drop.up.cql",
+                     "ALTER TABLE a DROP v; CREATE TABLE old (k int PRIMARY KEY); DROP TABLE old;");
+  for (std::uint64_t hit = 2; hit <= 4; ++hit) {  // After each statement of file 2.
+    auto plan = std::make_shared<sim::ExplicitFaultPlan>();
+    plan->CrashAt("safe.statement.after", hit);
+    MigrateWorld world({.fault_plan = plan});
+    world.source = std::move(MigrationSource::FromFiles(files)).value();
+    ASSERT_EQ(RunSafe(world), std::nullopt) << hit;
+    EXPECT_EQ(RunSafe(world), "ok") << hit;
+  }
+}
+
+TEST(SafeRunnerTest, AFileMayBeFixedAfterTheStatementItFailedAt) {
+  MigrateWorld world;
+  std::vector<MigrationFile> files;
+  files.emplace_back("1_a.up.cql", "CREATE TABLE a (k int PRIMARY KEY); SELECT nope FROM a;");
+  world.source = std::move(MigrationSource::FromFiles(files)).value();
+  EXPECT_TRUE(RunSafe(world).value_or("").starts_with("migration 1_a.up.cql statement 2 failed"));
+  files[0].contents = "CREATE TABLE a (k int PRIMARY KEY); ALTER TABLE a ADD v text;";
+  world.source = std::move(MigrationSource::FromFiles(files)).value();
+  EXPECT_EQ(RunSafe(world), "ok");
+  // But not before it: the first statement ran as it was written.
+  files[0].contents = "CREATE TABLE a (k bigint PRIMARY KEY); ALTER TABLE a ADD v text;";
+  world.source = std::move(MigrationSource::FromFiles(files)).value();
+  EXPECT_TRUE(RunSafe(world).value_or("").starts_with("migration 1 (1_a.up.cql) changed after"));
+}
+
 TEST(SchemaCheckTest, TheExpectedSchemaFollowsCreateAlterAndDrop) {
   std::vector<MigrationFile> files;
   files.emplace_back("1_a.up.cql",
