@@ -1,4 +1,5 @@
 #include "models/cql/server.h"
+#include "sim/fnv.h"
 
 #include <fmt/format.h>
 
@@ -17,14 +18,7 @@ fakes::Response Answer(const Outcome& outcome) {
 // A prepared statement's id: a hash of its text (FNV-1a), stable across
 // restarts, so clients can keep ids; a restarted store just asks for a
 // re-prepare (UNPREPARED) the first time it sees one.
-std::string PreparedId(std::string_view text) {
-  std::uint64_t hash = 14695981039346656037ull;
-  for (const char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;
-  }
-  return fmt::format("{:016x}", hash);
-}
+std::string PreparedId(std::string_view text) { return fmt::format("{:016x}", sim::Fnv1a64(text)); }
 
 }  // namespace
 

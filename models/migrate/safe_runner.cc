@@ -1,4 +1,5 @@
 #include "models/migrate/safe_runner.h"
+#include "sim/fnv.h"
 
 #include <fmt/format.h>
 
@@ -237,14 +238,7 @@ class SafeMigration {
 
 }  // namespace
 
-std::string Checksum(std::string_view body) {
-  std::uint64_t hash = 14695981039346656037ull;
-  for (const char c : body) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;
-  }
-  return fmt::format("{:016x}", hash);
-}
+std::string Checksum(std::string_view body) { return fmt::format("{:016x}", sim::Fnv1a64(body)); }
 
 sim::Awaitable<sim::Status> SafeRunner::Migrate(cql::CqlSession& session,
                                                 const std::string& keyspace,

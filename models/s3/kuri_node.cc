@@ -1,4 +1,5 @@
 #include "models/s3/kuri_node.h"
+#include "sim/fnv.h"
 
 #include <fmt/format.h>
 
@@ -13,15 +14,6 @@ namespace {
 
 using fakes::Request;
 using fakes::Response;
-
-std::string ContentId(std::string_view bytes) {
-  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a: a stand-in for a CID.
-  for (const char c : bytes) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;
-  }
-  return fmt::format("bafk{:016x}", hash);
-}
 
 // "2s", "15s", "0.5s": how the gateway's logs write its back-off.
 std::string Seconds(sim::Duration duration) {

@@ -1,4 +1,5 @@
 #include "models/s3/multipart.h"
+#include "sim/fnv.h"
 
 #include <fmt/format.h>
 
@@ -6,15 +7,6 @@
 
 namespace faultline::models::s3 {
 namespace {
-
-std::string Fnv(std::string_view bytes) {
-  std::uint64_t hash = 14695981039346656037ull;
-  for (const char c : bytes) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;
-  }
-  return fmt::format("bafk{:016x}", hash);
-}
 
 // Every <tag>text</tag> in `body`, in order.
 std::vector<std::string> Elements(std::string_view body, std::string_view tag) {
@@ -110,7 +102,7 @@ fakes::Response NodeMultipart::UploadPart(const std::string& upload_id, int part
   }
   data_->SyncAll();
   fakes::Headers headers;
-  headers["ETag"] = fmt::format("\"{}/{}\"", fakes::FormatEndpoint(self_), Fnv(body));
+  headers["ETag"] = fmt::format("\"{}/{}\"", fakes::FormatEndpoint(self_), ContentId(body));
   return fakes::Response(200, "", std::move(headers));
 }
 
@@ -146,7 +138,7 @@ sim::Awaitable<sim::Result<std::string>> NodeMultipart::Assemble(const std::stri
     if (where == fakes::FormatEndpoint(self_)) {
       const fakes::SimFile* file =
           data_ == nullptr ? nullptr : data_->Find(PartPath(upload_id, number));
-      if (file == nullptr || etag.substr(slash + 1) != Fnv(file->contents())) {
+      if (file == nullptr || etag.substr(slash + 1) != ContentId(file->contents())) {
         co_return sim::Status::InvalidArgument(
             fmt::format("part {} is missing or changed", number));
       }
@@ -168,7 +160,7 @@ sim::Awaitable<sim::Result<std::string>> NodeMultipart::Assemble(const std::stri
       co_return sim::Status::Unavailable(
           fmt::format("part {} on {} is unavailable", number, where));
     }
-    if (etag.substr(slash + 1) != Fnv(part->body)) {
+    if (etag.substr(slash + 1) != ContentId(part->body)) {
       co_return sim::Status::InvalidArgument(fmt::format("part {} changed", number));
     }
     bytes += part->body;

@@ -1,4 +1,5 @@
 #include "models/s3/s3.h"
+#include "sim/fnv.h"
 
 #include <fmt/format.h>
 
@@ -40,6 +41,10 @@ std::string XmlEscaped(std::string_view text) {
 
 bool IsBucketPath(const std::string& path) {
   return path.size() > 1 && path[0] == '/' && path.find('/', 1) == std::string::npos;
+}
+
+std::string ContentId(std::string_view bytes) {
+  return fmt::format("bafk{:016x}", sim::Fnv1a64(bytes));
 }
 
 std::uint16_t ParsePort(std::string_view text) {

@@ -29,6 +29,9 @@ bool IsBucketPath(const std::string& path);
 fakes::Response ErrorResponse(int status, std::string_view code, std::string_view message,
                               std::string_view resource);
 
+// A stand-in for an object's CID: its content hash, "bafk<16 hex digits>".
+std::string ContentId(std::string_view bytes);
+
 // A port number from text ("7001"), or 0 when it is not one.
 std::uint16_t ParsePort(std::string_view text);
 
