@@ -15,6 +15,9 @@
 
 #include "app/cql_shell.h"
 #include "app/kernel_demo.h"
+#include "app/scenario_commands.h"
+#include "scenarios/catalogue.h"
+#include "scenarios/runner.h"
 
 namespace faultline::app {
 namespace {
@@ -29,18 +32,21 @@ constexpr std::string_view kUsage =
 usage: faultline <command> [options]
 
 commands:
-  demo        run the demo catalogue and print a table; exit 0 when all pass
+  demo        run the scenario catalogue and print a table; exit 0 when all pass
   cql         a ycqlsh-like shell on the metadata store (`faultline cql --help`)
+  list        the scenario catalogue, one line each
+  explain N   scenario N's story, steps and lesson
+  run N       play scenario N: each step, its outcome, each expectation's verdict
+              options: --seed N, --json, --timeline, --trace FILE, --check-determinism
   help        show this help
   version     print the version
 
 demo options:
   --seed N        the root seed (default 1); the same seed replays the same run
-  --trace FILE    also write the dirty-restart demo's events to FILE as JSON Lines
-  --timeline      print the dirty-restart demo's events as text
+  --trace FILE    also write the dirty-migration story's events to FILE as JSON Lines
+  --timeline      print the dirty-migration story's events as text
 
-Until the scenario catalogue lands, `demo` runs demos of the simulation
-kernel. Exit status: 0 every check held, 1 a check failed, 2 bad input.
+Exit status: 0 every check held, 1 a check failed, 2 bad input.
 )";
 
 struct DemoFlags {
@@ -118,16 +124,26 @@ int RunDemo(const DemoFlags& flags) {
   if (flags.timeline) {
     text_sink.emplace(std::cout);
     dirty_options.sinks.push_back(&*text_sink);
-    std::printf("timeline of kernel-dirty-restart (seed %llu):\n",
+    std::printf("timeline of dirty-migration (seed %llu):\n",
                 static_cast<unsigned long long>(flags.seed));
   }
   std::vector<DemoResult> results;
-  results.push_back(RunDirtyRestartDemo(dirty_options));
-  // The determinism sweep runs hundreds of simulations; its traces would drown
-  // the file, so it gets no extra sinks.
+  // The catalogue; --trace and --timeline follow the dirty-migration story.
+  for (const scenarios::Scenario& scenario : scenarios::Catalogue()) {
+    const bool story = scenario.name == "dirty-migration";
+    const scenarios::ScenarioResult result = scenarios::RunScenario(
+        scenario, {.seed = flags.seed,
+                   .sinks = story ? dirty_options.sinks : std::vector<sim::TraceSink*>{}});
+    results.push_back(DemoResult{scenario.name, result.passed, result.virtual_time, result.wall_ms,
+                                 scenario.title, result.trace_hash});
+  }
+  // The kernel's own demos: a dirty restart told with sim/ alone, and a
+  // determinism sweep over a hundred seeds (no extra sinks: its traces would
+  // drown the file).
+  results.push_back(RunDirtyRestartDemo(DemoOptions{.seed = flags.seed}));
   results.push_back(RunDeterminismDemo(DemoOptions{.seed = flags.seed}));
 
-  std::printf("\nfaultline demo, seed %llu (kernel demos; the scenario catalogue comes next)\n\n",
+  std::printf("\nfaultline demo, seed %llu: the seed stories, their fixes, and kernel demos\n\n",
               static_cast<unsigned long long>(flags.seed));
   PrintTable(results);
   int failed = 0;
@@ -156,6 +172,9 @@ int Main(int argc, char** argv) {
   }
   if (command == "demo") return RunDemo(ParseDemoFlags(args));
   if (command == "cql") return RunCqlShell(args);
+  if (command == "list") return RunList(args);
+  if (command == "explain") return RunExplain(args);
+  if (command == "run") return RunScenarioCommand(args);
   BadInput(fmt::format("unknown command '{}'", command));
 }
 

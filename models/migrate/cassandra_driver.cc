@@ -70,6 +70,15 @@ sim::Awaitable<sim::Status> CassandraDriver::Open() {
   co_return status;
 }
 
+const std::string& CassandraDriver::Site(std::string_view point) {
+  auto found = sites_.find(point);
+  if (found == sites_.end()) {
+    found =
+        sites_.emplace(std::string(point), fmt::format("migrate.{}.{}", keyspace_, point)).first;
+  }
+  return found->second;
+}
+
 sim::Status CassandraDriver::Lock() {
   if (locked_) return sim::Status::Unavailable("can't acquire lock");
   locked_ = true;
@@ -102,22 +111,21 @@ sim::Awaitable<sim::Status> CassandraDriver::SetVersion(std::int64_t version, bo
       fmt::format("DELETE FROM \"{}\" WHERE version = ?", options_.migrations_table);
   cql::ClientResult rows = co_await session_.Query(select);
   if (!rows.ok()) co_return sim::Status::Internal(QueryErrorText(select, Cause(rows)));
-  if (sim::Status fault = co_await sim::FaultPoint("migrate.set_version.after_select");
-      !fault.ok()) {
+  if (sim::Status fault = co_await sim::FaultPoint(Site("set_version.after_select")); !fault.ok()) {
     co_return fault;
   }
   for (const cql::Row& row : rows.result.rows) {
     std::vector<cql::Value> key;
     key.push_back(row.at(0));
     if (sim::Status status = co_await Exec(erase, std::move(key)); !status.ok()) co_return status;
-    if (sim::Status fault = co_await sim::FaultPoint("migrate.set_version.after_delete");
+    if (sim::Status fault = co_await sim::FaultPoint(Site("set_version.after_delete"));
         !fault.ok()) {
       co_return fault;
     }
   }
   // golang-migrate also writes -1 when dirty (issue 330): a failed first down.
   if (version >= 0 || (version == kNilVersion && dirty)) {
-    if (sim::Status fault = co_await sim::FaultPoint("migrate.set_version.before_insert");
+    if (sim::Status fault = co_await sim::FaultPoint(Site("set_version.before_insert"));
         !fault.ok()) {
       co_return fault;
     }
@@ -141,14 +149,14 @@ sim::Awaitable<sim::Status> CassandraDriver::Run(std::string body) {
   for (const std::string& piece : statements) {
     const std::string statement = Trimmed(piece);
     if (statement.empty()) continue;
-    if (sim::Status fault = co_await sim::FaultPoint("migrate.statement.before"); !fault.ok()) {
+    if (sim::Status fault = co_await sim::FaultPoint(Site("statement.before")); !fault.ok()) {
       co_return fault;
     }
     cql::ClientResult result = co_await session_.Query(statement);
     if (!result.ok()) {
       co_return sim::Status::Internal(DatabaseErrorText("migration failed", piece, Cause(result)));
     }
-    if (sim::Status fault = co_await sim::FaultPoint("migrate.statement.after"); !fault.ok()) {
+    if (sim::Status fault = co_await sim::FaultPoint(Site("statement.after")); !fault.ok()) {
       co_return fault;
     }
   }

@@ -6,12 +6,14 @@
 // by one without a transaction. See ../shared/reference/golang-migrate.md.
 //
 // Fault points (each a place where a real crash or network failure can
-// land): migrate.set_version.after_select, .after_delete (after each row's
-// delete), .before_insert, and migrate.statement.before / .after around each
-// statement of a body.
+// land), named for the keyspace so that a plan can aim at one service's
+// migrations: migrate.<keyspace>.set_version.after_select, .after_delete
+// (after each row's delete), .before_insert, and
+// migrate.<keyspace>.statement.before / .after around each statement.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "models/cql/client.h"
@@ -39,6 +41,10 @@ class CassandraDriver {
   CassandraDriver(cql::CqlSession& session, std::string keyspace, Options options = {})
       : session_(session), keyspace_(std::move(keyspace)), options_(std::move(options)) {}
 
+  // "migrate.<keyspace>.<point>": the fault site of one point, stable for
+  // this driver's life (a FaultPoint keeps a view of it).
+  const std::string& Site(std::string_view point);
+
   // WithInstance: binds the session to the keyspace (`no keyspace provided`
   // without one), then creates the version table if missing, under the lock.
   sim::Awaitable<sim::Status> Open();
@@ -63,6 +69,7 @@ class CassandraDriver {
   std::string keyspace_;
   Options options_;
   bool locked_ = false;
+  std::map<std::string, std::string, std::less<>> sites_;
 };
 
 // golang-migrate's database.Error text: "<what> in line 0: <query> (details: <cause>)".

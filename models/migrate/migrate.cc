@@ -114,25 +114,29 @@ Migrate::Plan Migrate::PlanBetween(std::int64_t from, std::int64_t to) const {
 // it has a body), and recorded clean.
 sim::Awaitable<sim::Status> Migrate::RunPlan(Plan plan) {
   for (const Step& step : plan.steps) {
-    if (sim::Status fault = co_await sim::FaultPoint("migrate.before_set_dirty"); !fault.ok()) {
+    if (sim::Status fault = co_await sim::FaultPoint(driver_.Site("before_set_dirty"));
+        !fault.ok()) {
       co_return fault;
     }
     if (sim::Status status = co_await driver_.SetVersion(step.target, true); !status.ok()) {
       co_return status;
     }
-    if (sim::Status fault = co_await sim::FaultPoint("migrate.after_set_dirty"); !fault.ok()) {
+    if (sim::Status fault = co_await sim::FaultPoint(driver_.Site("after_set_dirty"));
+        !fault.ok()) {
       co_return fault;
     }
     if (step.body != nullptr) {
       if (sim::Status status = co_await driver_.Run(*step.body); !status.ok()) co_return status;
     }
-    if (sim::Status fault = co_await sim::FaultPoint("migrate.before_set_clean"); !fault.ok()) {
+    if (sim::Status fault = co_await sim::FaultPoint(driver_.Site("before_set_clean"));
+        !fault.ok()) {
       co_return fault;
     }
     if (sim::Status status = co_await driver_.SetVersion(step.target, false); !status.ok()) {
       co_return status;
     }
-    if (sim::Status fault = co_await sim::FaultPoint("migrate.after_set_clean"); !fault.ok()) {
+    if (sim::Status fault = co_await sim::FaultPoint(driver_.Site("after_set_clean"));
+        !fault.ok()) {
       co_return fault;
     }
   }

@@ -5,8 +5,8 @@
 // target version recorded dirty, and every later command refuses with
 // "Dirty database version N. Fix and force version."
 //
-// Fault points, besides the driver's: migrate.before_set_dirty,
-// migrate.after_set_dirty, migrate.before_set_clean, migrate.after_set_clean.
+// Fault points, besides the driver's: migrate.<keyspace>.before_set_dirty,
+// .after_set_dirty, .before_set_clean, .after_set_clean.
 #pragma once
 
 #include <cstdint>

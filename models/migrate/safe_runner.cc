@@ -77,8 +77,17 @@ struct Progress {
 class SafeMigration {
  public:
   SafeMigration(cql::CqlSession& session, const MigrationSource& source, std::string owner,
-                LogSink log)
-      : session_(session), source_(source), owner_(std::move(owner)), log_(std::move(log)) {}
+                LogSink log, const std::string& keyspace)
+      : session_(session),
+        source_(source),
+        owner_(std::move(owner)),
+        log_(std::move(log)),
+        site_lock_after_("safe." + keyspace + ".lock.after"),
+        site_statement_before_("safe." + keyspace + ".statement.before"),
+        site_statement_after_("safe." + keyspace + ".statement.after"),
+        site_progress_after_("safe." + keyspace + ".progress.after") {}
+
+  const std::string& lock_after_site() const { return site_lock_after_; }
 
   sim::Awaitable<sim::Status> Prepare() {
     for (const char* statement :
@@ -179,7 +188,7 @@ class SafeMigration {
         "version = ?",
         std::move(values));
     if (!result.ok()) co_return sim::Status::Unavailable(result.ToString());
-    co_return co_await sim::FaultPoint("safe.progress.after");
+    co_return co_await sim::FaultPoint(site_progress_after_);
   }
 
   sim::Awaitable<sim::Status> Apply(const Migration& migration) {
@@ -202,7 +211,7 @@ class SafeMigration {
     }
     for (auto i = static_cast<std::size_t>(std::max<std::int64_t>(progress->done, 0));
          i < statements.size(); ++i) {
-      if (sim::Status fault = co_await sim::FaultPoint("safe.statement.before"); !fault.ok()) {
+      if (sim::Status fault = co_await sim::FaultPoint(site_statement_before_); !fault.ok()) {
         co_return fault;
       }
       if (sim::Status renewed = co_await Renew(*options_); !renewed.ok()) co_return renewed;
@@ -214,7 +223,7 @@ class SafeMigration {
                                                     migration.up_name, i + 1, statements[i],
                                                     result.ToString()));
       }
-      if (sim::Status fault = co_await sim::FaultPoint("safe.statement.after"); !fault.ok()) {
+      if (sim::Status fault = co_await sim::FaultPoint(site_statement_after_); !fault.ok()) {
         co_return fault;
       }
       const bool last = i + 1 == statements.size();
@@ -234,6 +243,11 @@ class SafeMigration {
   std::string owner_;
   LogSink log_;
   const SafeRunner::Options* options_ = nullptr;
+  // Fault sites, named for the keyspace (see safe_runner.h).
+  std::string site_lock_after_;
+  std::string site_statement_before_;
+  std::string site_statement_after_;
+  std::string site_progress_after_;
 };
 
 }  // namespace
@@ -246,10 +260,10 @@ sim::Awaitable<sim::Status> SafeRunner::Migrate(cql::CqlSession& session,
                                                 const std::string& owner, LogSink log) {
   ClientResult use = co_await session.Query("USE \"" + keyspace + "\"");
   if (!use.ok()) co_return sim::Status::Unavailable(use.ToString());
-  SafeMigration migration(session, source, owner, log);
+  SafeMigration migration(session, source, owner, log, keyspace);
   if (sim::Status status = co_await migration.Prepare(); !status.ok()) co_return status;
   if (sim::Status status = co_await migration.Lock(options_); !status.ok()) co_return status;
-  sim::Status status = co_await sim::FaultPoint("safe.lock.after");
+  sim::Status status = co_await sim::FaultPoint(migration.lock_after_site());
   if (status.ok()) status = co_await migration.ApplyAll(options_);
   if (status.ok()) {
     sim::Result<SchemaModel> live = co_await LiveSchema(session, keyspace);

@@ -13,9 +13,9 @@
 // - A start-up schema check: the live columns (system_schema.columns) must
 //   be those the migrations define, or it refuses with a readable diff.
 //
-// Fault points: safe.lock.after, safe.statement.before,
-// safe.statement.after (before its progress is recorded),
-// safe.progress.after.
+// Fault points, named for the keyspace: safe.<keyspace>.lock.after,
+// .statement.before, .statement.after (before its progress is recorded),
+// .progress.after.
 #pragma once
 
 #include "models/migrate/runner.h"

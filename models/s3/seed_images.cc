@@ -60,6 +60,22 @@ NodeImage OldSeedNodeImage() {
   return image;
 }
 
+ProxyImage OldSeedProxyImage() {
+  ProxyImage image;
+  image.migrations = OldS3KeyspaceMigrations();
+  return image;
+}
+
+ProxyImage VersionedProxyImage() {
+  ProxyImage image;
+  image.migrations = Source(
+      {{"1754293669_init_s3_object_index.up.cql", kOldObjects},
+       {"1755000000_add_node_id.up.cql",
+        "ALTER TABLE S3Objects ADD node_id text;\nALTER TABLE S3Objects ADD expires_at timestamp;\n"},
+       {"1756300000_multipart_uploads.up.cql", kMultipart}});
+  return image;
+}
+
 ProxyImage SeedProxyImage() {
   ProxyImage image;
   image.migrations = S3KeyspaceMigrations();
@@ -109,6 +125,11 @@ void RegisterSeedImages(fakes::Runtime& runtime) {
   db_init_style.runner = std::make_shared<migrate::DbInitStyleRunner>();
   runtime.RegisterImage(kNodeImage, "db-init", NodeEntryPoint(std::move(db_init_style)));
   runtime.RegisterImage(kProxyImage, "v2", ProxyEntryPoint(SeedProxyImage()));
+  runtime.RegisterImage(kProxyImage, "v1", ProxyEntryPoint(OldSeedProxyImage()));
+  runtime.RegisterImage(kProxyImage, "v2-versioned", ProxyEntryPoint(VersionedProxyImage()));
+  ProxyImage safe_proxy = SeedProxyImage();
+  safe_proxy.runner = std::make_shared<migrate::SafeRunner>();
+  runtime.RegisterImage(kProxyImage, "safe", ProxyEntryPoint(std::move(safe_proxy)));
   runtime.RegisterImage(kDbInitImage, "v1", DbInitEntryPoint(SeedDbInitPlan(false)));
   runtime.RegisterImage(kDbInitImage, "buggy", DbInitEntryPoint(SeedDbInitPlan(true)));
 }

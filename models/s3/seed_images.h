@@ -24,6 +24,11 @@ migrate::MigrationSource NodeKeyspaceMigrations();
 NodeImage SeedNodeImage();     // "v2": writes node_id.
 NodeImage OldSeedNodeImage();  // "v1": does not know node_id.
 ProxyImage SeedProxyImage();
+// The old era's proxy: its folder creates S3Objects without node_id.
+ProxyImage OldSeedProxyImage();
+// The fix for the stale schema: the new columns come as a versioned
+// migration (ALTER TABLE ... ADD) instead of an edited CREATE ... IF NOT EXISTS.
+ProxyImage VersionedProxyImage();
 
 }  // namespace faultline::models::s3
 
@@ -46,8 +51,9 @@ namespace faultline::models::s3 {
 
 // Registers every image of the seed cluster on `runtime`: the store
 // ("yugabyte" 2.20), the node ("kuri" v1 old, v2 new, "safe" and "db-init"
-// with those runners), the proxy ("s3-proxy" v2) and db-init ("v1", and
-// "buggy" which also runs the old S3Objects file).
+// with those runners), the proxy ("s3-proxy" v1 old, v2 new, "v2-versioned",
+// "safe") and db-init ("v1", and "buggy" which also runs the old S3Objects
+// file).
 void RegisterSeedImages(fakes::Runtime& runtime);
 
 // The seed's compose file: yugabyte, db-init (after the store starts), kuri-1

@@ -180,7 +180,7 @@ TEST(MigrateTest, AMigrationWithoutADownFileStillGoesThroughDirty) {
   files.emplace_back("1_a.up.cql", "CREATE TABLE a (k int PRIMARY KEY);");
   files.emplace_back("2_b.up.cql", "CREATE TABLE b (k int PRIMARY KEY);");
   auto plan = std::make_shared<sim::ExplicitFaultPlan>();
-  plan->CrashAt("migrate.after_set_dirty", 3);  // Up 1, up 2, then the down of 2.
+  plan->CrashAt("migrate.ks.after_set_dirty", 3);  // Up 1, up 2, then the down of 2.
   MigrateWorld world({.fault_plan = plan});
   world.source = std::move(MigrationSource::FromFiles(files)).value();
   ASSERT_EQ(world.Up(), "ok");
@@ -194,7 +194,7 @@ TEST(MigrateTest, AMigrationWithoutADownFileStillGoesThroughDirty) {
 TEST(MigrateTest, AHandClearedFlagSkipsTheRestOfTheMigration) {
   // Crash after the first statement of file 2: b exists, c does not.
   auto plan = std::make_shared<sim::ExplicitFaultPlan>();
-  plan->CrashAt("migrate.statement.after", 2);
+  plan->CrashAt("migrate.ks.statement.after", 2);
   MigrateWorld world({.fault_plan = plan});
   EXPECT_EQ(world.Up(), std::nullopt);  // Crashed.
   EXPECT_EQ(world.VersionRows(),
@@ -208,7 +208,7 @@ TEST(MigrateTest, AHandClearedFlagSkipsTheRestOfTheMigration) {
 
 TEST(MigrateTest, ForcingThePreviousVersionRerunsTheFileAndHitsDuplicateObject) {
   auto plan = std::make_shared<sim::ExplicitFaultPlan>();
-  plan->CrashAt("migrate.statement.after", 2);
+  plan->CrashAt("migrate.ks.statement.after", 2);
   MigrateWorld world({.fault_plan = plan});
   EXPECT_EQ(world.Up(), std::nullopt);
   EXPECT_EQ(
@@ -253,13 +253,15 @@ TEST(MigrateTest, ACrashAtEveryFaultPointThenARestart) {
     }
   }
   // The ones the seed stories turn on.
-  EXPECT_EQ(seen["migrate.before_set_dirty#1"], "ok");
-  EXPECT_EQ(seen["migrate.after_set_clean#3"], "no change");  // It had finished.
-  EXPECT_EQ(seen["migrate.after_set_dirty#1"], "Dirty database version 1. Fix and force version.");
-  EXPECT_EQ(seen["migrate.statement.after#2"], "Dirty database version 2. Fix and force version.");
+  EXPECT_EQ(seen["migrate.ks.before_set_dirty#1"], "ok");
+  EXPECT_EQ(seen["migrate.ks.after_set_clean#3"], "no change");  // It had finished.
+  EXPECT_EQ(seen["migrate.ks.after_set_dirty#1"],
+            "Dirty database version 1. Fix and force version.");
+  EXPECT_EQ(seen["migrate.ks.statement.after#2"],
+            "Dirty database version 2. Fix and force version.");
   // The non-atomic SetVersion: its rows deleted, the new one not yet written,
   // so the next Up believes the keyspace is empty.
-  EXPECT_EQ(seen["migrate.set_version.after_delete#1"],
+  EXPECT_EQ(seen["migrate.ks.set_version.after_delete#1"],
             "migration failed in line 0: CREATE TABLE a (k int PRIMARY KEY); (details: Duplicate "
             "Object. Object 'ks.a' already exists)");
 }

@@ -94,7 +94,7 @@ TEST(SafeRunnerTest, TwoRunnersTakeTurnsUnderTheLock) {
 
 TEST(SafeRunnerTest, ACrashedHoldersLeaseExpires) {
   auto plan = std::make_shared<sim::ExplicitFaultPlan>();
-  plan->CrashAt("safe.lock.after", 1);
+  plan->CrashAt("safe.ks.lock.after", 1);
   MigrateWorld world({.fault_plan = plan});
   EXPECT_EQ(RunSafe(world, "kuri-1"), std::nullopt);  // Crashed holding the lock.
   std::vector<std::string> log;
@@ -144,7 +144,7 @@ TEST(SafeRunnerTest, AResumedDropThatHadRunIsNotAnError) {
                      "ALTER TABLE a DROP v; CREATE TABLE old (k int PRIMARY KEY); DROP TABLE old;");
   for (std::uint64_t hit = 2; hit <= 4; ++hit) {  // After each statement of file 2.
     auto plan = std::make_shared<sim::ExplicitFaultPlan>();
-    plan->CrashAt("safe.statement.after", hit);
+    plan->CrashAt("safe.ks.statement.after", hit);
     MigrateWorld world({.fault_plan = plan});
     world.source = std::move(MigrationSource::FromFiles(files)).value();
     ASSERT_EQ(RunSafe(world), std::nullopt) << hit;

@@ -1,0 +1,202 @@
+#include "app/scenario_commands.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "scenarios/catalogue.h"
+#include "scenarios/runner.h"
+
+namespace faultline::app {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailureFound = 1;
+constexpr int kExitBadInput = 2;
+
+int BadInput(const std::string& message) {
+  std::cerr << "faultline: " << message << "\n(run `faultline help` for usage)\n";
+  return kExitBadInput;
+}
+
+const scenarios::Scenario* Named(const std::string& name) {
+  const scenarios::Scenario* scenario = scenarios::FindScenario(name);
+  if (scenario == nullptr) {
+    std::cerr << "faultline: no scenario named '" << name << "'; `faultline list` shows them\n";
+  }
+  return scenario;
+}
+
+std::string Escaped(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", c);
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+std::string Json(const scenarios::ScenarioResult& result) {
+  std::string steps;
+  for (const scenarios::StepResult& step : result.steps) {
+    std::string checks;
+    for (const scenarios::CheckResult& check : step.checks) {
+      checks += fmt::format("{}{{\"expect\":\"{}\",\"held\":{},\"actual\":\"{}\"}}",
+                            checks.empty() ? "" : ",", Escaped(check.what),
+                            check.held ? "true" : "false", Escaped(check.actual));
+    }
+    steps += fmt::format(
+        "{}{{\"action\":\"{}\",\"outcome\":\"{}\",\"virtual_time_ns\":{},"
+        "\"checks\":[{}]}}",
+        steps.empty() ? "" : ",", Escaped(step.action),
+        Escaped(scenarios::OneLine(step.outcome, 2000)), step.at.time_since_epoch().count(),
+        checks);
+  }
+  return fmt::format(
+      "{{\"scenario\":\"{}\",\"seed\":{},\"verdict\":\"{}\",\"trace_hash\":\"{:016x}\","
+      "\"virtual_time_ns\":{},\"wall_time_ms\":{:.1f},\"steps\":[{}]}}\n",
+      Escaped(result.name), result.seed, result.passed ? "pass" : "fail", result.trace_hash,
+      result.virtual_time.time_since_epoch().count(), result.wall_ms, steps);
+}
+
+void PrintSteps(const scenarios::ScenarioResult& result) {
+  int number = 0;
+  for (const scenarios::StepResult& step : result.steps) {
+    std::cout << fmt::format("{:>2}. [{}] {}\n", ++number, sim::FormatTime(step.at), step.action);
+    if (!step.narration.empty()) std::cout << "    " << step.narration << "\n";
+    std::cout << "    -> " << scenarios::OneLine(step.outcome, 160) << "\n";
+    for (const scenarios::CheckResult& check : step.checks) {
+      std::cout << fmt::format("    {} {}{}\n", check.held ? "ok  " : "FAIL", check.what,
+                               check.held ? "" : " (got: " + check.actual + ")");
+    }
+  }
+}
+
+std::optional<std::uint64_t> ParseSeed(const std::string& text) {
+  if (text.empty() || text[0] == '-' || text[0] == '+') return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  if (*end != '\0' || errno == ERANGE) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+int RunList(const std::vector<std::string>& args) {
+  if (!args.empty()) return BadInput("list takes no arguments");
+  for (const scenarios::Scenario& scenario : scenarios::Catalogue()) {
+    std::cout << fmt::format("{:<22} {}\n", scenario.name, scenario.title);
+  }
+  return kExitOk;
+}
+
+int RunExplain(const std::vector<std::string>& args) {
+  if (args.size() != 1) return BadInput("usage: faultline explain NAME");
+  const scenarios::Scenario* scenario = Named(args[0]);
+  if (scenario == nullptr) return kExitBadInput;
+  std::cout << scenario->name << ": " << scenario->title << "\n\nWhat happened\n  "
+            << scenario->story << "\n\nThe steps\n";
+  int number = 0;
+  for (const scenarios::Step& step : scenario->steps) {
+    if (step.narration.empty()) continue;
+    std::cout << fmt::format("  {:>2}. {}\n", ++number, step.narration);
+  }
+  std::cout << "\nThe lesson\n  " << scenario->lesson << "\n";
+  return kExitOk;
+}
+
+int RunScenarioCommand(const std::vector<std::string>& args) {
+  std::optional<std::string> name;
+  std::uint64_t seed = 1;
+  bool json = false;
+  bool timeline = false;
+  bool check_determinism = false;
+  std::optional<std::string> trace_path;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--seed") {
+      if (i + 1 >= args.size()) return BadInput("--seed needs a value");
+      const std::optional<std::uint64_t> parsed = ParseSeed(args[++i]);
+      if (!parsed) return BadInput("--seed wants a non-negative integer, got '" + args[i] + "'");
+      seed = *parsed;
+    } else if (arg == "--json") {
+      json = true;
+    } else if (arg == "--timeline") {
+      timeline = true;
+    } else if (arg == "--check-determinism") {
+      check_determinism = true;
+    } else if (arg == "--trace") {
+      if (i + 1 >= args.size()) return BadInput("--trace needs a file");
+      trace_path = args[++i];
+    } else if (!arg.empty() && arg[0] == '-') {
+      return BadInput("run: unknown option '" + arg + "'");
+    } else if (name) {
+      return BadInput("run takes one scenario name");
+    } else {
+      name = arg;
+    }
+  }
+  if (!name) return BadInput("usage: faultline run NAME [--seed N] [--json] [--timeline] ...");
+  const scenarios::Scenario* scenario = Named(*name);
+  if (scenario == nullptr) return kExitBadInput;
+
+  scenarios::RunOptions options{.seed = seed};
+  std::ofstream trace_file;
+  std::optional<sim::JsonLinesSink> json_sink;
+  std::optional<sim::TextSink> text_sink;
+  if (trace_path) {
+    trace_file.open(*trace_path);
+    if (!trace_file) return BadInput("cannot write trace file '" + *trace_path + "'");
+    json_sink.emplace(trace_file);
+    options.sinks.push_back(&*json_sink);
+  }
+  if (timeline) {
+    text_sink.emplace(std::cout);
+    options.sinks.push_back(&*text_sink);
+  }
+  const scenarios::ScenarioResult result = scenarios::RunScenario(*scenario, options);
+  bool deterministic = true;
+  if (check_determinism) {
+    const scenarios::ScenarioResult again = scenarios::RunScenario(*scenario, {.seed = seed});
+    deterministic = again.trace_hash == result.trace_hash;
+  }
+  if (json) {
+    std::cout << Json(result);
+  } else {
+    std::cout << fmt::format("{} (seed {}): {}\n\n", scenario->name, seed, scenario->title);
+    PrintSteps(result);
+    std::cout << fmt::format("\n{}: {} steps, virtual time {}, trace hash {:016x}\n",
+                             result.passed ? "pass" : "FAIL", result.steps.size(),
+                             sim::FormatTime(result.virtual_time), result.trace_hash);
+    if (check_determinism) {
+      std::cout << (deterministic ? "determinism: the same seed gave the same trace hash twice\n"
+                                  : "determinism: FAILED, a second run gave another trace hash\n");
+    }
+  }
+  return result.passed && deterministic ? kExitOk : kExitFailureFound;
+}
+
+}  // namespace faultline::app

@@ -1,0 +1,14 @@
+// `faultline list`, `explain NAME` and `run NAME`: the scenario catalogue
+// from the command line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace faultline::app {
+
+int RunList(const std::vector<std::string>& args);
+int RunExplain(const std::vector<std::string>& args);
+int RunScenarioCommand(const std::vector<std::string>& args);
+
+}  // namespace faultline::app

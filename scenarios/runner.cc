@@ -1,0 +1,281 @@
+#include "scenarios/runner.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+
+#include "fakes/network.h"
+#include "fakes/runtime.h"
+#include "fakes/sqlite_vfs.h"
+#include "models/cql/client.h"
+#include "models/operator/operator.h"
+#include "models/s3/seed_images.h"
+
+namespace faultline::scenarios {
+namespace {
+
+using sim::Awaitable;
+
+// The seed cluster for one run.
+struct World {
+  explicit World(sim::SimulationOptions options)
+      : simulation(std::move(options)),
+        network(simulation),
+        vfs(simulation),
+        runtime(simulation, network, vfs),
+        op(simulation, runtime) {
+    models::s3::RegisterSeedImages(runtime);
+  }
+
+  // Runs `body` in a new process until it finishes (or a virtual minute);
+  // returns its output, or a note that it never finished.
+  std::string RunProcess(const std::string& host,
+                         std::function<Awaitable<std::string>(models::cql::CqlSession&)> body) {
+    auto output = std::make_shared<std::optional<std::string>>();
+    sim::Process& process = simulation.AddProcess(fmt::format("{}-{}", host, ++processes));
+    process.Start([this, body = std::move(body), output]() -> Awaitable<int> {
+      models::cql::CqlSession session(network);
+      *output = co_await body(session);
+      co_return 0;
+    });
+    simulation.Run(sim::RunBudget{sim::Simulation::kDefaultMaxSteps,
+                                  simulation.Now() + std::chrono::minutes(1),
+                                  [output] { return output->has_value(); }});
+    return output->value_or("(no answer within a virtual minute)");
+  }
+
+  sim::Simulation simulation;
+  fakes::Network network;
+  fakes::SqliteVfs vfs;
+  fakes::Runtime runtime;
+  models::ops::Operator op;
+  fakes::ComposeSpec spec;
+  int processes = 0;
+};
+
+fakes::Endpoint HealthEndpoint(const std::string& service) {
+  if (service == "s3-proxy") return fakes::Endpoint(service, models::s3::kProxyPort);
+  if (service == "kuri-2") return fakes::Endpoint(service, 7002);
+  return fakes::Endpoint(service, 7001);
+}
+
+std::string S3Request(World& world, const Step& step, int& status) {
+  auto code = std::make_shared<int>(0);
+  std::string out = world.RunProcess(
+      "client", [&world, step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
+        fakes::Request request(step.method, step.path, step.body, {}, step.query);
+        sim::Result<fakes::Response> response =
+            co_await world.network.Call(fakes::Endpoint("s3-proxy", models::s3::kProxyPort),
+                                        std::move(request), std::chrono::seconds(30));
+        if (!response.ok()) co_return response.status().ToString();
+        *code = response->status;
+        co_return fmt::format("{} {}", response->status, response->body);
+      });
+  status = *code;
+  return out;
+}
+
+// Does the step; returns its outcome in words (and the S3 status, if any).
+std::string Perform(World& world, const Step& step, int& status) {
+  using Kind = Step::Kind;
+  models::ops::Operator& op = world.op;
+  switch (step.kind) {
+    case Kind::kUp: {
+      const sim::Status up = op.ComposeUp(world.spec);
+      world.simulation.RunFor(std::chrono::seconds(5));
+      return up.ok() ? "compose up" : "compose up failed: " + up.message();
+    }
+    case Kind::kDown:
+      op.ComposeDown(step.number == 1);
+      world.simulation.RunFor(std::chrono::seconds(15));
+      return step.number == 1 ? "compose down -v" : "compose down (volumes kept)";
+    case Kind::kClean:
+      op.Clean();
+      return "host data directories emptied; the named volume kept";
+    case Kind::kSetImage:
+      for (fakes::ServiceSpec& service : world.spec.services) {
+        if (service.name == step.service) service.version = step.version;
+      }
+      // The compose file changes; the next `up` recreates the container.
+      return fmt::format("the compose file now has {} at image version {}", step.service,
+                         step.version);
+    case Kind::kRestart:
+      op.Restart(step.service);
+      world.simulation.RunFor(std::chrono::seconds(2));
+      return "restarted " + step.service;
+    case Kind::kWait:
+      world.simulation.RunFor(step.duration);
+      return "waited " + sim::FormatDuration(step.duration);
+    case Kind::kS3:
+      return S3Request(world, step, status);
+    case Kind::kCql:
+      return world.RunProcess("ycqlsh",
+                              [&op, step](models::cql::CqlSession& s) -> Awaitable<std::string> {
+                                co_return co_await op.Cql(s, step.statement);
+                              });
+    case Kind::kMigrateVersion:
+      return world.RunProcess("migrate",
+                              [&op, step](models::cql::CqlSession& s) -> Awaitable<std::string> {
+                                co_return co_await op.MigrateVersion(s, step.keyspace);
+                              });
+    case Kind::kMigrateForce:
+      return world.RunProcess("migrate",
+                              [&op, step](models::cql::CqlSession& s) -> Awaitable<std::string> {
+                                co_return co_await op.MigrateForce(s, step.keyspace, step.number);
+                              });
+    case Kind::kRecreateKeyspace:
+      return world.RunProcess("ycqlsh",
+                              [&op, step](models::cql::CqlSession& s) -> Awaitable<std::string> {
+                                co_return co_await op.RecreateKeyspace(s, step.keyspace);
+                              });
+  }
+  return "";
+}
+
+std::string Action(const Step& step) {
+  using Kind = Step::Kind;
+  switch (step.kind) {
+    case Kind::kUp:
+      return "docker compose up";
+    case Kind::kDown:
+      return step.number == 1 ? "docker compose down -v" : "docker compose down";
+    case Kind::kClean:
+      return "clean the host data directories";
+    case Kind::kSetImage:
+      return fmt::format("edit the compose file: {} image {}", step.service, step.version);
+    case Kind::kRestart:
+      return "docker compose restart " + step.service;
+    case Kind::kWait:
+      return "wait " + sim::FormatDuration(step.duration);
+    case Kind::kS3:
+      return fmt::format("{} {}{}{}", step.method, step.path, step.query.empty() ? "" : "?",
+                         step.query);
+    case Kind::kCql:
+      return "ycqlsh -e \"" + step.statement + "\"";
+    case Kind::kMigrateVersion:
+      return "migrate version (" + step.keyspace + ")";
+    case Kind::kMigrateForce:
+      return fmt::format("migrate force {} ({})", step.number, step.keyspace);
+    case Kind::kRecreateKeyspace:
+      return "drop and re-create keyspace " + step.keyspace;
+  }
+  return "";
+}
+
+CheckResult Check(World& world, const Expectation& expectation, const std::string& output,
+                  int status) {
+  using Kind = Expectation::Kind;
+  CheckResult check;
+  switch (expectation.kind) {
+    case Kind::kStatus:
+      check.what = fmt::format("status {}", expectation.number);
+      check.held = status == expectation.number;
+      check.actual = std::to_string(status);
+      break;
+    case Kind::kOutputContains:
+      check.what = fmt::format("output contains \"{}\"", expectation.text);
+      check.held = output.find(expectation.text) != std::string::npos;
+      check.actual = OneLine(output);
+      break;
+    case Kind::kOutputLacks:
+      check.what = fmt::format("output lacks \"{}\"", expectation.text);
+      check.held = output.find(expectation.text) == std::string::npos;
+      check.actual = OneLine(output);
+      break;
+    case Kind::kLogContains: {
+      check.what = fmt::format("{}'s log contains \"{}\"", expectation.service, expectation.text);
+      const std::vector<std::string> logs = world.runtime.HasContainer(expectation.service)
+                                                ? world.runtime.Logs(expectation.service)
+                                                : std::vector<std::string>{};
+      for (const std::string& line : logs) {
+        if (line.find(expectation.text) != std::string::npos) check.held = true;
+      }
+      check.actual = logs.empty() ? "(no log)" : OneLine(logs.back());
+      break;
+    }
+    case Kind::kRestarted: {
+      check.what =
+          fmt::format("{} restarted at least {} times", expectation.service, expectation.number);
+      const int restarts = world.runtime.HasContainer(expectation.service)
+                               ? world.runtime.restart_count(expectation.service)
+                               : 0;
+      check.held = restarts >= expectation.number;
+      check.actual = std::to_string(restarts);
+      break;
+    }
+    case Kind::kServing: {
+      check.what = fmt::format("{} is {}serving", expectation.service,
+                               expectation.number == 1 ? "" : "not ");
+      const fakes::Endpoint endpoint = HealthEndpoint(expectation.service);
+      const std::string health = world.RunProcess(
+          "probe", [&world, endpoint](models::cql::CqlSession&) -> Awaitable<std::string> {
+            sim::Result<fakes::Response> response = co_await world.network.Call(
+                endpoint, fakes::Request("GET", "/healthz"), std::chrono::seconds(2));
+            co_return response.ok() && response->status == 200 ? "serving" : "not serving";
+          });
+      check.held = (health == "serving") == (expectation.number == 1);
+      check.actual = health;
+      break;
+    }
+  }
+  return check;
+}
+
+}  // namespace
+
+std::string OneLine(const std::string& text, std::size_t max) {
+  std::string line;
+  for (const char c : text) {
+    if (line.size() >= max) {
+      line += "...";
+      break;
+    }
+    line += c == '\n' ? ' ' : c;
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line;
+}
+
+ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  sim::SimulationOptions simulation_options{.seed = options.seed};
+  simulation_options.sinks = options.sinks;  // From the first event on.
+  if (!scenario.crash_site.empty()) {
+    auto plan = std::make_shared<sim::ExplicitFaultPlan>();
+    plan->CrashAt(scenario.crash_site, scenario.crash_hit);
+    simulation_options.fault_plan = plan;
+  }
+  World world(std::move(simulation_options));
+  world.spec = models::s3::SeedComposeSpec(scenario.node_version, scenario.db_init_version);
+  for (fakes::ServiceSpec& service : world.spec.services) {
+    if (service.name == "s3-proxy") service.version = scenario.proxy_version;
+  }
+
+  ScenarioResult result;
+  result.name = scenario.name;
+  result.seed = options.seed;
+  result.passed = true;
+  for (const Step& step : scenario.steps) {
+    int status = 0;
+    StepResult step_result;
+    step_result.action = Action(step);
+    step_result.narration = step.narration;
+    step_result.outcome = Perform(world, step, status);
+    step_result.at = world.simulation.Now();
+    for (const Expectation& expectation : step.expect) {
+      step_result.checks.push_back(Check(world, expectation, step_result.outcome, status));
+      result.passed = result.passed && step_result.checks.back().held;
+    }
+    result.steps.push_back(std::move(step_result));
+  }
+  result.trace_hash = world.simulation.trace().hash();
+  result.virtual_time = world.simulation.Now();
+  result.wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall_start)
+          .count();
+  return result;
+}
+
+}  // namespace faultline::scenarios

@@ -1,0 +1,48 @@
+// Plays a scenario on a fresh simulation of the seed cluster, from a seed:
+// each step's action, its outcome in words, and each expectation's verdict.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scenarios/scenario.h"
+#include "sim/sim.h"
+
+namespace faultline::scenarios {
+
+struct CheckResult {
+  std::string what;  // "status 500", "kuri-1's log contains ..."
+  bool held = false;
+  std::string actual;  // What was there instead, when it did not hold.
+};
+
+struct StepResult {
+  std::string action;  // "PUT /photos/cat.jpg", "ycqlsh: DESCRIBE ..."
+  std::string narration;
+  std::string outcome;  // The answer, or what the step did.
+  sim::TimePoint at{};  // Virtual time when the step ended.
+  std::vector<CheckResult> checks;
+};
+
+struct ScenarioResult {
+  std::string name;
+  std::uint64_t seed = 0;
+  bool passed = false;
+  std::vector<StepResult> steps;
+  std::uint64_t trace_hash = 0;
+  sim::TimePoint virtual_time{};
+  double wall_ms = 0;
+};
+
+struct RunOptions {
+  std::uint64_t seed = 1;
+  std::vector<sim::TraceSink*> sinks;  // Also receive every trace event.
+};
+
+ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options);
+
+// One line: the outcome shortened for tables and logs.
+std::string OneLine(const std::string& text, std::size_t max = 100);
+
+}  // namespace faultline::scenarios

@@ -1,0 +1,75 @@
+// A scenario: a failure story as data. A topology (the seed cluster's
+// services at given image versions), an optional crash to inject, and
+// ordered steps, each an action with what is expected of its outcome. The
+// runner (runner.h) plays it on a simulation from a seed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/clock.h"
+
+namespace faultline::scenarios {
+
+struct Expectation {
+  enum class Kind : unsigned char {
+    kStatus,          // The S3 response's status is `number`.
+    kOutputContains,  // The step's output (body, CQL result, operator answer) contains `text`.
+    kOutputLacks,     // ... does not contain `text`.
+    kLogContains,     // `service`'s log contains `text`.
+    kRestarted,       // `service` has been restarted by its policy at least `number` times.
+    kServing,         // `service` answers its health check (`number` 1) or not (0).
+  };
+  Kind kind = Kind::kOutputContains;
+  std::string service;
+  std::string text;
+  std::int64_t number = 0;
+};
+
+struct Step {
+  enum class Kind : unsigned char {
+    kUp,                // compose up (the topology, with any image changes so far)
+    kDown,              // compose down; `number` 1: down -v
+    kClean,             // wipe the host data directories (the seed's --clean)
+    kSetImage,          // `service` will run `version` from its next start
+    kRestart,           // restart `service`
+    kWait,              // let `duration` of virtual time pass
+    kS3,                // an S3 request through the proxy: `method` `path` [`body`] [`query`]
+    kCql,               // a statement at the ycqlsh prompt
+    kMigrateVersion,    // migrate version on `keyspace`
+    kMigrateForce,      // migrate force `number` on `keyspace`
+    kRecreateKeyspace,  // drop every table and `keyspace`, then create it again
+  };
+  Kind kind = Kind::kWait;
+  std::string narration;  // What this step means in the story.
+  std::string service;
+  std::string version;
+  std::string method;
+  std::string path;
+  std::string body;
+  std::string query;
+  std::string statement;
+  std::string keyspace;
+  std::int64_t number = 0;
+  sim::Duration duration{};
+  std::vector<Expectation> expect;
+};
+
+struct Scenario {
+  std::string name;    // "stale-schema"
+  std::string title;   // One line.
+  std::string story;   // What happened in the seed, a paragraph.
+  std::string lesson;  // What to take away, a paragraph.
+  // The images the compose file starts with (see models/s3/seed_images.h).
+  std::string node_version = "v2";
+  std::string proxy_version = "v2";
+  std::string db_init_version = "v1";
+  // A crash to inject: the `crash_hit`-th pass through fault site `crash_site`.
+  std::string crash_site;
+  std::uint64_t crash_hit = 0;
+  std::vector<Step> steps;
+};
+
+}  // namespace faultline::scenarios
