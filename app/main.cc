@@ -35,8 +35,9 @@ commands:
   demo        run the scenario catalogue and print a table; exit 0 when all pass
   cql         a ycqlsh-like shell on the metadata store (`faultline cql --help`)
   list        the scenario catalogue, one line each
-  explain N   scenario N's story, steps and lesson
-  run N       play scenario N: each step, its outcome, each expectation's verdict
+  explain N   scenario N's story, steps and lesson (--toml: as a scenario file)
+  run N|FILE  play a catalogue scenario or a scenario file (docs/scenario-format.md):
+              each step, its outcome, each expectation's verdict
               options: --seed N, --json, --timeline, --trace FILE, --check-determinism
   help        show this help
   version     print the version

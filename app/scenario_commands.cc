@@ -10,6 +10,7 @@
 
 #include "scenarios/catalogue.h"
 #include "scenarios/runner.h"
+#include "scenarios/scenario_file.h"
 
 namespace faultline::app {
 namespace {
@@ -114,9 +115,14 @@ int RunList(const std::vector<std::string>& args) {
 }
 
 int RunExplain(const std::vector<std::string>& args) {
-  if (args.size() != 1) return BadInput("usage: faultline explain NAME");
+  const bool toml = args.size() == 2 && args[1] == "--toml";
+  if (args.size() != 1 && !toml) return BadInput("usage: faultline explain NAME [--toml]");
   const scenarios::Scenario* scenario = Named(args[0]);
   if (scenario == nullptr) return kExitBadInput;
+  if (toml) {
+    std::cout << scenarios::ToToml(*scenario);
+    return kExitOk;
+  }
   std::cout << scenario->name << ": " << scenario->title << "\n\nWhat happened\n  "
             << scenario->story << "\n\nThe steps\n";
   int number = 0;
@@ -159,8 +165,22 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
       name = arg;
     }
   }
-  if (!name) return BadInput("usage: faultline run NAME [--seed N] [--json] [--timeline] ...");
-  const scenarios::Scenario* scenario = Named(*name);
+  if (!name) return BadInput("usage: faultline run NAME|FILE [--seed N] [--json] [--timeline] ...");
+  // A name from the catalogue, or a scenario file (a path, or ending in .toml).
+  std::optional<scenarios::Scenario> from_file;
+  const scenarios::Scenario* scenario = nullptr;
+  if (name->find('/') != std::string::npos || name->ends_with(".toml")) {
+    std::variant<scenarios::Scenario, scenarios::FileError> loaded =
+        scenarios::LoadScenarioFile(*name);
+    if (const auto* error = std::get_if<scenarios::FileError>(&loaded)) {
+      std::cerr << error->message << "\n";
+      return kExitBadInput;
+    }
+    from_file = std::move(std::get<scenarios::Scenario>(loaded));
+    scenario = &*from_file;
+  } else {
+    scenario = Named(*name);
+  }
   if (scenario == nullptr) return kExitBadInput;
 
   scenarios::RunOptions options{.seed = seed};

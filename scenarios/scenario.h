@@ -26,6 +26,7 @@ struct Expectation {
   std::string service;
   std::string text;
   std::int64_t number = 0;
+  friend bool operator==(const Expectation&, const Expectation&) = default;
 };
 
 struct Step {
@@ -55,6 +56,7 @@ struct Step {
   std::int64_t number = 0;
   sim::Duration duration{};
   std::vector<Expectation> expect;
+  friend bool operator==(const Step&, const Step&) = default;
 };
 
 struct Scenario {
@@ -70,6 +72,7 @@ struct Scenario {
   std::string crash_site;
   std::uint64_t crash_hit = 0;
   std::vector<Step> steps;
+  friend bool operator==(const Scenario&, const Scenario&) = default;
 };
 
 }  // namespace faultline::scenarios

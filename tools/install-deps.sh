@@ -12,6 +12,7 @@ packages=(
   libsqlite3-dev    # the metadata store's engine (fakes/, models/)
   libgtest-dev libgmock-dev  # Debian's GTest CMake package names gmock's files too
   librapidcheck-dev
+  libtomlplusplus-dev       # scenario files (TOML, with line and column for errors)
   clang libclang-rt-14-dev  # the parser's libFuzzer run (the suite itself builds with g++)
 )
 case "${1:-}" in

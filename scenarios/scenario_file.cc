@@ -1,0 +1,374 @@
+#include "scenarios/scenario_file.h"
+
+#include <fmt/format.h>
+
+#include <toml++/toml.h>
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace faultline::scenarios {
+namespace {
+
+// Carries a located error out of the nested reading; caught in ParseScenario.
+struct Located {
+  std::string message;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view source) : source_(source) {}
+
+  [[noreturn]] void Fail(const toml::node* node, std::string_view what) const {
+    if (node == nullptr) throw Located{fmt::format("{}: {}", source_, what)};
+    FailAt(node->source().begin, what);
+  }
+  [[noreturn]] void FailAt(const toml::source_position& at, std::string_view what) const {
+    throw Located{fmt::format("{}:{}:{}: {}", source_, at.line, at.column, what)};
+  }
+
+  // Only `allowed` keys may appear in `table`.
+  void OnlyKeys(const toml::table& table, const std::set<std::string_view>& allowed,
+                std::string_view where) const {
+    for (const auto& [key, value] : table) {
+      if (!allowed.contains(key.str())) {
+        std::string list;
+        for (std::string_view name : allowed)
+          list += (list.empty() ? "" : ", ") + std::string(name);
+        FailAt(key.source().begin,
+               fmt::format("{}unknown key '{}' (expected one of: {})", where, key.str(), list));
+      }
+    }
+  }
+
+  std::string String(const toml::table& table, std::string_view key, std::string_view where,
+                     bool required) const {
+    const toml::node* node = table.get(key);
+    if (node == nullptr) {
+      if (required) Fail(&table, fmt::format("{}missing '{}'", where, key));
+      return {};
+    }
+    const auto* text = node->as_string();
+    if (text == nullptr) Fail(node, fmt::format("{}'{}' must be a string", where, key));
+    return text->get();
+  }
+
+  std::optional<std::int64_t> Integer(const toml::table& table, std::string_view key,
+                                      std::string_view where) const {
+    const toml::node* node = table.get(key);
+    if (node == nullptr) return std::nullopt;
+    const auto* number = node->as_integer();
+    if (number == nullptr) Fail(node, fmt::format("{}'{}' must be an integer", where, key));
+    return number->get();
+  }
+
+  Scenario Read(const toml::table& root) const {
+    OnlyKeys(root, {"name", "title", "story", "lesson", "topology", "crash", "step"}, "");
+    Scenario scenario;
+    scenario.name = String(root, "name", "", true);
+    scenario.title = String(root, "title", "", true);
+    scenario.story = String(root, "story", "", false);
+    scenario.lesson = String(root, "lesson", "", false);
+    if (const toml::node* topology = root.get("topology")) ReadTopology(*topology, scenario);
+    if (const toml::node* crash = root.get("crash")) ReadCrash(*crash, scenario);
+    const toml::node* steps = root.get("step");
+    if (steps == nullptr) Fail(&root, "a scenario needs at least one [[step]]");
+    const toml::array* list = steps->as_array();
+    if (list == nullptr) Fail(steps, "'step' must be an array of tables: write [[step]]");
+    std::size_t number = 0;
+    for (const toml::node& step : *list) scenario.steps.push_back(ReadStep(step, ++number));
+    return scenario;
+  }
+
+ private:
+  void ReadTopology(const toml::node& node, Scenario& scenario) const {
+    const toml::table* table = node.as_table();
+    if (table == nullptr) Fail(&node, "[topology] must be a table");
+    OnlyKeys(*table, {"node", "proxy", "db_init"}, "topology: ");
+    if (table->contains("node")) scenario.node_version = String(*table, "node", "topology: ", true);
+    if (table->contains("proxy"))
+      scenario.proxy_version = String(*table, "proxy", "topology: ", true);
+    if (table->contains("db_init")) {
+      scenario.db_init_version = String(*table, "db_init", "topology: ", true);
+    }
+  }
+
+  void ReadCrash(const toml::node& node, Scenario& scenario) const {
+    const toml::table* table = node.as_table();
+    if (table == nullptr) Fail(&node, "[crash] must be a table");
+    OnlyKeys(*table, {"site", "hit"}, "crash: ");
+    scenario.crash_site = String(*table, "site", "crash: ", true);
+    const std::optional<std::int64_t> hit = Integer(*table, "hit", "crash: ");
+    if (!hit || *hit < 1) Fail(table, "crash: 'hit' must be a positive integer");
+    scenario.crash_hit = static_cast<std::uint64_t>(*hit);
+  }
+
+  Step ReadStep(const toml::node& node, std::size_t number) const {
+    const std::string where = fmt::format("step {}: ", number);
+    const toml::table* table = node.as_table();
+    if (table == nullptr) Fail(&node, where + "a step must be a table");
+    static const std::map<std::string, Step::Kind, std::less<>> kActions = {
+        {"up", Step::Kind::kUp},
+        {"down", Step::Kind::kDown},
+        {"down -v", Step::Kind::kDown},
+        {"clean", Step::Kind::kClean},
+        {"set-image", Step::Kind::kSetImage},
+        {"restart", Step::Kind::kRestart},
+        {"wait", Step::Kind::kWait},
+        {"s3", Step::Kind::kS3},
+        {"cql", Step::Kind::kCql},
+        {"migrate-version", Step::Kind::kMigrateVersion},
+        {"migrate-force", Step::Kind::kMigrateForce},
+        {"recreate-keyspace", Step::Kind::kRecreateKeyspace},
+    };
+    OnlyKeys(*table,
+             {"do", "say", "service", "version", "for", "method", "path", "query", "body",
+              "statement", "keyspace", "to", "expect"},
+             where);
+    const std::string action = String(*table, "do", where, true);
+    auto kind = kActions.find(action);
+    if (kind == kActions.end()) {
+      std::string list;
+      for (const auto& [name, unused] : kActions) list += (list.empty() ? "" : ", ") + name;
+      Fail(table->get("do"),
+           fmt::format("{}unknown action '{}' (expected one of: {})", where, action, list));
+    }
+    Step step;
+    step.kind = kind->second;
+    step.number = action == "down -v" ? 1 : 0;
+    step.narration = String(*table, "say", where, false);
+    step.service = String(*table, "service", where, NeedsService(step.kind));
+    step.version = String(*table, "version", where, step.kind == Step::Kind::kSetImage);
+    step.method = String(*table, "method", where, step.kind == Step::Kind::kS3);
+    step.path = String(*table, "path", where, step.kind == Step::Kind::kS3);
+    step.query = String(*table, "query", where, false);
+    step.body = String(*table, "body", where, false);
+    step.statement = String(*table, "statement", where, step.kind == Step::Kind::kCql);
+    step.keyspace = String(*table, "keyspace", where, NeedsKeyspace(step.kind));
+    if (step.kind == Step::Kind::kMigrateForce) {
+      const std::optional<std::int64_t> to = Integer(*table, "to", where);
+      if (!to) Fail(table, where + "migrate-force needs 'to', the version to record");
+      step.number = *to;
+    }
+    if (step.kind == Step::Kind::kWait) {
+      const std::string text = String(*table, "for", where, true);
+      const std::optional<sim::Duration> duration = ParseDuration(text);
+      if (!duration) {
+        Fail(table->get("for"),
+             fmt::format("{}'{}' is not a duration (write 500ms, 15s, 8m, 2h)", where, text));
+      }
+      step.duration = *duration;
+    }
+    if (const toml::node* expect = table->get("expect"))
+      step.expect = ReadExpectations(*expect, where);
+    return step;
+  }
+
+  static bool NeedsService(Step::Kind kind) {
+    return kind == Step::Kind::kSetImage || kind == Step::Kind::kRestart;
+  }
+  static bool NeedsKeyspace(Step::Kind kind) {
+    return kind == Step::Kind::kMigrateVersion || kind == Step::Kind::kMigrateForce ||
+           kind == Step::Kind::kRecreateKeyspace;
+  }
+
+  std::vector<Expectation> ReadExpectations(const toml::node& node,
+                                            const std::string& where) const {
+    const toml::array* list = node.as_array();
+    if (list == nullptr) Fail(&node, where + "'expect' must be an array of tables");
+    std::vector<Expectation> expectations;
+    for (const toml::node& item : *list) {
+      const toml::table* table = item.as_table();
+      if (table == nullptr)
+        Fail(&item, where + "each expectation is a table, like { status = 200 }");
+      OnlyKeys(
+          *table,
+          {"status", "contains", "lacks", "log", "restarted", "times", "serving", "not_serving"},
+          where + "expect: ");
+      Expectation expectation;
+      if (const std::optional<std::int64_t> status = Integer(*table, "status", where)) {
+        expectation.kind = Expectation::Kind::kStatus;
+        expectation.number = *status;
+      } else if (table->contains("log")) {
+        expectation.kind = Expectation::Kind::kLogContains;
+        expectation.service = String(*table, "log", where, true);
+        expectation.text = String(*table, "contains", where + "a log expectation: ", true);
+      } else if (table->contains("restarted")) {
+        expectation.kind = Expectation::Kind::kRestarted;
+        expectation.service = String(*table, "restarted", where, true);
+        expectation.number = Integer(*table, "times", where).value_or(1);
+      } else if (table->contains("serving")) {
+        expectation.kind = Expectation::Kind::kServing;
+        expectation.service = String(*table, "serving", where, true);
+        expectation.number = 1;
+      } else if (table->contains("not_serving")) {
+        expectation.kind = Expectation::Kind::kServing;
+        expectation.service = String(*table, "not_serving", where, true);
+      } else if (table->contains("contains")) {
+        expectation.kind = Expectation::Kind::kOutputContains;
+        expectation.text = String(*table, "contains", where, true);
+      } else if (table->contains("lacks")) {
+        expectation.kind = Expectation::Kind::kOutputLacks;
+        expectation.text = String(*table, "lacks", where, true);
+      } else {
+        Fail(table, where +
+                        "an expectation needs status, contains, lacks, log, restarted, "
+                        "serving or not_serving");
+      }
+      expectations.push_back(std::move(expectation));
+    }
+    return expectations;
+  }
+
+  std::string source_;
+};
+
+}  // namespace
+
+std::optional<sim::Duration> ParseDuration(std::string_view text) {
+  std::int64_t amount = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), amount);
+  if (error != std::errc() || amount < 0 || amount > (std::int64_t{1} << 40)) return std::nullopt;
+  const std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  if (unit == "ms") return std::chrono::milliseconds(amount);
+  if (unit == "s") return std::chrono::seconds(amount);
+  if (unit == "m") return std::chrono::minutes(amount);
+  if (unit == "h") return std::chrono::hours(amount);
+  return std::nullopt;
+}
+
+namespace {
+
+std::string Quoted(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string DurationText(sim::Duration duration) {
+  using namespace std::chrono;
+  if (duration % hours(1) == nanoseconds(0)) return fmt::format("{}h", duration / hours(1));
+  if (duration % minutes(1) == nanoseconds(0)) return fmt::format("{}m", duration / minutes(1));
+  if (duration % seconds(1) == nanoseconds(0)) return fmt::format("{}s", duration / seconds(1));
+  return fmt::format("{}ms", duration_cast<milliseconds>(duration).count());
+}
+
+std::string ActionName(const Step& step) {
+  switch (step.kind) {
+    case Step::Kind::kUp:
+      return "up";
+    case Step::Kind::kDown:
+      return step.number == 1 ? "down -v" : "down";
+    case Step::Kind::kClean:
+      return "clean";
+    case Step::Kind::kSetImage:
+      return "set-image";
+    case Step::Kind::kRestart:
+      return "restart";
+    case Step::Kind::kWait:
+      return "wait";
+    case Step::Kind::kS3:
+      return "s3";
+    case Step::Kind::kCql:
+      return "cql";
+    case Step::Kind::kMigrateVersion:
+      return "migrate-version";
+    case Step::Kind::kMigrateForce:
+      return "migrate-force";
+    case Step::Kind::kRecreateKeyspace:
+      return "recreate-keyspace";
+  }
+  return "";
+}
+
+std::string ExpectationToml(const Expectation& e) {
+  switch (e.kind) {
+    case Expectation::Kind::kStatus:
+      return fmt::format("{{ status = {} }}", e.number);
+    case Expectation::Kind::kOutputContains:
+      return fmt::format("{{ contains = {} }}", Quoted(e.text));
+    case Expectation::Kind::kOutputLacks:
+      return fmt::format("{{ lacks = {} }}", Quoted(e.text));
+    case Expectation::Kind::kLogContains:
+      return fmt::format("{{ log = {}, contains = {} }}", Quoted(e.service), Quoted(e.text));
+    case Expectation::Kind::kRestarted:
+      return fmt::format("{{ restarted = {}, times = {} }}", Quoted(e.service), e.number);
+    case Expectation::Kind::kServing:
+      return fmt::format("{{ {} = {} }}", e.number == 1 ? "serving" : "not_serving",
+                         Quoted(e.service));
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string ToToml(const Scenario& s) {
+  std::string out = fmt::format("name = {}\ntitle = {}\nstory = {}\nlesson = {}\n\n",
+                                Quoted(s.name), Quoted(s.title), Quoted(s.story), Quoted(s.lesson));
+  out += fmt::format("[topology]\nnode = {}\nproxy = {}\ndb_init = {}\n", Quoted(s.node_version),
+                     Quoted(s.proxy_version), Quoted(s.db_init_version));
+  if (!s.crash_site.empty()) {
+    out += fmt::format("\n[crash]\nsite = {}\nhit = {}\n", Quoted(s.crash_site), s.crash_hit);
+  }
+  for (const Step& step : s.steps) {
+    out += fmt::format("\n[[step]]\ndo = {}\n", Quoted(ActionName(step)));
+    if (!step.narration.empty()) out += fmt::format("say = {}\n", Quoted(step.narration));
+    const std::pair<const char*, const std::string*> fields[] = {
+        {"service", &step.service},     {"version", &step.version},  {"method", &step.method},
+        {"path", &step.path},           {"query", &step.query},      {"body", &step.body},
+        {"statement", &step.statement}, {"keyspace", &step.keyspace}};
+    for (const auto& [key, value] : fields) {
+      if (!value->empty()) out += fmt::format("{} = {}\n", key, Quoted(*value));
+    }
+    if (step.kind == Step::Kind::kMigrateForce) out += fmt::format("to = {}\n", step.number);
+    if (step.kind == Step::Kind::kWait)
+      out += fmt::format("for = \"{}\"\n", DurationText(step.duration));
+    if (!step.expect.empty()) {
+      out += "expect = [\n";
+      for (const Expectation& e : step.expect) out += "  " + ExpectationToml(e) + ",\n";
+      out += "]\n";
+    }
+  }
+  return out;
+}
+
+std::variant<Scenario, FileError> ParseScenario(std::string_view text, std::string_view source) {
+  try {
+    const toml::table root = toml::parse(text, source);
+    return Reader(source).Read(root);
+  } catch (const toml::parse_error& error) {
+    const toml::source_position at = error.source().begin;
+    return FileError{fmt::format("{}:{}:{}: {}", source, at.line, at.column, error.description())};
+  } catch (const Located& error) {
+    return FileError{error.message};
+  }
+}
+
+std::variant<Scenario, FileError> LoadScenarioFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return FileError{fmt::format("{}: cannot read the file", path.string())};
+  std::stringstream contents;
+  contents << in.rdbuf();
+  return ParseScenario(contents.str(), path.string());
+}
+
+}  // namespace faultline::scenarios

@@ -1,0 +1,28 @@
+// Scenario files: the TOML format of docs/scenario-format.md, read into a
+// Scenario. Every mistake is reported as "file:line:col: what is wrong".
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "scenarios/scenario.h"
+
+namespace faultline::scenarios {
+
+// "stories/mine.toml:12:3: step 2: unknown action 'upp' (expected one of ...)".
+struct FileError {
+  std::string message;
+};
+
+std::variant<Scenario, FileError> ParseScenario(std::string_view text, std::string_view source);
+std::variant<Scenario, FileError> LoadScenarioFile(const std::filesystem::path& path);
+
+// The scenario as a file: ParseScenario(ToToml(s)) gives s back.
+std::string ToToml(const Scenario& scenario);
+
+// "8m", "15s", "500ms", "2h": a virtual duration; nullopt if malformed.
+std::optional<sim::Duration> ParseDuration(std::string_view text);
+
+}  // namespace faultline::scenarios

@@ -1,0 +1,73 @@
+// Scenario files: the catalogue's files are the built-in scenarios, every
+// scenario survives ToToml and back, and broken files say where and what.
+#include "scenarios/scenario_file.h"
+
+#include <gtest/gtest.h>
+
+#include "scenarios/catalogue.h"
+
+namespace faultline::scenarios {
+namespace {
+
+std::string Error(std::string_view text) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(text, "story.toml");
+  if (const auto* error = std::get_if<FileError>(&parsed)) return error->message;
+  return "parsed";
+}
+
+TEST(ScenarioFileTest, EveryCatalogueScenarioRoundTrips) {
+  for (const Scenario& scenario : Catalogue()) {
+    std::variant<Scenario, FileError> back = ParseScenario(ToToml(scenario), scenario.name);
+    ASSERT_TRUE(std::holds_alternative<Scenario>(back)) << std::get<FileError>(back).message;
+    EXPECT_EQ(std::get<Scenario>(back), scenario) << scenario.name;
+  }
+}
+
+TEST(ScenarioFileTest, TheCatalogueFilesAreTheBuiltInScenarios) {
+  for (const Scenario& scenario : Catalogue()) {
+    const std::string path = std::string(FAULTLINE_CATALOGUE_DIR) + "/" + scenario.name + ".toml";
+    std::variant<Scenario, FileError> loaded = LoadScenarioFile(path);
+    ASSERT_TRUE(std::holds_alternative<Scenario>(loaded)) << std::get<FileError>(loaded).message;
+    EXPECT_EQ(std::get<Scenario>(loaded), scenario)
+        << path << " differs from the built-in scenario; regenerate it with "
+        << "`faultline explain " << scenario.name << " --toml`";
+  }
+}
+
+TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"upp\"\n"),
+            "story.toml:4:6: step 1: unknown action 'upp' (expected one of: clean, cql, down, "
+            "down -v, migrate-force, migrate-version, recreate-keyspace, restart, s3, set-image, "
+            "up, wait)");
+  EXPECT_EQ(Error("title = \"t\"\n[[step]]\ndo = \"up\"\n"), "story.toml:1:1: missing 'name'");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n"),
+            "story.toml:1:1: a scenario needs at least one [[step]]");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\ncolour = 3\n[[step]]\ndo = \"up\"\n"),
+            "story.toml:3:1: unknown key 'colour' (expected one of: crash, lesson, name, step, "
+            "story, title, topology)");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"wait\"\nfor = \"soon\"\n"),
+            "story.toml:5:7: step 1: 'soon' is not a duration (write 500ms, 15s, 8m, 2h)");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"s3\"\nmethod = \"GET\"\n"),
+            "story.toml:3:1: step 1: missing 'path'");
+  EXPECT_EQ(
+      Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"up\"\nexpect = [ { colour = 1 } ]\n"),
+      "story.toml:5:14: step 1: expect: unknown key 'colour' (expected one of: contains, "
+      "lacks, log, not_serving, restarted, serving, status, times)");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = 5\n[[step]]\ndo = \"up\"\n"),
+            "story.toml:2:9: 'title' must be a string");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[crash]\nsite = \"s\"\nhit = 0\n"),
+            "story.toml:3:1: crash: 'hit' must be a positive integer");
+  EXPECT_TRUE(Error("name = \"x\nbroken").starts_with("story.toml:1:"));  // TOML's own error.
+}
+
+TEST(ScenarioFileTest, DurationsHaveUnits) {
+  EXPECT_EQ(ParseDuration("8m"), std::chrono::minutes(8));
+  EXPECT_EQ(ParseDuration("500ms"), std::chrono::milliseconds(500));
+  EXPECT_EQ(ParseDuration("2h"), std::chrono::hours(2));
+  EXPECT_EQ(ParseDuration("15"), std::nullopt);
+  EXPECT_EQ(ParseDuration("-1s"), std::nullopt);
+  EXPECT_EQ(ParseDuration(""), std::nullopt);
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
