@@ -38,7 +38,8 @@ commands:
   explain N   scenario N's story, steps and lesson (--toml: as a scenario file)
   run N|FILE  play a catalogue scenario or a scenario file (docs/scenario-format.md):
               each step, its outcome, each expectation's verdict
-              options: --seed N, --json, --timeline, --trace FILE, --check-determinism
+              options: --seed N, --json, --timeline, --trace FILE (JSON Lines),
+              --perfetto FILE (open in ui.perfetto.dev), --check-determinism
   help        show this help
   version     print the version
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "scenarios/catalogue.h"
+#include "scenarios/perfetto.h"
 #include "scenarios/runner.h"
 #include "scenarios/scenario_file.h"
 
@@ -141,6 +142,7 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
   bool timeline = false;
   bool check_determinism = false;
   std::optional<std::string> trace_path;
+  std::optional<std::string> perfetto_path;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--seed") {
@@ -157,6 +159,9 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
     } else if (arg == "--trace") {
       if (i + 1 >= args.size()) return BadInput("--trace needs a file");
       trace_path = args[++i];
+    } else if (arg == "--perfetto") {
+      if (i + 1 >= args.size()) return BadInput("--perfetto needs a file");
+      perfetto_path = args[++i];
     } else if (!arg.empty() && arg[0] == '-') {
       return BadInput("run: unknown option '" + arg + "'");
     } else if (name) {
@@ -197,7 +202,15 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
     text_sink.emplace(std::cout);
     options.sinks.push_back(&*text_sink);
   }
+  std::ofstream perfetto_file;
+  scenarios::PerfettoSink perfetto;
+  if (perfetto_path) {
+    perfetto_file.open(*perfetto_path);
+    if (!perfetto_file) return BadInput("cannot write '" + *perfetto_path + "'");
+    options.sinks.push_back(&perfetto);
+  }
   const scenarios::ScenarioResult result = scenarios::RunScenario(*scenario, options);
+  if (perfetto_path) perfetto_file << perfetto.Json();
   bool deterministic = true;
   if (check_determinism) {
     const scenarios::ScenarioResult again = scenarios::RunScenario(*scenario, {.seed = seed});
