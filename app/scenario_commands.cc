@@ -76,11 +76,17 @@ std::string Json(const scenarios::ScenarioResult& result) {
         Escaped(scenarios::OneLine(step.outcome, 2000)), step.at.time_since_epoch().count(),
         checks);
   }
+  std::string checkers;
+  for (const scenarios::CheckResult& check : result.checkers) {
+    checkers += fmt::format("{}{{\"checker\":\"{}\",\"held\":{},\"detail\":\"{}\"}}",
+                            checkers.empty() ? "" : ",", Escaped(check.what),
+                            check.held ? "true" : "false", Escaped(check.actual));
+  }
   return fmt::format(
       "{{\"scenario\":\"{}\",\"seed\":{},\"verdict\":\"{}\",\"trace_hash\":\"{:016x}\","
-      "\"virtual_time_ns\":{},\"wall_time_ms\":{:.1f},\"steps\":[{}]}}\n",
+      "\"virtual_time_ns\":{},\"wall_time_ms\":{:.1f},\"steps\":[{}],\"checkers\":[{}]}}\n",
       Escaped(result.name), result.seed, result.passed ? "pass" : "fail", result.trace_hash,
-      result.virtual_time.time_since_epoch().count(), result.wall_ms, steps);
+      result.virtual_time.time_since_epoch().count(), result.wall_ms, steps, checkers);
 }
 
 void PrintSteps(const scenarios::ScenarioResult& result) {
@@ -221,6 +227,12 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
   } else {
     std::cout << fmt::format("{} (seed {}): {}\n\n", scenario->name, seed, scenario->title);
     PrintSteps(result);
+    std::cout << "\nCheckers over the whole run\n";
+    for (const scenarios::CheckResult& check : result.checkers) {
+      std::cout << fmt::format(
+          "    {} {}{}\n", check.held ? "ok  " : "FAIL", check.what,
+          check.actual.empty() ? "" : ": " + scenarios::OneLine(check.actual, 140));
+    }
     std::cout << fmt::format("\n{}: {} steps, virtual time {}, trace hash {:016x}\n",
                              result.passed ? "pass" : "FAIL", result.steps.size(),
                              sim::FormatTime(result.virtual_time), result.trace_hash);

@@ -12,54 +12,34 @@
 #include "models/cql/client.h"
 #include "models/operator/operator.h"
 #include "models/s3/seed_images.h"
+#include "scenarios/checkers.h"
+#include "scenarios/world.h"
 
 namespace faultline::scenarios {
 namespace {
 
 using sim::Awaitable;
 
-// The seed cluster for one run.
-struct World {
-  explicit World(sim::SimulationOptions options)
-      : simulation(std::move(options)),
-        network(simulation),
-        vfs(simulation),
-        runtime(simulation, network, vfs),
-        op(simulation, runtime) {
-    models::s3::RegisterSeedImages(runtime);
-  }
-
-  // Runs `body` in a new process until it finishes (or a virtual minute);
-  // returns its output, or a note that it never finished.
-  std::string RunProcess(const std::string& host,
-                         std::function<Awaitable<std::string>(models::cql::CqlSession&)> body) {
-    auto output = std::make_shared<std::optional<std::string>>();
-    sim::Process& process = simulation.AddProcess(fmt::format("{}-{}", host, ++processes));
-    process.Start([this, body = std::move(body), output]() -> Awaitable<int> {
-      models::cql::CqlSession session(network);
-      *output = co_await body(session);
-      co_return 0;
-    });
-    simulation.Run(sim::RunBudget{sim::Simulation::kDefaultMaxSteps,
-                                  simulation.Now() + std::chrono::minutes(1),
-                                  [output] { return output->has_value(); }});
-    return output->value_or("(no answer within a virtual minute)");
-  }
-
-  sim::Simulation simulation;
-  fakes::Network network;
-  fakes::SqliteVfs vfs;
-  fakes::Runtime runtime;
-  models::ops::Operator op;
-  fakes::ComposeSpec spec;
-  int processes = 0;
-};
+}  // namespace
 
 fakes::Endpoint HealthEndpoint(const std::string& service) {
   if (service == "s3-proxy") return fakes::Endpoint(service, models::s3::kProxyPort);
   if (service == "kuri-2") return fakes::Endpoint(service, 7002);
   return fakes::Endpoint(service, 7001);
 }
+
+bool IsServing(World& world, const std::string& service) {
+  const fakes::Endpoint endpoint = HealthEndpoint(service);
+  const std::string health = world.RunProcess(
+      "probe", [&world, endpoint](models::cql::CqlSession&) -> sim::Awaitable<std::string> {
+        sim::Result<fakes::Response> response = co_await world.network.Call(
+            endpoint, fakes::Request("GET", "/healthz"), std::chrono::seconds(2));
+        co_return response.ok() && response->status == 200 ? "serving" : "not serving";
+      });
+  return health == "serving";
+}
+
+namespace {
 
 std::string S3Request(World& world, const Step& step, int& status) {
   auto code = std::make_shared<int>(0);
@@ -74,6 +54,11 @@ std::string S3Request(World& world, const Step& step, int& status) {
         co_return fmt::format("{} {}", response->status, response->body);
       });
   status = *code;
+  if (step.method == "PUT" && status == 200 && step.query.empty()) {
+    world.acknowledged[step.path] = step.body;
+  } else if (step.method == "DELETE" && status == 204) {
+    world.acknowledged.erase(step.path);
+  }
   return out;
 }
 
@@ -208,15 +193,9 @@ CheckResult Check(World& world, const Expectation& expectation, const std::strin
     case Kind::kServing: {
       check.what = fmt::format("{} is {}serving", expectation.service,
                                expectation.number == 1 ? "" : "not ");
-      const fakes::Endpoint endpoint = HealthEndpoint(expectation.service);
-      const std::string health = world.RunProcess(
-          "probe", [&world, endpoint](models::cql::CqlSession&) -> Awaitable<std::string> {
-            sim::Result<fakes::Response> response = co_await world.network.Call(
-                endpoint, fakes::Request("GET", "/healthz"), std::chrono::seconds(2));
-            co_return response.ok() && response->status == 200 ? "serving" : "not serving";
-          });
-      check.held = (health == "serving") == (expectation.number == 1);
-      check.actual = health;
+      const bool serving = IsServing(world, expectation.service);
+      check.held = serving == (expectation.number == 1);
+      check.actual = serving ? "serving" : "not serving";
       break;
     }
   }
@@ -257,6 +236,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   result.name = scenario.name;
   result.seed = options.seed;
   result.passed = true;
+  Checkers checkers;
   for (const Step& step : scenario.steps) {
     int status = 0;
     StepResult step_result;
@@ -269,6 +249,18 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
       result.passed = result.passed && step_result.checks.back().held;
     }
     result.steps.push_back(std::move(step_result));
+    checkers.After(world);
+  }
+  // The checkers look at the whole run's end state; a scenario may expect
+  // any of them to fail (that is its story).
+  for (CheckResult& verdict : checkers.Verdicts(world)) {
+    const std::string name = verdict.what;
+    auto expected = scenario.checkers.find(name);
+    const bool expected_to_hold = expected == scenario.checkers.end() || expected->second;
+    if (verdict.held != expected_to_hold) result.passed = false;
+    verdict.what = fmt::format("checker {} {}", name, expected_to_hold ? "holds" : "fails");
+    verdict.held = verdict.held == expected_to_hold;
+    result.checkers.push_back(std::move(verdict));
   }
   result.trace_hash = world.simulation.trace().hash();
   result.virtual_time = world.simulation.Now();

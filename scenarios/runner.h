@@ -30,6 +30,7 @@ struct ScenarioResult {
   std::uint64_t seed = 0;
   bool passed = false;
   std::vector<StepResult> steps;
+  std::vector<CheckResult> checkers;  // The whole-run checkers, against what the scenario expects.
   std::uint64_t trace_hash = 0;
   sim::TimePoint virtual_time{};
   double wall_ms = 0;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +73,8 @@ struct Scenario {
   std::string crash_site;
   std::uint64_t crash_hit = 0;
   std::vector<Step> steps;
+  // The whole-run checkers (checkers.h) expected to fail; the others must hold.
+  std::map<std::string, bool> checkers;
   friend bool operator==(const Scenario&, const Scenario&) = default;
 };
 

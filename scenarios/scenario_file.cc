@@ -65,7 +65,8 @@ class Reader {
   }
 
   Scenario Read(const toml::table& root) const {
-    OnlyKeys(root, {"name", "title", "story", "lesson", "topology", "crash", "step"}, "");
+    OnlyKeys(root, {"name", "title", "story", "lesson", "topology", "crash", "checkers", "step"},
+             "");
     Scenario scenario;
     scenario.name = String(root, "name", "", true);
     scenario.title = String(root, "title", "", true);
@@ -73,6 +74,7 @@ class Reader {
     scenario.lesson = String(root, "lesson", "", false);
     if (const toml::node* topology = root.get("topology")) ReadTopology(*topology, scenario);
     if (const toml::node* crash = root.get("crash")) ReadCrash(*crash, scenario);
+    if (const toml::node* checkers = root.get("checkers")) ReadCheckers(*checkers, scenario);
     const toml::node* steps = root.get("step");
     if (steps == nullptr) Fail(&root, "a scenario needs at least one [[step]]");
     const toml::array* list = steps->as_array();
@@ -103,6 +105,21 @@ class Reader {
     const std::optional<std::int64_t> hit = Integer(*table, "hit", "crash: ");
     if (!hit || *hit < 1) Fail(table, "crash: 'hit' must be a positive integer");
     scenario.crash_hit = static_cast<std::uint64_t>(*hit);
+  }
+
+  // [checkers] acknowledged-writes = false: the checkers this story breaks.
+  void ReadCheckers(const toml::node& node, Scenario& scenario) const {
+    const toml::table* table = node.as_table();
+    if (table == nullptr) Fail(&node, "[checkers] must be a table");
+    OnlyKeys(*table,
+             {"acknowledged-writes", "index-points-at-bytes", "schema-matches-image", "converges"},
+             "checkers: ");
+    for (const auto& [key, value] : *table) {
+      const auto* holds = value.as_boolean();
+      if (holds == nullptr)
+        Fail(&value, fmt::format("checkers: '{}' must be true or false", key.str()));
+      scenario.checkers[std::string(key.str())] = holds->get();
+    }
   }
 
   Step ReadStep(const toml::node& node, std::size_t number) const {
@@ -328,6 +345,12 @@ std::string ToToml(const Scenario& s) {
                      Quoted(s.proxy_version), Quoted(s.db_init_version));
   if (!s.crash_site.empty()) {
     out += fmt::format("\n[crash]\nsite = {}\nhit = {}\n", Quoted(s.crash_site), s.crash_hit);
+  }
+  if (!s.checkers.empty()) {
+    out += "\n[checkers]  # the whole-run checkers this story breaks (the others must hold)\n";
+    for (const auto& [name, holds] : s.checkers) {
+      out += fmt::format("{} = {}\n", name, holds ? "true" : "false");
+    }
   }
   for (const Step& step : s.steps) {
     out += fmt::format("\n[[step]]\ndo = {}\n", Quoted(ActionName(step)));

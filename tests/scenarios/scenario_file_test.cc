@@ -42,9 +42,10 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
   EXPECT_EQ(Error("title = \"t\"\n[[step]]\ndo = \"up\"\n"), "story.toml:1:1: missing 'name'");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n"),
             "story.toml:1:1: a scenario needs at least one [[step]]");
-  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\ncolour = 3\n[[step]]\ndo = \"up\"\n"),
-            "story.toml:3:1: unknown key 'colour' (expected one of: crash, lesson, name, step, "
-            "story, title, topology)");
+  EXPECT_EQ(
+      Error("name = \"x\"\ntitle = \"t\"\ncolour = 3\n[[step]]\ndo = \"up\"\n"),
+      "story.toml:3:1: unknown key 'colour' (expected one of: checkers, crash, lesson, name, step, "
+      "story, title, topology)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"wait\"\nfor = \"soon\"\n"),
             "story.toml:5:7: step 1: 'soon' is not a duration (write 500ms, 15s, 8m, 2h)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"s3\"\nmethod = \"GET\"\n"),
@@ -58,6 +59,9 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[crash]\nsite = \"s\"\nhit = 0\n"),
             "story.toml:3:1: crash: 'hit' must be a positive integer");
   EXPECT_TRUE(Error("name = \"x\nbroken").starts_with("story.toml:1:"));  // TOML's own error.
+  EXPECT_EQ(
+      Error("name = \"x\"\ntitle = \"t\"\n[checkers]\nconverges = \"no\"\n[[step]]\ndo = \"up\"\n"),
+      "story.toml:4:13: checkers: 'converges' must be true or false");
 }
 
 TEST(ScenarioFileTest, DurationsHaveUnits) {
