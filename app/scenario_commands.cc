@@ -116,7 +116,7 @@ std::optional<std::uint64_t> ParseSeed(const std::string& text) {
 int RunList(const std::vector<std::string>& args) {
   if (!args.empty()) return BadInput("list takes no arguments");
   for (const scenarios::Scenario& scenario : scenarios::Catalogue()) {
-    std::cout << fmt::format("{:<22} {}\n", scenario.name, scenario.title);
+    std::cout << fmt::format("{:<24} {}\n", scenario.name, scenario.title);
   }
   return kExitOk;
 }
@@ -218,9 +218,21 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
   const scenarios::ScenarioResult result = scenarios::RunScenario(*scenario, options);
   if (perfetto_path) perfetto_file << perfetto.Json();
   bool deterministic = true;
+  std::string divergence;
   if (check_determinism) {
     const scenarios::ScenarioResult again = scenarios::RunScenario(*scenario, {.seed = seed});
     deterministic = again.trace_hash == result.trace_hash;
+    if (!deterministic) {
+      // Run both again, recorded, to name the first event where they part.
+      constexpr std::size_t kRecorded = 1'000'000;
+      sim::RecordingSink left(kRecorded);
+      sim::RecordingSink right(kRecorded);
+      (void)scenarios::RunScenario(*scenario, {.seed = seed, .sinks = {&left}});
+      (void)scenarios::RunScenario(*scenario, {.seed = seed, .sinks = {&right}});
+      const std::optional<sim::Divergence> first =
+          sim::FindFirstDivergence(left.events(), right.events());
+      divergence = first ? first->Describe() : "(the recorded prefixes agree)";
+    }
   }
   if (json) {
     std::cout << Json(result);
@@ -238,7 +250,9 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
                              sim::FormatTime(result.virtual_time), result.trace_hash);
     if (check_determinism) {
       std::cout << (deterministic ? "determinism: the same seed gave the same trace hash twice\n"
-                                  : "determinism: FAILED, a second run gave another trace hash\n");
+                                  : "determinism: FAILED, a second run gave another trace hash; "
+                                    "first divergence: " +
+                                        divergence + "\n");
     }
   }
   return result.passed && deterministic ? kExitOk : kExitFailureFound;

@@ -257,6 +257,40 @@ Scenario HandClearedFlag() {
   return s;
 }
 
+// The manual fix done right: finish the migration by hand, then record it.
+std::vector<Step> FinishByHand() {
+  return {
+      With(Cql("CREATE TABLE filecoingw_kuri1.multihashtogroup (multihash blob PRIMARY KEY, "
+               "group_id bigint)",
+               "Finish the migration: run its statements that did not run."),
+           {Lacks("error")}),
+      MigrateForce("filecoingw_kuri1", 1754293669, "Then record it as applied, clean."),
+      Restart("kuri-1", "kuri-1 starts again."),
+      With(Wait(seconds(15), "golang-migrate has nothing to do; the node serves."),
+           {Serving("kuri-1", true)}),
+  };
+}
+
+Scenario HandClearedFlagFixed() {
+  Scenario s = DirtyMigration();
+  s.name = "hand-cleared-flag-fixed";
+  s.title = "Finish the half-run migration by hand, then force its version";
+  s.story =
+      "The same dirty keyspace. Instead of clearing the flag, the operator compares the "
+      "migration with the live schema (DESCRIBE), runs the statements that did not run, and "
+      "only then records the version with migrate force.";
+  s.lesson =
+      "Bring the database to a known state first, then tell the tool. The flag is cleared by "
+      "force, after the schema is what the version says.";
+  s.checkers = {};  // All hold: kuri-1 serves, with its whole schema.
+  s.steps = DirtyOpening();
+  s.steps.push_back(
+      With(Cql("DESCRIBE KEYSPACE filecoingw_kuri1", "What ran: cidgroups, not multihashtogroup."),
+           {Output("CREATE TABLE filecoingw_kuri1.cidgroups"), Lacks("multihashtogroup")}));
+  for (Step& step : FinishByHand()) s.steps.push_back(std::move(step));
+  return s;
+}
+
 Scenario WrongKeyspace() {
   Scenario s = DirtyMigration();
   s.name = "wrong-keyspace";
@@ -281,6 +315,26 @@ Scenario WrongKeyspace() {
                "'schema_migrations' ALLOW FILTERING",
                "Three version tables, one per service."),
            {Output("filecoingw_kuri1"), Output("filecoingw_kuri2"), Output("filecoingw_s3")}));
+  return s;
+}
+
+Scenario WrongKeyspaceFixed() {
+  Scenario s = DirtyMigration();
+  s.name = "wrong-keyspace-fixed";
+  s.title = "Ask each keyspace its version, then fix the one the node reads";
+  s.story =
+      "The same dirty node. The operator asks migrate version of every keyspace before "
+      "touching any: filecoingw_s3 is clean, filecoingw_kuri1 (kuri-1's) is dirty; that is "
+      "where the migration is finished and forced.";
+  s.lesson =
+      "Find which state the failing process reads before changing state; with one keyspace per "
+      "service, the version table you see first is rarely the one that matters.";
+  s.checkers = {};
+  s.steps = DirtyOpening();
+  s.steps.push_back(
+      With(MigrateVersion("filecoingw_s3", "The proxy's keyspace: clean, not the problem."),
+           {Output("1756300000"), Lacks("dirty")}));
+  for (Step& step : FinishByHand()) s.steps.push_back(std::move(step));
   return s;
 }
 
@@ -322,12 +376,46 @@ Scenario VersionDrift() {
   return s;
 }
 
+Scenario VersionDriftFixed() {
+  Scenario s = VersionDrift();
+  s.name = "version-drift-fixed";
+  s.title = "A start-up schema check refuses the drifted keyspace with a readable diff";
+  s.story =
+      "The same hand-made table, with a proxy image whose runner checks the live schema against "
+      "its migrations before serving: it refuses to start and says which column is missing, "
+      "instead of serving 500s; the operator re-creates the keyspace and it starts.";
+  s.lesson =
+      "Check the schema the code will use at start-up, and fail with the difference: an early, "
+      "readable refusal beats a version number that looks right.";
+  for (Step& step : s.steps) {
+    if (step.kind == Kind::kSetImage && step.service == "s3-proxy") step.version = "safe";
+  }
+  // No 500s: the proxy refuses to start instead, and says why.
+  s.steps.erase(s.steps.begin() + 7, s.steps.begin() + 10);
+  s.steps.insert(
+      s.steps.begin() + 7,
+      With(Wait(seconds(5), "The proxy's runner compares the live schema with its migrations."),
+           {Log("s3-proxy", "schema check failed for keyspace filecoingw_s3"),
+            Log("s3-proxy", "table multipartuploads: column node_id (text) is missing"),
+            Serving("s3-proxy", false)}));
+  // A refusing proxy is in its retry back-off: its restart takes the grace period.
+  for (std::size_t i = 0; i < s.steps.size(); ++i) {
+    if (s.steps[i].kind == Kind::kRestart) {
+      s.steps.insert(s.steps.begin() + static_cast<long>(i) + 1,
+                     Wait(seconds(20), "The new proxy migrates the empty keyspace and serves."));
+      break;
+    }
+  }
+  return s;
+}
+
 }  // namespace
 
 const std::vector<Scenario>& Catalogue() {
   static const std::vector<Scenario> kCatalogue = {
-      StaleSchema(),     StaleSchemaFixed(), DirtyMigration(), DirtyMigrationFixed(),
-      HandClearedFlag(), WrongKeyspace(),    VersionDrift(),
+      StaleSchema(),     StaleSchemaFixed(),     DirtyMigration(), DirtyMigrationFixed(),
+      HandClearedFlag(), HandClearedFlagFixed(), WrongKeyspace(),  WrongKeyspaceFixed(),
+      VersionDrift(),    VersionDriftFixed(),
   };
   return kCatalogue;
 }
