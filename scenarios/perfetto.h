@@ -1,8 +1,9 @@
 // A trace sink that writes Chrome Trace Event JSON, which Perfetto
 // (ui.perfetto.dev) and chrome://tracing open: one process per simulated
 // service and one track per incarnation, a slice for each incarnation's
-// life, flow arrows from each message's send to its delivery, and instant
-// events for statements, log lines, operator actions, faults and crashes.
+// life, a slice for each CQL statement the store runs (migration steps
+// among them), flow arrows from each message's send to its delivery, and
+// instant events for log lines, operator actions, faults and crashes.
 #pragma once
 
 #include <map>

@@ -86,6 +86,14 @@ std::string Perform(World& world, const Step& step, int& status) {
       // The compose file changes; the next `up` recreates the container.
       return fmt::format("the compose file now has {} at image version {}", step.service,
                          step.version);
+    case Kind::kKill:
+      world.runtime.Kill(step.service);
+      world.simulation.RunFor(std::chrono::milliseconds(10));
+      return "killed " + step.service;
+    case Kind::kStop:
+      world.runtime.Stop(step.service);
+      world.simulation.RunFor(std::chrono::seconds(11));  // The grace period.
+      return "stopped " + step.service;
     case Kind::kRestart:
       op.Restart(step.service);
       world.simulation.RunFor(std::chrono::seconds(2));
@@ -132,6 +140,10 @@ std::string Action(const Step& step) {
       return fmt::format("edit the compose file: {} image {}", step.service, step.version);
     case Kind::kRestart:
       return "docker compose restart " + step.service;
+    case Kind::kKill:
+      return "docker kill " + step.service;
+    case Kind::kStop:
+      return "docker compose stop " + step.service;
     case Kind::kWait:
       return "wait " + sim::FormatDuration(step.duration);
     case Kind::kS3:
@@ -188,6 +200,24 @@ CheckResult Check(World& world, const Expectation& expectation, const std::strin
                                : 0;
       check.held = restarts >= expectation.number;
       check.actual = std::to_string(restarts);
+      break;
+    }
+    case Kind::kState: {
+      check.what = fmt::format("{} is {}", expectation.service, expectation.text);
+      check.actual =
+          world.runtime.HasContainer(expectation.service)
+              ? std::string(fakes::ContainerStateName(world.runtime.state(expectation.service)))
+              : "absent";
+      check.held = check.actual == expectation.text;
+      break;
+    }
+    case Kind::kExitCode: {
+      check.what = fmt::format("{} exited with {}", expectation.service, expectation.number);
+      const std::optional<int> code = world.runtime.HasContainer(expectation.service)
+                                          ? world.runtime.exit_code(expectation.service)
+                                          : std::nullopt;
+      check.held = code == expectation.number;
+      check.actual = code ? std::to_string(*code) : "no exit";
       break;
     }
     case Kind::kServing: {

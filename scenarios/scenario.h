@@ -22,6 +22,8 @@ struct Expectation {
     kLogContains,     // `service`'s log contains `text`.
     kRestarted,       // `service` has been restarted by its policy at least `number` times.
     kServing,         // `service` answers its health check (`number` 1) or not (0).
+    kState,           // `service`'s container is in state `text` (running, restarting, exited).
+    kExitCode,        // `service`'s last exit code was `number`.
   };
   Kind kind = Kind::kOutputContains;
   std::string service;
@@ -43,6 +45,8 @@ struct Step {
     kMigrateVersion,    // migrate version on `keyspace`
     kMigrateForce,      // migrate force `number` on `keyspace`
     kRecreateKeyspace,  // drop every table and `keyspace`, then create it again
+    kKill,              // crash `service` (its restart policy applies)
+    kStop,              // stop `service` gracefully (it stays stopped)
   };
   Kind kind = Kind::kWait;
   std::string narration;  // What this step means in the story.

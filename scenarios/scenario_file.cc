@@ -139,6 +139,8 @@ class Reader {
         {"migrate-version", Step::Kind::kMigrateVersion},
         {"migrate-force", Step::Kind::kMigrateForce},
         {"recreate-keyspace", Step::Kind::kRecreateKeyspace},
+        {"kill", Step::Kind::kKill},
+        {"stop", Step::Kind::kStop},
     };
     OnlyKeys(*table,
              {"do", "say", "service", "version", "for", "method", "path", "query", "body",
@@ -184,7 +186,8 @@ class Reader {
   }
 
   static bool NeedsService(Step::Kind kind) {
-    return kind == Step::Kind::kSetImage || kind == Step::Kind::kRestart;
+    return kind == Step::Kind::kSetImage || kind == Step::Kind::kRestart ||
+           kind == Step::Kind::kKill || kind == Step::Kind::kStop;
   }
   static bool NeedsKeyspace(Step::Kind kind) {
     return kind == Step::Kind::kMigrateVersion || kind == Step::Kind::kMigrateForce ||
@@ -200,10 +203,10 @@ class Reader {
       const toml::table* table = item.as_table();
       if (table == nullptr)
         Fail(&item, where + "each expectation is a table, like { status = 200 }");
-      OnlyKeys(
-          *table,
-          {"status", "contains", "lacks", "log", "restarted", "times", "serving", "not_serving"},
-          where + "expect: ");
+      OnlyKeys(*table,
+               {"status", "contains", "lacks", "log", "restarted", "times", "serving",
+                "not_serving", "state", "is", "exited", "code"},
+               where + "expect: ");
       Expectation expectation;
       if (const std::optional<std::int64_t> status = Integer(*table, "status", where)) {
         expectation.kind = Expectation::Kind::kStatus;
@@ -216,6 +219,16 @@ class Reader {
         expectation.kind = Expectation::Kind::kRestarted;
         expectation.service = String(*table, "restarted", where, true);
         expectation.number = Integer(*table, "times", where).value_or(1);
+      } else if (table->contains("state")) {
+        expectation.kind = Expectation::Kind::kState;
+        expectation.service = String(*table, "state", where, true);
+        expectation.text = String(*table, "is", where + "a state expectation: ", true);
+      } else if (table->contains("exited")) {
+        expectation.kind = Expectation::Kind::kExitCode;
+        expectation.service = String(*table, "exited", where, true);
+        const std::optional<std::int64_t> code = Integer(*table, "code", where);
+        if (!code) Fail(table, where + "an exit expectation needs 'code'");
+        expectation.number = *code;
       } else if (table->contains("serving")) {
         expectation.kind = Expectation::Kind::kServing;
         expectation.service = String(*table, "serving", where, true);
@@ -313,6 +326,10 @@ std::string ActionName(const Step& step) {
       return "migrate-force";
     case Step::Kind::kRecreateKeyspace:
       return "recreate-keyspace";
+    case Step::Kind::kKill:
+      return "kill";
+    case Step::Kind::kStop:
+      return "stop";
   }
   return "";
 }
@@ -332,6 +349,10 @@ std::string ExpectationToml(const Expectation& e) {
     case Expectation::Kind::kServing:
       return fmt::format("{{ {} = {} }}", e.number == 1 ? "serving" : "not_serving",
                          Quoted(e.service));
+    case Expectation::Kind::kState:
+      return fmt::format("{{ state = {}, is = {} }}", Quoted(e.service), Quoted(e.text));
+    case Expectation::Kind::kExitCode:
+      return fmt::format("{{ exited = {}, code = {} }}", Quoted(e.service), e.number);
   }
   return "";
 }

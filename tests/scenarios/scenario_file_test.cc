@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "scenarios/catalogue.h"
+#include "scenarios/runner.h"
 
 namespace faultline::scenarios {
 namespace {
@@ -37,8 +38,8 @@ TEST(ScenarioFileTest, TheCatalogueFilesAreTheBuiltInScenarios) {
 TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"upp\"\n"),
             "story.toml:4:6: step 1: unknown action 'upp' (expected one of: clean, cql, down, "
-            "down -v, migrate-force, migrate-version, recreate-keyspace, restart, s3, set-image, "
-            "up, wait)");
+            "down -v, kill, migrate-force, migrate-version, recreate-keyspace, restart, s3, "
+            "set-image, stop, up, wait)");
   EXPECT_EQ(Error("title = \"t\"\n[[step]]\ndo = \"up\"\n"), "story.toml:1:1: missing 'name'");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n"),
             "story.toml:1:1: a scenario needs at least one [[step]]");
@@ -52,8 +53,8 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
             "story.toml:3:1: step 1: missing 'path'");
   EXPECT_EQ(
       Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"up\"\nexpect = [ { colour = 1 } ]\n"),
-      "story.toml:5:14: step 1: expect: unknown key 'colour' (expected one of: contains, "
-      "lacks, log, not_serving, restarted, serving, status, times)");
+      "story.toml:5:14: step 1: expect: unknown key 'colour' (expected one of: code, contains, "
+      "exited, is, lacks, log, not_serving, restarted, serving, state, status, times)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = 5\n[[step]]\ndo = \"up\"\n"),
             "story.toml:2:9: 'title' must be a string");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[crash]\nsite = \"s\"\nhit = 0\n"),
@@ -62,6 +63,48 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
   EXPECT_EQ(
       Error("name = \"x\"\ntitle = \"t\"\n[checkers]\nconverges = \"no\"\n[[step]]\ndo = \"up\"\n"),
       "story.toml:4:13: checkers: 'converges' must be true or false");
+}
+
+TEST(ScenarioFileTest, KillStopStatesAndExitCodesFromAFile) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(R"(
+name = "kill-and-stop"
+title = "A node crashes and comes back; another is stopped"
+
+[[step]]
+do = "up"
+expect = [ { state = "kuri-1", is = "running" } ]
+
+[[step]]
+do = "kill"
+service = "kuri-1"
+expect = [ { state = "kuri-1", is = "restarting" }, { exited = "kuri-1", code = 137 } ]
+
+[[step]]
+do = "wait"
+for = "5s"
+expect = [ { state = "kuri-1", is = "running" }, { serving = "kuri-1" } ]
+
+[[step]]
+do = "stop"
+service = "kuri-2"
+expect = [ { state = "kuri-2", is = "exited" }, { exited = "kuri-2", code = 0 } ]
+
+[checkers]
+converges = false
+)",
+                                                           "kill.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  const Scenario& scenario = std::get<Scenario>(parsed);
+  EXPECT_EQ(std::get<Scenario>(ParseScenario(ToToml(scenario), "again")), scenario);
+  const ScenarioResult result = RunScenario(scenario, {.seed = 3});
+  std::string failures;
+  for (const StepResult& step : result.steps) {
+    for (const CheckResult& check : step.checks) {
+      if (!check.held)
+        failures += step.action + ": " + check.what + " (got " + check.actual + ")\n";
+    }
+  }
+  EXPECT_TRUE(result.passed) << failures;
 }
 
 TEST(ScenarioFileTest, DurationsHaveUnits) {
