@@ -10,15 +10,47 @@
 #include "fakes/runtime.h"
 #include "fakes/sqlite_vfs.h"
 #include "models/cql/client.h"
+#include "models/migrate/safe_runner.h"
 #include "models/operator/operator.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/checkers.h"
 #include "scenarios/world.h"
+#include "sim/assert.h"
 
 namespace faultline::scenarios {
 namespace {
 
 using sim::Awaitable;
+
+// The runner an image names.
+std::shared_ptr<models::migrate::MigrationRunner> MakeRunner(const std::string& name) {
+  if (name == "safe") return std::make_shared<models::migrate::SafeRunner>();
+  if (name == "db-init") return std::make_shared<models::migrate::DbInitStyleRunner>();
+  return std::make_shared<models::migrate::GolangMigrateRunner>();
+}
+
+// A scenario's own image version, on the runtime. The files were checked
+// when the scenario was read.
+void RegisterImage(World& world, const ImageSpec& image) {
+  sim::Result<models::migrate::MigrationSource> source =
+      models::migrate::MigrationSource::FromFiles(image.files);
+  FL_ASSERT_MSG(source.ok(), "image {} {}: {}", image.service, image.version,
+                source.status().ToString());
+  if (image.service == "proxy") {
+    models::s3::ProxyImage proxy;
+    proxy.migrations = std::move(source).value();
+    proxy.runner = MakeRunner(image.runner);
+    world.runtime.RegisterImage(models::s3::kProxyImage, image.version,
+                                models::s3::ProxyEntryPoint(std::move(proxy)));
+    return;
+  }
+  models::s3::NodeImage node;
+  node.migrations = std::move(source).value();
+  node.writes_node_id = image.writes_node_id;
+  node.runner = MakeRunner(image.runner);
+  world.runtime.RegisterImage(models::s3::kNodeImage, image.version,
+                              models::s3::NodeEntryPoint(std::move(node)));
+}
 
 }  // namespace
 
@@ -257,6 +289,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
     simulation_options.fault_plan = plan;
   }
   World world(std::move(simulation_options));
+  for (const ImageSpec& image : scenario.images) RegisterImage(world, image);
   world.spec = models::s3::SeedComposeSpec(scenario.node_version, scenario.db_init_version);
   for (fakes::ServiceSpec& service : world.spec.services) {
     if (service.name == "s3-proxy") service.version = scenario.proxy_version;

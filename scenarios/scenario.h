@@ -8,8 +8,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "models/migrate/source.h"
 #include "sim/clock.h"
 
 namespace faultline::scenarios {
@@ -64,6 +66,28 @@ struct Step {
   friend bool operator==(const Step&, const Step&) = default;
 };
 
+// An image version a scenario defines: a node or proxy image with its own
+// migration folder and runner.
+struct ImageSpec {
+  std::string service;  // "node" (kuri) or "proxy" (s3-proxy)
+  std::string version;
+  std::string runner = "golang-migrate";  // or "safe", "db-init"
+  bool writes_node_id = true;             // node images: whether the code writes node_id
+  std::vector<models::migrate::MigrationFile> files;
+  friend bool operator==(const ImageSpec& a, const ImageSpec& b) {
+    auto key = [](const ImageSpec& i) {
+      return std::tie(i.service, i.version, i.runner, i.writes_node_id);
+    };
+    if (key(a) != key(b) || a.files.size() != b.files.size()) return false;
+    for (std::size_t i = 0; i < a.files.size(); ++i) {
+      if (a.files[i].name != b.files[i].name || a.files[i].contents != b.files[i].contents) {
+        return false;
+      }
+    }
+    return true;
+  }
+};
+
 struct Scenario {
   std::string name;    // "stale-schema"
   std::string title;   // One line.
@@ -73,6 +97,7 @@ struct Scenario {
   std::string node_version = "v2";
   std::string proxy_version = "v2";
   std::string db_init_version = "v1";
+  std::vector<ImageSpec> images;  // Extra image versions, usable in the topology.
   // A crash to inject: the `crash_hit`-th pass through fault site `crash_site`.
   std::string crash_site;
   std::uint64_t crash_hit = 0;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <toml++/toml.h>
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <map>
@@ -65,7 +66,8 @@ class Reader {
   }
 
   Scenario Read(const toml::table& root) const {
-    OnlyKeys(root, {"name", "title", "story", "lesson", "topology", "crash", "checkers", "step"},
+    OnlyKeys(root,
+             {"name", "title", "story", "lesson", "topology", "crash", "checkers", "image", "step"},
              "");
     Scenario scenario;
     scenario.name = String(root, "name", "", true);
@@ -75,6 +77,7 @@ class Reader {
     if (const toml::node* topology = root.get("topology")) ReadTopology(*topology, scenario);
     if (const toml::node* crash = root.get("crash")) ReadCrash(*crash, scenario);
     if (const toml::node* checkers = root.get("checkers")) ReadCheckers(*checkers, scenario);
+    if (const toml::node* images = root.get("image")) ReadImages(*images, scenario);
     const toml::node* steps = root.get("step");
     if (steps == nullptr) Fail(&root, "a scenario needs at least one [[step]]");
     const toml::array* list = steps->as_array();
@@ -105,6 +108,88 @@ class Reader {
     const std::optional<std::int64_t> hit = Integer(*table, "hit", "crash: ");
     if (!hit || *hit < 1) Fail(table, "crash: 'hit' must be a positive integer");
     scenario.crash_hit = static_cast<std::uint64_t>(*hit);
+  }
+
+  // [[image]]: an image version with its own migrations, inline
+  // ([[image.file]] name/body) or a folder relative to the scenario file.
+  void ReadImages(const toml::node& node, Scenario& scenario) const {
+    const toml::array* list = node.as_array();
+    if (list == nullptr) Fail(&node, "'image' must be an array of tables: write [[image]]");
+    std::size_t number = 0;
+    for (const toml::node& item : *list) {
+      const std::string where = fmt::format("image {}: ", ++number);
+      const toml::table* table = item.as_table();
+      if (table == nullptr) Fail(&item, where + "an image must be a table");
+      OnlyKeys(*table, {"service", "version", "runner", "writes_node_id", "migrations", "file"},
+               where);
+      ImageSpec image;
+      image.service = String(*table, "service", where, true);
+      if (image.service != "node" && image.service != "proxy") {
+        Fail(table->get("service"), where + "'service' is \"node\" or \"proxy\"");
+      }
+      image.version = String(*table, "version", where, true);
+      if (table->contains("runner")) image.runner = String(*table, "runner", where, true);
+      if (image.runner != "golang-migrate" && image.runner != "safe" && image.runner != "db-init") {
+        Fail(table->get("runner"), where + "'runner' is golang-migrate, safe or db-init");
+      }
+      if (const toml::node* writes = table->get("writes_node_id")) {
+        if (writes->as_boolean() == nullptr)
+          Fail(writes, where + "'writes_node_id' is true or false");
+        image.writes_node_id = writes->as_boolean()->get();
+      }
+      if (table->contains("migrations")) {
+        const std::string folder = String(*table, "migrations", where, true);
+        image.files = ReadFolder(folder, table->get("migrations"), where);
+      }
+      if (const toml::node* files = table->get("file")) ReadFiles(*files, where, image);
+      sim::Result<models::migrate::MigrationSource> source =
+          models::migrate::MigrationSource::FromFiles(image.files);
+      if (!source.ok()) Fail(table, where + source.status().message());
+      scenario.images.push_back(std::move(image));
+    }
+  }
+
+  void ReadFiles(const toml::node& node, const std::string& where, ImageSpec& image) const {
+    const toml::array* list = node.as_array();
+    if (list == nullptr) Fail(&node, where + "'file' must be an array of tables: [[image.file]]");
+    for (const toml::node& item : *list) {
+      const toml::table* table = item.as_table();
+      if (table == nullptr) Fail(&item, where + "a file is a table with name and body");
+      OnlyKeys(*table, {"name", "body"}, where + "file: ");
+      image.files.emplace_back(String(*table, "name", where + "file: ", true),
+                               String(*table, "body", where + "file: ", true));
+    }
+  }
+
+  // The migration files of a folder (relative to the scenario file), sorted.
+  std::vector<models::migrate::MigrationFile> ReadFolder(const std::string& folder,
+                                                         const toml::node* at,
+                                                         const std::string& where) const {
+    const std::filesystem::path path =
+        std::filesystem::path(source_).parent_path() / std::filesystem::path(folder);
+    std::error_code error;
+    std::vector<std::filesystem::path> names;
+    for (std::filesystem::directory_iterator it(path, error), end; !error && it != end;
+         it.increment(error)) {
+      if (it->is_regular_file()) names.push_back(it->path());
+    }
+    if (error || !std::filesystem::is_directory(path)) {
+      Fail(at, fmt::format("{}cannot read the migration folder {}", where, path.string()));
+    }
+    std::sort(names.begin(), names.end());
+    std::vector<models::migrate::MigrationFile> files;
+    for (const std::filesystem::path& file : names) {
+      const std::string name = file.filename().string();
+      const bool migration = name.find(".up.") != std::string::npos ||
+                             name.find(".down.") != std::string::npos || name.ends_with(".cql") ||
+                             name.ends_with(".sql");
+      if (!migration) continue;  // A README beside the migrations is fine.
+      std::ifstream in(file, std::ios::binary);
+      std::stringstream contents;
+      contents << in.rdbuf();
+      files.emplace_back(name, contents.str());
+    }
+    return files;
   }
 
   // [checkers] acknowledged-writes = false: the checkers this story breaks.
@@ -366,6 +451,17 @@ std::string ToToml(const Scenario& s) {
                      Quoted(s.proxy_version), Quoted(s.db_init_version));
   if (!s.crash_site.empty()) {
     out += fmt::format("\n[crash]\nsite = {}\nhit = {}\n", Quoted(s.crash_site), s.crash_hit);
+  }
+  for (const ImageSpec& image : s.images) {
+    out += fmt::format("\n[[image]]\nservice = {}\nversion = {}\nrunner = {}\n",
+                       Quoted(image.service), Quoted(image.version), Quoted(image.runner));
+    if (image.service == "node") {
+      out += fmt::format("writes_node_id = {}\n", image.writes_node_id ? "true" : "false");
+    }
+    for (const models::migrate::MigrationFile& file : image.files) {
+      out += fmt::format("[[image.file]]\nname = {}\nbody = {}\n", Quoted(file.name),
+                         Quoted(file.contents));
+    }
   }
   if (!s.checkers.empty()) {
     out += "\n[checkers]  # the whole-run checkers this story breaks (the others must hold)\n";

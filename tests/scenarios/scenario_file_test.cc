@@ -43,10 +43,10 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
   EXPECT_EQ(Error("title = \"t\"\n[[step]]\ndo = \"up\"\n"), "story.toml:1:1: missing 'name'");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n"),
             "story.toml:1:1: a scenario needs at least one [[step]]");
-  EXPECT_EQ(
-      Error("name = \"x\"\ntitle = \"t\"\ncolour = 3\n[[step]]\ndo = \"up\"\n"),
-      "story.toml:3:1: unknown key 'colour' (expected one of: checkers, crash, lesson, name, step, "
-      "story, title, topology)");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\ncolour = 3\n[[step]]\ndo = \"up\"\n"),
+            "story.toml:3:1: unknown key 'colour' (expected one of: checkers, crash, image, "
+            "lesson, name, "
+            "step, story, title, topology)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"wait\"\nfor = \"soon\"\n"),
             "story.toml:5:7: step 1: 'soon' is not a duration (write 500ms, 15s, 8m, 2h)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"s3\"\nmethod = \"GET\"\n"),
@@ -105,6 +105,38 @@ converges = false
     }
   }
   EXPECT_TRUE(result.passed) << failures;
+}
+
+TEST(ScenarioFileTest, AnImageOfYourOwnWithAMigrationFolder) {
+  std::variant<Scenario, FileError> loaded =
+      LoadScenarioFile(std::string(FAULTLINE_TEST_FILES_DIR) + "/custom-image.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(loaded)) << std::get<FileError>(loaded).message;
+  const Scenario& scenario = std::get<Scenario>(loaded);
+  ASSERT_EQ(scenario.images.size(), 1u);
+  EXPECT_EQ(scenario.images[0].files.size(), 2u);  // The README is not a migration.
+  EXPECT_EQ(std::get<Scenario>(ParseScenario(ToToml(scenario), "inline")), scenario);
+  const ScenarioResult result = RunScenario(scenario, {.seed = 5});
+  std::string failures;
+  for (const StepResult& step : result.steps) {
+    for (const CheckResult& check : step.checks) {
+      if (!check.held)
+        failures += step.action + ": " + check.what + " (got " + check.actual + ")\n";
+    }
+  }
+  EXPECT_TRUE(result.passed) << failures;
+}
+
+TEST(ScenarioFileTest, BrokenImagesSayWhere) {
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[image]]\nservice = \"db\"\nversion = \"1\"\n"
+                  "[[step]]\ndo = \"up\"\n"),
+            "story.toml:4:11: image 1: 'service' is \"node\" or \"proxy\"");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[image]]\nservice = \"node\"\nversion = \"1\"\n"
+                  "migrations = \"nowhere\"\n[[step]]\ndo = \"up\"\n"),
+            "story.toml:6:14: image 1: cannot read the migration folder nowhere");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[image]]\nservice = \"node\"\nversion = \"1\"\n"
+                  "[[image.file]]\nname = \"init.up.cql\"\nbody = \"\"\n[[step]]\ndo = \"up\"\n"),
+            "story.toml:3:1: image 1: init.up.cql: not a migration file name: expected "
+            "{version}_{title}.up.cql or .down.cql");
 }
 
 TEST(ScenarioFileTest, DurationsHaveUnits) {
