@@ -22,6 +22,28 @@ namespace {
 
 using sim::Awaitable;
 
+void Apply(const ServiceOverride& change, fakes::ServiceSpec& service) {
+  if (change.restart == "no") service.restart = fakes::RestartPolicy::kNo;
+  if (change.restart == "always") service.restart = fakes::RestartPolicy::kAlways;
+  if (change.restart == "on-failure") service.restart = fakes::RestartPolicy::kOnFailure;
+  if (change.depends_on) {
+    service.depends_on.clear();
+    for (const auto& [name, condition] : *change.depends_on) {
+      service.depends_on.emplace_back(
+          name, condition == "healthy"     ? fakes::DependencyCondition::kHealthy
+                : condition == "completed" ? fakes::DependencyCondition::kCompletedSuccessfully
+                                           : fakes::DependencyCondition::kStarted);
+    }
+  }
+  if (!change.data.empty()) {
+    for (fakes::MountSpec& mount : service.mounts) {
+      mount.kind = change.data == "named" ? fakes::VolumeKind::kNamedVolume
+                                          : fakes::VolumeKind::kHostDirectory;
+      if (change.data == "named") mount.source = service.name + "-data";
+    }
+  }
+}
+
 // The runner an image names.
 std::shared_ptr<models::migrate::MigrationRunner> MakeRunner(const std::string& name) {
   if (name == "safe") return std::make_shared<models::migrate::SafeRunner>();
@@ -118,6 +140,20 @@ std::string Perform(World& world, const Step& step, int& status) {
       // The compose file changes; the next `up` recreates the container.
       return fmt::format("the compose file now has {} at image version {}", step.service,
                          step.version);
+    case Kind::kWaitFor: {
+      const sim::TimePoint deadline = world.simulation.Now() + step.duration;
+      world.simulation.Run(sim::RunBudget{
+          sim::Simulation::kDefaultMaxSteps, deadline, [&world, &step] {
+            return world.runtime.HasContainer(step.service) &&
+                   fakes::ContainerStateName(world.runtime.state(step.service)) == step.state;
+          }});
+      const std::string now =
+          world.runtime.HasContainer(step.service)
+              ? std::string(fakes::ContainerStateName(world.runtime.state(step.service)))
+              : "absent";
+      return fmt::format("{} is {} at {}", step.service, now,
+                         sim::FormatTime(world.simulation.Now()));
+    }
     case Kind::kKill:
       world.runtime.Kill(step.service);
       world.simulation.RunFor(std::chrono::milliseconds(10));
@@ -172,6 +208,9 @@ std::string Action(const Step& step) {
       return fmt::format("edit the compose file: {} image {}", step.service, step.version);
     case Kind::kRestart:
       return "docker compose restart " + step.service;
+    case Kind::kWaitFor:
+      return fmt::format("wait until {} is {} (at most {})", step.service, step.state,
+                         sim::FormatDuration(step.duration));
     case Kind::kKill:
       return "docker kill " + step.service;
     case Kind::kStop:
@@ -293,6 +332,9 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   world.spec = models::s3::SeedComposeSpec(scenario.node_version, scenario.db_init_version);
   for (fakes::ServiceSpec& service : world.spec.services) {
     if (service.name == "s3-proxy") service.version = scenario.proxy_version;
+    for (const ServiceOverride& change : scenario.services) {
+      if (change.name == service.name) Apply(change, service);
+    }
   }
 
   ScenarioResult result;

@@ -47,6 +47,7 @@ struct Step {
     kMigrateVersion,    // migrate version on `keyspace`
     kMigrateForce,      // migrate force `number` on `keyspace`
     kRecreateKeyspace,  // drop every table and `keyspace`, then create it again
+    kWaitFor,           // wait until `service` is in state `state` (at most `duration`)
     kKill,              // crash `service` (its restart policy applies)
     kStop,              // stop `service` gracefully (it stays stopped)
   };
@@ -60,6 +61,7 @@ struct Step {
   std::string query;
   std::string statement;
   std::string keyspace;
+  std::string state;  // kWaitFor: created, running, restarting, exited
   std::int64_t number = 0;
   sim::Duration duration{};
   std::vector<Expectation> expect;
@@ -88,6 +90,16 @@ struct ImageSpec {
   }
 };
 
+// Changes to one service of the seed compose file.
+struct ServiceOverride {
+  std::string name;     // "kuri-1", "s3-proxy", ...
+  std::string restart;  // "no", "always", "on-failure"; empty: unchanged
+  // depends_on, replacing the file's: (service, "started" | "healthy" | "completed").
+  std::optional<std::vector<std::pair<std::string, std::string>>> depends_on;
+  std::string data;  // "host" or "named": where its data mount lives; empty: unchanged
+  friend bool operator==(const ServiceOverride&, const ServiceOverride&) = default;
+};
+
 struct Scenario {
   std::string name;    // "stale-schema"
   std::string title;   // One line.
@@ -98,6 +110,7 @@ struct Scenario {
   std::string proxy_version = "v2";
   std::string db_init_version = "v1";
   std::vector<ImageSpec> images;  // Extra image versions, usable in the topology.
+  std::vector<ServiceOverride> services;
   // A crash to inject: the `crash_hit`-th pass through fault site `crash_site`.
   std::string crash_site;
   std::uint64_t crash_hit = 0;

@@ -67,7 +67,8 @@ class Reader {
 
   Scenario Read(const toml::table& root) const {
     OnlyKeys(root,
-             {"name", "title", "story", "lesson", "topology", "crash", "checkers", "image", "step"},
+             {"name", "title", "story", "lesson", "topology", "crash", "checkers", "image",
+              "service", "step"},
              "");
     Scenario scenario;
     scenario.name = String(root, "name", "", true);
@@ -78,6 +79,7 @@ class Reader {
     if (const toml::node* crash = root.get("crash")) ReadCrash(*crash, scenario);
     if (const toml::node* checkers = root.get("checkers")) ReadCheckers(*checkers, scenario);
     if (const toml::node* images = root.get("image")) ReadImages(*images, scenario);
+    if (const toml::node* services = root.get("service")) ReadServices(*services, scenario);
     const toml::node* steps = root.get("step");
     if (steps == nullptr) Fail(&root, "a scenario needs at least one [[step]]");
     const toml::array* list = steps->as_array();
@@ -192,6 +194,57 @@ class Reader {
     return files;
   }
 
+  // [[service]]: changes to one service of the seed compose file.
+  void ReadServices(const toml::node& node, Scenario& scenario) const {
+    static const std::set<std::string, std::less<>> kServices = {"yugabyte", "db-init", "kuri-1",
+                                                                 "kuri-2", "s3-proxy"};
+    const toml::array* list = node.as_array();
+    if (list == nullptr) Fail(&node, "'service' must be an array of tables: write [[service]]");
+    std::size_t number = 0;
+    for (const toml::node& item : *list) {
+      const std::string where = fmt::format("service {}: ", ++number);
+      const toml::table* table = item.as_table();
+      if (table == nullptr) Fail(&item, where + "a service must be a table");
+      OnlyKeys(*table, {"name", "restart", "depends_on", "data"}, where);
+      ServiceOverride change;
+      change.name = String(*table, "name", where, true);
+      if (!kServices.contains(change.name)) {
+        Fail(table->get("name"), where +
+                                     "the seed cluster's services are yugabyte, db-init, "
+                                     "kuri-1, kuri-2 and s3-proxy");
+      }
+      change.restart = String(*table, "restart", where, false);
+      if (!change.restart.empty() && change.restart != "no" && change.restart != "always" &&
+          change.restart != "on-failure") {
+        Fail(table->get("restart"), where + "'restart' is no, always or on-failure");
+      }
+      change.data = String(*table, "data", where, false);
+      if (!change.data.empty() && change.data != "host" && change.data != "named") {
+        Fail(table->get("data"), where + "'data' is host or named");
+      }
+      if (const toml::node* depends = table->get("depends_on")) {
+        const toml::array* on = depends->as_array();
+        if (on == nullptr)
+          Fail(depends, where + "'depends_on' is an array of { service, condition }");
+        change.depends_on.emplace();
+        for (const toml::node& entry : *on) {
+          const toml::table* dependency = entry.as_table();
+          if (dependency == nullptr) Fail(&entry, where + "a dependency is { service, condition }");
+          OnlyKeys(*dependency, {"service", "condition"}, where + "depends_on: ");
+          const std::string condition = String(*dependency, "condition", where, false);
+          if (!condition.empty() && condition != "started" && condition != "healthy" &&
+              condition != "completed") {
+            Fail(dependency->get("condition"),
+                 where + "'condition' is started, healthy or completed");
+          }
+          change.depends_on->emplace_back(String(*dependency, "service", where, true),
+                                          condition.empty() ? "started" : condition);
+        }
+      }
+      scenario.services.push_back(std::move(change));
+    }
+  }
+
   // [checkers] acknowledged-writes = false: the checkers this story breaks.
   void ReadCheckers(const toml::node& node, Scenario& scenario) const {
     const toml::table* table = node.as_table();
@@ -225,10 +278,11 @@ class Reader {
         {"migrate-force", Step::Kind::kMigrateForce},
         {"recreate-keyspace", Step::Kind::kRecreateKeyspace},
         {"kill", Step::Kind::kKill},
+        {"wait-for", Step::Kind::kWaitFor},
         {"stop", Step::Kind::kStop},
     };
     OnlyKeys(*table,
-             {"do", "say", "service", "version", "for", "method", "path", "query", "body",
+             {"do", "say", "service", "version", "for", "until", "method", "path", "query", "body",
               "statement", "keyspace", "to", "expect"},
              where);
     const std::string action = String(*table, "do", where, true);
@@ -256,6 +310,21 @@ class Reader {
       if (!to) Fail(table, where + "migrate-force needs 'to', the version to record");
       step.number = *to;
     }
+    if (step.kind == Step::Kind::kWaitFor) {
+      static const std::set<std::string, std::less<>> kStates = {"created", "running", "restarting",
+                                                                 "exited"};
+      step.state = String(*table, "until", where, true);
+      if (!kStates.contains(step.state)) {
+        Fail(table->get("until"), where + "'until' is created, running, restarting or exited");
+      }
+      step.duration = std::chrono::minutes(10);
+      if (table->contains("for")) {
+        const std::string text = String(*table, "for", where, true);
+        const std::optional<sim::Duration> duration = ParseDuration(text);
+        if (!duration) Fail(table->get("for"), where + "'" + text + "' is not a duration");
+        step.duration = *duration;
+      }
+    }
     if (step.kind == Step::Kind::kWait) {
       const std::string text = String(*table, "for", where, true);
       const std::optional<sim::Duration> duration = ParseDuration(text);
@@ -272,7 +341,7 @@ class Reader {
 
   static bool NeedsService(Step::Kind kind) {
     return kind == Step::Kind::kSetImage || kind == Step::Kind::kRestart ||
-           kind == Step::Kind::kKill || kind == Step::Kind::kStop;
+           kind == Step::Kind::kKill || kind == Step::Kind::kStop || kind == Step::Kind::kWaitFor;
   }
   static bool NeedsKeyspace(Step::Kind kind) {
     return kind == Step::Kind::kMigrateVersion || kind == Step::Kind::kMigrateForce ||
@@ -411,6 +480,8 @@ std::string ActionName(const Step& step) {
       return "migrate-force";
     case Step::Kind::kRecreateKeyspace:
       return "recreate-keyspace";
+    case Step::Kind::kWaitFor:
+      return "wait-for";
     case Step::Kind::kKill:
       return "kill";
     case Step::Kind::kStop:
@@ -452,6 +523,20 @@ std::string ToToml(const Scenario& s) {
   if (!s.crash_site.empty()) {
     out += fmt::format("\n[crash]\nsite = {}\nhit = {}\n", Quoted(s.crash_site), s.crash_hit);
   }
+  for (const ServiceOverride& change : s.services) {
+    out += fmt::format("\n[[service]]\nname = {}\n", Quoted(change.name));
+    if (!change.restart.empty()) out += fmt::format("restart = {}\n", Quoted(change.restart));
+    if (!change.data.empty()) out += fmt::format("data = {}\n", Quoted(change.data));
+    if (change.depends_on) {
+      out += "depends_on = [";
+      for (std::size_t i = 0; i < change.depends_on->size(); ++i) {
+        out += fmt::format("{}{{ service = {}, condition = {} }}", i == 0 ? " " : ", ",
+                           Quoted((*change.depends_on)[i].first),
+                           Quoted((*change.depends_on)[i].second));
+      }
+      out += " ]\n";
+    }
+  }
   for (const ImageSpec& image : s.images) {
     out += fmt::format("\n[[image]]\nservice = {}\nversion = {}\nrunner = {}\n",
                        Quoted(image.service), Quoted(image.version), Quoted(image.runner));
@@ -482,6 +567,10 @@ std::string ToToml(const Scenario& s) {
     if (step.kind == Step::Kind::kMigrateForce) out += fmt::format("to = {}\n", step.number);
     if (step.kind == Step::Kind::kWait)
       out += fmt::format("for = \"{}\"\n", DurationText(step.duration));
+    if (step.kind == Step::Kind::kWaitFor) {
+      out += fmt::format("until = {}\nfor = \"{}\"\n", Quoted(step.state),
+                         DurationText(step.duration));
+    }
     if (!step.expect.empty()) {
       out += "expect = [\n";
       for (const Expectation& e : step.expect) out += "  " + ExpectationToml(e) + ",\n";

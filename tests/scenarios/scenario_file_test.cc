@@ -39,14 +39,13 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"upp\"\n"),
             "story.toml:4:6: step 1: unknown action 'upp' (expected one of: clean, cql, down, "
             "down -v, kill, migrate-force, migrate-version, recreate-keyspace, restart, s3, "
-            "set-image, stop, up, wait)");
+            "set-image, stop, up, wait, wait-for)");
   EXPECT_EQ(Error("title = \"t\"\n[[step]]\ndo = \"up\"\n"), "story.toml:1:1: missing 'name'");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n"),
             "story.toml:1:1: a scenario needs at least one [[step]]");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\ncolour = 3\n[[step]]\ndo = \"up\"\n"),
             "story.toml:3:1: unknown key 'colour' (expected one of: checkers, crash, image, "
-            "lesson, name, "
-            "step, story, title, topology)");
+            "lesson, name, service, step, story, title, topology)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"wait\"\nfor = \"soon\"\n"),
             "story.toml:5:7: step 1: 'soon' is not a duration (write 500ms, 15s, 8m, 2h)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"s3\"\nmethod = \"GET\"\n"),
@@ -137,6 +136,49 @@ TEST(ScenarioFileTest, BrokenImagesSayWhere) {
                   "[[image.file]]\nname = \"init.up.cql\"\nbody = \"\"\n[[step]]\ndo = \"up\"\n"),
             "story.toml:3:1: image 1: init.up.cql: not a migration file name: expected "
             "{version}_{title}.up.cql or .down.cql");
+}
+
+TEST(ScenarioFileTest, ServiceOverridesAndWaitingForAState) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(R"(
+name = "gives-up"
+title = "Without a restart policy, a node that crashes mid-migration stays down"
+
+[crash]
+site = "migrate.filecoingw_kuri1.statement.after"
+hit = 1
+
+[[service]]
+name = "kuri-1"
+restart = "no"
+data = "named"
+depends_on = [ { service = "db-init", condition = "completed" } ]
+
+[checkers]
+converges = false
+
+[[step]]
+do = "up"
+
+[[step]]
+do = "wait-for"
+service = "kuri-1"
+until = "exited"
+for = "15m"
+expect = [ { exited = "kuri-1", code = 137 }, { not_serving = "kuri-1" } ]
+)",
+                                                           "gives-up.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  const Scenario& scenario = std::get<Scenario>(parsed);
+  EXPECT_EQ(std::get<Scenario>(ParseScenario(ToToml(scenario), "again")), scenario);
+  const ScenarioResult result = RunScenario(scenario, {.seed = 2});
+  ASSERT_EQ(result.steps.size(), 2u);
+  EXPECT_TRUE(result.passed) << result.steps[1].outcome;
+  // It crashed during its first migration, within the first seconds.
+  EXPECT_LT(result.steps[1].at, sim::kTimeZero + std::chrono::seconds(10));
+  EXPECT_EQ(
+      Error("name = \"x\"\ntitle = \"t\"\n[[service]]\nname = \"kuri-9\"\n[[step]]\ndo = \"up\"\n"),
+      "story.toml:4:8: service 1: the seed cluster's services are yugabyte, db-init, "
+      "kuri-1, kuri-2 and s3-proxy");
 }
 
 TEST(ScenarioFileTest, DurationsHaveUnits) {
