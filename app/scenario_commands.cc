@@ -143,7 +143,7 @@ int RunExplain(const std::vector<std::string>& args) {
 
 int RunScenarioCommand(const std::vector<std::string>& args) {
   std::optional<std::string> name;
-  std::uint64_t seed = 1;
+  std::optional<std::uint64_t> seed_flag;
   bool json = false;
   bool timeline = false;
   bool check_determinism = false;
@@ -155,7 +155,7 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) return BadInput("--seed needs a value");
       const std::optional<std::uint64_t> parsed = ParseSeed(args[++i]);
       if (!parsed) return BadInput("--seed wants a non-negative integer, got '" + args[i] + "'");
-      seed = *parsed;
+      seed_flag = *parsed;
     } else if (arg == "--json") {
       json = true;
     } else if (arg == "--timeline") {
@@ -193,6 +193,7 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
     scenario = Named(*name);
   }
   if (scenario == nullptr) return kExitBadInput;
+  const std::uint64_t seed = seed_flag.value_or(scenario->seed);
 
   scenarios::RunOptions options{.seed = seed};
   std::ofstream trace_file;

@@ -72,12 +72,23 @@ void PerfettoSink::Write(const sim::TraceEvent& event) {
     return;
   }
   if (event.name == "net.send" && records_.size() < kMaxRecords) {
+    constexpr std::size_t kMaxInFlight = 1'000'000;  // Lost messages never arrive: a bound.
+    if (in_flight_.size() < kMaxInFlight) {
+      in_flight_[Field(event, "id")] = InFlight{track, last_us_, Field(event, "what")};
+    }
     records_.push_back(fmt::format(
         R"({{"name":"{}","cat":"net","ph":"s","id":{},"pid":{},"tid":{},"ts":{:.3f}}})",
         Escaped(Field(event, "what")), Field(event, "id"), track.pid, track.tid, last_us_));
     return;
   }
   if (event.name == "net.deliver" && records_.size() < kMaxRecords) {
+    if (auto sent = in_flight_.find(Field(event, "id")); sent != in_flight_.end()) {
+      records_.push_back(fmt::format(
+          R"({{"name":"{}","cat":"message","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f}}})",
+          Escaped(sent->second.what), sent->second.track.pid, sent->second.track.tid,
+          sent->second.sent_us, last_us_ - sent->second.sent_us));
+      in_flight_.erase(sent);
+    }
     const std::string to = Field(event, "to");
     const Track receiver = TrackOf(to, incarnation_.contains(to) ? incarnation_[to] : 0);
     records_.push_back(fmt::format(

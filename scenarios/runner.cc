@@ -12,6 +12,7 @@
 #include "models/cql/client.h"
 #include "models/migrate/safe_runner.h"
 #include "models/operator/operator.h"
+#include "models/s3/multipart.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/checkers.h"
 #include "scenarios/world.h"
@@ -95,6 +96,56 @@ bool IsServing(World& world, const std::string& service) {
 
 namespace {
 
+// Initiate, upload each part, complete: the whole upload as a client does
+// it, through the proxy. The outcome is the complete's status and body.
+std::string MultipartUpload(World& world, const Step& step, int& status) {
+  auto code = std::make_shared<int>(0);
+  std::string out = world.RunProcess(
+      "client", [&world, step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
+        const fakes::Endpoint proxy("s3-proxy", models::s3::kProxyPort);
+        const auto timeout = std::chrono::seconds(30);
+        sim::Result<fakes::Response> initiated = co_await world.network.Call(
+            proxy, fakes::Request("POST", step.path, "", {}, "uploads"), timeout);
+        if (!initiated.ok()) co_return "initiate: " + initiated.status().ToString();
+        const std::string& body = initiated->body;
+        const std::size_t open = body.find("<UploadId>");
+        const std::size_t close = body.find("</UploadId>");
+        if (initiated->status != 200 || open == std::string::npos || close == std::string::npos) {
+          *code = initiated->status;
+          co_return fmt::format("initiate: {} {}", initiated->status, body);
+        }
+        const std::string upload = body.substr(open + 10, close - open - 10);
+        std::vector<std::pair<int, std::string>> etags;
+        for (std::size_t i = 0; i < step.parts.size(); ++i) {
+          const std::string query = fmt::format("partNumber={}&uploadId={}", i + 1, upload);
+          sim::Result<fakes::Response> part = co_await world.network.Call(
+              proxy, fakes::Request("PUT", step.path, step.parts[i], {}, query), timeout);
+          if (!part.ok() || part->status != 200 || !part->headers.contains("ETag")) {
+            *code = part.ok() ? part->status : 0;
+            co_return fmt::format("part {}: {}", i + 1,
+                                  part.ok() ? part->body : part.status().ToString());
+          }
+          const std::string& etag = part->headers.at("ETag");
+          etags.emplace_back(static_cast<int>(i + 1), etag.substr(1, etag.size() - 2));
+        }
+        sim::Result<fakes::Response> completed = co_await world.network.Call(
+            proxy,
+            fakes::Request("POST", step.path, models::s3::CompleteBody(etags), {},
+                           "uploadId=" + upload),
+            timeout);
+        if (!completed.ok()) co_return "complete: " + completed.status().ToString();
+        *code = completed->status;
+        co_return fmt::format("{} {}", completed->status, completed->body);
+      });
+  status = *code;
+  if (status == 200) {
+    std::string whole;
+    for (const std::string& part : step.parts) whole += part;
+    world.acknowledged[step.path] = whole;
+  }
+  return out;
+}
+
 std::string S3Request(World& world, const Step& step, int& status) {
   auto code = std::make_shared<int>(0);
   std::string out = world.RunProcess(
@@ -154,6 +205,8 @@ std::string Perform(World& world, const Step& step, int& status) {
       return fmt::format("{} is {} at {}", step.service, now,
                          sim::FormatTime(world.simulation.Now()));
     }
+    case Kind::kMultipart:
+      return MultipartUpload(world, step, status);
     case Kind::kKill:
       world.runtime.Kill(step.service);
       world.simulation.RunFor(std::chrono::milliseconds(10));
@@ -211,6 +264,8 @@ std::string Action(const Step& step) {
     case Kind::kWaitFor:
       return fmt::format("wait until {} is {} (at most {})", step.service, step.state,
                          sim::FormatDuration(step.duration));
+    case Kind::kMultipart:
+      return fmt::format("multipart upload of {} parts to {}", step.parts.size(), step.path);
     case Kind::kKill:
       return "docker kill " + step.service;
     case Kind::kStop:

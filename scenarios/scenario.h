@@ -48,6 +48,7 @@ struct Step {
     kMigrateForce,      // migrate force `number` on `keyspace`
     kRecreateKeyspace,  // drop every table and `keyspace`, then create it again
     kWaitFor,           // wait until `service` is in state `state` (at most `duration`)
+    kMultipart,         // a whole multipart upload of `parts` to `path`: initiate, parts, complete
     kKill,              // crash `service` (its restart policy applies)
     kStop,              // stop `service` gracefully (it stays stopped)
   };
@@ -61,7 +62,8 @@ struct Step {
   std::string query;
   std::string statement;
   std::string keyspace;
-  std::string state;  // kWaitFor: created, running, restarting, exited
+  std::string state;               // kWaitFor: created, running, restarting, exited
+  std::vector<std::string> parts;  // kMultipart: each part's bytes
   std::int64_t number = 0;
   sim::Duration duration{};
   std::vector<Expectation> expect;
@@ -112,6 +114,7 @@ struct Scenario {
   std::vector<ImageSpec> images;  // Extra image versions, usable in the topology.
   std::vector<ServiceOverride> services;
   // A crash to inject: the `crash_hit`-th pass through fault site `crash_site`.
+  std::uint64_t seed = 1;  // The default seed (`run --seed` overrides it).
   std::string crash_site;
   std::uint64_t crash_hit = 0;
   std::vector<Step> steps;

@@ -67,7 +67,7 @@ class Reader {
 
   Scenario Read(const toml::table& root) const {
     OnlyKeys(root,
-             {"name", "title", "story", "lesson", "topology", "crash", "checkers", "image",
+             {"name", "title", "story", "lesson", "seed", "topology", "crash", "checkers", "image",
               "service", "step"},
              "");
     Scenario scenario;
@@ -75,6 +75,10 @@ class Reader {
     scenario.title = String(root, "title", "", true);
     scenario.story = String(root, "story", "", false);
     scenario.lesson = String(root, "lesson", "", false);
+    if (const std::optional<std::int64_t> seed = Integer(root, "seed", "")) {
+      if (*seed < 0) Fail(root.get("seed"), "'seed' must not be negative");
+      scenario.seed = static_cast<std::uint64_t>(*seed);
+    }
     if (const toml::node* topology = root.get("topology")) ReadTopology(*topology, scenario);
     if (const toml::node* crash = root.get("crash")) ReadCrash(*crash, scenario);
     if (const toml::node* checkers = root.get("checkers")) ReadCheckers(*checkers, scenario);
@@ -279,11 +283,12 @@ class Reader {
         {"recreate-keyspace", Step::Kind::kRecreateKeyspace},
         {"kill", Step::Kind::kKill},
         {"wait-for", Step::Kind::kWaitFor},
+        {"multipart", Step::Kind::kMultipart},
         {"stop", Step::Kind::kStop},
     };
     OnlyKeys(*table,
              {"do", "say", "service", "version", "for", "until", "method", "path", "query", "body",
-              "statement", "keyspace", "to", "expect"},
+              "parts", "statement", "keyspace", "to", "expect"},
              where);
     const std::string action = String(*table, "do", where, true);
     auto kind = kActions.find(action);
@@ -300,7 +305,20 @@ class Reader {
     step.service = String(*table, "service", where, NeedsService(step.kind));
     step.version = String(*table, "version", where, step.kind == Step::Kind::kSetImage);
     step.method = String(*table, "method", where, step.kind == Step::Kind::kS3);
-    step.path = String(*table, "path", where, step.kind == Step::Kind::kS3);
+    step.path = String(*table, "path", where,
+                       step.kind == Step::Kind::kS3 || step.kind == Step::Kind::kMultipart);
+    if (step.kind == Step::Kind::kMultipart) {
+      const toml::node* parts = table->get("parts");
+      const toml::array* list = parts == nullptr ? nullptr : parts->as_array();
+      if (list == nullptr || list->empty()) {
+        Fail(parts == nullptr ? table : parts,
+             where + "multipart needs 'parts', a list of strings");
+      }
+      for (const toml::node& part : *list) {
+        if (part.as_string() == nullptr) Fail(&part, where + "each part is a string");
+        step.parts.push_back(part.as_string()->get());
+      }
+    }
     step.query = String(*table, "query", where, false);
     step.body = String(*table, "body", where, false);
     step.statement = String(*table, "statement", where, step.kind == Step::Kind::kCql);
@@ -482,6 +500,8 @@ std::string ActionName(const Step& step) {
       return "recreate-keyspace";
     case Step::Kind::kWaitFor:
       return "wait-for";
+    case Step::Kind::kMultipart:
+      return "multipart";
     case Step::Kind::kKill:
       return "kill";
     case Step::Kind::kStop:
@@ -518,6 +538,7 @@ std::string ExpectationToml(const Expectation& e) {
 std::string ToToml(const Scenario& s) {
   std::string out = fmt::format("name = {}\ntitle = {}\nstory = {}\nlesson = {}\n\n",
                                 Quoted(s.name), Quoted(s.title), Quoted(s.story), Quoted(s.lesson));
+  if (s.seed != 1) out.insert(out.size() - 1, fmt::format("seed = {}\n", s.seed));
   out += fmt::format("[topology]\nnode = {}\nproxy = {}\ndb_init = {}\n", Quoted(s.node_version),
                      Quoted(s.proxy_version), Quoted(s.db_init_version));
   if (!s.crash_site.empty()) {
@@ -567,6 +588,13 @@ std::string ToToml(const Scenario& s) {
     if (step.kind == Step::Kind::kMigrateForce) out += fmt::format("to = {}\n", step.number);
     if (step.kind == Step::Kind::kWait)
       out += fmt::format("for = \"{}\"\n", DurationText(step.duration));
+    if (!step.parts.empty()) {
+      out += "parts = [";
+      for (std::size_t i = 0; i < step.parts.size(); ++i) {
+        out += (i == 0 ? " " : ", ") + Quoted(step.parts[i]);
+      }
+      out += " ]\n";
+    }
     if (step.kind == Step::Kind::kWaitFor) {
       out += fmt::format("until = {}\nfor = \"{}\"\n", Quoted(step.state),
                          DurationText(step.duration));

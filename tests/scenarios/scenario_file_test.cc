@@ -38,14 +38,14 @@ TEST(ScenarioFileTest, TheCatalogueFilesAreTheBuiltInScenarios) {
 TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"upp\"\n"),
             "story.toml:4:6: step 1: unknown action 'upp' (expected one of: clean, cql, down, "
-            "down -v, kill, migrate-force, migrate-version, recreate-keyspace, restart, s3, "
-            "set-image, stop, up, wait, wait-for)");
+            "down -v, kill, migrate-force, migrate-version, multipart, recreate-keyspace, "
+            "restart, s3, set-image, stop, up, wait, wait-for)");
   EXPECT_EQ(Error("title = \"t\"\n[[step]]\ndo = \"up\"\n"), "story.toml:1:1: missing 'name'");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n"),
             "story.toml:1:1: a scenario needs at least one [[step]]");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\ncolour = 3\n[[step]]\ndo = \"up\"\n"),
             "story.toml:3:1: unknown key 'colour' (expected one of: checkers, crash, image, "
-            "lesson, name, service, step, story, title, topology)");
+            "lesson, name, seed, service, step, story, title, topology)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"wait\"\nfor = \"soon\"\n"),
             "story.toml:5:7: step 1: 'soon' is not a duration (write 500ms, 15s, 8m, 2h)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"s3\"\nmethod = \"GET\"\n"),
@@ -179,6 +179,36 @@ expect = [ { exited = "kuri-1", code = 137 }, { not_serving = "kuri-1" } ]
       Error("name = \"x\"\ntitle = \"t\"\n[[service]]\nname = \"kuri-9\"\n[[step]]\ndo = \"up\"\n"),
       "story.toml:4:8: service 1: the seed cluster's services are yugabyte, db-init, "
       "kuri-1, kuri-2 and s3-proxy");
+}
+
+TEST(ScenarioFileTest, AMultipartUploadStepAndADefaultSeed) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(R"(
+name = "multipart"
+title = "A multipart upload across both nodes"
+seed = 9
+
+[[step]]
+do = "up"
+
+[[step]]
+do = "multipart"
+path = "/b/big"
+parts = [ "one;", "two;", "three;" ]
+expect = [ { status = 200 } ]
+
+[[step]]
+do = "s3"
+method = "GET"
+path = "/b/big"
+expect = [ { status = 200 }, { contains = "one;two;three;" } ]
+)",
+                                                           "multipart.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  const Scenario& scenario = std::get<Scenario>(parsed);
+  EXPECT_EQ(scenario.seed, 9u);
+  EXPECT_EQ(std::get<Scenario>(ParseScenario(ToToml(scenario), "again")), scenario);
+  const ScenarioResult result = RunScenario(scenario, {.seed = scenario.seed});
+  EXPECT_TRUE(result.passed) << result.steps[1].outcome << "\n" << result.steps[2].outcome;
 }
 
 TEST(ScenarioFileTest, DurationsHaveUnits) {
