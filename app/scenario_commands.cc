@@ -33,31 +33,10 @@ const scenarios::Scenario* Named(const std::string& name) {
   return scenario;
 }
 
+// `text` escaped for inside a JSON string.
 std::string Escaped(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
+  const std::string quoted = sim::JsonQuoted(text);
+  return quoted.substr(1, quoted.size() - 2);
 }
 
 std::string Json(const scenarios::ScenarioResult& result) {

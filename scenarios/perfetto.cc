@@ -8,18 +8,8 @@ namespace {
 constexpr std::size_t kMaxRecords = 2'000'000;  // A bound: a huge run keeps its start.
 
 std::string Escaped(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", c);
-    } else {
-      out += c;
-    }
-  }
-  return out;
+  const std::string quoted = sim::JsonQuoted(text);
+  return quoted.substr(1, quoted.size() - 2);
 }
 
 double Micros(const sim::TraceEvent& event) {

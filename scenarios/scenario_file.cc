@@ -1,5 +1,7 @@
 #include "scenarios/scenario_file.h"
 
+#include "sim/trace.h"
+
 #include <fmt/format.h>
 
 #include <toml++/toml.h>
@@ -443,28 +445,8 @@ std::optional<sim::Duration> ParseDuration(std::string_view text) {
 
 namespace {
 
-std::string Quoted(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out + "\"";
-}
+// TOML basic strings take JSON's escapes.
+std::string Quoted(std::string_view text) { return sim::JsonQuoted(text); }
 
 std::string DurationText(sim::Duration duration) {
   using namespace std::chrono;

@@ -220,4 +220,10 @@ std::optional<Divergence> FindFirstDivergence(std::span<const TraceEvent> left,
   return divergence;
 }
 
+std::string JsonQuoted(std::string_view text) {
+  std::string out;
+  AppendJsonString(out, text);
+  return out;
+}
+
 }  // namespace faultline::sim

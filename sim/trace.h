@@ -79,6 +79,8 @@ std::uint64_t HashEvent(const TraceEvent& event);
 std::string FormatEventText(const TraceEvent& event);
 // One JSON object on one line, without the trailing newline.
 std::string FormatEventJson(const TraceEvent& event);
+// `text` as a quoted JSON string ("a\"b"); also a valid TOML basic string.
+std::string JsonQuoted(std::string_view text);
 
 class TraceSink {
  public:
