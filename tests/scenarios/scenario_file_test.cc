@@ -111,14 +111,7 @@ converges = false
   const Scenario& scenario = std::get<Scenario>(parsed);
   EXPECT_EQ(std::get<Scenario>(ParseScenario(ToToml(scenario), "again")), scenario);
   const ScenarioResult result = RunScenario(scenario, {.seed = 3});
-  std::string failures;
-  for (const StepResult& step : result.steps) {
-    for (const CheckResult& check : step.checks) {
-      if (!check.held)
-        failures += step.action + ": " + check.what + " (got " + check.actual + ")\n";
-    }
-  }
-  EXPECT_TRUE(result.passed) << failures;
+  EXPECT_TRUE(result.passed) << Failures(result);
 }
 
 TEST(ScenarioFileTest, AnImageOfYourOwnWithAMigrationFolder) {
@@ -130,14 +123,7 @@ TEST(ScenarioFileTest, AnImageOfYourOwnWithAMigrationFolder) {
   EXPECT_EQ(scenario.images[0].files.size(), 2u);  // The README is not a migration.
   EXPECT_EQ(std::get<Scenario>(ParseScenario(ToToml(scenario), "inline")), scenario);
   const ScenarioResult result = RunScenario(scenario, {.seed = 5});
-  std::string failures;
-  for (const StepResult& step : result.steps) {
-    for (const CheckResult& check : step.checks) {
-      if (!check.held)
-        failures += step.action + ": " + check.what + " (got " + check.actual + ")\n";
-    }
-  }
-  EXPECT_TRUE(result.passed) << failures;
+  EXPECT_TRUE(result.passed) << Failures(result);
 }
 
 TEST(ScenarioFileTest, BrokenImagesSayWhere) {
