@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -32,6 +33,9 @@ constexpr int kExitOk = 0;
 constexpr int kExitBadInput = 2;
 constexpr const char* kMountPoint = "/var/lib/yugabyte";
 constexpr const char* kDatabase = "/var/lib/yugabyte/meta.db";
+// The files of a saved store: the database and SQLite's (persistent) journal.
+constexpr std::array<const char*, 2> kStoreFiles = {"meta.db", "meta.db-journal"};
+constexpr const char* kStaging = ".faultline-saving";
 
 constexpr std::string_view kUsage =
     R"(usage: faultline cql [--data DIR] [-e STATEMENTS | -f FILE] [-k KEYSPACE]
@@ -39,7 +43,8 @@ constexpr std::string_view kUsage =
 A shell on faultline's CQL metadata store, answering as ycqlsh does.
 
   --data DIR      open the store kept in DIR (an exported volume: DIR/meta.db),
-                  creating it if DIR is empty, and write it back on exit;
+                  creating it if DIR is new or empty, and write it back on
+                  exit; a DIR with other files and no meta.db is refused;
                   without it the store is fresh and gone at exit
   -e STATEMENTS   run these statements (separated by ';') and exit
   -f FILE         run the statements in FILE and exit
@@ -112,6 +117,9 @@ class ShellStore {
   }
   ~ShellStore() { store_.reset(); }  // Before the VFS and the volume.
 
+  // Loads the store kept in `directory` (created when missing). Only the
+  // store's own files are read, and only they are written back: a directory
+  // that holds other files and no store is refused, never taken over.
   sim::Status Load(const std::filesystem::path& directory) {
     std::error_code error;
     if (!std::filesystem::exists(directory, error)) {
@@ -122,9 +130,18 @@ class ShellStore {
       return sim::Status::InvalidArgument(directory.string() + " is not a directory");
     }
     // An interrupted save leaves its staging folder; its files are not the store's.
-    std::filesystem::remove_all(directory / ".faultline-saving", error);
-    if (sim::Status status = volume_.ImportFrom(directory); !status.ok()) return status;
-    for (const std::string& path : volume_.List()) imported_.insert(path);
+    std::filesystem::remove_all(directory / kStaging, error);
+    if (!std::filesystem::exists(directory / kStoreFiles[0], error) &&
+        !std::filesystem::is_empty(directory, error)) {
+      return sim::Status::InvalidArgument(
+          fmt::format("{} holds no store ({} is missing) and is not empty; give a new or empty "
+                      "directory, or one a store was saved in",
+                      directory.string(), kStoreFiles[0]));
+    }
+    for (const char* name : kStoreFiles) {
+      if (sim::Status status = Import(directory / name, name); !status.ok()) return status;
+    }
+    volume_.SyncAll();
     return sim::Status::Ok();
   }
 
@@ -141,14 +158,19 @@ class ShellStore {
   // leaves every file whole, old or new; stale files go last.
   sim::Status SaveTo(const std::filesystem::path& directory) {
     store_.reset();  // Closes the database: everything is on the volume.
-    const std::filesystem::path staging = directory / ".faultline-saving";
+    const std::filesystem::path staging = directory / kStaging;
     std::error_code error;
     std::filesystem::remove_all(staging, error);
     if (sim::Status status = volume_.ExportTo(staging); !status.ok()) return status;
     for (const std::string& path : volume_.List()) {
       const std::filesystem::path relative = std::filesystem::path(path).relative_path();
-      std::filesystem::create_directories((directory / relative).parent_path(), error);
-      std::filesystem::rename(staging / relative, directory / relative, error);
+      // The saved file keeps the permissions of the one it replaces.
+      const std::filesystem::path target = directory / relative;
+      if (std::filesystem::exists(target, error)) {
+        std::filesystem::permissions(staging / relative,
+                                     std::filesystem::status(target, error).permissions(), error);
+      }
+      std::filesystem::rename(staging / relative, target, error);
       if (error) {
         return sim::Status::IoError(
             fmt::format("cannot replace {}: {}", (directory / relative).string(), error.message()));
@@ -165,6 +187,24 @@ class ShellStore {
   models::cql::Engine& engine() { return store_->engine(); }
 
  private:
+  // One store file, when it is there: a regular file, not a link to
+  // somewhere else (it is written back in place).
+  sim::Status Import(const std::filesystem::path& source, const std::string& name) {
+    std::error_code error;
+    const std::filesystem::file_status status = std::filesystem::symlink_status(source, error);
+    if (status.type() == std::filesystem::file_type::not_found) return sim::Status::Ok();
+    if (status.type() != std::filesystem::file_type::regular) {
+      return sim::Status::InvalidArgument(source.string() + " is not a regular file");
+    }
+    std::ifstream in(source, std::ios::binary);
+    std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) return sim::Status::IoError("cannot read " + source.string());
+    fakes::SimFile& file = volume_.OpenOrCreate("/" + name);
+    if (sim::Status written = volume_.Write(file, 0, contents); !written.ok()) return written;
+    imported_.insert("/" + name);
+    return sim::Status::Ok();
+  }
+
   sim::Simulation simulation_;
   fakes::Volume volume_;
   fakes::SqliteVfs vfs_;
@@ -253,6 +293,13 @@ int RunCqlShell(const std::vector<std::string>& args) {
   }
   std::string script;
   if (flags.file) {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(*flags.file, error)) {
+      std::cerr << "faultline: cql: -f " << *flags.file
+                << (std::filesystem::exists(*flags.file, error) ? ": not a regular file\n"
+                                                                : ": no such file\n");
+      return kExitBadInput;
+    }
     std::ifstream in(*flags.file);
     if (!in) {
       std::cerr << "faultline: cql: cannot read " << *flags.file << "\n";
