@@ -142,6 +142,7 @@ void Network::OnRequestArrival(HostId from, HostId to_host, const Endpoint& to,
           sim::Status::Unavailable(fmt::format("connection refused by {}", FormatEndpoint(to))));
     return;
   }
+  request->peer = host_names_[from];
   // Served by a task of the listening process, so a crash of the server
   // abandons the request, as it would a real connection.
   sim::Process& server = simulation_.process(listener->process);

@@ -66,6 +66,9 @@ struct Request {
   std::string query;
   Headers headers;
   std::string body;
+  // The calling host, set by the network on arrival: what a real server
+  // reads as the peer address of the connection.
+  std::string peer;
 };
 
 struct Response {

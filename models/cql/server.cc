@@ -22,40 +22,40 @@ std::string PreparedId(std::string_view text) { return fmt::format("{:016x}", si
 
 }  // namespace
 
-fakes::Response StoreService::Handle(const fakes::Request& request) {
+StoreService::Reply StoreService::Serve(const fakes::Request& request) {
   std::optional<wire::RequestBody> body = wire::DecodeRequest(request.body);
-  if (!body) return fakes::Response(400, "malformed request");
+  if (!body) return {fakes::Response(400, "malformed request")};
   const Session session{body->keyspace};
   if (request.method == wire::kExecute) {
     auto found = prepared_.find(body->statement);
     if (found == prepared_.end()) {
-      return Answer(CqlError{ErrorCode::kUnprepared, "Unprepared Statement"});
+      return {Answer(CqlError{ErrorCode::kUnprepared, "Unprepared Statement"})};
     }
-    return Answer(Run(session, found->second, body->values, body->page));
+    return Run(session, found->second, body->values, body->page, request.peer);
   }
   if (request.method != wire::kQuery && request.method != wire::kPrepare) {
-    return fakes::Response(400, "unknown method");
+    return {fakes::Response(400, "unknown method")};
   }
   if (request.method == wire::kQuery) {
     // Services send the same texts again and again: parse each once.
     auto cached = parsed_queries_.find(body->statement);
     if (cached != parsed_queries_.end()) {
-      return Answer(Run(session, cached->second, body->values, body->page));
+      return Run(session, cached->second, body->values, body->page, request.peer);
     }
   }
   ParseResult parsed = Parse(body->statement);
   if (parsed.error) {
-    return Answer(SyntaxError(parsed.error->message));
+    return {Answer(SyntaxError(parsed.error->message))};
   }
   if (parsed.statements.size() != 1) {
-    return Answer(InvalidArgument("Expected exactly one statement"));
+    return {Answer(InvalidArgument("Expected exactly one statement"))};
   }
   if (request.method == wire::kQuery) {
     constexpr std::size_t kMaxParsed = 1'000;  // A bound; past it, start over.
     if (parsed_queries_.size() >= kMaxParsed) parsed_queries_.clear();
     auto [entry, inserted] =
         parsed_queries_.emplace(body->statement, std::move(parsed.statements[0]));
-    return Answer(Run(session, entry->second, body->values, body->page));
+    return Run(session, entry->second, body->values, body->page, request.peer);
   }
   if (request.method == wire::kPrepare) {
     std::string id = PreparedId(body->statement);
@@ -66,28 +66,77 @@ fakes::Response StoreService::Handle(const fakes::Request& request) {
     prepared_.insert_or_assign(id, std::move(parsed.statements[0]));
     QueryResult result;
     result.text = std::move(id);
-    return Answer(result);
+    return {Answer(result)};
   }
-  return fakes::Response(400, "unknown method");
+  return {fakes::Response(400, "unknown method")};
 }
 
-Outcome StoreService::Run(const Session& session, const ParsedStatement& statement,
-                          const std::vector<Value>& values, const PageRequest& page) {
+StoreService::Reply StoreService::Run(const Session& session, const ParsedStatement& statement,
+                                      const std::vector<Value>& values, const PageRequest& page,
+                                      const std::string& peer) {
+  const int coordinator = gossip_ ? gossip_->CoordinatorFor(peer) : 0;
   Session running = session;
-  Outcome outcome = engine_.Execute(running, statement, values, page);
+  std::optional<CqlError> race = CheckSchemaRace(session, statement, coordinator);
+  Outcome outcome = race ? Outcome(*race) : engine_.Execute(running, statement, values, page);
+  const auto* done = std::get_if<QueryResult>(&outcome);
+  const bool schema_changed = done != nullptr && done->kind == QueryResult::Kind::kSchemaChange;
+  if (schema_changed) RecordSchemaChange(session, statement, coordinator);
   if (simulation_ != nullptr) {
     std::string result = "ok";
     if (const auto* error = std::get_if<CqlError>(&outcome)) {
       result = fmt::format("error {}", static_cast<int>(error->code));
-    } else if (const auto& rows = std::get<QueryResult>(outcome);
-               rows.kind == QueryResult::Kind::kRows) {
-      result = fmt::format("{} rows", rows.rows.size());
+    } else if (done->kind == QueryResult::Kind::kRows) {
+      result = fmt::format("{} rows", done->rows.size());
     }
-    simulation_->Emit(
-        "cql.statement",
-        {{"statement", statement.text}, {"keyspace", session.keyspace}, {"outcome", result}});
+    if (gossip_) {
+      simulation_->Emit("cql.statement", {{"statement", statement.text},
+                                          {"keyspace", session.keyspace},
+                                          {"outcome", result},
+                                          {"coordinator", coordinator}});
+    } else {
+      simulation_->Emit(
+          "cql.statement",
+          {{"statement", statement.text}, {"keyspace", session.keyspace}, {"outcome", result}});
+    }
   }
-  return outcome;
+  Reply reply{Answer(outcome)};
+  if (gossip_ && (schema_changed || race)) reply.delay = gossip_->propagation();
+  return reply;
+}
+
+namespace {
+
+// "ks.t" for a table a statement names, in the session's keyspace when it
+// names none; empty when there is neither.
+std::string FullName(const Session& session, const QualifiedName& table) {
+  const std::string& keyspace = table.keyspace.empty() ? session.keyspace : table.keyspace;
+  if (keyspace.empty()) return {};
+  return keyspace + "." + table.name;
+}
+
+}  // namespace
+
+std::optional<CqlError> StoreService::CheckSchemaRace(const Session& session,
+                                                      const ParsedStatement& statement,
+                                                      int coordinator) {
+  if (!gossip_) return std::nullopt;
+  const auto* create = std::get_if<CreateTable>(&statement.statement);
+  if (create == nullptr) return std::nullopt;
+  const std::string table = FullName(session, create->table);
+  if (table.empty()) return std::nullopt;
+  return gossip_->CheckCreate(table, coordinator, simulation_->Now());
+}
+
+void StoreService::RecordSchemaChange(const Session& session, const ParsedStatement& statement,
+                                      int coordinator) {
+  if (!gossip_) return;
+  if (const auto* create = std::get_if<CreateTable>(&statement.statement)) {
+    gossip_->RecordCreate(FullName(session, create->table), coordinator, simulation_->Now());
+  } else if (const auto* drop = std::get_if<DropTable>(&statement.statement)) {
+    gossip_->Forget(FullName(session, drop->table));
+  } else if (const auto* drop_keyspace = std::get_if<DropKeyspace>(&statement.statement)) {
+    gossip_->ForgetKeyspace(drop_keyspace->name);
+  }
 }
 
 fakes::EntryPoint StoreEntryPoint(StoreOptions options) {
@@ -100,13 +149,20 @@ fakes::EntryPoint StoreEntryPoint(StoreOptions options) {
     }
     std::unique_ptr<StoreDatabase> store =
         std::move(std::get<std::unique_ptr<StoreDatabase>>(opened));
-    StoreService service(store->engine(), &context.simulation());
+    std::optional<StoreService> service;
+    if (options.schema_agreement == SchemaAgreement::kCassandra) {
+      service.emplace(store->engine(), context.simulation(), options.cassandra);
+    } else {
+      service.emplace(store->engine(), &context.simulation());
+    }
     const sim::Duration statement_time = options.statement_time;
     context.network().Listen(
         context.process(), kCqlPort,
         [&service, statement_time](fakes::Request request) -> sim::Awaitable<fakes::Response> {
           co_await sim::SleepFor(statement_time);
-          co_return service.Handle(request);
+          StoreService::Reply reply = service->Serve(request);
+          if (reply.delay > sim::Duration::zero()) co_await sim::SleepFor(reply.delay);
+          co_return std::move(reply.response);
         });
     context.Log(fmt::format("store ready on port {}", kCqlPort));
     co_await context.StopRequested();

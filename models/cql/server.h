@@ -8,11 +8,13 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "fakes/compose.h"
 #include "fakes/network.h"
 #include "models/cql/engine.h"
+#include "models/cql/schema_agreement.h"
 
 namespace faultline::models::cql {
 
@@ -22,6 +24,8 @@ inline constexpr const char* kStoreImage = "yugabyte";
 
 struct StoreOptions {
   sim::Duration statement_time = std::chrono::microseconds(50);
+  SchemaAgreement schema_agreement = SchemaAgreement::kStrong;
+  CassandraSchemaOptions cassandra;  // For SchemaAgreement::kCassandra.
 };
 
 // Serves requests with an engine; remembers prepared statements by id.
@@ -31,16 +35,35 @@ class StoreService {
   // statement executed: its text, the session's keyspace, and the outcome.
   explicit StoreService(Engine& engine, sim::Simulation* simulation = nullptr)
       : engine_(engine), simulation_(simulation) {}
+  // With Cassandra's weaker schema agreement (schema_agreement.h), which
+  // needs the simulation's clock.
+  StoreService(Engine& engine, sim::Simulation& simulation, CassandraSchemaOptions cassandra)
+      : engine_(engine), simulation_(&simulation), gossip_(cassandra) {}
+
+  struct Reply {
+    fakes::Response response;
+    // How long the answer waits before it leaves: with Cassandra's schema
+    // agreement, a schema change answers once every coordinator has it.
+    sim::Duration delay{};
+  };
   // Answers one request (QUERY, PREPARE or EXECUTE); never fails itself:
   // malformed requests get status 400.
-  fakes::Response Handle(const fakes::Request& request);
+  Reply Serve(const fakes::Request& request);
+  fakes::Response Handle(const fakes::Request& request) { return Serve(request).response; }
 
  private:
-  Outcome Run(const Session& session, const ParsedStatement& statement,
-              const std::vector<Value>& values, const PageRequest& page);
+  Reply Run(const Session& session, const ParsedStatement& statement,
+            const std::vector<Value>& values, const PageRequest& page, const std::string& peer);
+  // Cassandra mode: the mismatch error when another coordinator's create of
+  // the same table has not reached this one yet.
+  std::optional<CqlError> CheckSchemaRace(const Session& session, const ParsedStatement& statement,
+                                          int coordinator);
+  void RecordSchemaChange(const Session& session, const ParsedStatement& statement,
+                          int coordinator);
 
   Engine& engine_;
   sim::Simulation* simulation_;
+  std::optional<CassandraSchemaGossip> gossip_;  // Cassandra mode only.
   std::map<std::string, ParsedStatement> prepared_;
   std::map<std::string, ParsedStatement> parsed_queries_;  // QUERY texts seen, parsed.
 };

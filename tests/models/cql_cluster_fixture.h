@@ -25,11 +25,16 @@ struct StoreCluster {
         vfs(simulation),
         runtime(simulation, network, vfs) {
     runtime.RegisterImage(kStoreImage, "2.20", StoreEntryPoint());
+    StoreOptions cassandra;
+    cassandra.schema_agreement = SchemaAgreement::kCassandra;
+    runtime.RegisterImage(kStoreImage, "cassandra", StoreEntryPoint(cassandra));
   }
 
-  void Up() {
+  // Starts the store; `version` "cassandra" for Cassandra's schema agreement.
+  void Up(const std::string& version = "2.20") {
     fakes::ComposeSpec spec;
     spec.services.push_back(StoreServiceSpec());
+    spec.services.back().version = version;
     ASSERT_TRUE(runtime.Up(spec).ok());
     simulation.RunFor(std::chrono::milliseconds(10));
   }
