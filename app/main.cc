@@ -1,5 +1,6 @@
 // faultline: the command line tool. Exit status 0 when the checked property
 // held, 1 when a failure was found, 2 for bad input.
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -51,6 +52,54 @@ demo options:
 Exit status: 0 every check held, 1 a check failed, 2 bad input.
 )";
 
+// Each command's own help, for `faultline COMMAND --help`.
+constexpr std::string_view kDemoUsage =
+    R"(usage: faultline demo [--seed N] [--trace FILE] [--timeline]
+
+Runs every scenario of the catalogue (the seed stories and their fixes) and
+the kernel's demos, and prints a table: scenario, verdict, virtual time
+covered, wall time, what happened. Exit 0 when all pass, 1 when one fails.
+
+  --seed N        the root seed (default 1); the same seed replays the same run
+  --trace FILE    also write the dirty-migration story's events to FILE (JSON Lines)
+  --timeline      print the dirty-migration story's events as text
+)";
+constexpr std::string_view kListUsage =
+    R"(usage: faultline list
+
+The scenario catalogue, one line each: its name, then what it shows.
+)";
+constexpr std::string_view kExplainUsage =
+    R"(usage: faultline explain NAME [--toml]
+
+A catalogue scenario's story, its steps and its lesson; with --toml, the
+scenario as a file (docs/scenario-format.md) to copy and change.
+)";
+constexpr std::string_view kRunUsage =
+    R"(usage: faultline run NAME|FILE [options]
+
+Plays a catalogue scenario, or a scenario file (docs/scenario-format.md),
+and prints each step, its outcome and each expectation's verdict, then the
+whole-run checkers. Exit 0 when every expectation held, 1 when one did not,
+2 for bad input (a broken file says file:line:col).
+
+  --seed N             the seed (default: the scenario's, else 1)
+  --json               print one JSON object instead (scenario, seed, verdict,
+                       trace_hash, virtual_time_ns, wall_time_ms, steps, ...)
+  --timeline           print every trace event as text (to stderr with --json)
+  --trace FILE         write every trace event to FILE as JSON Lines
+  --perfetto FILE      write Chrome Trace Event JSON for ui.perfetto.dev
+  --check-determinism  run twice more; fail, naming the first divergent
+                       event, if the trace hashes differ
+)";
+
+bool AsksForHelp(const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    if (arg == "--help" || arg == "-h") return true;
+  }
+  return false;
+}
+
 struct DemoFlags {
   std::uint64_t seed = 1;
   std::optional<std::string> trace_path;
@@ -63,7 +112,7 @@ struct DemoFlags {
 }
 
 std::uint64_t ParseSeed(const char* text) {
-  if (text[0] == '\0' || text[0] == '-' || text[0] == '+') {
+  if (!std::isdigit(static_cast<unsigned char>(text[0]))) {
     BadInput(fmt::format("--seed wants a non-negative integer, got '{}'", text));
   }
   errno = 0;
@@ -152,7 +201,13 @@ int RunDemo(const DemoFlags& flags) {
   for (const DemoResult& result : results) failed += result.passed ? 0 : 1;
   std::printf("\n%s: %zu demos, %d failed\n", failed == 0 ? "ok" : "FAILED", results.size(),
               failed);
-  if (flags.trace_path) std::printf("trace written to %s\n", flags.trace_path->c_str());
+  if (flags.trace_path) {
+    if (!trace_file.flush()) {
+      BadInput(
+          fmt::format("cannot write trace file '{}': {}", *flags.trace_path, std::strerror(errno)));
+    }
+    std::printf("trace written to %s\n", flags.trace_path->c_str());
+  }
   return failed == 0 ? kExitOk : kExitFailureFound;
 }
 
@@ -169,8 +224,17 @@ int Main(int argc, char** argv) {
     return kExitOk;
   }
   if (command == "version" || command == "--version") {
+    if (!args.empty()) BadInput("version takes no arguments");
     std::cout << "faultline 0.1.0\n";
     return kExitOk;
+  }
+  const std::pair<std::string_view, std::string_view> helps[] = {
+      {"demo", kDemoUsage}, {"list", kListUsage}, {"explain", kExplainUsage}, {"run", kRunUsage}};
+  for (const auto& [name, usage] : helps) {
+    if (command == name && AsksForHelp(args)) {
+      std::cout << usage;
+      return kExitOk;
+    }
   }
   if (command == "demo") return RunDemo(ParseDemoFlags(args));
   if (command == "cql") return RunCqlShell(args);

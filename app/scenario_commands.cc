@@ -1,10 +1,14 @@
 #include "app/scenario_commands.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -23,6 +27,12 @@ constexpr int kExitBadInput = 2;
 int BadInput(const std::string& message) {
   std::cerr << "faultline: " << message << "\n(run `faultline help` for usage)\n";
   return kExitBadInput;
+}
+
+int CannotWrite(std::string_view flag, const std::string& path) {
+  const int error = errno;
+  return BadInput(fmt::format("{}: cannot write '{}': {}", flag, path,
+                              error != 0 ? std::strerror(error) : "write failed"));
 }
 
 const scenarios::Scenario* Named(const std::string& name) {
@@ -82,7 +92,7 @@ void PrintSteps(const scenarios::ScenarioResult& result) {
 }
 
 std::optional<std::uint64_t> ParseSeed(const std::string& text) {
-  if (text.empty() || text[0] == '-' || text[0] == '+') return std::nullopt;
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
   errno = 0;
   char* end = nullptr;
   const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
@@ -159,7 +169,9 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
   // A name from the catalogue, or a scenario file (a path, or ending in .toml).
   std::optional<scenarios::Scenario> from_file;
   const scenarios::Scenario* scenario = nullptr;
-  if (name->find('/') != std::string::npos || name->ends_with(".toml")) {
+  std::error_code exists_error;
+  if (name->find('/') != std::string::npos || name->ends_with(".toml") ||
+      std::filesystem::exists(*name, exists_error)) {
     std::variant<scenarios::Scenario, scenarios::FileError> loaded =
         scenarios::LoadScenarioFile(*name);
     if (const auto* error = std::get_if<scenarios::FileError>(&loaded)) {
@@ -178,25 +190,36 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
   std::ofstream trace_file;
   std::optional<sim::JsonLinesSink> json_sink;
   std::optional<sim::TextSink> text_sink;
+  if (trace_path && perfetto_path &&
+      std::filesystem::path(*trace_path).lexically_normal() ==
+          std::filesystem::path(*perfetto_path).lexically_normal()) {
+    return BadInput("--trace and --perfetto name the same file, '" + *trace_path + "'");
+  }
   if (trace_path) {
     trace_file.open(*trace_path);
-    if (!trace_file) return BadInput("cannot write trace file '" + *trace_path + "'");
+    if (!trace_file) return CannotWrite("--trace", *trace_path);
     json_sink.emplace(trace_file);
     options.sinks.push_back(&*json_sink);
   }
   if (timeline) {
-    text_sink.emplace(std::cout);
+    // With --json, stdout holds the JSON object alone.
+    text_sink.emplace(json ? std::cerr : std::cout);
     options.sinks.push_back(&*text_sink);
   }
   std::ofstream perfetto_file;
   scenarios::PerfettoSink perfetto;
   if (perfetto_path) {
     perfetto_file.open(*perfetto_path);
-    if (!perfetto_file) return BadInput("cannot write '" + *perfetto_path + "'");
+    if (!perfetto_file) return CannotWrite("--perfetto", *perfetto_path);
     options.sinks.push_back(&perfetto);
   }
   const scenarios::ScenarioResult result = scenarios::RunScenario(*scenario, options);
   if (perfetto_path) perfetto_file << perfetto.Json();
+  // A full disk must not pass for a written file.
+  for (auto [flag, path, file] : {std::tuple{"--trace", &trace_path, &trace_file},
+                                  std::tuple{"--perfetto", &perfetto_path, &perfetto_file}}) {
+    if (*path && !file->flush()) return CannotWrite(flag, **path);
+  }
   bool deterministic = true;
   std::string divergence;
   if (check_determinism) {
@@ -215,7 +238,13 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
     }
   }
   if (json) {
-    std::cout << Json(result);
+    std::string object = Json(result);
+    if (check_determinism) {
+      object.insert(object.size() - 2,
+                    fmt::format(",\"deterministic\":{},\"divergence\":\"{}\"",
+                                deterministic ? "true" : "false", Escaped(divergence)));
+    }
+    std::cout << object;
   } else {
     std::cout << fmt::format("{} (seed {}): {}\n\n", scenario->name, seed, scenario->title);
     PrintSteps(result);
@@ -234,6 +263,11 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
                                     "first divergence: " +
                                         divergence + "\n");
     }
+  }
+  if (!std::cout.flush()) {
+    std::cerr << "faultline: run: cannot write to standard output: " << std::strerror(errno)
+              << "\n";
+    return kExitBadInput;
   }
   return result.passed && deterministic ? kExitOk : kExitFailureFound;
 }

@@ -167,6 +167,12 @@ std::string S3Request(World& world, const Step& step, int& status) {
   return out;
 }
 
+// What docker says when there is no container to act on (before `up`, or
+// after `down`).
+std::string NoContainer(const std::string& service, std::string_view verb) {
+  return fmt::format("cannot {} {}: no such container (is the cluster up?)", verb, service);
+}
+
 // Does the step; returns its outcome in words (and the S3 status, if any).
 std::string Perform(World& world, const Step& step, int& status) {
   using Kind = Step::Kind;
@@ -208,14 +214,17 @@ std::string Perform(World& world, const Step& step, int& status) {
     case Kind::kMultipart:
       return MultipartUpload(world, step, status);
     case Kind::kKill:
+      if (!world.runtime.HasContainer(step.service)) return NoContainer(step.service, "kill");
       world.runtime.Kill(step.service);
       world.simulation.RunFor(std::chrono::milliseconds(10));
       return "killed " + step.service;
     case Kind::kStop:
+      if (!world.runtime.HasContainer(step.service)) return NoContainer(step.service, "stop");
       world.runtime.Stop(step.service);
       world.simulation.RunFor(std::chrono::seconds(11));  // The grace period.
       return "stopped " + step.service;
     case Kind::kRestart:
+      if (!world.runtime.HasContainer(step.service)) return NoContainer(step.service, "restart");
       op.Restart(step.service);
       world.simulation.RunFor(std::chrono::seconds(2));
       return "restarted " + step.service;
@@ -387,6 +396,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   world.spec = models::s3::SeedComposeSpec(scenario.node_version, scenario.db_init_version);
   for (fakes::ServiceSpec& service : world.spec.services) {
     if (service.name == "s3-proxy") service.version = scenario.proxy_version;
+    if (service.name == "yugabyte") service.version = scenario.store_version;
     for (const ServiceOverride& change : scenario.services) {
       if (change.name == service.name) Apply(change, service);
     }

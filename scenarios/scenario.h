@@ -111,7 +111,8 @@ struct Scenario {
   std::string node_version = "v2";
   std::string proxy_version = "v2";
   std::string db_init_version = "v1";
-  std::vector<ImageSpec> images;  // Extra image versions, usable in the topology.
+  std::string store_version = "2.20";  // "cassandra": Cassandra's schema agreement.
+  std::vector<ImageSpec> images;       // Extra image versions, usable in the topology.
   std::vector<ServiceOverride> services;
   // A crash to inject: the `crash_hit`-th pass through fault site `crash_site`.
   std::uint64_t seed = 1;  // The default seed (`run --seed` overrides it).

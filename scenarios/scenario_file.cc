@@ -1,5 +1,6 @@
 #include "scenarios/scenario_file.h"
 
+#include "models/s3/seed_images.h"
 #include "sim/trace.h"
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include <toml++/toml.h>
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -81,17 +83,20 @@ class Reader {
       if (*seed < 0) Fail(root.get("seed"), "'seed' must not be negative");
       scenario.seed = static_cast<std::uint64_t>(*seed);
     }
+    // Images first: the topology and the steps may name their versions.
+    if (const toml::node* images = root.get("image")) ReadImages(*images, scenario);
     if (const toml::node* topology = root.get("topology")) ReadTopology(*topology, scenario);
     if (const toml::node* crash = root.get("crash")) ReadCrash(*crash, scenario);
     if (const toml::node* checkers = root.get("checkers")) ReadCheckers(*checkers, scenario);
-    if (const toml::node* images = root.get("image")) ReadImages(*images, scenario);
     if (const toml::node* services = root.get("service")) ReadServices(*services, scenario);
     const toml::node* steps = root.get("step");
     if (steps == nullptr) Fail(&root, "a scenario needs at least one [[step]]");
     const toml::array* list = steps->as_array();
     if (list == nullptr) Fail(steps, "'step' must be an array of tables: write [[step]]");
     std::size_t number = 0;
-    for (const toml::node& step : *list) scenario.steps.push_back(ReadStep(step, ++number));
+    for (const toml::node& step : *list) {
+      scenario.steps.push_back(ReadStep(step, ++number, scenario));
+    }
     return scenario;
   }
 
@@ -99,13 +104,26 @@ class Reader {
   void ReadTopology(const toml::node& node, Scenario& scenario) const {
     const toml::table* table = node.as_table();
     if (table == nullptr) Fail(&node, "[topology] must be a table");
-    OnlyKeys(*table, {"node", "proxy", "db_init"}, "topology: ");
-    if (table->contains("node")) scenario.node_version = String(*table, "node", "topology: ", true);
-    if (table->contains("proxy"))
-      scenario.proxy_version = String(*table, "proxy", "topology: ", true);
-    if (table->contains("db_init")) {
-      scenario.db_init_version = String(*table, "db_init", "topology: ", true);
+    OnlyKeys(*table, {"node", "proxy", "db_init", "store"}, "topology: ");
+    const std::pair<const char*, std::string Scenario::*> keys[] = {
+        {"node", &Scenario::node_version},
+        {"proxy", &Scenario::proxy_version},
+        {"db_init", &Scenario::db_init_version},
+        {"store", &Scenario::store_version}};
+    for (const auto& [key, member] : keys) {
+      if (!table->contains(key)) continue;
+      std::string version = String(*table, key, "topology: ", true);
+      CheckVersion(table->get(key), ServiceOfTopologyKey(key), version, scenario, "topology: ");
+      scenario.*member = std::move(version);
     }
+  }
+
+  // The service whose image a [topology] key sets (kuri-2 runs kuri-1's).
+  static std::string ServiceOfTopologyKey(std::string_view key) {
+    if (key == "node") return "kuri-1";
+    if (key == "proxy") return "s3-proxy";
+    if (key == "db_init") return "db-init";
+    return "yugabyte";
   }
 
   void ReadCrash(const toml::node& node, Scenario& scenario) const {
@@ -136,6 +154,12 @@ class Reader {
         Fail(table->get("service"), where + "'service' is \"node\" or \"proxy\"");
       }
       image.version = String(*table, "version", where, true);
+      const std::vector<std::string>& builtin = models::s3::SeedImageVersions(ImageOfSpec(image));
+      if (std::find(builtin.begin(), builtin.end(), image.version) != builtin.end()) {
+        Fail(table->get("version"),
+             where +
+                 fmt::format("'{}' is a built-in version; give yours another name", image.version));
+      }
       if (table->contains("runner")) image.runner = String(*table, "runner", where, true);
       if (image.runner != "golang-migrate" && image.runner != "safe" && image.runner != "db-init") {
         Fail(table->get("runner"), where + "'runner' is golang-migrate, safe or db-init");
@@ -202,8 +226,6 @@ class Reader {
 
   // [[service]]: changes to one service of the seed compose file.
   void ReadServices(const toml::node& node, Scenario& scenario) const {
-    static const std::set<std::string, std::less<>> kServices = {"yugabyte", "db-init", "kuri-1",
-                                                                 "kuri-2", "s3-proxy"};
     const toml::array* list = node.as_array();
     if (list == nullptr) Fail(&node, "'service' must be an array of tables: write [[service]]");
     std::size_t number = 0;
@@ -213,12 +235,7 @@ class Reader {
       if (table == nullptr) Fail(&item, where + "a service must be a table");
       OnlyKeys(*table, {"name", "restart", "depends_on", "data"}, where);
       ServiceOverride change;
-      change.name = String(*table, "name", where, true);
-      if (!kServices.contains(change.name)) {
-        Fail(table->get("name"), where +
-                                     "the seed cluster's services are yugabyte, db-init, "
-                                     "kuri-1, kuri-2 and s3-proxy");
-      }
+      change.name = ServiceName(*table, "name", where);
       change.restart = String(*table, "restart", where, false);
       if (!change.restart.empty() && change.restart != "no" && change.restart != "always" &&
           change.restart != "on-failure") {
@@ -243,7 +260,11 @@ class Reader {
             Fail(dependency->get("condition"),
                  where + "'condition' is started, healthy or completed");
           }
-          change.depends_on->emplace_back(String(*dependency, "service", where, true),
+          std::string service = ServiceName(*dependency, "service", where + "depends_on: ");
+          if (service == change.name) {
+            Fail(dependency->get("service"), where + "a service cannot depend on itself");
+          }
+          change.depends_on->emplace_back(std::move(service),
                                           condition.empty() ? "started" : condition);
         }
       }
@@ -266,7 +287,7 @@ class Reader {
     }
   }
 
-  Step ReadStep(const toml::node& node, std::size_t number) const {
+  Step ReadStep(const toml::node& node, std::size_t number, const Scenario& scenario) const {
     const std::string where = fmt::format("step {}: ", number);
     const toml::table* table = node.as_table();
     if (table == nullptr) Fail(&node, where + "a step must be a table");
@@ -304,9 +325,22 @@ class Reader {
     step.kind = kind->second;
     step.number = action == "down -v" ? 1 : 0;
     step.narration = String(*table, "say", where, false);
-    step.service = String(*table, "service", where, NeedsService(step.kind));
+    if (NeedsService(step.kind)) step.service = ServiceName(*table, "service", where);
+    if (table->contains("service") && !NeedsService(step.kind)) {
+      Fail(table->get("service"), where + action + " takes no 'service'");
+    }
     step.version = String(*table, "version", where, step.kind == Step::Kind::kSetImage);
+    if (step.kind == Step::Kind::kSetImage) {
+      CheckVersion(table->get("version"), step.service, step.version, scenario, where);
+    }
     step.method = String(*table, "method", where, step.kind == Step::Kind::kS3);
+    if (step.kind == Step::Kind::kS3) {
+      static const std::set<std::string, std::less<>> kMethods = {"GET", "PUT", "HEAD", "DELETE",
+                                                                  "POST"};
+      if (!kMethods.contains(step.method)) {
+        Fail(table->get("method"), where + "'method' is GET, PUT, HEAD, DELETE or POST");
+      }
+    }
     step.path = String(*table, "path", where,
                        step.kind == Step::Kind::kS3 || step.kind == Step::Kind::kMultipart);
     if (step.kind == Step::Kind::kMultipart) {
@@ -314,7 +348,7 @@ class Reader {
       const toml::array* list = parts == nullptr ? nullptr : parts->as_array();
       if (list == nullptr || list->empty()) {
         Fail(parts == nullptr ? table : parts,
-             where + "multipart needs 'parts', a list of strings");
+             where + "multipart needs 'parts', a non-empty list of strings");
       }
       for (const toml::node& part : *list) {
         if (part.as_string() == nullptr) Fail(&part, where + "each part is a string");
@@ -328,6 +362,7 @@ class Reader {
     if (step.kind == Step::Kind::kMigrateForce) {
       const std::optional<std::int64_t> to = Integer(*table, "to", where);
       if (!to) Fail(table, where + "migrate-force needs 'to', the version to record");
+      if (*to < -1) Fail(table->get("to"), where + "'to' is a version, or -1 for none");
       step.number = *to;
     }
     if (step.kind == Step::Kind::kWaitFor) {
@@ -377,53 +412,129 @@ class Reader {
       const toml::table* table = item.as_table();
       if (table == nullptr)
         Fail(&item, where + "each expectation is a table, like { status = 200 }");
-      OnlyKeys(*table,
-               {"status", "contains", "lacks", "log", "restarted", "times", "serving",
-                "not_serving", "state", "is", "exited", "code"},
-               where + "expect: ");
-      Expectation expectation;
-      if (const std::optional<std::int64_t> status = Integer(*table, "status", where)) {
-        expectation.kind = Expectation::Kind::kStatus;
-        expectation.number = *status;
-      } else if (table->contains("log")) {
-        expectation.kind = Expectation::Kind::kLogContains;
-        expectation.service = String(*table, "log", where, true);
-        expectation.text = String(*table, "contains", where + "a log expectation: ", true);
-      } else if (table->contains("restarted")) {
-        expectation.kind = Expectation::Kind::kRestarted;
-        expectation.service = String(*table, "restarted", where, true);
-        expectation.number = Integer(*table, "times", where).value_or(1);
-      } else if (table->contains("state")) {
-        expectation.kind = Expectation::Kind::kState;
-        expectation.service = String(*table, "state", where, true);
-        expectation.text = String(*table, "is", where + "a state expectation: ", true);
-      } else if (table->contains("exited")) {
-        expectation.kind = Expectation::Kind::kExitCode;
-        expectation.service = String(*table, "exited", where, true);
-        const std::optional<std::int64_t> code = Integer(*table, "code", where);
-        if (!code) Fail(table, where + "an exit expectation needs 'code'");
-        expectation.number = *code;
-      } else if (table->contains("serving")) {
-        expectation.kind = Expectation::Kind::kServing;
-        expectation.service = String(*table, "serving", where, true);
-        expectation.number = 1;
-      } else if (table->contains("not_serving")) {
-        expectation.kind = Expectation::Kind::kServing;
-        expectation.service = String(*table, "not_serving", where, true);
-      } else if (table->contains("contains")) {
-        expectation.kind = Expectation::Kind::kOutputContains;
-        expectation.text = String(*table, "contains", where, true);
-      } else if (table->contains("lacks")) {
-        expectation.kind = Expectation::Kind::kOutputLacks;
-        expectation.text = String(*table, "lacks", where, true);
-      } else {
-        Fail(table, where +
-                        "an expectation needs status, contains, lacks, log, restarted, "
-                        "serving or not_serving");
-      }
-      expectations.push_back(std::move(expectation));
+      expectations.push_back(ReadExpectation(*table, where));
     }
     return expectations;
+  }
+
+  // One expectation checks one thing: its first key says what, and only
+  // that kind's own keys may come with it (a stray key would be ignored,
+  // and a check a person wrote would silently not run).
+  Expectation ReadExpectation(const toml::table& table, const std::string& where) const {
+    struct Form {
+      std::string_view key;
+      Expectation::Kind kind;
+      std::set<std::string_view> keys;
+    };
+    static const Form kForms[] = {
+        {"status", Expectation::Kind::kStatus, {"status"}},
+        {"log", Expectation::Kind::kLogContains, {"log", "contains"}},
+        {"restarted", Expectation::Kind::kRestarted, {"restarted", "times"}},
+        {"state", Expectation::Kind::kState, {"state", "is"}},
+        {"exited", Expectation::Kind::kExitCode, {"exited", "code"}},
+        {"serving", Expectation::Kind::kServing, {"serving"}},
+        {"not_serving", Expectation::Kind::kServing, {"not_serving"}},
+        {"contains", Expectation::Kind::kOutputContains, {"contains"}},
+        {"lacks", Expectation::Kind::kOutputLacks, {"lacks"}},
+    };
+    OnlyKeys(table,
+             {"status", "contains", "lacks", "log", "restarted", "times", "serving", "not_serving",
+              "state", "is", "exited", "code"},
+             where + "expect: ");
+    const Form* form = nullptr;
+    for (const Form& candidate : kForms) {
+      if (table.contains(candidate.key)) {
+        form = &candidate;
+        break;
+      }
+    }
+    if (form == nullptr) {
+      Fail(&table, where +
+                       "an expectation needs one of status, contains, lacks, log, restarted, "
+                       "serving, not_serving, state or exited");
+    }
+    const std::string what = fmt::format("{}a '{}' expectation: ", where, form->key);
+    OnlyKeys(table, form->keys, what);
+    Expectation expectation;
+    expectation.kind = form->kind;
+    switch (form->kind) {
+      case Expectation::Kind::kStatus:
+        expectation.number = *Integer(table, "status", what);
+        if (expectation.number < 100 || expectation.number > 599) {
+          Fail(table.get("status"), what + "an HTTP status is 100 to 599");
+        }
+        break;
+      case Expectation::Kind::kLogContains:
+        expectation.service = ServiceName(table, "log", what);
+        expectation.text = String(table, "contains", what, true);
+        break;
+      case Expectation::Kind::kRestarted:
+        expectation.service = ServiceName(table, "restarted", what);
+        expectation.number = Integer(table, "times", what).value_or(1);
+        if (expectation.number < 0) Fail(table.get("times"), what + "'times' must not be negative");
+        break;
+      case Expectation::Kind::kState: {
+        static const std::set<std::string, std::less<>> kStates = {"created", "running",
+                                                                   "restarting", "exited"};
+        expectation.service = ServiceName(table, "state", what);
+        expectation.text = String(table, "is", what, true);
+        if (!kStates.contains(expectation.text)) {
+          Fail(table.get("is"), what + "'is' is created, running, restarting or exited");
+        }
+        break;
+      }
+      case Expectation::Kind::kExitCode: {
+        expectation.service = ServiceName(table, "exited", what);
+        const std::optional<std::int64_t> code = Integer(table, "code", what);
+        if (!code) Fail(&table, what + "it needs 'code'");
+        if (*code < 0 || *code > 255) Fail(table.get("code"), what + "an exit code is 0 to 255");
+        expectation.number = *code;
+        break;
+      }
+      case Expectation::Kind::kServing:
+        expectation.service = ServiceName(table, form->key, what);
+        expectation.number = form->key == "serving" ? 1 : 0;
+        break;
+      case Expectation::Kind::kOutputContains:
+      case Expectation::Kind::kOutputLacks:
+        expectation.text = String(table, form->key, what, true);
+        break;
+    }
+    return expectation;
+  }
+
+  // A service of the seed's compose file, named under `key`.
+  std::string ServiceName(const toml::table& table, std::string_view key,
+                          std::string_view where) const {
+    std::string name = String(table, key, where, true);
+    if (models::s3::SeedServiceImage(name).empty()) {
+      Fail(table.get(key), fmt::format("{}no service '{}' (the seed cluster's services are "
+                                       "yugabyte, db-init, kuri-1, kuri-2 and s3-proxy)",
+                                       where, name));
+    }
+    return name;
+  }
+
+  // `version` of `service`'s image: a built-in one, or an [[image]] of the
+  // scenario (read before the topology and the steps).
+  void CheckVersion(const toml::node* at, const std::string& service, const std::string& version,
+                    const Scenario& scenario, std::string_view where) const {
+    const std::string image = models::s3::SeedServiceImage(service);
+    const std::vector<std::string>& builtin = models::s3::SeedImageVersions(image);
+    if (std::find(builtin.begin(), builtin.end(), version) != builtin.end()) return;
+    std::string known;
+    for (const std::string& name : builtin) known += (known.empty() ? "" : ", ") + name;
+    for (const ImageSpec& own : scenario.images) {
+      if (ImageOfSpec(own) != image) continue;
+      if (own.version == version) return;
+      known += ", " + own.version;
+    }
+    Fail(at,
+         fmt::format("{}{} has no image version '{}' (known: {})", where, service, version, known));
+  }
+
+  static std::string ImageOfSpec(const ImageSpec& image) {
+    return image.service == "proxy" ? models::s3::kProxyImage : models::s3::kNodeImage;
   }
 
   std::string source_;
@@ -523,6 +634,9 @@ std::string ToToml(const Scenario& s) {
   if (s.seed != 1) out.insert(out.size() - 1, fmt::format("seed = {}\n", s.seed));
   out += fmt::format("[topology]\nnode = {}\nproxy = {}\ndb_init = {}\n", Quoted(s.node_version),
                      Quoted(s.proxy_version), Quoted(s.db_init_version));
+  if (s.store_version != Scenario{}.store_version) {
+    out += fmt::format("store = {}\n", Quoted(s.store_version));
+  }
   if (!s.crash_site.empty()) {
     out += fmt::format("\n[crash]\nsite = {}\nhit = {}\n", Quoted(s.crash_site), s.crash_hit);
   }
@@ -603,11 +717,29 @@ std::variant<Scenario, FileError> ParseScenario(std::string_view text, std::stri
 }
 
 std::variant<Scenario, FileError> LoadScenarioFile(const std::filesystem::path& path) {
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (status.type() == std::filesystem::file_type::not_found) {
+    return FileError{fmt::format("{}: no such file", path.string())};
+  }
+  if (status.type() == std::filesystem::file_type::directory) {
+    return FileError{fmt::format("{}: is a directory, not a scenario file", path.string())};
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return FileError{fmt::format("{}: cannot read the file", path.string())};
-  std::stringstream contents;
-  contents << in.rdbuf();
-  return ParseScenario(contents.str(), path.string());
+  if (!in) {
+    return FileError{
+        fmt::format("{}: cannot read the file: {}", path.string(), std::strerror(errno))};
+  }
+  // A bound: a scenario is a page of text, and /dev/zero never ends.
+  constexpr std::size_t kMaxBytes = 4 << 20;
+  std::string contents(kMaxBytes + 1, '\0');
+  in.read(contents.data(), static_cast<std::streamsize>(contents.size()));
+  contents.resize(static_cast<std::size_t>(in.gcount()));
+  if (contents.size() > kMaxBytes) {
+    return FileError{fmt::format("{}: larger than {} MiB; a scenario file is text", path.string(),
+                                 kMaxBytes >> 20)};
+  }
+  return ParseScenario(contents, path.string());
 }
 
 }  // namespace faultline::scenarios

@@ -1,5 +1,7 @@
 #include "models/s3/seed_images.h"
 
+#include <map>
+
 #include "fakes/runtime.h"
 #include "models/cql/client.h"
 #include "models/cql/server.h"
@@ -68,11 +70,11 @@ ProxyImage OldSeedProxyImage() {
 
 ProxyImage VersionedProxyImage() {
   ProxyImage image;
-  image.migrations = Source(
-      {{"1754293669_init_s3_object_index.up.cql", kOldObjects},
-       {"1755000000_add_node_id.up.cql",
-        "ALTER TABLE S3Objects ADD node_id text;\nALTER TABLE S3Objects ADD expires_at timestamp;\n"},
-       {"1756300000_multipart_uploads.up.cql", kMultipart}});
+  image.migrations = Source({{"1754293669_init_s3_object_index.up.cql", kOldObjects},
+                             {"1755000000_add_node_id.up.cql",
+                              "ALTER TABLE S3Objects ADD node_id text;\nALTER TABLE S3Objects ADD "
+                              "expires_at timestamp;\n"},
+                             {"1756300000_multipart_uploads.up.cql", kMultipart}});
   return image;
 }
 
@@ -114,8 +116,31 @@ migrate::DbInitPlan SeedDbInitPlan(bool with_files) {
 
 namespace faultline::models::s3 {
 
+const std::vector<std::string>& SeedImageVersions(std::string_view image) {
+  static const std::map<std::string, std::vector<std::string>, std::less<>> kVersions = {
+      {cql::kStoreImage, {"2.20", "cassandra"}},
+      {kNodeImage, {"v1", "v2", "safe", "db-init"}},
+      {kProxyImage, {"v1", "v2", "v2-versioned", "safe"}},
+      {kDbInitImage, {"v1", "buggy"}},
+  };
+  static const std::vector<std::string> kNone;
+  auto found = kVersions.find(image);
+  return found == kVersions.end() ? kNone : found->second;
+}
+
+std::string SeedServiceImage(std::string_view service) {
+  if (service == "yugabyte") return cql::kStoreImage;
+  if (service == "db-init") return kDbInitImage;
+  if (service == "kuri-1" || service == "kuri-2") return kNodeImage;
+  if (service == "s3-proxy") return kProxyImage;
+  return {};
+}
+
 void RegisterSeedImages(fakes::Runtime& runtime) {
   runtime.RegisterImage(cql::kStoreImage, "2.20", cql::StoreEntryPoint());
+  cql::StoreOptions cassandra;
+  cassandra.schema_agreement = cql::SchemaAgreement::kCassandra;
+  runtime.RegisterImage(cql::kStoreImage, "cassandra", cql::StoreEntryPoint(cassandra));
   runtime.RegisterImage(kNodeImage, "v2", NodeEntryPoint(SeedNodeImage()));
   runtime.RegisterImage(kNodeImage, "v1", NodeEntryPoint(OldSeedNodeImage()));
   NodeImage safe = SeedNodeImage();

@@ -2,6 +2,10 @@
 // what its code expects (../shared/reference/seed-cluster.md).
 #pragma once
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "fakes/compose.h"
 #include "fakes/runtime.h"
 #include "models/migrate/runner.h"
@@ -50,11 +54,19 @@ migrate::DbInitPlan SeedDbInitPlan(bool with_files);
 namespace faultline::models::s3 {
 
 // Registers every image of the seed cluster on `runtime`: the store
-// ("yugabyte" 2.20), the node ("kuri" v1 old, v2 new, "safe" and "db-init"
+// ("yugabyte" 2.20 and "cassandra"), the node ("kuri" v1 old, v2 new, "safe" and "db-init"
 // with those runners), the proxy ("s3-proxy" v1 old, v2 new, "v2-versioned",
 // "safe") and db-init ("v1", and "buggy" which also runs the old S3Objects
 // file).
 void RegisterSeedImages(fakes::Runtime& runtime);
+
+// The versions RegisterSeedImages registers for `image`, in order; the
+// store's "cassandra" runs it with Cassandra's weaker schema agreement
+// (models/cql/schema_agreement.h).
+const std::vector<std::string>& SeedImageVersions(std::string_view image);
+// The image a service of the seed's compose file runs ("kuri-1": "kuri");
+// empty when there is no such service.
+std::string SeedServiceImage(std::string_view service);
 
 // The seed's compose file: yugabyte, db-init (after the store starts), kuri-1
 // and kuri-2 and the s3-proxy (after db-init completes).

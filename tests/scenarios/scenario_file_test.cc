@@ -79,6 +79,82 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
       "story.toml:4:13: checkers: 'converges' must be true or false");
 }
 
+// Names and values that would only fail (or silently pass) at run time are
+// refused when the file is read.
+TEST(ScenarioFileTest, UnknownNamesAndMixedExpectationsAreRefusedUpFront) {
+  const std::string head = "name = \"x\"\ntitle = \"t\"\n";
+  EXPECT_EQ(Error(head + "[[step]]\ndo = \"kill\"\nservice = \"kuri-9\"\n"),
+            "story.toml:5:11: step 1: no service 'kuri-9' (the seed cluster's services are "
+            "yugabyte, db-init, kuri-1, kuri-2 and s3-proxy)");
+  EXPECT_EQ(Error(head + "[[step]]\ndo = \"set-image\"\nservice = \"kuri-1\"\nversion = \"v99\"\n"),
+            "story.toml:6:11: step 1: kuri-1 has no image version 'v99' (known: v1, v2, safe, "
+            "db-init)");
+  EXPECT_EQ(Error(head + "[topology]\nproxy = \"v7\"\n[[step]]\ndo = \"up\"\n"),
+            "story.toml:4:9: topology: s3-proxy has no image version 'v7' (known: v1, v2, "
+            "v2-versioned, safe)");
+  EXPECT_EQ(Error(head + "[[step]]\ndo = \"s3\"\nmethod = \"YEET\"\npath = \"/b/k\"\n"),
+            "story.toml:5:10: step 1: 'method' is GET, PUT, HEAD, DELETE or POST");
+  EXPECT_EQ(Error(head + "[[step]]\ndo = \"up\"\nexpect = [ { state = \"kuri-1\", is = "
+                         "\"exited\", restarted = \"kuri-2\" } ]\n"),
+            "story.toml:5:32: step 1: a 'restarted' expectation: unknown key 'is' (expected "
+            "one of: restarted, times)");
+  EXPECT_EQ(
+      Error(head + "[[step]]\ndo = \"up\"\nexpect = [ { lacks = \"a\", contains = \"b\" } ]\n"),
+      "story.toml:5:14: step 1: a 'contains' expectation: unknown key 'lacks' (expected one "
+      "of: contains)");
+  EXPECT_EQ(
+      Error(head + "[[step]]\ndo = \"up\"\nexpect = [ { state = \"kuri-1\", is = \"flying\" } ]\n"),
+      "story.toml:5:37: step 1: a 'state' expectation: 'is' is created, running, restarting "
+      "or exited");
+  EXPECT_EQ(
+      Error(head + "[[step]]\ndo = \"up\"\nexpect = [ { log = \"ghost\", contains = \"x\" } ]\n"),
+      "story.toml:5:20: step 1: a 'log' expectation: no service 'ghost' (the seed "
+      "cluster's services are yugabyte, db-init, kuri-1, kuri-2 and s3-proxy)");
+  EXPECT_EQ(
+      Error(head +
+            "[[step]]\ndo = \"up\"\nexpect = [ { exited = \"kuri-1\", code = 4294967296 } ]\n"),
+      "story.toml:5:40: step 1: a 'exited' expectation: an exit code is 0 to 255");
+  EXPECT_EQ(Error(head + "[[step]]\ndo = \"migrate-force\"\nkeyspace = \"k\"\nto = -5\n"),
+            "story.toml:6:6: step 1: 'to' is a version, or -1 for none");
+  EXPECT_EQ(Error(head + "[[step]]\ndo = \"up\"\nservice = \"kuri-1\"\n"),
+            "story.toml:5:11: step 1: up takes no 'service'");
+  EXPECT_EQ(
+      Error(head + "[[image]]\nservice = \"node\"\nversion = \"v2\"\n[[step]]\ndo = \"up\"\n"),
+      "story.toml:5:11: image 1: 'v2' is a built-in version; give yours another name");
+}
+
+// Acting on a service with no container (before up, after down) is a step
+// outcome, not a crash.
+TEST(ScenarioFileTest, KillStopAndRestartWithoutAContainerSaySo) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(R"(
+name = "nothing-to-kill"
+title = "Kill, stop and restart before up and after down"
+[[step]]
+do = "kill"
+service = "kuri-1"
+expect = [ { contains = "no such container" } ]
+[[step]]
+do = "up"
+[[step]]
+do = "down"
+[[step]]
+do = "restart"
+service = "s3-proxy"
+expect = [ { contains = "cannot restart s3-proxy: no such container" } ]
+[[step]]
+do = "stop"
+service = "yugabyte"
+expect = [ { contains = "cannot stop yugabyte" } ]
+[checkers]
+converges = false
+index-points-at-bytes = false  # The store is down at the end: nothing to read.
+)",
+                                                           "nothing.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  const ScenarioResult result = RunScenario(std::get<Scenario>(parsed), {.seed = 1});
+  EXPECT_TRUE(result.passed) << Failures(result);
+}
+
 TEST(ScenarioFileTest, KillStopStatesAndExitCodesFromAFile) {
   std::variant<Scenario, FileError> parsed = ParseScenario(R"(
 name = "kill-and-stop"
@@ -178,8 +254,8 @@ expect = [ { exited = "kuri-1", code = 137 }, { not_serving = "kuri-1" } ]
   EXPECT_LT(result.steps[1].at, sim::kTimeZero + std::chrono::seconds(10));
   EXPECT_EQ(
       Error("name = \"x\"\ntitle = \"t\"\n[[service]]\nname = \"kuri-9\"\n[[step]]\ndo = \"up\"\n"),
-      "story.toml:4:8: service 1: the seed cluster's services are yugabyte, db-init, "
-      "kuri-1, kuri-2 and s3-proxy");
+      "story.toml:4:8: service 1: no service 'kuri-9' (the seed cluster's services are "
+      "yugabyte, db-init, kuri-1, kuri-2 and s3-proxy)");
 }
 
 TEST(ScenarioFileTest, AMultipartUploadStepAndADefaultSeed) {
