@@ -139,6 +139,7 @@ class Network {
     std::uint64_t refused = 0;
   };
   const Counters& counters() const { return counters_; }
+  sim::Simulation& simulation() { return simulation_; }
 
  private:
   struct Listener {

@@ -37,7 +37,7 @@ struct World {
       const std::string& host,
       std::function<sim::Awaitable<std::string>(models::cql::CqlSession&)> body) {
     auto output = std::make_shared<std::optional<std::string>>();
-    sim::Process& process = simulation.AddProcess(fmt::format("{}-{}", host, ++processes));
+    sim::Process& process = simulation.AddProcess(fmt::format("{}#{}", host, ++processes));
     process.Start([this, body = std::move(body), output]() -> sim::Awaitable<int> {
       models::cql::CqlSession session(network);
       *output = co_await body(session);

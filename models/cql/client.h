@@ -59,6 +59,7 @@ class CqlSession {
                                         std::int32_t page_size);
 
   const std::string& keyspace() const { return keyspace_; }
+  fakes::Network& network() { return network_; }
 
  private:
   sim::Awaitable<ClientResult> Send(std::string method, std::string statement,

@@ -61,6 +61,7 @@ class CassandraDriver {
   sim::Awaitable<sim::Status> Run(std::string body);
 
   const std::string& keyspace() const { return keyspace_; }
+  cql::CqlSession& session() { return session_; }
 
  private:
   sim::Awaitable<sim::Status> Exec(std::string statement, std::vector<cql::Value> values = {});

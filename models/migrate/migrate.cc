@@ -1,5 +1,7 @@
 #include "models/migrate/migrate.h"
 
+#include "models/migrate/migration_trace.h"
+
 #include <fmt/format.h>
 
 namespace faultline::models::migrate {
@@ -48,8 +50,7 @@ Migrate::Plan Migrate::PlanUp(std::int64_t from, int limit) const {
       return plan;
     }
     const Migration& migration = *source_.Find(*next);
-    plan.steps.push_back(
-        Step{migration.up ? &*migration.up : nullptr, static_cast<std::int64_t>(*next)});
+    plan.steps.push_back(Step::Up(migration));
     from = static_cast<std::int64_t>(*next);
     ++count;
   }
@@ -76,7 +77,7 @@ Migrate::Plan Migrate::PlanDown(std::int64_t from, int limit) const {
     const Migration& migration = *source_.Find(current);
     const std::optional<std::uint64_t> previous = source_.Prev(current);
     from = previous ? static_cast<std::int64_t>(*previous) : kNilVersion;
-    plan.steps.push_back(Step{migration.down ? &*migration.down : nullptr, from});
+    plan.steps.push_back(Step::Down(migration, from));
     ++count;
   }
   return plan;
@@ -94,8 +95,7 @@ Migrate::Plan Migrate::PlanBetween(std::int64_t from, std::int64_t to) const {
           from < 0 ? source_.First() : source_.Next(static_cast<std::uint64_t>(from));
       if (!next) return Plan{std::move(plan.steps), FileDoesNotExist()};
       const Migration& migration = *source_.Find(*next);
-      plan.steps.push_back(
-          Step{migration.up ? &*migration.up : nullptr, static_cast<std::int64_t>(*next)});
+      plan.steps.push_back(Step::Up(migration));
       from = static_cast<std::int64_t>(*next);
     }
     return plan;
@@ -105,7 +105,7 @@ Migrate::Plan Migrate::PlanBetween(std::int64_t from, std::int64_t to) const {
     const Migration& migration = *source_.Find(current);
     const std::optional<std::uint64_t> previous = source_.Prev(current);
     from = previous ? static_cast<std::int64_t>(*previous) : kNilVersion;
-    plan.steps.push_back(Step{migration.down ? &*migration.down : nullptr, from});
+    plan.steps.push_back(Step::Down(migration, from));
   }
   return plan;
 }
@@ -114,33 +114,37 @@ Migrate::Plan Migrate::PlanBetween(std::int64_t from, std::int64_t to) const {
 // it has a body), and recorded clean.
 sim::Awaitable<sim::Status> Migrate::RunPlan(Plan plan) {
   for (const Step& step : plan.steps) {
-    if (sim::Status fault = co_await sim::FaultPoint(driver_.Site("before_set_dirty"));
-        !fault.ok()) {
-      co_return fault;
-    }
-    if (sim::Status status = co_await driver_.SetVersion(step.target, true); !status.ok()) {
-      co_return status;
-    }
-    if (sim::Status fault = co_await sim::FaultPoint(driver_.Site("after_set_dirty"));
-        !fault.ok()) {
-      co_return fault;
-    }
-    if (step.body != nullptr) {
-      if (sim::Status status = co_await driver_.Run(*step.body); !status.ok()) co_return status;
-    }
-    if (sim::Status fault = co_await sim::FaultPoint(driver_.Site("before_set_clean"));
-        !fault.ok()) {
-      co_return fault;
-    }
-    if (sim::Status status = co_await driver_.SetVersion(step.target, false); !status.ok()) {
-      co_return status;
-    }
-    if (sim::Status fault = co_await sim::FaultPoint(driver_.Site("after_set_clean"));
-        !fault.ok()) {
-      co_return fault;
-    }
+    const Migration& migration = *step.migration;
+    TraceMigrationBegin(driver_.session(), step.up ? "golang-migrate up" : "golang-migrate down",
+                        driver_.keyspace(), migration.version,
+                        step.up ? migration.up_name : migration.down_name);
+    sim::Status status = co_await RunStep(step);
+    TraceMigrationEnd(driver_.session(), driver_.keyspace(), migration.version, status);
+    if (!status.ok()) co_return status;
   }
   co_return plan.error.value_or(sim::Status::Ok());
+}
+
+sim::Awaitable<sim::Status> Migrate::RunStep(const Step& step) {
+  if (sim::Status fault = co_await sim::FaultPoint(driver_.Site("before_set_dirty")); !fault.ok()) {
+    co_return fault;
+  }
+  if (sim::Status status = co_await driver_.SetVersion(step.target, true); !status.ok()) {
+    co_return status;
+  }
+  if (sim::Status fault = co_await sim::FaultPoint(driver_.Site("after_set_dirty")); !fault.ok()) {
+    co_return fault;
+  }
+  if (step.body != nullptr) {
+    if (sim::Status status = co_await driver_.Run(*step.body); !status.ok()) co_return status;
+  }
+  if (sim::Status fault = co_await sim::FaultPoint(driver_.Site("before_set_clean")); !fault.ok()) {
+    co_return fault;
+  }
+  if (sim::Status status = co_await driver_.SetVersion(step.target, false); !status.ok()) {
+    co_return status;
+  }
+  co_return co_await sim::FaultPoint(driver_.Site("after_set_clean"));
 }
 
 sim::Awaitable<sim::Status> Migrate::RunCommand(Command command, int limit, std::int64_t to) {

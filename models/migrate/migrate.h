@@ -48,8 +48,17 @@ class Migrate {
   // One migration to run: its body (none for a missing file) and the
   // version to record.
   struct Step {
-    const std::string* body = nullptr;
-    std::int64_t target = kNilVersion;
+    const Migration* migration = nullptr;  // Whose up (or down) file runs.
+    bool up = true;
+    const std::string* body = nullptr;  // Null when that direction has no file.
+    std::int64_t target = kNilVersion;  // The version recorded around it.
+    static Step Up(const Migration& migration) {
+      return Step{&migration, true, migration.up ? &*migration.up : nullptr,
+                  static_cast<std::int64_t>(migration.version)};
+    }
+    static Step Down(const Migration& migration, std::int64_t target) {
+      return Step{&migration, false, migration.down ? &*migration.down : nullptr, target};
+    }
   };
   // The migrations to run, and the error to report after them (a short
   // limit), or instead of them (no change, a missing version).
@@ -67,6 +76,8 @@ class Migrate {
   Plan PlanBetween(std::int64_t from, std::int64_t to) const;
   sim::Status VersionExists(std::int64_t version) const;
   sim::Awaitable<sim::Status> RunPlan(Plan plan);
+  // One migration: dirty, its body, clean, with the fault points between.
+  sim::Awaitable<sim::Status> RunStep(const Step& step);
 
   const MigrationSource& source_;
   CassandraDriver& driver_;

@@ -5,6 +5,7 @@
 
 #include "models/cql/parser.h"
 #include "models/migrate/cassandra_driver.h"
+#include "models/migrate/migration_trace.h"
 #include "models/migrate/schema_check.h"
 
 namespace faultline::models::migrate {
@@ -68,6 +69,7 @@ std::string PrefixChecksum(const std::vector<std::string>& statements, std::size
 
 // What is recorded of one migration.
 struct Progress {
+  bool exists = false;  // A row: this migration was begun before.
   std::string checksum;
   std::int64_t done = 0;
   bool complete = false;
@@ -82,6 +84,7 @@ class SafeMigration {
         source_(source),
         owner_(std::move(owner)),
         log_(std::move(log)),
+        keyspace_(keyspace),
         site_lock_after_("safe." + keyspace + ".lock.after"),
         site_statement_before_("safe." + keyspace + ".statement.before"),
         site_statement_after_("safe." + keyspace + ".statement.after"),
@@ -169,6 +172,7 @@ class SafeMigration {
     Progress progress;
     if (!rows.result.rows.empty()) {
       const cql::Row& row = rows.result.rows.front();
+      progress.exists = true;
       progress.checksum = row.at(0).bytes;
       progress.done = row.at(1).integer;
       progress.complete = row.at(2).integer != 0;
@@ -176,8 +180,18 @@ class SafeMigration {
     co_return progress;
   }
 
+  // Records progress, then passes the progress.after fault point.
   sim::Awaitable<sim::Status> Record(std::int64_t version, const std::string& checksum,
                                      std::int64_t done, bool complete) {
+    if (sim::Status status = co_await WriteProgress(version, checksum, done, complete);
+        !status.ok()) {
+      co_return status;
+    }
+    co_return co_await sim::FaultPoint(site_progress_after_);
+  }
+
+  sim::Awaitable<sim::Status> WriteProgress(std::int64_t version, const std::string& checksum,
+                                            std::int64_t done, bool complete) {
     std::vector<Value> values;
     values.push_back(Value::Text(checksum));
     values.push_back(Value::Int(done));
@@ -188,7 +202,7 @@ class SafeMigration {
         "version = ?",
         std::move(values));
     if (!result.ok()) co_return sim::Status::Unavailable(result.ToString());
-    co_return co_await sim::FaultPoint(site_progress_after_);
+    co_return sim::Status::Ok();
   }
 
   sim::Awaitable<sim::Status> Apply(const Migration& migration) {
@@ -196,28 +210,65 @@ class SafeMigration {
     sim::Result<Progress> progress = co_await ReadProgress(version);
     if (!progress.ok()) co_return progress.status();
     const std::vector<std::string> statements = Statements(*migration.up);
-    const auto done = static_cast<std::size_t>(std::max<std::int64_t>(progress->done, 0));
-    const std::string applied_checksum = PrefixChecksum(statements, done);
-    if (!progress->checksum.empty() && progress->checksum != applied_checksum) {
-      co_return sim::Status::InvalidArgument(fmt::format(
-          "migration {} ({}) changed after it was applied (checksum {}, recorded {}); restore "
-          "the file or write a new migration",
-          migration.version, migration.up_name, applied_checksum, progress->checksum));
+    if (std::optional<sim::Status> changed = Changed(migration, statements, *progress)) {
+      co_return *changed;
     }
     if (progress->complete) co_return sim::Status::Ok();
-    if (progress->done > 0) {
-      log_(fmt::format("migrate: resuming {} at statement {} of {}", migration.up_name,
-                       progress->done + 1, statements.size()));
+    TraceMigrationBegin(session_, "safe", keyspace_, migration.version, migration.up_name);
+    sim::Status status = co_await ApplyStatements(migration, statements, *progress);
+    TraceMigrationEnd(session_, keyspace_, migration.version, status);
+    co_return status;
+  }
+
+  // The refusal when the file differs from what was applied of it: a
+  // statement edited, or one added to a migration already complete.
+  static std::optional<sim::Status> Changed(const Migration& migration,
+                                            const std::vector<std::string>& statements,
+                                            const Progress& progress) {
+    const auto done = static_cast<std::size_t>(std::max<std::int64_t>(progress.done, 0));
+    const std::string applied_checksum = PrefixChecksum(statements, done);
+    if (!progress.checksum.empty() && progress.checksum != applied_checksum) {
+      return sim::Status::InvalidArgument(fmt::format(
+          "migration {} ({}) changed after it was applied (checksum {}, recorded {}); restore "
+          "the file or write a new migration",
+          migration.version, migration.up_name, applied_checksum, progress.checksum));
     }
-    for (auto i = static_cast<std::size_t>(std::max<std::int64_t>(progress->done, 0));
-         i < statements.size(); ++i) {
+    if (progress.complete && done != statements.size()) {
+      return sim::Status::InvalidArgument(fmt::format(
+          "migration {} ({}) changed after it was applied ({} statements applied, the file now "
+          "has {}); restore the file or write a new migration",
+          migration.version, migration.up_name, done, statements.size()));
+    }
+    return std::nullopt;
+  }
+
+  sim::Awaitable<sim::Status> ApplyStatements(const Migration& migration,
+                                              const std::vector<std::string>& statements,
+                                              const Progress& progress) {
+    const auto version = static_cast<std::int64_t>(migration.version);
+    const auto done = static_cast<std::size_t>(std::max<std::int64_t>(progress.done, 0));
+    if (progress.exists && done > 0) {
+      log_(fmt::format("migrate: resuming {} at statement {} of {}", migration.up_name, done + 1,
+                       statements.size()));
+    }
+    if (!progress.exists) {
+      // The intent, before any statement runs: a later run that finds this
+      // row knows the next statement may have taken effect already.
+      if (sim::Status status =
+              co_await WriteProgress(version, PrefixChecksum(statements, 0), 0, false);
+          !status.ok()) {
+        co_return status;
+      }
+    }
+    for (std::size_t i = done; i < statements.size(); ++i) {
       if (sim::Status fault = co_await sim::FaultPoint(site_statement_before_); !fault.ok()) {
         co_return fault;
       }
       if (sim::Status renewed = co_await Renew(*options_); !renewed.ok()) co_return renewed;
       ClientResult result = co_await session_.Query(statements[i]);
-      // The first statement after a resume may have taken effect before the crash.
-      const bool resumed_here = i == done;
+      // Only the first statement of a resumed migration may have taken effect
+      // before a crash; on a fresh one, "already exists" is a real conflict.
+      const bool resumed_here = progress.exists && i == done;
       if (!result.ok() && !(resumed_here && AlreadyApplied(statements[i], result))) {
         co_return sim::Status::Internal(fmt::format("migration {} statement {} failed: {} ({})",
                                                     migration.up_name, i + 1, statements[i],
@@ -233,8 +284,9 @@ class SafeMigration {
         co_return status;
       }
     }
-    if (statements.empty())
+    if (statements.empty()) {
       co_return co_await Record(version, PrefixChecksum(statements, 0), 0, true);
+    }
     co_return sim::Status::Ok();
   }
 
@@ -243,6 +295,7 @@ class SafeMigration {
   std::string owner_;
   LogSink log_;
   const SafeRunner::Options* options_ = nullptr;
+  std::string keyspace_;
   // Fault sites, named for the keyspace (see safe_runner.h).
   std::string site_lock_after_;
   std::string site_statement_before_;

@@ -60,6 +60,53 @@ TEST(SafeRunnerTest, AnEditedAppliedMigrationIsRefused) {
       << out;
 }
 
+TEST(SafeRunnerTest, AStatementAddedToACompleteMigrationIsRefused) {
+  MigrateWorld world;
+  ASSERT_EQ(RunSafe(world), "ok");
+  std::vector<MigrationFile> files;
+  files.emplace_back("1_create_a.up.cql", std::string(world.source.Find(1)->up.value()) +
+                                              "\nALTER TABLE a ADD late text;");
+  world.source = std::move(MigrationSource::FromFiles(files)).value();
+  EXPECT_EQ(RunSafe(world).value_or("crashed"),
+            "migration 1 (1_create_a.up.cql) changed after it was applied (1 statements applied, "
+            "the file now has 2); restore the file or write a new migration");
+}
+
+// "Already exists" is forgiven only where a crash may have hidden a success:
+// the first statement of a migration begun before. A fresh migration that
+// meets a table somebody else made stops, naming it.
+TEST(SafeRunnerTest, AFreshMigrationMeetingAStaleTableStops) {
+  MigrateWorld world;
+  EXPECT_EQ(world.Cql("CREATE TABLE ks.a (k int PRIMARY KEY)"), "");
+  std::vector<MigrationFile> files;
+  files.emplace_back("1_create_a.up.cql", "CREATE TABLE a (k int PRIMARY KEY, node_id text);");
+  world.source = std::move(MigrationSource::FromFiles(files)).value();
+  EXPECT_EQ(RunSafe(world).value_or("crashed"),
+            "migration 1_create_a.up.cql statement 1 failed: CREATE TABLE a (k int PRIMARY KEY, "
+            "node_id text) (Duplicate Object. Object 'ks.a' already exists)");
+}
+
+// Each migration is a step in the trace: begun, then ended with its outcome.
+TEST(SafeRunnerTest, EachMigrationIsAStepInTheTrace) {
+  MigrateWorld world;
+  sim::RingSink events(100'000);
+  world.cluster.simulation.trace().AddSink(&events);
+  ASSERT_EQ(RunSafe(world), "ok");
+  world.cluster.simulation.trace().RemoveSink(&events);
+  std::vector<std::string> steps;
+  for (const sim::TraceEvent& event : events.Events()) {
+    if (event.name == "migrate.begin") {
+      steps.push_back("begin " + event.Find("file")->AsString());
+    } else if (event.name == "migrate.end") {
+      steps.push_back("end " + event.Find("version")->ToString() + " " +
+                      event.Find("outcome")->AsString());
+    }
+  }
+  EXPECT_EQ(steps, (std::vector<std::string>{"begin 1_create_a.up.cql", "end 1 OK",
+                                             "begin 2_create_b_c.up.cql", "end 2 OK",
+                                             "begin 3_add_node_id.up.cql", "end 3 OK"}));
+}
+
 TEST(SafeRunnerTest, TheSchemaCheckRefusesAStaleTableWithADiff) {
   MigrateWorld world;
   EXPECT_EQ(world.Cql("CREATE TABLE ks.s3objects (bucket text, key text, cid text, PRIMARY KEY "
