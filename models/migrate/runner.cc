@@ -35,6 +35,7 @@ sim::Awaitable<sim::Status> DbInitStyleRunner::Migrate(cql::CqlSession& session,
                                                        const MigrationSource& source,
                                                        const std::string&, LogSink log) {
   DbInitPlan plan;
+  plan.keyspaces.push_back(keyspace);  // db-init's first step: the keyspace.
   plan.sources.emplace_back(keyspace, source);
   co_return co_await RunDbInit(session, plan, std::move(log));
 }
@@ -56,6 +57,12 @@ sim::Awaitable<sim::Status> RunDbInit(cql::CqlSession& session, const DbInitPlan
   for (const auto& [keyspace, source] : plan.sources) {
     cql::ClientResult use = co_await session.Query("USE \"" + keyspace + "\"");
     if (Unreachable(use)) co_return use.status;
+    if (use.error) {
+      // Its files would run in whatever keyspace the session had before.
+      log(fmt::format("db-init: keyspace {}: {}; its files are skipped", keyspace,
+                      use.error->message));
+      continue;
+    }
     for (const auto& [version, migration] : source.migrations()) {
       if (!migration.up) continue;
       for (const std::string& piece : SplitStatements(*migration.up)) {

@@ -75,6 +75,14 @@ struct Progress {
   bool complete = false;
 };
 
+// A conditional statement's answer: one row, [applied] first.
+bool IsLwtAnswer(const ClientResult& result) {
+  return result.result.rows.size() == 1 && !result.result.rows.front().empty();
+}
+sim::Status NotAnLwtAnswer() {
+  return sim::Status::Unavailable("the store's answer to a conditional statement has no [applied]");
+}
+
 // The runner's work on one keyspace, under its lock.
 class SafeMigration {
  public:
@@ -114,7 +122,8 @@ class SafeMigration {
           "TTL ?",
           std::move(values));
       if (!taken.ok()) co_return sim::Status::Unavailable(taken.ToString());
-      const cql::Row& row = taken.result.rows.at(0);
+      if (!IsLwtAnswer(taken)) co_return NotAnLwtAnswer();
+      const cql::Row& row = taken.result.rows.front();
       const std::string holder = row.size() > 2 ? row[2].bytes : "";
       if (row[0].integer != 0) co_return sim::Status::Ok();
       // Our own lease (the same token, from before a failed attempt): take
@@ -139,7 +148,8 @@ class SafeMigration {
         "UPDATE faultline_migration_lock USING TTL ? SET owner = ? WHERE id = 1 IF owner = ?",
         std::move(values));
     if (!renewed.ok()) co_return sim::Status::Unavailable(renewed.ToString());
-    if (renewed.result.rows.at(0).at(0).integer == 0) {
+    if (!IsLwtAnswer(renewed)) co_return NotAnLwtAnswer();
+    if (renewed.result.rows.front().front().integer == 0) {
       co_return sim::Status::Unavailable("lost the migration lock (its lease expired)");
     }
     co_return sim::Status::Ok();

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "models/cql/parser.h"
@@ -24,6 +25,24 @@ std::string TypeText(const cql::TypeName& name) {
   return name.ToString();
 }
 
+// A column's type and, for a key column, its part of the key: a table whose
+// columns match but whose key differs is not the table the migrations made.
+std::string Described(std::string type, std::string_view kind) {
+  if (kind == "partition_key") return type + ", partition key";
+  if (kind == "clustering") return type + ", clustering";
+  if (kind == "static") return type + ", static";
+  return type;
+}
+
+std::string_view KindOf(const cql::CreateTable& create, const cql::ColumnDefinition& column) {
+  const auto in = [&](const std::vector<std::string>& key) {
+    return std::find(key.begin(), key.end(), column.name) != key.end();
+  };
+  if (in(create.partition_key)) return "partition_key";
+  if (in(create.clustering_key)) return "clustering";
+  return column.is_static ? "static" : "regular";
+}
+
 bool InKeyspace(const cql::QualifiedName& name, const std::string& keyspace) {
   return name.keyspace.empty() || name.keyspace == keyspace;
 }
@@ -33,7 +52,7 @@ void Apply(const cql::Statement& statement, const std::string& keyspace, SchemaM
     if (!InKeyspace(create->table, keyspace) || schema.contains(create->table.name)) return;
     auto& columns = schema[create->table.name];
     for (const cql::ColumnDefinition& column : create->columns) {
-      columns[column.name] = TypeText(column.type);
+      columns[column.name] = Described(TypeText(column.type), KindOf(*create, column));
     }
   } else if (const auto* alter = std::get_if<cql::AlterTable>(&statement)) {
     auto table = schema.find(alter->table.name);
@@ -69,13 +88,14 @@ sim::Awaitable<sim::Result<SchemaModel>> LiveSchema(cql::CqlSession& session,
   std::vector<cql::Value> values;
   values.push_back(cql::Value::Text(keyspace));
   cql::ClientResult rows = co_await session.Query(
-      "SELECT table_name, column_name, type FROM system_schema.columns WHERE keyspace_name = ?",
+      "SELECT table_name, column_name, type, kind FROM system_schema.columns WHERE "
+      "keyspace_name = ?",
       std::move(values));
   if (!rows.ok()) co_return sim::Status::Unavailable(rows.ToString());
   SchemaModel schema;
   for (const cql::Row& row : rows.result.rows) {
     if (BookkeepingTables().contains(row.at(0).bytes)) continue;
-    schema[row.at(0).bytes][row.at(1).bytes] = row.at(2).bytes;
+    schema[row.at(0).bytes][row.at(1).bytes] = Described(row.at(2).bytes, row.at(3).bytes);
   }
   co_return schema;
 }

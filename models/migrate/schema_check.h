@@ -14,7 +14,8 @@
 
 namespace faultline::models::migrate {
 
-// table -> column -> type ("text", "map<text, bigint>"), as DESCRIBE names them.
+// table -> column -> type as DESCRIBE names it ("text", "map<text, bigint>"),
+// with a key column's part of the key ("text, partition key", "int, clustering").
 using SchemaModel = std::map<std::string, std::map<std::string, std::string>>;
 
 // What running every up migration of `source`, in order, leaves in `keyspace`

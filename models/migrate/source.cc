@@ -24,14 +24,13 @@ std::optional<ParsedName> ParseName(std::string_view name) {
   const auto [end, error] = std::from_chars(name.data(), name.data() + underscore, parsed.version);
   if (error != std::errc() || end != name.data() + underscore) return std::nullopt;
   const std::string_view rest = name.substr(underscore + 1);
-  for (const std::string_view direction : {".up.", ".down."}) {
-    const std::size_t at = rest.rfind(direction);
-    if (at == std::string_view::npos || at + direction.size() >= rest.size()) continue;
-    parsed.title = std::string(rest.substr(0, at));
-    parsed.up = direction == ".up.";
-    return parsed;
-  }
-  return std::nullopt;
+  // The title is greedy: the last ".up." or ".down." decides.
+  const std::size_t up = rest.rfind(".up.");
+  const std::size_t down = rest.rfind(".down.");
+  if (up == std::string_view::npos && down == std::string_view::npos) return std::nullopt;
+  parsed.up = down == std::string_view::npos || (up != std::string_view::npos && up > down);
+  parsed.title = std::string(rest.substr(0, parsed.up ? up : down));
+  return parsed;
 }
 
 bool LooksLikeMigration(std::string_view name) {
@@ -51,11 +50,9 @@ sim::Result<MigrationSource> MigrationSource::FromFiles(const std::vector<Migrat
     }
     Migration& migration = source.migrations_[parsed->version];
     migration.version = parsed->version;
-    if (!migration.title.empty() && migration.title != parsed->title) {
-      return sim::Status::InvalidArgument(fmt::format("{}: version {} already has the title '{}'",
-                                                      file.name, parsed->version, migration.title));
-    }
-    migration.title = parsed->title;
+    // golang-migrate keys files by version and direction only: an up and a
+    // down file may have different titles.
+    if (migration.title.empty()) migration.title = parsed->title;
     std::optional<std::string>& body = parsed->up ? migration.up : migration.down;
     std::string& name = parsed->up ? migration.up_name : migration.down_name;
     if (body) {

@@ -138,23 +138,26 @@ class KuriNode {
       int part = 0;
       const std::string number = QueryParameter(request.query, "partNumber").value_or("");
       std::from_chars(number.data(), number.data() + number.size(), part);
-      co_return multipart_.UploadPart(upload, part, request.body);
+      co_return co_await multipart_.UploadPart(upload, part, std::move(request.body));
     }
     if (request.method == "DELETE") {
-      Response aborted = co_await multipart_.SetStatus(upload, "aborted");
-      co_return aborted.status == 200 ? Response(204) : aborted;
+      co_return co_await multipart_.Abort(upload);
     }
     if (request.method != "POST") {
       co_return ErrorResponse(405, "MethodNotAllowed", request.method, request.path);
     }
     sim::Result<std::string> bytes = co_await multipart_.Assemble(upload, request.body);
     if (!bytes.ok()) {
+      if (bytes.status().code() == sim::StatusCode::kNotFound) {
+        co_return ErrorResponse(404, "NoSuchUpload", "The specified upload does not exist.",
+                                upload);
+      }
       co_return ErrorResponse(bytes.status().code() == sim::StatusCode::kUnavailable ? 503 : 400,
                               "InvalidPart", bytes.status().message(), request.path);
     }
     Response stored = co_await Put(object, std::move(bytes).value());
     if (stored.status != 200) co_return stored;
-    co_return co_await multipart_.SetStatus(upload, "complete");
+    co_return co_await multipart_.MarkComplete(upload);
   }
 
   sim::Awaitable<Response> Put(ObjectPath object, std::string body) {

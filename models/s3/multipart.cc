@@ -66,6 +66,12 @@ std::string CompleteBody(const std::vector<std::pair<int, std::string>>& parts) 
   return body + "</CompleteMultipartUpload>";
 }
 
+namespace {
+fakes::Response NoSuchUpload(const std::string& upload_id) {
+  return ErrorResponse(404, "NoSuchUpload", "The specified upload does not exist.", upload_id);
+}
+}  // namespace
+
 std::string NodeMultipart::PartPath(const std::string& upload_id, int part) const {
   return fmt::format("/uploads/{}/{}", upload_id, part);
 }
@@ -90,20 +96,24 @@ sim::Awaitable<fakes::Response> NodeMultipart::Initiate(ObjectPath object) {
                        object.bucket, object.key, upload_id));
 }
 
-fakes::Response NodeMultipart::UploadPart(const std::string& upload_id, int part,
-                                          const std::string& body) {
+sim::Awaitable<fakes::Response> NodeMultipart::UploadPart(std::string upload_id, int part,
+                                                          std::string body) {
   if (data_ == nullptr || part < 1 || part > 10'000) {
-    return ErrorResponse(400, "InvalidArgument", "bad part number", upload_id);
+    co_return ErrorResponse(400, "InvalidArgument", "bad part number", upload_id);
   }
+  sim::Result<std::string> status = co_await Status(upload_id);
+  if (!status.ok())
+    co_return ErrorResponse(500, "InternalError", status.status().message(), upload_id);
+  if (*status != "open") co_return NoSuchUpload(upload_id);
   fakes::SimFile& file = data_->OpenOrCreate(PartPath(upload_id, part));
   file.Truncate(0);
   if (sim::Status written = data_->Write(file, 0, body); !written.ok()) {
-    return ErrorResponse(500, "InternalError", written.message(), upload_id);
+    co_return ErrorResponse(500, "InternalError", written.message(), upload_id);
   }
   data_->SyncAll();
   fakes::Headers headers;
   headers["ETag"] = fmt::format("\"{}/{}\"", fakes::FormatEndpoint(self_), ContentId(body));
-  return fakes::Response(200, "", std::move(headers));
+  co_return fakes::Response(200, "", std::move(headers));
 }
 
 fakes::Response NodeMultipart::ServePart(const std::string& path) const {
@@ -122,15 +132,10 @@ sim::Awaitable<sim::Result<std::string>> NodeMultipart::Assemble(const std::stri
                                                                  const std::string& body) {
   const std::vector<std::pair<int, std::string>> parts = ParseCompleteBody(body);
   if (parts.empty()) co_return sim::Status::InvalidArgument("the upload lists no parts");
-  std::vector<cql::Value> key;
-  key.push_back(cql::Value::Text(upload_id));
-  cql::ClientResult upload = co_await session_.Query(
-      fmt::format("SELECT status FROM {}.multipartuploads WHERE upload_id = ?", kIndexKeyspace),
-      std::move(key));
-  if (!upload.ok()) co_return sim::Status::Unavailable(upload.ToString());
-  if (upload.result.rows.empty() || upload.result.rows[0].at(0).bytes != "open") {
+  sim::Result<std::string> status = co_await Status(upload_id);
+  if (!status.ok()) co_return status.status();
+  if (*status != "open")
     co_return sim::Status::NotFound(fmt::format("upload {} is not open", upload_id));
-  }
   std::string bytes;
   for (const auto& [number, etag] : parts) {
     const std::size_t slash = etag.find('/');
@@ -168,15 +173,51 @@ sim::Awaitable<sim::Result<std::string>> NodeMultipart::Assemble(const std::stri
   co_return bytes;
 }
 
-sim::Awaitable<fakes::Response> NodeMultipart::SetStatus(const std::string& upload_id,
-                                                         std::string status) {
+sim::Awaitable<sim::Result<std::string>> NodeMultipart::Status(const std::string& upload_id) {
+  std::vector<cql::Value> key;
+  key.push_back(cql::Value::Text(upload_id));
+  cql::ClientResult upload = co_await session_.Query(
+      fmt::format("SELECT status FROM {}.multipartuploads WHERE upload_id = ?", kIndexKeyspace),
+      std::move(key));
+  if (!upload.ok()) co_return sim::Status::Unavailable(upload.ToString());
+  if (upload.result.rows.empty()) co_return std::string();
+  co_return upload.result.rows.front().at(0).bytes;
+}
+
+sim::Awaitable<sim::Result<std::optional<std::string>>> NodeMultipart::CloseOpen(
+    const std::string& upload_id, std::string to) {
   std::vector<cql::Value> values;
-  values.push_back(cql::Value::Text(std::move(status)));
+  values.push_back(cql::Value::Text(std::move(to)));
   values.push_back(cql::Value::Text(upload_id));
   cql::ClientResult result = co_await session_.Query(
-      fmt::format("UPDATE {}.multipartuploads SET status = ? WHERE upload_id = ?", kIndexKeyspace),
+      fmt::format(
+          "UPDATE {}.multipartuploads SET status = ? WHERE upload_id = ? IF status = 'open'",
+          kIndexKeyspace),
       std::move(values));
-  if (!result.ok()) co_return ErrorResponse(500, "InternalError", result.ToString(), upload_id);
+  if (!result.ok()) co_return sim::Status::Unavailable(result.ToString());
+  // [applied], then (when not applied) the status it found.
+  if (result.result.rows.size() != 1 || result.result.rows.front().empty()) {
+    co_return sim::Status::Unavailable(
+        "the store's answer to a conditional update has no [applied]");
+  }
+  const cql::Row& row = result.result.rows.front();
+  if (row.front().integer != 0) co_return std::optional<std::string>();
+  co_return std::optional<std::string>(row.size() > 1 ? row[1].bytes : std::string());
+}
+
+sim::Awaitable<fakes::Response> NodeMultipart::Abort(const std::string& upload_id) {
+  sim::Result<std::optional<std::string>> closed = co_await CloseOpen(upload_id, "aborted");
+  if (!closed.ok())
+    co_return ErrorResponse(500, "InternalError", closed.status().message(), upload_id);
+  if (*closed) co_return NoSuchUpload(upload_id);
+  co_return fakes::Response(204);
+}
+
+sim::Awaitable<fakes::Response> NodeMultipart::MarkComplete(const std::string& upload_id) {
+  sim::Result<std::optional<std::string>> closed = co_await CloseOpen(upload_id, "complete");
+  if (!closed.ok())
+    co_return ErrorResponse(500, "InternalError", closed.status().message(), upload_id);
+  if (*closed && **closed != "complete") co_return NoSuchUpload(upload_id);
   co_return fakes::Response(200);
 }
 

@@ -39,16 +39,29 @@ class NodeMultipart {
         incarnation_(incarnation) {}
 
   sim::Awaitable<fakes::Response> Initiate(ObjectPath object);
-  fakes::Response UploadPart(const std::string& upload_id, int part, const std::string& body);
+  // 404 NoSuchUpload unless the upload is open.
+  sim::Awaitable<fakes::Response> UploadPart(std::string upload_id, int part, std::string body);
   // The object's bytes from the parts the body lists, or the error to answer.
   sim::Awaitable<sim::Result<std::string>> Assemble(const std::string& upload_id,
                                                     const std::string& body);
-  sim::Awaitable<fakes::Response> SetStatus(const std::string& upload_id, std::string status);
+  // Abort: open -> aborted, atomically (a lightweight transaction); 404
+  // NoSuchUpload when it is unknown, aborted or complete, as S3 answers.
+  sim::Awaitable<fakes::Response> Abort(const std::string& upload_id);
+  // After the object is stored: open -> complete, atomically. Of two
+  // concurrent completes both get 200; a complete that lost to an abort is
+  // 404 NoSuchUpload.
+  sim::Awaitable<fakes::Response> MarkComplete(const std::string& upload_id);
   // GET /_parts/U/N from another node.
   fakes::Response ServePart(const std::string& path) const;
 
  private:
   std::string PartPath(const std::string& upload_id, int part) const;
+  // The upload's status ("open", "complete", "aborted"), empty when unknown.
+  sim::Awaitable<sim::Result<std::string>> Status(const std::string& upload_id);
+  // Sets `to` if the status is "open": the status found when not applied
+  // (empty for an unknown upload), nullopt when applied.
+  sim::Awaitable<sim::Result<std::optional<std::string>>> CloseOpen(const std::string& upload_id,
+                                                                    std::string to);
 
   fakes::Network& network_;
   cql::CqlSession& session_;

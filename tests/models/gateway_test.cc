@@ -196,7 +196,41 @@ TEST(GatewayTest, AnAbortedUploadCannotBeCompletedAndPartsAreChecked) {
             400);
   EXPECT_EQ(gateway.S3("DELETE", "/b/k", "", "uploadId=" + upload).status, 204);
   EXPECT_EQ(gateway.S3("POST", "/b/k", CompleteBody({{1, etag}}), "uploadId=" + upload).status,
-            400);  // Aborted.
+            404);  // Aborted: NoSuchUpload, as S3 says.
+  EXPECT_EQ(gateway.S3("PUT", "/b/k", "late", "partNumber=2&uploadId=" + upload).status, 404);
+}
+
+// The status only moves from open, atomically: an abort after a complete
+// is refused and the upload stays complete.
+TEST(GatewayTest, ACompletedUploadCannotBeAborted) {
+  Gateway gateway;
+  gateway.Up();
+  const std::string upload =
+      Between(gateway.S3("POST", "/b/k", "", "uploads").body, "<UploadId>", "</UploadId>");
+  std::string etag =
+      gateway.S3("PUT", "/b/k", "bytes", "partNumber=1&uploadId=" + upload).headers.at("ETag");
+  etag = etag.substr(1, etag.size() - 2);
+  ASSERT_EQ(gateway.S3("POST", "/b/k", CompleteBody({{1, etag}}), "uploadId=" + upload).status,
+            200);
+  const fakes::Response abort = gateway.S3("DELETE", "/b/k", "", "uploadId=" + upload);
+  EXPECT_EQ(abort.status, 404);
+  EXPECT_NE(abort.body.find("<Code>NoSuchUpload</Code>"), std::string::npos) << abort.body;
+  EXPECT_EQ(gateway.Cql("SELECT status FROM filecoingw_s3.multipartuploads WHERE upload_id = '" +
+                        upload + "'"),
+            "   status\n----------\n complete\n\n(1 rows)\n");
+  EXPECT_EQ(gateway.S3("GET", "/b/k").body, "bytes");
+}
+
+// The old node image does not know node_id: its index rows have none, and
+// the proxy cannot route a GET for them.
+TEST(GatewayTest, AnOldNodeImageWritesRowsWithoutANodeId) {
+  Gateway gateway;
+  gateway.Up(gateway.Spec("v1", "v1"));
+  ASSERT_EQ(gateway.S3("PUT", "/b/k", "x").status, 200);
+  EXPECT_EQ(gateway.Cql("SELECT node_id FROM filecoingw_s3.s3objects WHERE bucket = 'b' AND key "
+                        "= 'k'"),
+            " node_id\n---------\n    null\n\n(1 rows)\n");
+  EXPECT_EQ(gateway.S3("GET", "/b/k").status, 503);
 }
 
 }  // namespace

@@ -37,13 +37,29 @@ TEST(MigrationSourceTest, MalformedFoldersAreErrorsNamingTheFile) {
             "1_a.up.cql: duplicate migration file: 1_a.up.cql has the same version and "
             "direction");
   EXPECT_EQ(error({{"1_a.up.cql", "x"}, {"1_b.up.cql", "y"}}),
-            "1_b.up.cql: version 1 already has the title 'a'");
+            "1_b.up.cql: duplicate migration file: 1_a.up.cql has the same version and "
+            "direction");
+  // As in golang-migrate, only the version and the direction key a file.
+  EXPECT_EQ(error({{"1_a.up.cql", "x"}, {"1_b.down.cql", "y"}}), "ok");
   EXPECT_EQ(error({{"init.up.cql", "x"}}),
             "init.up.cql: not a migration file name: expected {version}_{title}.up.cql or "
             ".down.cql");
   EXPECT_EQ(error({{"1_a.sideways.cql", "x"}}),
             "1_a.sideways.cql: not a migration file name: expected {version}_{title}.up.cql or "
             ".down.cql");
+}
+
+// golang-migrate's pattern ^([0-9]+)_(.*)\.(down|up)\.(.*)$ has a greedy
+// title: the last direction in the name wins.
+TEST(MigrationSourceTest, TheLastDirectionInTheNameWins) {
+  std::vector<MigrationFile> files;
+  files.emplace_back("1_x.up.y.down.cql", "DROP TABLE t;");
+  files.emplace_back("1_x.down.y.up.cql", "CREATE TABLE t (k int PRIMARY KEY);");
+  sim::Result<MigrationSource> source = MigrationSource::FromFiles(files);
+  ASSERT_TRUE(source.ok()) << source.status().ToString();
+  EXPECT_EQ(source->Find(1)->down_name, "1_x.up.y.down.cql");
+  EXPECT_EQ(source->Find(1)->up_name, "1_x.down.y.up.cql");
+  EXPECT_EQ(source->Find(1)->title, "x.up.y");
 }
 
 TEST(MigrationSourceTest, ReadsAFolderAndSkipsFilesThatAreNotMigrations) {

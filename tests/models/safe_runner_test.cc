@@ -214,6 +214,22 @@ TEST(SafeRunnerTest, AFileMayBeFixedAfterTheStatementItFailedAt) {
   EXPECT_TRUE(RunSafe(world).value_or("").starts_with("migration 1 (1_a.up.cql) changed after"));
 }
 
+// Same columns, another key: not the table the migrations made.
+TEST(SafeRunnerTest, TheSchemaCheckSeesADifferentPrimaryKey) {
+  MigrateWorld world;
+  EXPECT_EQ(world.Cql("CREATE TABLE ks.objects (bucket text, key text, cid text, PRIMARY KEY "
+                      "(bucket, key))"),
+            "");
+  std::vector<MigrationFile> files;
+  files.emplace_back("1_objects.up.cql",
+                     "CREATE TABLE IF NOT EXISTS objects (bucket text, key text, cid text, "
+                     "PRIMARY KEY ((bucket, key)));");
+  world.source = std::move(MigrationSource::FromFiles(files)).value();
+  EXPECT_EQ(RunSafe(world),
+            "schema check failed for keyspace ks:\n  - table objects: column key is text, "
+            "clustering, the migrations say text, partition key");
+}
+
 TEST(SchemaCheckTest, TheExpectedSchemaFollowsCreateAlterAndDrop) {
   std::vector<MigrationFile> files;
   files.emplace_back("1_a.up.cql",
@@ -224,7 +240,7 @@ TEST(SchemaCheckTest, TheExpectedSchemaFollowsCreateAlterAndDrop) {
                      "CREATE TABLE IF NOT EXISTS a (k int PRIMARY KEY, ignored int);");
   const SchemaModel expected =
       ExpectedSchema(std::move(MigrationSource::FromFiles(files)).value(), "ks");
-  EXPECT_EQ(expected, (SchemaModel{{"a", {{"k", "int"}, {"tags", "set<text>"}}}}));
+  EXPECT_EQ(expected, (SchemaModel{{"a", {{"k", "int, partition key"}, {"tags", "set<text>"}}}}));
   SchemaModel live = expected;
   live["a"]["tags"] = "list<text>";
   live["a"]["extra"] = "int";
