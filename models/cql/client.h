@@ -60,6 +60,7 @@ class CqlSession {
 
   const std::string& keyspace() const { return keyspace_; }
   fakes::Network& network() { return network_; }
+  const ClientOptions& options() const { return options_; }
 
  private:
   sim::Awaitable<ClientResult> Send(std::string method, std::string statement,

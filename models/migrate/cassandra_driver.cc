@@ -34,8 +34,10 @@ std::string DatabaseErrorText(std::string_view what, std::string_view query,
 std::vector<std::string> SplitStatements(std::string_view body) {
   std::vector<std::string> pieces;
   constexpr std::size_t kMaxStatements = 100'000;
-  while (!body.empty() && pieces.size() < kMaxStatements) {
-    const std::size_t end = body.find(';');
+  while (!body.empty()) {
+    // Past the bound the rest is one piece: it fails as a statement instead
+    // of being dropped unseen.
+    const std::size_t end = pieces.size() + 1 < kMaxStatements ? body.find(';') : body.npos;
     const std::size_t length = end == std::string_view::npos ? body.size() : end + 1;
     pieces.emplace_back(body.substr(0, length));
     body.remove_prefix(length);

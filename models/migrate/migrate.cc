@@ -160,7 +160,13 @@ sim::Awaitable<sim::Status> Migrate::RunCommand(Command command, int limit, std:
     Plan plan = command == Command::kUp     ? PlanUp(from, limit)
                 : command == Command::kDown ? PlanDown(from, limit)
                                             : PlanBetween(from, to);
-    outcome = co_await RunPlan(std::move(plan));
+    if (plan.steps.size() >= static_cast<std::size_t>(kMaxSteps)) {
+      // The bound, reached: say so rather than stop quietly part-way.
+      outcome = sim::Status::InvalidArgument(
+          fmt::format("more than {} migrations in one command; run it in parts", kMaxSteps));
+    } else {
+      outcome = co_await RunPlan(std::move(plan));
+    }
   }
   (void)driver_.Unlock();
   co_return outcome;

@@ -16,9 +16,11 @@ sim::Awaitable<std::string> Operator::Cql(cql::CqlSession& session, std::string 
   co_return outcome;
 }
 
-sim::Awaitable<std::string> Operator::MigrateForce(cql::CqlSession&, std::string keyspace,
+sim::Awaitable<std::string> Operator::MigrateForce(cql::CqlSession& shell, std::string keyspace,
                                                    std::int64_t version) {
-  cql::CqlSession session(runtime_.network());
+  // Its own session (the driver's USE must not move the shell's), to the
+  // same store.
+  cql::CqlSession session(runtime_.network(), shell.options());
   migrate::CassandraDriver driver(session, keyspace);
   std::string outcome;
   if (sim::Status opened = co_await driver.Open(); !opened.ok()) {
@@ -33,8 +35,8 @@ sim::Awaitable<std::string> Operator::MigrateForce(cql::CqlSession&, std::string
   co_return outcome;
 }
 
-sim::Awaitable<std::string> Operator::MigrateVersion(cql::CqlSession&, std::string keyspace) {
-  cql::CqlSession session(runtime_.network());
+sim::Awaitable<std::string> Operator::MigrateVersion(cql::CqlSession& shell, std::string keyspace) {
+  cql::CqlSession session(runtime_.network(), shell.options());
   migrate::CassandraDriver driver(session, keyspace);
   std::string outcome;
   if (sim::Status opened = co_await driver.Open(); !opened.ok()) {

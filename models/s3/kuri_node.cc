@@ -45,7 +45,7 @@ class KuriNode {
     context_.Log(
         fmt::format("starting node {} on port {}, keyspace {}", node_id_, port_, keyspace_));
     if (sim::Status migrated = co_await MigrateWithRetries(); !migrated.ok()) {
-      context_.Log(StartupFailureLine(migrated.message()));
+      context_.Log(StartupFailureLine(migrated));
       co_return 1;
     }
     context_.network().Listen(context_.process(), port_,
@@ -234,13 +234,18 @@ class KuriNode {
 
 }  // namespace
 
-std::string StartupFailureLine(std::string_view cause) {
+std::string StartupFailureLine(const sim::Status& failure) {
+  // The index needs a migrated database, which needs a session: the last
+  // link is the one that broke.
+  const bool no_store = failure.code() == sim::StatusCode::kUnavailable ||
+                        failure.code() == sim::StatusCode::kTimedOut;
   return fmt::format(
       "ERROR core core/builder.go:158 constructing the node: could not build arguments for "
       "function \"server/s3\".StartS3Server: failed to build *s3.S3Server: could not build "
       "arguments for function \"ribsplugin/s3\".MakeS3Server: failed to build "
-      "iface.S3ObjectIndex: {}",
-      cause);
+      "iface.S3ObjectIndex: could not build arguments for function "
+      "\"ribsplugin/s3\".NewS3ObjectIndex: failed to build {}: {}",
+      no_store ? "*gocql.Session" : "*db.Migrated", failure.message());
 }
 
 fakes::EntryPoint NodeEntryPoint(NodeImage image) {

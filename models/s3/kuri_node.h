@@ -1,10 +1,10 @@
-// The storage node (Kuri-like), as the seed gateway runs it. Start-up: bind a
-// session to the store, run the image's migrations against the node's own
-// keyspace inside the retry wrapper, build the S3 object index (prepared
-// statements on filecoingw_s3.s3objects with the columns this image's code
-// uses), then serve the S3 backend API on its port. A failed start-up logs
-// the dependency chain that broke, as the seed's fx logs do, and exits 1;
-// the runtime's restart policy decides what comes next.
+// The storage node (Kuri-like), as the seed gateway runs it. Start-up: run
+// the image's migrations against the node's own keyspace through a store
+// session, inside the retry wrapper, then serve the S3 backend API on its
+// port; its index statements on filecoingw_s3.s3objects use the columns this
+// image's code knows. A failed start-up logs the dependency chain that broke
+// (the store session, or the migrated database), as the seed's fx logs do,
+// and exits 1; the runtime's restart policy decides what comes next.
 //
 // API: PUT/GET/HEAD/DELETE /{bucket}/{key} and GET /healthz. PUT keeps the
 // bytes in the node's data directory and writes the index row with the
@@ -46,7 +46,8 @@ fakes::EntryPoint NodeEntryPoint(NodeImage image);
 fakes::ServiceSpec NodeServiceSpec(const std::string& name, std::uint16_t port,
                                    const std::string& version = "v2");
 
-// The fx-style start-up failure line, naming the chain down to `cause`.
-std::string StartupFailureLine(std::string_view cause);
+// The fx-style start-up failure line, naming the chain down to the link
+// that broke: the store session (unreachable) or the migrated database.
+std::string StartupFailureLine(const sim::Status& failure);
 
 }  // namespace faultline::models::s3

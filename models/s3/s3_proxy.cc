@@ -77,6 +77,10 @@ class Proxy {
           session_, kIndexKeyspace, image_.migrations, LockOwner(context_),
           [this](const std::string& line) { context_.Log(line); });
       if (status.ok() || attempt == image_.startup_retry.attempts) break;
+      context_.Log(fmt::format("database migration failed (attempt {}/{}), retrying in {}s: {}",
+                               attempt, image_.startup_retry.attempts,
+                               std::chrono::duration_cast<std::chrono::seconds>(delay).count(),
+                               status.message()));
       co_await sim::SleepFor(delay);
       delay = std::min(delay * 2, image_.startup_retry.cap);
     }

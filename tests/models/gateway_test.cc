@@ -105,15 +105,34 @@ TEST(GatewayTest, ADirtyNodeKeyspaceCrashLoopsTheNodeWithTheSeedsLogLine) {
   gateway.cluster.simulation.RunFor(std::chrono::minutes(10));
   EXPECT_GE(gateway.cluster.runtime.restart_count("kuri-1"), 1);  // Exit 1, restarted.
   const std::vector<std::string> logs = gateway.cluster.runtime.Logs("kuri-1");
-  const std::string failure =
-      StartupFailureLine("Dirty database version 1754293669. Fix and force version.");
-  EXPECT_NE(std::find(logs.begin(), logs.end(), "kuri-1  | " + failure), logs.end());
+  EXPECT_TRUE(std::any_of(logs.begin(), logs.end(), [](const std::string& line) {
+    return line.starts_with("kuri-1  | ERROR core core/builder.go:158 constructing the node:") &&
+           line.ends_with(
+               "failed to build iface.S3ObjectIndex: could not build arguments for "
+               "function \"ribsplugin/s3\".NewS3ObjectIndex: failed to build "
+               "*db.Migrated: Dirty database version 1754293669. Fix and force "
+               "version.");
+  }));
   // 30 attempts, 2 s doubling to 15 s: 29 sleeps between them.
   std::size_t retries = 0;
   for (const std::string& line : logs) {
     if (line.find("database migration failed (attempt") != std::string::npos) ++retries;
   }
   EXPECT_GE(retries, 29u);
+}
+
+// With the store gone, the chain ends at the session instead.
+TEST(GatewayTest, AnUnreachableStoreIsNamedAsTheBrokenLink) {
+  Gateway gateway;
+  gateway.Up();
+  gateway.cluster.runtime.Stop("yugabyte");
+  gateway.cluster.simulation.RunFor(seconds(12));
+  gateway.cluster.runtime.Restart("kuri-1");
+  gateway.cluster.simulation.RunFor(std::chrono::minutes(10));
+  const std::vector<std::string> logs = gateway.cluster.runtime.Logs("kuri-1");
+  EXPECT_TRUE(std::any_of(logs.begin(), logs.end(), [](const std::string& line) {
+    return line.find("NewS3ObjectIndex: failed to build *gocql.Session: ") != std::string::npos;
+  }));
 }
 
 std::string Between(const std::string& text, const std::string& open, const std::string& close) {

@@ -20,6 +20,23 @@ std::string Show(const sim::Result<VersionState>& version) {
   return fmt::format("{} {}", version->version, version->dirty ? "dirty" : "clean");
 }
 
+// Multi-statement bodies split on ';', each piece keeping its ';'; past the
+// bound the rest stays one piece (it then fails as a statement) rather than
+// being dropped.
+TEST(SplitStatementsTest, SplitsOnSemicolonsAndDropsNothingPastTheBound) {
+  EXPECT_EQ(SplitStatements("CREATE TABLE a (k int PRIMARY KEY); DROP TABLE a;"),
+            (std::vector<std::string>{"CREATE TABLE a (k int PRIMARY KEY);", " DROP TABLE a;"}));
+  EXPECT_EQ(SplitStatements("SELECT 1"), (std::vector<std::string>{"SELECT 1"}));
+  std::string many;
+  for (int i = 0; i < 100'005; ++i) many += "x;";
+  const std::vector<std::string> pieces = SplitStatements(many);
+  ASSERT_EQ(pieces.size(), 100'000u);
+  EXPECT_EQ(pieces.back(), "x;x;x;x;x;x;");
+  std::size_t total = 0;
+  for (const std::string& piece : pieces) total += piece.size();
+  EXPECT_EQ(total, many.size());
+}
+
 TEST(CassandraDriverTest, NilVersionIsMinusOneAndTheLockIsInProcessOnly) {
   MigrateWorld world;
   std::optional<std::string> out =
