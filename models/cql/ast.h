@@ -49,6 +49,7 @@ struct Term {
   std::string text;            // The literal's text.
   int bind_index = -1;         // For kBindMarker: its position among the statement's markers.
   std::vector<Term> elements;  // Collections; a map's keys and values alternate.
+  std::size_t offset = 0;      // Where it starts in the statement's text.
 };
 
 // `column op value`, in WHERE and IF clauses.

@@ -127,8 +127,16 @@ class Parser {
     return term;
   }
 
+  // A value, with where it starts: errors about it point there.
   Term ParseTerm() {
     const Nested nested(*this);
+    const std::size_t at = Here();
+    Term term = ParseTermHere();
+    term.offset = at;
+    return term;
+  }
+
+  Term ParseTermHere() {
     const Token& token = Peek();
     switch (token.kind) {
       case TokenKind::kString:

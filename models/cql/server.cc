@@ -45,7 +45,9 @@ StoreService::Reply StoreService::Serve(const fakes::Request& request) {
   }
   ParseResult parsed = Parse(body->statement);
   if (parsed.error) {
-    return {Answer(SyntaxError(parsed.error->message))};
+    CqlError error = SyntaxError(parsed.error->message);
+    error.offset = parsed.error->position.offset;  // Into the request's text.
+    return {Answer(error)};
   }
   if (parsed.statements.size() != 1) {
     return {Answer(InvalidArgument("Expected exactly one statement"))};

@@ -332,8 +332,25 @@ std::strong_ordering Compare(const Value& a, const Value& b) {
   return a.elements.size() <=> b.elements.size();
 }
 
+namespace {
+std::variant<Value, CqlError> FromTermHere(const Term& term, const CqlType& type,
+                                           std::span<const Value> bound);
+}  // namespace
+
+// An error about a value points at it, unless an element inside it was
+// more precise.
 std::variant<Value, CqlError> FromTerm(const Term& term, const CqlType& type,
                                        std::span<const Value> bound) {
+  std::variant<Value, CqlError> value = FromTermHere(term, type, bound);
+  if (auto* error = std::get_if<CqlError>(&value); error != nullptr && !error->offset) {
+    error->offset = term.offset;
+  }
+  return value;
+}
+
+namespace {
+std::variant<Value, CqlError> FromTermHere(const Term& term, const CqlType& type,
+                                           std::span<const Value> bound) {
   switch (term.kind) {
     case Term::Kind::kNull:
       return Value::Null();
@@ -377,6 +394,7 @@ std::variant<Value, CqlError> FromTerm(const Term& term, const CqlType& type,
   }
   return Mismatch(type, "this value");
 }
+}  // namespace
 
 std::variant<Value, CqlError> Coerce(Value value, const CqlType& type) {
   if (value.is_null()) return value;

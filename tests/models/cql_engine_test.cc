@@ -152,6 +152,15 @@ TEST(CqlEngineTest, ErrorsPointAtTheOffendingName) {
   EXPECT_EQ(caret("ALTER TABLE ks.t ADD v int"),
             "Duplicate Column. Invalid column name because it conflicts with the existing "
             "column: v\nALTER TABLE ks.t ADD v int\n                     ^ (ql error -204)");
+  // Values too: the literal, or the element of a collection, that is wrong.
+  EXPECT_EQ(caret("INSERT INTO ks.t (k, v) VALUES (2147483648, 'x')"),
+            "Invalid Arguments. Value 2147483648 is out of range for int\n"
+            "INSERT INTO ks.t (k, v) VALUES (2147483648, 'x')\n"
+            "                                ^ (ql error -304)");
+  EXPECT_EQ(caret("UPDATE ks.t SET v = 5 WHERE k = 1"),
+            "Datatype Mismatch. Cannot convert an integer to text\n"
+            "UPDATE ks.t SET v = 5 WHERE k = 1\n"
+            "                    ^ (ql error -201)");
 }
 
 TEST(CqlEngineTest, DeepNestingIsASyntaxErrorNotACrash) {

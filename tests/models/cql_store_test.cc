@@ -76,6 +76,20 @@ TEST(CqlStoreTest, EveryStatementAppearsInTheTrace) {
                                             "SELECT * FROM system_schema.keyspaces -> 4 rows"}));
 }
 
+// A syntax error keeps its place over the wire, like any other error.
+TEST(CqlStoreTest, ASyntaxErrorPointsAtItsTokenOverTheNetwork) {
+  StoreCluster cluster;
+  cluster.Up();
+  ClientResult result;
+  cluster.Client("kuri-1", [&](CqlSession& session) -> Awaitable<void> {
+    result = co_await session.Query("SELECT * FORM t");
+  });
+  cluster.simulation.RunFor(seconds(1));
+  ASSERT_TRUE(result.error);
+  EXPECT_EQ(result.error->code, ErrorCode::kSyntaxError);
+  EXPECT_EQ(result.error->offset, std::optional<std::size_t>(9));
+}
+
 TEST(CqlStoreTest, EachSessionHasItsOwnKeyspace) {
   StoreCluster cluster;
   cluster.Up();
