@@ -11,10 +11,11 @@ std::string ClientResult::ToString() const {
 }
 
 sim::Awaitable<ClientResult> CqlSession::Send(std::string method, std::string statement,
-                                              std::vector<Value> values, PageRequest page) {
+                                              std::vector<Value> values, PageRequest page,
+                                              std::optional<std::string> keyspace) {
   wire::RequestBody body;
   body.statement = std::move(statement);
-  body.keyspace = keyspace_;
+  body.keyspace = keyspace ? std::move(*keyspace) : keyspace_;
   body.values = std::move(values);
   body.page = std::move(page);
   fakes::Request request(std::move(method), "/cql", wire::EncodeRequest(body));
@@ -47,23 +48,29 @@ sim::Awaitable<ClientResult> CqlSession::Query(std::string statement, std::vecto
 sim::Awaitable<ClientResult> CqlSession::Prepare(std::string statement,
                                                  PreparedStatement* prepared) {
   std::string text = statement;
+  std::string keyspace = keyspace_;
   ClientResult result = co_await Send(wire::kPrepare, std::move(statement), {}, {});
-  if (result.ok()) *prepared = PreparedStatement(result.result.text, std::move(text));
+  if (result.ok()) {
+    *prepared = PreparedStatement(result.result.text, std::move(text), std::move(keyspace));
+  }
   co_return result;
 }
 
 sim::Awaitable<ClientResult> CqlSession::Execute(const PreparedStatement& prepared,
                                                  std::vector<Value> values, PageRequest page) {
+  // A copy: the caller's statement need not outlive the first suspension.
+  const PreparedStatement statement = prepared;
   std::vector<Value> retry_values = values;
   PageRequest retry_page = page;
   ClientResult result =
-      co_await Send(wire::kExecute, prepared.id, std::move(values), std::move(page));
+      co_await Send(wire::kExecute, statement.id, std::move(values), std::move(page));
   if (!result.error || result.error->code != ErrorCode::kUnprepared) co_return result;
-  // The store restarted and forgot it: prepare again (same text, same id), once.
-  PreparedStatement again;
-  ClientResult prepare = co_await Prepare(prepared.text, &again);
+  // The store restarted and forgot it: prepare again (same text and
+  // keyspace, so the same id), once.
+  ClientResult prepare = co_await Send(wire::kPrepare, statement.text, {}, {}, statement.keyspace);
   if (!prepare.ok()) co_return prepare;
-  co_return co_await Send(wire::kExecute, again.id, std::move(retry_values), std::move(retry_page));
+  co_return co_await Send(wire::kExecute, prepare.result.text, std::move(retry_values),
+                          std::move(retry_page));
 }
 
 sim::Awaitable<ClientResult> CqlSession::QueryAll(std::string statement, std::vector<Value> values,

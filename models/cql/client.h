@@ -33,12 +33,18 @@ struct ClientResult {
 
 // A statement prepared on the store; survives store restarts (the client
 // prepares it again when the store has forgotten it).
+// It names tables in the keyspace the session had when it was prepared,
+// whatever USE came after, as in YCQL and Cassandra.
 struct PreparedStatement {
   PreparedStatement() = default;
-  PreparedStatement(std::string prepared_id, std::string statement_text)
-      : id(std::move(prepared_id)), text(std::move(statement_text)) {}
+  PreparedStatement(std::string prepared_id, std::string statement_text,
+                    std::string session_keyspace = {})
+      : id(std::move(prepared_id)),
+        text(std::move(statement_text)),
+        keyspace(std::move(session_keyspace)) {}
   std::string id;
   std::string text;
+  std::string keyspace;  // The session's when prepared.
 };
 
 class CqlSession {
@@ -63,8 +69,10 @@ class CqlSession {
   const ClientOptions& options() const { return options_; }
 
  private:
+  // `keyspace`: the session's, unless given (a re-prepare keeps the first's).
   sim::Awaitable<ClientResult> Send(std::string method, std::string statement,
-                                    std::vector<Value> values, PageRequest page);
+                                    std::vector<Value> values, PageRequest page,
+                                    std::optional<std::string> keyspace = std::nullopt);
 
   fakes::Network& network_;
   ClientOptions options_;

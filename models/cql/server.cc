@@ -15,10 +15,12 @@ fakes::Response Answer(const Outcome& outcome) {
   return fakes::Response(200, wire::EncodeOutcome(outcome));
 }
 
-// A prepared statement's id: a hash of its text (FNV-1a), stable across
-// restarts, so clients can keep ids; a restarted store just asks for a
-// re-prepare (UNPREPARED) the first time it sees one.
-std::string PreparedId(std::string_view text) { return fmt::format("{:016x}", sim::Fnv1a64(text)); }
+// A prepared statement's id: a hash (FNV-1a) of the keyspace it was prepared
+// in and its text, stable across restarts, so clients can keep ids; a
+// restarted store just asks for a re-prepare (UNPREPARED) the first time.
+std::string PreparedId(std::string_view keyspace, std::string_view text) {
+  return fmt::format("{:016x}", sim::Fnv1a64(fmt::format("{}\n{}", keyspace, text)));
+}
 
 }  // namespace
 
@@ -31,7 +33,8 @@ StoreService::Reply StoreService::Serve(const fakes::Request& request) {
     if (found == prepared_.end()) {
       return {Answer(CqlError{ErrorCode::kUnprepared, "Unprepared Statement"})};
     }
-    return Run(session, found->second, body->values, body->page, request.peer);
+    return Run(Session{found->second.keyspace}, found->second.statement, body->values, body->page,
+               request.peer);
   }
   if (request.method != wire::kQuery && request.method != wire::kPrepare) {
     return {fakes::Response(400, "unknown method")};
@@ -60,12 +63,12 @@ StoreService::Reply StoreService::Serve(const fakes::Request& request) {
     return Run(session, entry->second, body->values, body->page, request.peer);
   }
   if (request.method == wire::kPrepare) {
-    std::string id = PreparedId(body->statement);
+    std::string id = PreparedId(body->keyspace, body->statement);
     // A bound: past it the store forgets them all, and clients re-prepare
     // on "Unprepared Statement" as after a restart.
     constexpr std::size_t kMaxPrepared = 10'000;
     if (prepared_.size() >= kMaxPrepared) prepared_.clear();
-    prepared_.insert_or_assign(id, std::move(parsed.statements[0]));
+    prepared_.insert_or_assign(id, Prepared{std::move(parsed.statements[0]), body->keyspace});
     QueryResult result;
     result.text = std::move(id);
     return {Answer(result)};

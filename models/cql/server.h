@@ -64,7 +64,11 @@ class StoreService {
   Engine& engine_;
   sim::Simulation* simulation_;
   std::optional<CassandraSchemaGossip> gossip_;  // Cassandra mode only.
-  std::map<std::string, ParsedStatement> prepared_;
+  struct Prepared {
+    ParsedStatement statement;
+    std::string keyspace;  // The session's when prepared: where its names resolve.
+  };
+  std::map<std::string, Prepared> prepared_;
   std::map<std::string, ParsedStatement> parsed_queries_;  // QUERY texts seen, parsed.
 };
 

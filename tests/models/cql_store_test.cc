@@ -168,6 +168,35 @@ TEST(CqlStoreTest, DataAndPreparedStatementsSurviveAStoreCrash) {
   EXPECT_EQ(cluster.runtime.restart_count("yugabyte"), 1);
 }
 
+// A prepared statement resolves its names in the keyspace of its PREPARE,
+// whatever USE came after, also once re-prepared on a restarted store.
+TEST(CqlStoreTest, APreparedStatementKeepsTheKeyspaceItWasPreparedIn) {
+  StoreCluster cluster;
+  cluster.Up();
+  std::vector<std::string> log;
+  cluster.Client("kuri-1", [&](CqlSession& session) -> Awaitable<void> {
+    for (const char* setup :
+         {"CREATE KEYSPACE a", "CREATE KEYSPACE b", "CREATE TABLE a.t (k int PRIMARY KEY)",
+          "CREATE TABLE b.t (k int PRIMARY KEY)", "USE a"}) {
+      co_await session.Query(setup);
+    }
+    PreparedStatement insert;
+    co_await session.Prepare("INSERT INTO t (k) VALUES (?)", &insert);
+    co_await session.Query("USE b");
+    log.push_back((co_await session.Execute(insert, Args(Value::Int(1)))).ToString());
+    cluster.runtime.Kill("yugabyte");
+    co_await sim::SleepFor(seconds(1));  // The restart policy brings it back.
+    log.push_back((co_await session.Execute(insert, Args(Value::Int(2)))).ToString());
+    for (const char* count : {"SELECT count(*) FROM a.t", "SELECT count(*) FROM b.t"}) {
+      ClientResult rows = co_await session.Query(count);
+      log.push_back(rows.ok() ? FormatResult(rows.result) : rows.ToString());
+    }
+  });
+  cluster.simulation.RunFor(seconds(5));
+  EXPECT_EQ(log, (std::vector<std::string>{"ok", "ok", " count\n-------\n     2\n\n(1 rows)\n",
+                                           " count\n-------\n     0\n\n(1 rows)\n"}));
+}
+
 TEST(CqlStoreTest, APartitionedStoreTimesOut) {
   StoreCluster cluster;
   cluster.Up();
