@@ -3,6 +3,7 @@
 // the in-memory catalog only once committed.
 #include <fmt/format.h>
 
+#include <charconv>
 #include <set>
 
 #include "models/cql/engine.h"
@@ -150,6 +151,43 @@ std::optional<CqlError> CheckCounters(const std::vector<ColumnInfo>& columns) {
   return std::nullopt;
 }
 
+// WITH options: YCQL's own and the Cassandra ones it accepts (and ignores);
+// a misspelt one is an error, not a silent no-op.
+std::optional<CqlError> CheckTableOptions(
+    const std::vector<std::pair<std::string, std::string>>& options) {
+  static const std::set<std::string, std::less<>> kKnown = {"default_time_to_live",
+                                                            "transactions",
+                                                            "tablets",
+                                                            "bloom_filter_fp_chance",
+                                                            "caching",
+                                                            "comment",
+                                                            "compaction",
+                                                            "compression",
+                                                            "crc_check_chance",
+                                                            "dclocal_read_repair_chance",
+                                                            "gc_grace_seconds",
+                                                            "max_index_interval",
+                                                            "memtable_flush_period_in_ms",
+                                                            "min_index_interval",
+                                                            "read_repair_chance",
+                                                            "speculative_retry",
+                                                            "partition_key_ttl"};
+  constexpr std::int64_t kMaxTtl = 630'720'000;  // Twenty years, Cassandra's bound.
+  for (const auto& [name, value] : options) {
+    if (!kKnown.contains(name)) {
+      return InvalidTableProperty(fmt::format("Unknown property '{}'", name));
+    }
+    if (name != "default_time_to_live") continue;
+    std::int64_t ttl = -1;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), ttl);
+    if (error != std::errc() || end != value.data() + value.size() || ttl < 0 || ttl > kMaxTtl) {
+      return InvalidTableProperty(fmt::format(
+          "default_time_to_live must be an integer from 0 to {}, not {}", kMaxTtl, value));
+    }
+  }
+  return std::nullopt;
+}
+
 std::string CreateTableSql(const TableInfo& table) {
   std::string sql = fmt::format("CREATE TABLE {} (", table.sql_name);
   std::string key;
@@ -189,6 +227,7 @@ Outcome Engine::Run(Session& session, const CreateTable& statement) {
   table.columns = std::move(std::get<std::vector<ColumnInfo>>(columns));
   if (auto error = ApplyClusteringOrder(statement, table.columns)) return std::move(*error);
   if (auto error = CheckCounters(table.columns)) return std::move(*error);
+  if (auto error = CheckTableOptions(statement.options)) return std::move(*error);
   for (ColumnInfo& column : table.columns)
     column.sql_name = fmt::format("c{}", table.next_column++);
   table.options = statement.options;
@@ -227,8 +266,15 @@ Outcome Engine::Run(Session& session, const AlterTable& statement) {
                       -1,
                       false,
                       fmt::format("c{}", table.next_column++)};
+    // A table is a counter table or not from its creation on.
+    const bool adds_counter = column.type.kind == CqlType::Kind::kCounter;
+    if (adds_counter != table.IsCounterTable()) {
+      return At(InvalidTableDefinition(fmt::format(
+                    "Cannot add a {}counter column ({}) in a {}counter table",
+                    adds_counter ? "" : "non ", column.name, adds_counter ? "non " : "")),
+                statement.column.offset);
+    }
     table.columns.push_back(column);
-    if (auto error = CheckCounters(table.columns)) return std::move(*error);
     sql = fmt::format("ALTER TABLE {} ADD COLUMN {}", table.sql_name, SqlColumn(column));
   } else {
     if (existing == nullptr) return At(UndefinedColumn(), statement.column.offset);

@@ -308,6 +308,14 @@ Outcome Engine::RunInsert(const TableInfo& table, const Insert& statement) {
 }
 
 Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
+  // Counters are increments without a time or a condition (Cassandra's
+  // rules, which YCQL keeps).
+  if (table.IsCounterTable() && statement.ttl) {
+    return InvalidRequest("Cannot provide custom TTL for counter updates");
+  }
+  if (table.IsCounterTable() && (statement.if_exists || !statement.conditions.empty())) {
+    return InvalidRequest("Conditional updates are not supported on counter tables");
+  }
   std::variant<WriteTarget, CqlError> target = AnalyzeWriteWhere(
       table, statement.where, bound_, true, "Missing condition on key columns in WHERE clause");
   if (auto* error = std::get_if<CqlError>(&target)) return std::move(*error);
