@@ -5,33 +5,12 @@
 #include <set>
 
 #include "models/cql/engine.h"
+#include "models/cql/paging.h"
 
 namespace faultline::models::cql {
 namespace {
 
 const CqlType kBigint{CqlType::Kind::kBigint, false, {}};
-
-std::string OrderBy(const TableInfo& table) {
-  if (!table.order_by.empty()) return table.order_by;
-  std::string order;
-  for (std::size_t i = 0; i < table.KeyColumns(); ++i) {
-    const ColumnInfo& column = table.columns[i];
-    order += fmt::format("{}{}{}", i == 0 ? "" : ", ", column.sql_name,
-                         column.descending ? " DESC" : "");
-  }
-  return order;
-}
-
-std::variant<std::int64_t, CqlError> ParseOffset(const std::string& paging_state) {
-  if (paging_state.empty()) return std::int64_t{0};
-  std::int64_t offset = 0;
-  const auto [end, error] =
-      std::from_chars(paging_state.data(), paging_state.data() + paging_state.size(), offset);
-  if (error != std::errc() || end != paging_state.data() + paging_state.size() || offset < 0) {
-    return InvalidArgument("Invalid paging state");
-  }
-  return offset;
-}
 
 }  // namespace
 
@@ -112,26 +91,34 @@ Outcome Engine::RunSelect(Session& session, const Select& statement, const PageR
     return result;
   }
 
-  std::variant<std::int64_t, CqlError> offset = ParseOffset(page.paging_state);
-  if (auto* error = std::get_if<CqlError>(&offset)) return std::move(*error);
-  const std::int64_t first = std::get<std::int64_t>(offset);
-  std::int64_t wanted = limit < 0 ? -1 : std::max<std::int64_t>(limit - first, 0);
+  const std::vector<OrderColumn> order = RowOrder(table);
+  std::variant<PagingState, CqlError> parsed =
+      ParsePagingState(page.paging_state, table, order.size());
+  if (auto* error = std::get_if<CqlError>(&parsed)) return std::move(*error);
+  PagingState state = std::move(std::get<PagingState>(parsed));
+  std::int64_t wanted = limit < 0 ? -1 : std::max<std::int64_t>(limit - state.returned, 0);
   const bool paged = page.page_size > 0 && (wanted < 0 || wanted > page.page_size);
   if (paged) wanted = page.page_size;
 
+  // The selected columns, then the order columns (to resume after the last row).
   std::string columns;
   for (const ColumnInfo* column : selected) {
     columns += (columns.empty() ? "" : ", ") + column->sql_name;
   }
-  const std::string sql =
-      fmt::format("SELECT {} FROM {}{} ORDER BY {} LIMIT ? OFFSET ?",
-                  columns.empty() ? "1" : columns, table.sql_name, filter, OrderBy(table));
+  for (const OrderColumn& column : order)
+    columns += (columns.empty() ? "" : ", ") + column.sql_name;
+  std::string resumed_filter = filter;
+  if (!state.after.empty()) {
+    resumed_filter += fmt::format("{}({})", filter.empty() ? " WHERE " : " AND ", AfterSql(order));
+  }
+  const std::string sql = fmt::format("SELECT {} FROM {}{} ORDER BY {} LIMIT ?", columns,
+                                      table.sql_name, resumed_filter, OrderBySql(order));
   sqlite3_stmt* prepared = Prepared(sql);
   if (prepared == nullptr) return SqliteFailure("SELECT");
   int index = 1;
   for (const Value& value : parameters) BindValue(prepared, index++, value);
-  sqlite3_bind_int64(prepared, index++, wanted);
-  sqlite3_bind_int64(prepared, index, first);
+  index = BindAfter(prepared, index, state.after);
+  sqlite3_bind_int64(prepared, index, wanted);
   int code = SQLITE_ROW;
   unreadable_cell_ = false;
   while ((code = sqlite3_step(prepared)) == SQLITE_ROW) {
@@ -139,13 +126,20 @@ Outcome Engine::RunSelect(Session& session, const Select& statement, const PageR
     for (std::size_t i = 0; i < selected.size(); ++i) {
       row.push_back(ReadValue(prepared, static_cast<int>(i), selected[i]->type));
     }
+    if (paged) {
+      state.after.clear();
+      for (std::size_t i = 0; i < order.size(); ++i) {
+        state.after.push_back(ReadCell(prepared, static_cast<int>(selected.size() + i)));
+      }
+    }
   }
   sqlite3_reset(prepared);
   if (code != SQLITE_DONE) return SqliteFailure("SELECT");
   if (unreadable_cell_) return UnreadableCell();
-  // A full page may have more behind it; the next page starts after it.
+  // A full page may have more behind it; the next page starts after its last row.
   if (paged && static_cast<std::int64_t>(result.rows.size()) == wanted) {
-    result.paging_state = std::to_string(first + wanted);
+    state.returned += wanted;
+    result.paging_state = FormatPagingState(table, state);
   }
   return result;
 }
