@@ -6,12 +6,16 @@
 
 #include <algorithm>
 
+#include "models/cql/collations.h"
 #include "models/cql/parser.h"
 #include "models/cql/sql.h"
 
 namespace faultline::models::cql {
 
 std::variant<std::unique_ptr<Engine>, sim::Status> Engine::Open(sqlite3* db, Clock clock) {
+  if (RegisterCollations(db) != SQLITE_OK) {
+    return sim::Status::Internal(fmt::format("cannot register collations: {}", sqlite3_errmsg(db)));
+  }
   std::unique_ptr<Engine> engine(new Engine(db, std::move(clock)));
   if (sim::Status status = engine->catalog_.Load(db); !status.ok()) return status;
   return engine;
@@ -21,7 +25,7 @@ Engine::~Engine() { ForgetPrepared(); }
 
 Outcome Engine::Execute(Session& session, const ParsedStatement& statement,
                         std::span<const Value> bound, const PageRequest& page) {
-  if (static_cast<std::size_t>(statement.bind_markers) > bound.size()) {
+  if (static_cast<std::size_t>(statement.bind_markers) != bound.size()) {
     return InvalidArgument(
         fmt::format("Expected {} bound values, got {}", statement.bind_markers, bound.size()));
   }

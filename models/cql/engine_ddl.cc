@@ -6,6 +6,7 @@
 #include <charconv>
 #include <set>
 
+#include "models/cql/collations.h"
 #include "models/cql/engine.h"
 #include "models/cql/sql.h"
 
@@ -15,8 +16,14 @@ namespace {
 QueryResult SchemaChange() { return QueryResult{QueryResult::Kind::kSchemaChange, {}, {}, {}, {}}; }
 QueryResult Void() { return QueryResult{}; }
 
+// A column's SQLite declaration; text-stored types whose order is not the
+// text's compare with their collation (collations.h).
 std::string SqlColumn(const ColumnInfo& column) {
-  return fmt::format("{} {}", column.sql_name, column.type.SqliteAffinity());
+  std::string_view collation;
+  if (column.type.kind == CqlType::Kind::kDecimal) collation = kDecimalCollation;
+  if (column.type.kind == CqlType::Kind::kTimeuuid) collation = kTimeuuidCollation;
+  return fmt::format("{} {}{}{}", column.sql_name, column.type.SqliteAffinity(),
+                     collation.empty() ? "" : " COLLATE ", collation);
 }
 
 }  // namespace

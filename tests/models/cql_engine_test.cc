@@ -169,6 +169,9 @@ TEST(CqlEngineTest, BindMarkersTakeTheCallersValues) {
   EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, v) VALUES (?, ?)", two)), "ok");
   EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, v) VALUES (?, ?)", std::span(two, 1))),
             "error: Invalid Arguments. Expected 2 bound values, got 1");
+  const Value three[] = {Value::Int(8), Value::Text("eight"), Value::Text("extra")};
+  EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, v) VALUES (?, ?)", three)),
+            "error: Invalid Arguments. Expected 2 bound values, got 3");
   const Value wrong[] = {Value::Text("x"), Value::Text("y")};
   EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, v) VALUES (?, ?)", wrong)),
             "error: Datatype Mismatch. Cannot convert a string to int");

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "models/cql/collations.h"
 #include "models/cql/parser.h"
 
 namespace faultline::models::cql {
@@ -23,6 +24,32 @@ std::string Cell(std::string_view literal, std::string_view type) {
   std::variant<Value, CqlError> value = FromTerm(TermOf(literal), TypeOf(type), {});
   if (auto* error = std::get_if<CqlError>(&value)) return "error: " + error->message;
   return FormatCell(std::get<Value>(value), TypeOf(type));
+}
+
+TEST(CqlCollationTest, DecimalsCompareByValue) {
+  EXPECT_LT(CompareDecimals("9", "10"), 0);
+  EXPECT_EQ(CompareDecimals("10", "10.000"), 0);
+  EXPECT_EQ(CompareDecimals("-0", "0.0"), 0);
+  EXPECT_LT(CompareDecimals("-2", "-1.5"), 0);
+  EXPECT_LT(CompareDecimals("-1", "0.001"), 0);
+  EXPECT_LT(CompareDecimals("0.0012", "0.012"), 0);
+  EXPECT_GT(CompareDecimals("1e3", "999.9"), 0);
+  EXPECT_EQ(CompareDecimals("1.5E-2", "0.015"), 0);
+  EXPECT_EQ(CompareDecimals("007", "7"), 0);
+}
+
+TEST(CqlCollationTest, TimeuuidsCompareByTheirTime) {
+  // time_low 1 is earlier than time_mid 1, though it sorts later as text.
+  EXPECT_LT(CompareTimeuuids("00000001-0000-1000-8000-000000000000",
+                             "00000000-0001-1000-8000-000000000000"),
+            0);
+  // time_hi outweighs everything after it.
+  EXPECT_GT(CompareTimeuuids("00000000-0000-1001-8000-000000000000",
+                             "ffffffff-ffff-1000-8000-000000000000"),
+            0);
+  EXPECT_EQ(CompareTimeuuids("12345678-9abc-1def-8000-000000000001",
+                             "12345678-9abc-1def-8000-000000000001"),
+            0);
 }
 
 TEST(CqlValueTest, LiteralsPrintAsYcqlshPrintsThem) {
