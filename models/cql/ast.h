@@ -150,10 +150,17 @@ struct Batch {
   std::vector<Modification> statements;
 };
 struct Describe {
-  enum class What : unsigned char { kKeyspaces, kTables, kKeyspace, kTable };
+  enum class What : unsigned char {
+    kKeyspaces,
+    kTables,
+    kSchema,    // Every user keyspace, with its tables.
+    kKeyspace,  // `keyspace`, or the session's when empty.
+    kTable,
+    kName,  // A bare name: the keyspace if there is one, else the table.
+  };
   What what = What::kKeyspaces;
   std::string keyspace;  // For kKeyspace.
-  QualifiedName table;   // For kTable.
+  QualifiedName table;   // For kTable and kName.
 };
 
 using Statement =

@@ -29,13 +29,22 @@ std::string OptionValue(const Options& options, std::string_view name, std::stri
   return fallback;
 }
 
+// ycqlsh builds this from system_schema.keyspaces, which shows the store's
+// own placement (one replica) whatever CREATE KEYSPACE asked for: YCQL keeps
+// no replication settings. ycqlsh puts two spaces before AND here.
 std::string DescribeKeyspace(const KeyspaceInfo& keyspace) {
-  // ycqlsh puts two spaces before AND here.
-  return fmt::format("CREATE KEYSPACE {} WITH replication = {}  AND durable_writes = {};\n",
-                     Quoted(keyspace.name),
-                     OptionValue(keyspace.options, "replication",
-                                 "{'class': 'SimpleStrategy', 'replication_factor': '1'}"),
-                     OptionValue(keyspace.options, "durable_writes", "true"));
+  return fmt::format(
+      "CREATE KEYSPACE {} WITH replication = {{'class': 'SimpleStrategy', "
+      "'replication_factor': '1'}}  AND durable_writes = true;\n",
+      Quoted(keyspace.name));
+}
+
+std::string DescribeTable(const TableInfo& table);
+
+std::string KeyspaceWithTables(const KeyspaceInfo& keyspace) {
+  std::string text = DescribeKeyspace(keyspace);
+  for (const auto& [table_name, table] : keyspace.tables) text += "\n" + DescribeTable(table);
+  return text;
 }
 
 std::string PrimaryKey(const TableInfo& table) {
@@ -121,15 +130,27 @@ Outcome Engine::Run(Session& session, const Describe& statement) {
       }
       return Text(fmt::format("{}", fmt::join(sections, "\n")));
     }
+    case Describe::What::kSchema: {
+      std::vector<std::string> sections;
+      for (const auto& [name, keyspace] : catalog_.keyspaces()) {
+        if (!keyspace.system) sections.push_back(KeyspaceWithTables(keyspace));
+      }
+      return Text(fmt::format("{}", fmt::join(sections, "\n")));
+    }
     case Describe::What::kKeyspace: {
       const std::string& name = statement.keyspace.empty() ? session.keyspace : statement.keyspace;
       if (name.empty()) return NoKeyspace();
       const KeyspaceInfo* keyspace = catalog_.FindKeyspace(name);
       if (keyspace == nullptr) return KeyspaceNotFound();
-      std::string text = DescribeKeyspace(*keyspace);
-      for (const auto& [table_name, table] : keyspace->tables) text += "\n" + DescribeTable(table);
-      return Text(std::move(text));
+      return Text(KeyspaceWithTables(*keyspace));
     }
+    case Describe::What::kName:
+      if (statement.table.keyspace.empty()) {
+        if (const KeyspaceInfo* keyspace = catalog_.FindKeyspace(statement.table.name)) {
+          return Text(KeyspaceWithTables(*keyspace));
+        }
+      }
+      break;
     case Describe::What::kTable:
       break;
   }

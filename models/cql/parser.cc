@@ -529,18 +529,26 @@ class Parser {
     return batch;
   }
 
+  // ycqlsh's forms: KEYSPACES, TABLES, [FULL] SCHEMA, KEYSPACE [name] (the
+  // current one without), TABLE or COLUMNFAMILY name, and a bare name (a
+  // keyspace if one has it, else a table).
   Statement DescribeBody() {
     Describe statement;
     if (AcceptKeyword("keyspaces")) {
       statement.what = Describe::What::kKeyspaces;
     } else if (AcceptKeyword("tables")) {
       statement.what = Describe::What::kTables;
+    } else if (AcceptKeyword("full") || Peek().IsKeyword("schema")) {
+      ExpectKeyword("schema");
+      statement.what = Describe::What::kSchema;
     } else if (AcceptKeyword("keyspace")) {
       statement.what = Describe::What::kKeyspace;
-      statement.keyspace = Identifier("a keyspace name");
-    } else {
-      AcceptKeyword("table");
+      if (!AtEnd() && !Peek().IsSymbol(";")) statement.keyspace = Identifier("a keyspace name");
+    } else if (AcceptKeyword("table") || AcceptKeyword("columnfamily")) {
       statement.what = Describe::What::kTable;
+      statement.table = TableName();
+    } else {
+      statement.what = Describe::What::kName;
       statement.table = TableName();
     }
     return statement;

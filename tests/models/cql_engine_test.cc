@@ -161,6 +161,26 @@ TEST(CqlEngineTest, PagingResumesAfterTheLastKeyWhateverChangedBehindIt) {
             "error: Invalid Arguments. Invalid paging state");
 }
 
+TEST(CqlEngineTest, DescribeSchemaShowsEveryUserKeyspaceWithItsTables) {
+  EngineOnVolume store;
+  for (const char* statement :
+       {"CREATE KEYSPACE a", "CREATE KEYSPACE b", "CREATE TABLE a.t (k int PRIMARY KEY)",
+        "CREATE TABLE b.u (k int PRIMARY KEY)"}) {
+    ASSERT_EQ(Show(store.Run(statement)), "ok") << statement;
+  }
+  for (const char* describe : {"DESCRIBE SCHEMA", "DESCRIBE FULL SCHEMA"}) {
+    Outcome outcome = store.Run(describe);
+    ASSERT_TRUE(std::holds_alternative<QueryResult>(outcome)) << Show(outcome);
+    const std::string& text = std::get<QueryResult>(outcome).text;
+    EXPECT_TRUE(text.starts_with("CREATE KEYSPACE a WITH")) << text;
+    for (const char* part :
+         {"CREATE TABLE a.t (", "CREATE KEYSPACE b WITH", "CREATE TABLE b.u ("}) {
+      EXPECT_NE(text.find(part), std::string::npos) << describe << ": " << part;
+    }
+    EXPECT_EQ(text.find("system_schema"), std::string::npos) << text;
+  }
+}
+
 TEST(CqlEngineTest, BindMarkersTakeTheCallersValues) {
   EngineOnVolume store;
   ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");

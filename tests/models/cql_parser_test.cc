@@ -187,7 +187,11 @@ TEST(CqlParserTest, DescribeForms) {
   EXPECT_EQ(ParseOne<Describe>("DESC TABLES").what, Describe::What::kTables);
   EXPECT_EQ(ParseOne<Describe>("DESCRIBE KEYSPACE filecoingw_s3").keyspace, "filecoingw_s3");
   EXPECT_EQ(ParseOne<Describe>("DESCRIBE TABLE filecoingw_s3.S3Objects").table.name, "s3objects");
-  EXPECT_EQ(ParseOne<Describe>("describe s3objects").what, Describe::What::kTable);
+  EXPECT_EQ(ParseOne<Describe>("describe s3objects").what, Describe::What::kName);
+  EXPECT_EQ(ParseOne<Describe>("DESCRIBE COLUMNFAMILY t").what, Describe::What::kTable);
+  EXPECT_EQ(ParseOne<Describe>("DESCRIBE SCHEMA").what, Describe::What::kSchema);
+  EXPECT_EQ(ParseOne<Describe>("DESCRIBE FULL SCHEMA").what, Describe::What::kSchema);
+  EXPECT_EQ(ParseOne<Describe>("DESCRIBE KEYSPACE").keyspace, "");
 }
 
 TEST(CqlParserTest, ScriptsSplitOnSemicolonsAndKeepEachStatementsText) {
