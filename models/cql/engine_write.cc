@@ -340,6 +340,12 @@ Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
     if (counter && assignment.op == Assignment::Op::kSet) {
       return InvalidCountingExpression();
     }
+    // A frozen collection is one value: replaced whole, never added to.
+    if (column->type.frozen && assignment.op != Assignment::Op::kSet) {
+      return At(InvalidArgument(fmt::format("Invalid operation for frozen collection column {}",
+                                            assignment.column)),
+                assignment.offset);
+    }
     needs_row = needs_row || assignment.op != Assignment::Op::kSet;
   }
   std::optional<Row> current;

@@ -1,5 +1,8 @@
 #include "models/cql/value.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -193,6 +196,13 @@ bool IsUuid(std::string_view text) {
   return true;
 }
 
+// An IPv4 or IPv6 address, as inet_pton reads them.
+bool IsInet(const std::string& text) {
+  unsigned char address[sizeof(in6_addr)];
+  return inet_pton(AF_INET, text.c_str(), address) == 1 ||
+         inet_pton(AF_INET6, text.c_str(), address) == 1;
+}
+
 std::string Lowered(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
@@ -208,6 +218,10 @@ std::variant<Value, CqlError> FromString(const std::string& text, const CqlType&
     case Kind::kUuid:
     case Kind::kTimeuuid:
       if (!IsUuid(text)) return InvalidArgument(fmt::format("Invalid uuid '{}'", text));
+      // A timeuuid is a version 1 uuid: the time is in it.
+      if (type.kind == Kind::kTimeuuid && text[14] != '1') {
+        return InvalidArgument(fmt::format("Invalid timeuuid '{}': not a version 1 uuid", text));
+      }
       return Value::Text(Lowered(text));
     case Kind::kDate:
       if (!ParseTimestamp(text) || text.size() != 10) {
@@ -215,7 +229,9 @@ std::variant<Value, CqlError> FromString(const std::string& text, const CqlType&
       }
       return Value::Text(text);
     case Kind::kText:
+      return Value::Text(text);
     case Kind::kInet:
+      if (!IsInet(text)) return InvalidArgument(fmt::format("Invalid inet '{}'", text));
       return Value::Text(text);
     default:
       return Mismatch(type, "a string");
@@ -374,7 +390,7 @@ std::variant<Value, CqlError> FromTermHere(const Term& term, const CqlType& type
       return FromString(term.text, type);
     case Term::Kind::kUuid:
       if (type.kind != Kind::kUuid && type.kind != Kind::kTimeuuid) return Mismatch(type, "a uuid");
-      return Value::Text(Lowered(term.text));
+      return FromString(term.text, type);
     case Term::Kind::kBoolean:
       if (type.kind != Kind::kBoolean) return Mismatch(type, "a boolean");
       return Value::Bool(Lowered(term.text) == "true");
