@@ -229,9 +229,16 @@ bool RunScript(models::cql::Engine& engine, models::cql::Session& session,
     PrintOutcome(std::get<QueryResult>(outcome));
   }
   if (parsed.error) {
+    // Show the statement the error is in, not the whole script: from the
+    // ';' before the error to the one after it.
+    const std::size_t at = std::min(parsed.error->position.offset, text.size());
+    const std::size_t before = at == 0 ? std::string::npos : text.rfind(';', at - 1);
+    std::size_t begin = before == std::string::npos ? 0 : before + 1;
+    begin = std::min(text.find_first_not_of(" \t\r\n", begin), at);
+    const std::size_t end = std::min(text.find(';', at), text.size());
     PrintError(source, first_line + parsed.error->position.line - 1,
-               models::cql::SyntaxError(parsed.error->message), text,
-               parsed.error->position.offset);
+               models::cql::SyntaxError(parsed.error->message), text.substr(begin, end - begin),
+               at - begin);
     return false;
   }
   return true;

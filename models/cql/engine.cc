@@ -187,24 +187,35 @@ Value Engine::ReadValue(sqlite3_stmt* statement, int column, const CqlType& type
   return Value::Text(std::move(bytes));
 }
 
+namespace {
+// Characters, not bytes, so that UTF-8 text lines up: every byte but the
+// continuation bytes of a multi-byte character.
+std::size_t TextWidth(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+}  // namespace
+
 std::string FormatResult(const QueryResult& result) {
   if (result.kind == QueryResult::Kind::kText) return result.text;
   if (result.kind != QueryResult::Kind::kRows) return "";
   std::vector<std::vector<std::string>> cells;
   std::vector<std::size_t> widths;
-  for (const ColumnSpec& column : result.columns) widths.push_back(column.name.size());
+  for (const ColumnSpec& column : result.columns) widths.push_back(TextWidth(column.name));
   for (const Row& row : result.rows) {
     std::vector<std::string>& line = cells.emplace_back();
     for (std::size_t i = 0; i < row.size() && i < result.columns.size(); ++i) {
       line.push_back(FormatCell(row[i], result.columns[i].type));
-      widths[i] = std::max(widths[i], line.back().size());
+      widths[i] = std::max(widths[i], TextWidth(line.back()));
     }
   }
   // ycqlsh right-aligns every cell, with a space either side of each " | ".
   auto format_line = [&widths](const std::vector<std::string>& line) {
     std::string text;
     for (std::size_t i = 0; i < line.size(); ++i) {
-      text += fmt::format("{}{:>{}}", i == 0 ? " " : " | ", line[i], widths[i]);
+      text += i == 0 ? " " : " | ";
+      text += std::string(widths[i] - std::min(widths[i], TextWidth(line[i])), ' ') + line[i];
     }
     return text + "\n";
   };

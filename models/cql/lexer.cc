@@ -164,7 +164,15 @@ LexResult Lex(std::string_view text) {
     } else if (std::string_view("(),;.*=<>?{}[]:+-").find(c) != std::string_view::npos) {
       token.text = std::string(1, cursor.Next());
     } else {
-      result.error = LexError{start, fmt::format("unexpected character '{}'", c)};
+      // The whole character, when it is a multi-byte one.
+      std::string character(1, c);
+      const auto lead = static_cast<unsigned char>(c);
+      const int extra = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0;
+      for (int i = 1; i <= extra && (static_cast<unsigned char>(cursor.Peek(i)) & 0xC0) == 0x80;
+           ++i) {
+        character += cursor.Peek(i);
+      }
+      result.error = LexError{start, fmt::format("unexpected character '{}'", character)};
       return result;
     }
     result.tokens.push_back(std::move(token));
