@@ -146,12 +146,12 @@ DemoFlags ParseDemoFlags(const std::vector<std::string>& args) {
 }
 
 void PrintTable(const std::vector<DemoResult>& results) {
-  std::printf("%-24s %-7s %-14s %9s  %s\n", "scenario", "verdict", "virtual time", "wall ms",
+  std::printf("%-28s %-7s %-14s %9s  %s\n", "scenario", "verdict", "virtual time", "wall ms",
               "what happened");
   for (const DemoResult& result : results) {
     const std::string virtual_time =
         result.virtual_time == sim::kTimeZero ? "-" : sim::FormatTime(result.virtual_time);
-    std::printf("%-24s %-7s %-14s %9.1f  %s\n", result.name.c_str(),
+    std::printf("%-28s %-7s %-14s %9.1f  %s\n", result.name.c_str(),
                 result.passed ? "pass" : "FAIL", virtual_time.c_str(), result.wall_ms,
                 result.summary.c_str());
   }

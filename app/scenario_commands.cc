@@ -105,7 +105,7 @@ std::optional<std::uint64_t> ParseSeed(const std::string& text) {
 int RunList(const std::vector<std::string>& args) {
   if (!args.empty()) return BadInput("list takes no arguments");
   for (const scenarios::Scenario& scenario : scenarios::Catalogue()) {
-    std::cout << fmt::format("{:<24} {}\n", scenario.name, scenario.title);
+    std::cout << fmt::format("{:<28} {}\n", scenario.name, scenario.title);
   }
   return kExitOk;
 }

@@ -409,13 +409,89 @@ Scenario VersionDriftFixed() {
   return s;
 }
 
+// Not a seed story: golang-migrate's known failure of replicas that start
+// together, on a store with Cassandra's schema agreement. The node image
+// "v3" also registers the node in a table shared by all nodes.
+ImageSpec RegistryNodeImage() {
+  ImageSpec image;
+  image.service = "node";
+  image.version = "v3";
+  image.files = {
+      {"1754293669_init_s3_object_index.up.cql",
+       "CREATE TABLE cidgroups (group_id bigint PRIMARY KEY, cids set<text>);\n"
+       "CREATE TABLE multihashtogroup (multihash blob PRIMARY KEY, group_id bigint);\n"},
+      {"1760000000_node_registry.up.cql",
+       "CREATE TABLE IF NOT EXISTS filecoingw_s3.node_registry (node_id text PRIMARY KEY, "
+       "address text);\n"},
+  };
+  return image;
+}
+
+Scenario ConcurrentMigratorsOn(const std::string& store) {
+  Scenario s;
+  s.store_version = store;
+  s.node_version = "v3";
+  s.images = {RegistryNodeImage()};
+  return s;
+}
+
+Scenario ConcurrentMigrators() {
+  Scenario s = ConcurrentMigratorsOn("cassandra");
+  s.name = "concurrent-migrators";
+  s.title = "On Cassandra, two nodes create one shared table at once: Column family ID mismatch";
+  s.story =
+      "Not a seed story: a failure golang-migrate users report. Both nodes start together on an "
+      "image whose new migration creates a table shared by all nodes, with CREATE TABLE IF NOT "
+      "EXISTS and no lock between processes. On Apache Cassandra a schema change reaches the "
+      "other coordinators only later, so both creates go ahead with different table ids, and "
+      "one node's migration fails with 'Column family ID mismatch', leaving its keyspace dirty.";
+  s.lesson =
+      "IF NOT EXISTS is no lock, and golang-migrate's lock is in-process only: replicas that "
+      "start together race on every shared object. On a store with weak schema agreement the "
+      "race fails a migration half-way, and the dirty flag keeps the loser down. Let one process "
+      "own shared schema (a job the others wait for), or use a store whose catalog is strongly "
+      "consistent, as YCQL's is.";
+  s.checkers = {{"converges", false}};  // The loser crash-loops on its dirty keyspace.
+  s.steps = {
+      Do(Kind::kUp, "Both nodes start together on image v3 and migrate at once."),
+      With(Wait(minutes(2), "One of them lost the race for filecoingw_s3.node_registry."),
+           {Log("kuri-*", "Column family ID mismatch (found "),
+            Log("kuri-*", "Dirty database version 1760000000. Fix and force version.")}),
+      With(Cql("SELECT table_name FROM system_schema.tables WHERE keyspace_name = "
+               "'filecoingw_s3'",
+               "The shared table is there: the winner's."),
+           {Output("node_registry")}),
+  };
+  return s;
+}
+
+Scenario ConcurrentMigratorsFixed() {
+  Scenario s = ConcurrentMigratorsOn("2.20");
+  s.name = "concurrent-migrators-fixed";
+  s.title = "YCQL's consistent catalog: the same race is harmless";
+  s.story =
+      "The same images starting together on YCQL, the seed's store: of the two creates one "
+      "makes the table and the other finds it, so both nodes migrate and serve.";
+  s.lesson =
+      "Know your store's schema agreement. With a strongly consistent catalog, IF NOT EXISTS "
+      "makes concurrent creates safe; with Cassandra's, serialize schema changes instead.";
+  s.steps = {
+      Do(Kind::kUp, "Both nodes start together on image v3 and migrate at once."),
+      With(Wait(minutes(2), "Both migrations finish."),
+           {Serving("kuri-1", true), Serving("kuri-2", true)}),
+      With(S3("PUT", "/b/k", "The cluster serves."), {Status(200)}),
+      With(S3("GET", "/b/k", "And reads back."), {Status(200)}),
+  };
+  return s;
+}
+
 }  // namespace
 
 const std::vector<Scenario>& Catalogue() {
   static const std::vector<Scenario> kCatalogue = {
-      StaleSchema(),     StaleSchemaFixed(),     DirtyMigration(), DirtyMigrationFixed(),
-      HandClearedFlag(), HandClearedFlagFixed(), WrongKeyspace(),  WrongKeyspaceFixed(),
-      VersionDrift(),    VersionDriftFixed(),
+      StaleSchema(),     StaleSchemaFixed(),     DirtyMigration(),      DirtyMigrationFixed(),
+      HandClearedFlag(), HandClearedFlagFixed(), WrongKeyspace(),       WrongKeyspaceFixed(),
+      VersionDrift(),    VersionDriftFixed(),    ConcurrentMigrators(), ConcurrentMigratorsFixed(),
   };
   return kCatalogue;
 }

@@ -318,9 +318,11 @@ CheckResult Check(World& world, const Expectation& expectation, const std::strin
       break;
     case Kind::kLogContains: {
       check.what = fmt::format("{}'s log contains \"{}\"", expectation.service, expectation.text);
-      const std::vector<std::string> logs = world.runtime.HasContainer(expectation.service)
-                                                ? world.runtime.Logs(expectation.service)
-                                                : std::vector<std::string>{};
+      std::vector<std::string> logs;  // Of every service the name matches.
+      for (const std::string& service : MatchingServices(expectation.service)) {
+        if (!world.runtime.HasContainer(service)) continue;
+        for (std::string& line : world.runtime.Logs(service)) logs.push_back(std::move(line));
+      }
       for (const std::string& line : logs) {
         if (line.find(expectation.text) != std::string::npos) check.held = true;
       }

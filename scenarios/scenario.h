@@ -93,6 +93,10 @@ struct ImageSpec {
 };
 
 // Changes to one service of the seed compose file.
+// The seed cluster's services that `name` names: itself, or with a final
+// '*' every one whose name starts with the rest ("kuri-*").
+std::vector<std::string> MatchingServices(std::string_view name);
+
 struct ServiceOverride {
   std::string name;     // "kuri-1", "s3-proxy", ...
   std::string restart;  // "no", "always", "on-failure"; empty: unchanged

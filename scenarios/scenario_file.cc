@@ -465,7 +465,7 @@ class Reader {
         }
         break;
       case Expectation::Kind::kLogContains:
-        expectation.service = ServiceName(table, "log", what);
+        expectation.service = ServiceName(table, "log", what, /*pattern=*/true);
         expectation.text = String(table, "contains", what, true);
         break;
       case Expectation::Kind::kRestarted:
@@ -503,10 +503,12 @@ class Reader {
     return expectation;
   }
 
-  // A service of the seed's compose file, named under `key`.
-  std::string ServiceName(const toml::table& table, std::string_view key,
-                          std::string_view where) const {
+  // A service of the seed's compose file, named under `key`; with
+  // `pattern`, also "kuri-*": any service whose name starts so.
+  std::string ServiceName(const toml::table& table, std::string_view key, std::string_view where,
+                          bool pattern = false) const {
     std::string name = String(table, key, where, true);
+    if (pattern && name.ends_with('*') && !MatchingServices(name).empty()) return name;
     if (models::s3::SeedServiceImage(name).empty()) {
       Fail(table.get(key), fmt::format("{}no service '{}' (the seed cluster's services are "
                                        "yugabyte, db-init, kuri-1, kuri-2 and s3-proxy)",

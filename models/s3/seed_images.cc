@@ -128,6 +128,12 @@ const std::vector<std::string>& SeedImageVersions(std::string_view image) {
   return found == kVersions.end() ? kNone : found->second;
 }
 
+const std::vector<std::string>& SeedServices() {
+  static const std::vector<std::string> kServices = {"yugabyte", "db-init", "kuri-1", "kuri-2",
+                                                     "s3-proxy"};
+  return kServices;
+}
+
 std::string SeedServiceImage(std::string_view service) {
   if (service == "yugabyte") return cql::kStoreImage;
   if (service == "db-init") return kDbInitImage;

@@ -64,6 +64,8 @@ void RegisterSeedImages(fakes::Runtime& runtime);
 // store's "cassandra" runs it with Cassandra's weaker schema agreement
 // (models/cql/schema_agreement.h).
 const std::vector<std::string>& SeedImageVersions(std::string_view image);
+// The services of the seed's compose file, in its order.
+const std::vector<std::string>& SeedServices();
 // The image a service of the seed's compose file runs ("kuri-1": "kuri");
 // empty when there is no such service.
 std::string SeedServiceImage(std::string_view service);

@@ -114,6 +114,13 @@ TEST(ScenarioFileTest, UnknownNamesAndMixedExpectationsAreRefusedUpFront) {
       Error(head +
             "[[step]]\ndo = \"up\"\nexpect = [ { exited = \"kuri-1\", code = 4294967296 } ]\n"),
       "story.toml:5:40: step 1: a 'exited' expectation: an exit code is 0 to 255");
+  EXPECT_EQ(
+      Error(head + "[[step]]\ndo = \"up\"\nexpect = [ { log = \"kuri-*\", contains = \"x\" } ]\n"),
+      "parsed");  // A pattern that names services.
+  EXPECT_EQ(
+      Error(head + "[[step]]\ndo = \"up\"\nexpect = [ { log = \"zz-*\", contains = \"x\" } ]\n"),
+      "story.toml:5:20: step 1: a 'log' expectation: no service 'zz-*' (the seed "
+      "cluster's services are yugabyte, db-init, kuri-1, kuri-2 and s3-proxy)");
   EXPECT_EQ(Error(head + "[[step]]\ndo = \"migrate-force\"\nkeyspace = \"k\"\nto = -5\n"),
             "story.toml:6:6: step 1: 'to' is a version, or -1 for none");
   EXPECT_EQ(Error(head + "[[step]]\ndo = \"up\"\nservice = \"kuri-1\"\n"),
