@@ -52,11 +52,12 @@ struct Term {
   std::size_t offset = 0;      // Where it starts in the statement's text.
 };
 
-// `column op value`, in WHERE and IF clauses.
+// `column op value`, in WHERE and IF clauses; in SELECT's WHERE also
+// `column IN (v, ...)`, op "IN" with the values as a kList term.
 struct Relation {
   std::string column;
   std::size_t offset = 0;
-  std::string op;  // = < > <= >= !=
+  std::string op;  // = < > <= >= != IN
   Term value;
 };
 
@@ -135,6 +136,14 @@ struct Delete {
   std::vector<Relation> conditions;
   bool if_exists = false;
 };
+// ORDER BY column [ASC|DESC].
+struct OrderingTerm {
+  std::string column;
+  std::size_t offset = 0;
+  bool descending = false;
+  friend bool operator==(const OrderingTerm&, const OrderingTerm&) = default;
+};
+
 struct Select {
   QualifiedName table;
   std::vector<std::string> columns;  // Empty with `star` or `count`.
@@ -142,6 +151,7 @@ struct Select {
   bool star = false;
   bool count = false;  // SELECT count(*)
   std::vector<Relation> where;
+  std::vector<OrderingTerm> order_by;
   std::optional<Term> limit;
   bool allow_filtering = false;
 };

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <optional>
 #include <set>
 
 #include "models/cql/engine.h"
@@ -11,6 +12,42 @@ namespace faultline::models::cql {
 namespace {
 
 const CqlType kBigint{CqlType::Kind::kBigint, false, {}};
+
+}  // namespace
+
+namespace {
+
+// ORDER BY: the clustering columns in their order, all in the table's
+// direction (false) or all reversed (true), with the partition key fixed by
+// = or IN (Cassandra's rules, and its words).
+std::variant<bool, CqlError> Reversed(
+    const TableInfo& table, const std::vector<OrderingTerm>& order_by,
+    const std::set<std::pair<const ColumnInfo*, char>>& restricted) {
+  std::vector<const ColumnInfo*> clustering;
+  for (const ColumnInfo& column : table.columns) {
+    if (column.role == ColumnInfo::Role::kClustering) clustering.push_back(&column);
+    if (column.role == ColumnInfo::Role::kPartitionKey && !restricted.contains({&column, '='})) {
+      return InvalidArgument(
+          "ORDER BY is only supported when the partition key is restricted by an EQ or an IN");
+    }
+  }
+  std::optional<bool> reversed;
+  for (std::size_t i = 0; i < order_by.size(); ++i) {
+    const ColumnInfo* column = table.Find(order_by[i].column);
+    if (column == nullptr) return At(UndefinedColumn(), order_by[i].offset);
+    if (i >= clustering.size() || column != clustering[i]) {
+      return At(InvalidArgument("Order by currently only supports the ordering of columns "
+                                "following their declared order in the PRIMARY KEY"),
+                order_by[i].offset);
+    }
+    const bool flipped = order_by[i].descending != column->descending;
+    if (reversed && *reversed != flipped) {
+      return At(InvalidArgument("Unsupported order by relation"), order_by[i].offset);
+    }
+    reversed = flipped;
+  }
+  return reversed.value_or(false);
+}
 
 }  // namespace
 
@@ -41,6 +78,24 @@ Outcome Engine::RunSelect(Session& session, const Select& statement, const PageR
   for (const Relation& relation : statement.where) {
     const ColumnInfo* column = table.Find(relation.column);
     if (column == nullptr) return At(UndefinedColumn(), relation.offset);
+    if (relation.op == "IN") {
+      if (!column->is_key()) {
+        return At(CqlStatementInvalid("IN is only supported on primary key columns"),
+                  relation.offset);
+      }
+      if (!restricted.insert({column, '='}).second) {
+        return At(CqlStatementInvalid("Illogical condition for where clause"), relation.offset);
+      }
+      std::string marks;
+      for (const Term& element : relation.value.elements) {
+        std::variant<Value, CqlError> value = FromTerm(element, column->type, bound_);
+        if (auto* error = std::get_if<CqlError>(&value)) return std::move(*error);
+        parameters.push_back(std::move(std::get<Value>(value)));
+        marks += marks.empty() ? "?" : ", ?";
+      }
+      where += fmt::format("{}{} IN ({})", where.empty() ? "" : " AND ", column->sql_name, marks);
+      continue;
+    }
     const char kind = relation.op == "<=" ? '<' : relation.op == ">=" ? '>' : relation.op[0];
     if (kind != '=' && kind != '!' && column->role == ColumnInfo::Role::kPartitionKey) {
       return At(CqlStatementInvalid("Partition column cannot be used in this expression"),
@@ -91,7 +146,14 @@ Outcome Engine::RunSelect(Session& session, const Select& statement, const PageR
     return result;
   }
 
-  const std::vector<OrderColumn> order = RowOrder(table);
+  std::vector<OrderColumn> order = RowOrder(table);
+  if (!statement.order_by.empty()) {
+    std::variant<bool, CqlError> reversed = Reversed(table, statement.order_by, restricted);
+    if (auto* error = std::get_if<CqlError>(&reversed)) return std::move(*error);
+    if (std::get<bool>(reversed)) {
+      for (OrderColumn& column : order) column.descending = !column.descending;
+    }
+  }
   std::variant<PagingState, CqlError> parsed =
       ParsePagingState(page.paging_state, table, order.size());
   if (auto* error = std::get_if<CqlError>(&parsed)) return std::move(*error);

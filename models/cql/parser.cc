@@ -193,12 +193,27 @@ class Parser {
     return term;
   }
 
-  std::vector<Relation> Relations() {
+  // `with_in`: SELECT's WHERE also takes `column IN (value, ...)`.
+  std::vector<Relation> Relations(bool with_in = false) {
     std::vector<Relation> relations;
     do {
       Relation relation;
       relation.offset = Here();
       relation.column = Identifier("a column name");
+      if (with_in && AcceptKeyword("in")) {
+        relation.op = "IN";
+        relation.value.offset = Here();
+        relation.value.kind = Term::Kind::kList;
+        ExpectSymbol("(");
+        if (!AcceptSymbol(")")) {
+          do {
+            relation.value.elements.push_back(ParseTerm());
+          } while (AcceptSymbol(","));
+          ExpectSymbol(")");
+        }
+        relations.push_back(std::move(relation));
+        continue;
+      }
       const Token& op = Peek();
       static constexpr std::string_view kOperators[] = {"=", "<", ">", "<=", ">=", "!="};
       if (op.kind != TokenKind::kSymbol || std::find(std::begin(kOperators), std::end(kOperators),
@@ -498,7 +513,21 @@ class Parser {
     }
     ExpectKeyword("from");
     statement.table = TableName();
-    if (AcceptKeyword("where")) statement.where = Relations();
+    if (AcceptKeyword("where")) statement.where = Relations(/*with_in=*/true);
+    if (AcceptKeyword("order")) {
+      ExpectKeyword("by");
+      do {
+        OrderingTerm term;
+        term.offset = Here();
+        term.column = Identifier("a column name");
+        if (AcceptKeyword("desc")) {
+          term.descending = true;
+        } else {
+          AcceptKeyword("asc");
+        }
+        statement.order_by.push_back(std::move(term));
+      } while (AcceptSymbol(","));
+    }
     if (AcceptKeyword("limit")) statement.limit = ParseTerm();
     if (AcceptKeyword("allow")) {
       ExpectKeyword("filtering");

@@ -138,6 +138,14 @@ TEST(CqlEngineTest, PagingResumesAfterTheLastKeyWhateverChangedBehindIt) {
   }
   EXPECT_EQ(limited, (std::vector<std::int64_t>{101, 100, 9, 7, 6}));
 
+  // A reversed ORDER BY pages in its own direction.
+  std::vector<std::int64_t> ascending;
+  const std::string reversed = select + " ORDER BY c ASC";
+  state = next(reversed, "", ascending);
+  for (int pages = 0; pages < 10 && !state.empty(); ++pages)
+    state = next(reversed, state, ascending);
+  EXPECT_EQ(ascending, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 6, 7, 9, 100, 101}));
+
   // A view with an order of its own pages the same way.
   const std::string columns = "SELECT column_name FROM system_schema.columns";
   std::vector<std::string> all, paged;
