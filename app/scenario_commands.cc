@@ -67,15 +67,23 @@ std::string Json(const scenarios::ScenarioResult& result) {
   }
   std::string checkers;
   for (const scenarios::CheckResult& check : result.checkers) {
-    checkers += fmt::format("{}{{\"checker\":\"{}\",\"held\":{},\"detail\":\"{}\"}}",
-                            checkers.empty() ? "" : ",", Escaped(check.what),
-                            check.held ? "true" : "false", Escaped(check.actual));
+    // "held": whether the checker did what the scenario expects of it.
+    checkers +=
+        fmt::format("{}{{\"checker\":\"{}\",\"expected\":\"{}\",\"held\":{},\"detail\":\"{}\"}}",
+                    checkers.empty() ? "" : ",", Escaped(check.checker),
+                    check.expected_to_hold ? "holds" : "fails", check.held ? "true" : "false",
+                    Escaped(check.actual));
+  }
+  std::string notes;
+  for (const std::string& note : result.notes) {
+    notes += fmt::format("{}\"{}\"", notes.empty() ? "" : ",", Escaped(note));
   }
   return fmt::format(
       "{{\"scenario\":\"{}\",\"seed\":{},\"verdict\":\"{}\",\"trace_hash\":\"{:016x}\","
-      "\"virtual_time_ns\":{},\"wall_time_ms\":{:.1f},\"steps\":[{}],\"checkers\":[{}]}}\n",
+      "\"virtual_time_ns\":{},\"wall_time_ms\":{:.1f},\"steps\":[{}],\"checkers\":[{}],"
+      "\"notes\":[{}]}}\n",
       Escaped(result.name), result.seed, result.passed ? "pass" : "fail", result.trace_hash,
-      result.virtual_time.time_since_epoch().count(), result.wall_ms, steps, checkers);
+      result.virtual_time.time_since_epoch().count(), result.wall_ms, steps, checkers, notes);
 }
 
 void PrintSteps(const scenarios::ScenarioResult& result) {
@@ -254,6 +262,7 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
           "    {} {}{}\n", check.held ? "ok  " : "FAIL", check.what,
           check.actual.empty() ? "" : ": " + scenarios::OneLine(check.actual, 140));
     }
+    for (const std::string& note : result.notes) std::cout << "\nnote: " << note << "\n";
     std::cout << fmt::format("\n{}: {} steps, virtual time {}, trace hash {:016x}\n",
                              result.passed ? "pass" : "FAIL", result.steps.size(),
                              sim::FormatTime(result.virtual_time), result.trace_hash);

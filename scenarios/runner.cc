@@ -431,8 +431,25 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
     const bool expected_to_hold = expected == scenario.checkers.end() || expected->second;
     if (verdict.held != expected_to_hold) result.passed = false;
     verdict.what = fmt::format("checker {} {}", name, expected_to_hold ? "holds" : "fails");
+    verdict.checker = name;
+    verdict.expected_to_hold = expected_to_hold;
     verdict.held = verdict.held == expected_to_hold;
     result.checkers.push_back(std::move(verdict));
+  }
+  if (!scenario.crash_site.empty()) {
+    std::uint64_t hits = 0;
+    std::uint64_t fires = 0;
+    for (const sim::SiteCoverage& site : world.simulation.faults().Coverage()) {
+      if (site.site == scenario.crash_site) {
+        hits = site.hits;
+        fires = site.fires;
+      }
+    }
+    if (fires == 0) {
+      result.notes.push_back(fmt::format(
+          "the crash at {} (hit {}) never happened: the run reached that site {} time{}",
+          scenario.crash_site, scenario.crash_hit, hits, hits == 1 ? "" : "s"));
+    }
   }
   result.trace_hash = world.simulation.trace().hash();
   result.virtual_time = world.simulation.Now();

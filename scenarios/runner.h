@@ -15,6 +15,10 @@ struct CheckResult {
   std::string what;  // "status 500", "kuri-1's log contains ..."
   bool held = false;
   std::string actual;  // What was there instead, when it did not hold.
+  // A whole-run checker's name ("converges"), and whether the scenario
+  // expected it to hold; empty for a step's expectation.
+  std::string checker;
+  bool expected_to_hold = true;
 };
 
 struct StepResult {
@@ -32,6 +36,8 @@ struct ScenarioResult {
   std::vector<StepResult> steps;
   std::vector<CheckResult> checkers;  // The whole-run checkers, against what the scenario expects.
   std::uint64_t trace_hash = 0;
+  // Said to the person, not a verdict: a [crash] that never happened.
+  std::vector<std::string> notes;
   sim::TimePoint virtual_time{};
   double wall_ms = 0;
 };

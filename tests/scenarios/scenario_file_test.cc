@@ -130,6 +130,26 @@ TEST(ScenarioFileTest, UnknownNamesAndMixedExpectationsAreRefusedUpFront) {
       "story.toml:5:11: image 1: 'v2' is a built-in version; give yours another name");
 }
 
+// A [crash] at a site the run never reaches is said, not silently ignored.
+TEST(ScenarioFileTest, ACrashThatNeverHappensIsNoted) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(R"(
+name = "no-crash"
+title = "The safe runner's site, but golang-migrate runs"
+[crash]
+site = "safe.filecoingw_kuri1.statement.after"
+hit = 1
+[[step]]
+do = "up"
+)",
+                                                           "no-crash.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  const ScenarioResult result = RunScenario(std::get<Scenario>(parsed), {.seed = 1});
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_EQ(result.notes[0],
+            "the crash at safe.filecoingw_kuri1.statement.after (hit 1) never happened: the run "
+            "reached that site 0 times");
+}
+
 // Acting on a service with no container (before up, after down) is a step
 // outcome, not a crash.
 TEST(ScenarioFileTest, KillStopAndRestartWithoutAContainerSaySo) {
