@@ -129,8 +129,6 @@ class ShellStore {
     if (!std::filesystem::is_directory(directory, error)) {
       return sim::Status::InvalidArgument(directory.string() + " is not a directory");
     }
-    // An interrupted save leaves its staging folder; its files are not the store's.
-    std::filesystem::remove_all(directory / kStaging, error);
     if (!std::filesystem::exists(directory / kStoreFiles[0], error) &&
         !std::filesystem::is_empty(directory, error)) {
       return sim::Status::InvalidArgument(
@@ -138,6 +136,8 @@ class ShellStore {
                       "directory, or one a store was saved in",
                       directory.string(), kStoreFiles[0]));
     }
+    // An interrupted save leaves its staging folder; its files are not the store's.
+    std::filesystem::remove_all(directory / kStaging, error);
     for (const char* name : kStoreFiles) {
       if (sim::Status status = Import(directory / name, name); !status.ok()) return status;
     }
@@ -163,6 +163,7 @@ class ShellStore {
     std::filesystem::remove_all(staging, error);
     if (sim::Status status = volume_.ExportTo(staging); !status.ok()) return status;
     for (const std::string& path : volume_.List()) {
+      if (!IsStoreFile(path)) continue;  // Only what Load reads comes back.
       const std::filesystem::path relative = std::filesystem::path(path).relative_path();
       // The saved file keeps the permissions of the one it replaces.
       const std::filesystem::path target = directory / relative;
@@ -187,6 +188,11 @@ class ShellStore {
   models::cql::Engine& engine() { return store_->engine(); }
 
  private:
+  static bool IsStoreFile(const std::string& volume_path) {
+    return std::any_of(kStoreFiles.begin(), kStoreFiles.end(),
+                       [&](const char* name) { return volume_path == std::string("/") + name; });
+  }
+
   // One store file, when it is there: a regular file, not a link to
   // somewhere else (it is written back in place).
   sim::Status Import(const std::filesystem::path& source, const std::string& name) {

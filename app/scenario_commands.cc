@@ -177,9 +177,10 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
   // A name from the catalogue, or a scenario file (a path, or ending in .toml).
   std::optional<scenarios::Scenario> from_file;
   const scenarios::Scenario* scenario = nullptr;
+  // A catalogue name wins over a file of that name in the directory.
   std::error_code exists_error;
   if (name->find('/') != std::string::npos || name->ends_with(".toml") ||
-      std::filesystem::exists(*name, exists_error)) {
+      (scenarios::FindScenario(*name) == nullptr && std::filesystem::exists(*name, exists_error))) {
     std::variant<scenarios::Scenario, scenarios::FileError> loaded =
         scenarios::LoadScenarioFile(*name);
     if (const auto* error = std::get_if<scenarios::FileError>(&loaded)) {

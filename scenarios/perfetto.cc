@@ -158,9 +158,12 @@ void PerfettoSink::Write(const sim::TraceEvent& event) {
     }
   } else if (event.name == "net.deliver") {
     Deliver(event);
+  } else if (event.name == "net.drop") {
+    in_flight_.erase(Field(event, "id"));  // It will never arrive.
   } else if (event.name == "cql.statement") {
     Statement(event, track);
   } else if (event.name == "migrate.begin") {
+    if (records_.size() >= kMaxRecords) return;  // No B stored, so no E either.
     ++open_migrations_[track];
     Add(fmt::format(
         R"({{"name":"migrate {} {}","cat":"migration","ph":"B","pid":{},"tid":{},"ts":{:.3f},"args":{{"runner":"{}","keyspace":"{}","version":{}}}}})",

@@ -1,5 +1,6 @@
 #include "models/cql/collations.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
@@ -41,7 +42,13 @@ Decimal Parse(std::string_view text) {
   if (i < text.size()) {
     std::string_view rest = text.substr(i + 1);
     if (!rest.empty() && rest.front() == '+') rest.remove_prefix(1);
-    std::from_chars(rest.data(), rest.data() + rest.size(), exponent);
+    // Bounded, whatever the text: values are checked on the way in, but a
+    // collation must order anything SQLite hands it, without overflow.
+    constexpr std::int64_t kBound = 1'000'000'000;
+    if (std::from_chars(rest.data(), rest.data() + rest.size(), exponent).ec != std::errc()) {
+      exponent = !rest.empty() && rest.front() == '-' ? -kBound : kBound;
+    }
+    exponent = std::clamp(exponent, -kBound, kBound);
   }
   while (!decimal.digits.empty() && decimal.digits.back() == '0') decimal.digits.pop_back();
   decimal.exponent = point + exponent;

@@ -83,13 +83,19 @@ Outcome Engine::RunSelect(Session& session, const Select& statement, const PageR
         return At(CqlStatementInvalid("IN is only supported on primary key columns"),
                   relation.offset);
       }
-      if (!restricted.insert({column, '='}).second) {
+      if (restricted.contains({column, '<'}) || restricted.contains({column, '>'}) ||
+          !restricted.insert({column, '='}).second) {
         return At(CqlStatementInvalid("Illogical condition for where clause"), relation.offset);
       }
       std::string marks;
       for (const Term& element : relation.value.elements) {
         std::variant<Value, CqlError> value = FromTerm(element, column->type, bound_);
         if (auto* error = std::get_if<CqlError>(&value)) return std::move(*error);
+        if (std::get<Value>(value).is_null()) {
+          return At(InvalidArgument(fmt::format("Invalid null value in condition for column {}",
+                                                relation.column)),
+                    element.offset);
+        }
         parameters.push_back(std::move(std::get<Value>(value)));
         marks += marks.empty() ? "?" : ", ?";
       }
@@ -150,6 +156,15 @@ Outcome Engine::RunSelect(Session& session, const Select& statement, const PageR
   if (!statement.order_by.empty()) {
     std::variant<bool, CqlError> reversed = Reversed(table, statement.order_by, restricted);
     if (auto* error = std::get_if<CqlError>(&reversed)) return std::move(*error);
+    // Rows of several partitions (IN) interleave by clustering, as
+    // Cassandra merges them; the partition only breaks ties.
+    order.clear();
+    for (const ColumnInfo::Role role :
+         {ColumnInfo::Role::kClustering, ColumnInfo::Role::kPartitionKey}) {
+      for (const ColumnInfo& column : table.columns) {
+        if (column.role == role) order.push_back({column.sql_name, column.descending});
+      }
+    }
     if (std::get<bool>(reversed)) {
       for (OrderColumn& column : order) column.descending = !column.descending;
     }

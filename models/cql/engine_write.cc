@@ -128,8 +128,8 @@ std::variant<bool, CqlError> CheckConditions(const TableInfo& table,
     if (auto* error = std::get_if<CqlError>(&expected)) return std::move(*error);
     if (std::find(named.begin(), named.end(), column) == named.end()) named.push_back(column);
     const auto index = static_cast<std::size_t>(column - table.columns.data());
-    holds = holds &&
-            Satisfies(row ? (*row)[index] : Value::Null(), condition.op, std::get<Value>(expected));
+    holds = holds && Satisfies(row ? (*row)[index] : Value::Null(), condition.op,
+                               std::get<Value>(expected), column->type);
   }
   return holds;
 }

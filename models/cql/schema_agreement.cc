@@ -25,7 +25,10 @@ CassandraSchemaGossip::CassandraSchemaGossip(CassandraSchemaOptions options) : o
 }
 
 int CassandraSchemaGossip::CoordinatorFor(const std::string& peer) {
-  auto [entry, added] = coordinator_of_peer_.try_emplace(peer, 0);
+  // A host's one-off helpers ("ycqlsh#7") share one coordinator: one client
+  // machine, one driver's choice.
+  const std::string host = peer.substr(0, peer.find('#'));
+  auto [entry, added] = coordinator_of_peer_.try_emplace(host, 0);
   if (added) {
     entry->second = static_cast<int>((coordinator_of_peer_.size() - 1) %
                                      static_cast<std::size_t>(options_.coordinators));

@@ -5,7 +5,8 @@
 // imitates it:
 //
 // - The store has several coordinators; each client host talks to one of
-//   them, assigned round-robin in the order clients first appear.
+//   them, assigned round-robin in the order clients first appear (a run's
+//   helpers, "ycqlsh#7", count as their host "ycqlsh").
 // - A table created on one coordinator reaches the others only after
 //   `propagation`. Until then another coordinator does not see it, so its
 //   own CREATE TABLE (with or without IF NOT EXISTS) makes a second table

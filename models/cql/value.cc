@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -11,6 +12,8 @@
 #include <optional>
 
 #include <fmt/format.h>
+
+#include "models/cql/collations.h"
 
 namespace faultline::models::cql {
 namespace {
@@ -275,8 +278,36 @@ std::variant<Value, CqlError> FromCollection(const Term& term, const CqlType& ty
 }  // namespace
 
 namespace {
+// A decimal's text: [+-]digits[.digits][e[+-]digits], with an exponent a
+// decimal can hold; a literal is that by the lexer, a bound value must be
+// checked.
+bool IsDecimalText(std::string_view text) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t start = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    return i - start;
+  };
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  if (digits() == 0) return false;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    if (digits() == 0) return false;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    const std::size_t exponent_digits = digits();
+    if (exponent_digits == 0 || exponent_digits > 9) return false;  // |exponent| < 10^9.
+  }
+  return i == text.size();
+}
+
 std::variant<Value, CqlError> FromTermText(const std::string& text, const CqlType& type) {
-  if (type.kind == Kind::kDecimal) return Value::Text(text);
+  if (type.kind == Kind::kDecimal) {
+    if (!IsDecimalText(text)) return InvalidArgument(fmt::format("Invalid decimal '{}'", text));
+    return Value::Text(text);
+  }
   double v = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (error != std::errc() || end != text.data() + text.size()) {
@@ -423,6 +454,7 @@ std::variant<Value, CqlError> Coerce(Value value, const CqlType& type) {
   }
   if (value.kind != want) return Mismatch(type, "the bound value");
   if (want == Value::Kind::kInt) return CheckRange(value.integer, type);
+  if (type.kind == Kind::kDecimal) return FromTermText(value.bytes, type);
   if (type.kind == Kind::kUuid || type.kind == Kind::kTimeuuid)
     return FromString(value.bytes, type);
   if (!type.IsCollection()) return value;
@@ -575,12 +607,18 @@ std::optional<Value> DecodeUntyped(std::string_view bytes) {
   return value;
 }
 
-bool Satisfies(const Value& actual, std::string_view op, const Value& expected) {
+bool Satisfies(const Value& actual, std::string_view op, const Value& expected,
+               const CqlType& type) {
   if (actual.is_null() || expected.is_null()) {
     const bool same = actual.is_null() == expected.is_null();
     return op == "=" ? same : op == "!=" ? !same : false;
   }
-  const std::strong_ordering order = Compare(actual, expected);
+  // As the column's collation orders them (collations.h), like WHERE does.
+  const auto by = [](int order) { return order <=> 0; };
+  const std::strong_ordering order =
+      type.kind == Kind::kDecimal    ? by(CompareDecimals(actual.bytes, expected.bytes))
+      : type.kind == Kind::kTimeuuid ? by(CompareTimeuuids(actual.bytes, expected.bytes))
+                                     : Compare(actual, expected);
   if (op == "=") return order == 0;
   if (op == "!=") return order != 0;
   if (op == "<") return order < 0;

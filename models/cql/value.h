@@ -68,6 +68,7 @@ std::optional<Value> DecodeUntyped(std::string_view bytes);
 
 // Comparison for conditions (IF c > 1) and for the reference model: `op` is
 // one of = != < > <= >=. Nulls compare equal only to null.
-bool Satisfies(const Value& actual, std::string_view op, const Value& expected);
+bool Satisfies(const Value& actual, std::string_view op, const Value& expected,
+               const CqlType& type);
 
 }  // namespace faultline::models::cql

@@ -162,8 +162,8 @@ sim::Awaitable<sim::Status> Migrate::RunCommand(Command command, int limit, std:
                                             : PlanBetween(from, to);
     if (plan.steps.size() >= static_cast<std::size_t>(kMaxSteps)) {
       // The bound, reached: say so rather than stop quietly part-way.
-      outcome = sim::Status::InvalidArgument(
-          fmt::format("more than {} migrations in one command; run it in parts", kMaxSteps));
+      outcome = sim::Status::InvalidArgument(fmt::format(
+          "{} or more migrations in one command, the bound; run it in parts", kMaxSteps));
     } else {
       outcome = co_await RunPlan(std::move(plan));
     }

@@ -146,18 +146,26 @@ class KuriNode {
     if (request.method != "POST") {
       co_return ErrorResponse(405, "MethodNotAllowed", request.method, request.path);
     }
+    sim::Result<NodeMultipart::Claim> claim = co_await multipart_.ClaimForCompletion(upload);
+    if (!claim.ok()) {
+      co_return ErrorResponse(500, "InternalError", claim.status().message(), request.path);
+    }
+    if (*claim == NodeMultipart::Claim::kAlreadyComplete) co_return Response(200);
+    if (*claim == NodeMultipart::Claim::kNoSuchUpload) {
+      co_return ErrorResponse(404, "NoSuchUpload", "The specified upload does not exist.", upload);
+    }
     sim::Result<std::string> bytes = co_await multipart_.Assemble(upload, request.body);
     if (!bytes.ok()) {
-      if (bytes.status().code() == sim::StatusCode::kNotFound) {
-        co_return ErrorResponse(404, "NoSuchUpload", "The specified upload does not exist.",
-                                upload);
-      }
+      co_await multipart_.ReleaseClaim(upload);
       co_return ErrorResponse(bytes.status().code() == sim::StatusCode::kUnavailable ? 503 : 400,
                               "InvalidPart", bytes.status().message(), request.path);
     }
     Response stored = co_await Put(object, std::move(bytes).value());
-    if (stored.status != 200) co_return stored;
-    co_return co_await multipart_.MarkComplete(upload);
+    if (stored.status != 200) {
+      co_await multipart_.ReleaseClaim(upload);
+      co_return stored;
+    }
+    co_return co_await multipart_.FinishCompletion(upload);
   }
 
   sim::Awaitable<Response> Put(ObjectPath object, std::string body) {

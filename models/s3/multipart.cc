@@ -132,10 +132,7 @@ sim::Awaitable<sim::Result<std::string>> NodeMultipart::Assemble(const std::stri
                                                                  const std::string& body) {
   const std::vector<std::pair<int, std::string>> parts = ParseCompleteBody(body);
   if (parts.empty()) co_return sim::Status::InvalidArgument("the upload lists no parts");
-  sim::Result<std::string> status = co_await Status(upload_id);
-  if (!status.ok()) co_return status.status();
-  if (*status != "open")
-    co_return sim::Status::NotFound(fmt::format("upload {} is not open", upload_id));
+  // The caller has claimed the upload (ClaimForCompletion).
   std::string bytes;
   for (const auto& [number, etag] : parts) {
     const std::size_t slash = etag.find('/');
@@ -184,15 +181,15 @@ sim::Awaitable<sim::Result<std::string>> NodeMultipart::Status(const std::string
   co_return upload.result.rows.front().at(0).bytes;
 }
 
-sim::Awaitable<sim::Result<std::optional<std::string>>> NodeMultipart::CloseOpen(
-    const std::string& upload_id, std::string to) {
+sim::Awaitable<sim::Result<std::optional<std::string>>> NodeMultipart::Transition(
+    const std::string& upload_id, std::string from, std::string to) {
   std::vector<cql::Value> values;
   values.push_back(cql::Value::Text(std::move(to)));
   values.push_back(cql::Value::Text(upload_id));
+  values.push_back(cql::Value::Text(std::move(from)));
   cql::ClientResult result = co_await session_.Query(
-      fmt::format(
-          "UPDATE {}.multipartuploads SET status = ? WHERE upload_id = ? IF status = 'open'",
-          kIndexKeyspace),
+      fmt::format("UPDATE {}.multipartuploads SET status = ? WHERE upload_id = ? IF status = ?",
+                  kIndexKeyspace),
       std::move(values));
   if (!result.ok()) co_return sim::Status::Unavailable(result.ToString());
   // [applied], then (when not applied) the status it found.
@@ -202,23 +199,44 @@ sim::Awaitable<sim::Result<std::optional<std::string>>> NodeMultipart::CloseOpen
   }
   const cql::Row& row = result.result.rows.front();
   if (row.front().integer != 0) co_return std::optional<std::string>();
-  co_return std::optional<std::string>(row.size() > 1 ? row[1].bytes : std::string());
+  co_return std::optional<std::string>(row.size() > 1 ? row.back().bytes : std::string());
 }
 
 sim::Awaitable<fakes::Response> NodeMultipart::Abort(const std::string& upload_id) {
-  sim::Result<std::optional<std::string>> closed = co_await CloseOpen(upload_id, "aborted");
-  if (!closed.ok())
+  sim::Result<std::optional<std::string>> closed =
+      co_await Transition(upload_id, "open", "aborted");
+  if (!closed.ok()) {
     co_return ErrorResponse(500, "InternalError", closed.status().message(), upload_id);
+  }
   if (*closed) co_return NoSuchUpload(upload_id);
   co_return fakes::Response(204);
 }
 
-sim::Awaitable<fakes::Response> NodeMultipart::MarkComplete(const std::string& upload_id) {
-  sim::Result<std::optional<std::string>> closed = co_await CloseOpen(upload_id, "complete");
-  if (!closed.ok())
-    co_return ErrorResponse(500, "InternalError", closed.status().message(), upload_id);
-  if (*closed && **closed != "complete") co_return NoSuchUpload(upload_id);
+sim::Awaitable<sim::Result<NodeMultipart::Claim>> NodeMultipart::ClaimForCompletion(
+    const std::string& upload_id) {
+  sim::Result<std::optional<std::string>> claimed =
+      co_await Transition(upload_id, "open", "completing");
+  if (!claimed.ok()) co_return claimed.status();
+  if (!*claimed || **claimed == "completing") co_return Claim::kClaimed;
+  if (**claimed == "complete") co_return Claim::kAlreadyComplete;
+  co_return Claim::kNoSuchUpload;
+}
+
+sim::Awaitable<fakes::Response> NodeMultipart::FinishCompletion(const std::string& upload_id) {
+  sim::Result<std::optional<std::string>> finished =
+      co_await Transition(upload_id, "completing", "complete");
+  if (!finished.ok()) {
+    co_return ErrorResponse(500, "InternalError", finished.status().message(), upload_id);
+  }
+  // Not applied: a concurrent completion finished it first.
+  if (*finished && **finished != "complete") co_return NoSuchUpload(upload_id);
   co_return fakes::Response(200);
+}
+
+sim::Awaitable<void> NodeMultipart::ReleaseClaim(const std::string& upload_id) {
+  // Best effort: a release that fails leaves it completing, which a retried
+  // completion takes over.
+  (void)co_await Transition(upload_id, "completing", "open");
 }
 
 }  // namespace faultline::models::s3

@@ -45,12 +45,21 @@ class NodeMultipart {
   sim::Awaitable<sim::Result<std::string>> Assemble(const std::string& upload_id,
                                                     const std::string& body);
   // Abort: open -> aborted, atomically (a lightweight transaction); 404
-  // NoSuchUpload when it is unknown, aborted or complete, as S3 answers.
+  // NoSuchUpload when it is unknown, aborted, completing or complete.
   sim::Awaitable<fakes::Response> Abort(const std::string& upload_id);
-  // After the object is stored: open -> complete, atomically. Of two
-  // concurrent completes both get 200; a complete that lost to an abort is
-  // 404 NoSuchUpload.
-  sim::Awaitable<fakes::Response> MarkComplete(const std::string& upload_id);
+
+  // Completion claims the upload first (open -> completing), so that an
+  // abort cannot slip in between storing the object and recording it; then
+  // the object is stored and the claim finished (completing -> complete),
+  // or released (completing -> open) when storing failed.
+  enum class Claim : unsigned char {
+    kClaimed,          // Ours (or a crashed or concurrent completion's): go on.
+    kAlreadyComplete,  // Done before: answer 200 again.
+    kNoSuchUpload,     // Unknown or aborted: 404.
+  };
+  sim::Awaitable<sim::Result<Claim>> ClaimForCompletion(const std::string& upload_id);
+  sim::Awaitable<fakes::Response> FinishCompletion(const std::string& upload_id);
+  sim::Awaitable<void> ReleaseClaim(const std::string& upload_id);
   // GET /_parts/U/N from another node.
   fakes::Response ServePart(const std::string& path) const;
 
@@ -58,10 +67,11 @@ class NodeMultipart {
   std::string PartPath(const std::string& upload_id, int part) const;
   // The upload's status ("open", "complete", "aborted"), empty when unknown.
   sim::Awaitable<sim::Result<std::string>> Status(const std::string& upload_id);
-  // Sets `to` if the status is "open": the status found when not applied
+  // Sets `to` if the status is `from`: the status found when not applied
   // (empty for an unknown upload), nullopt when applied.
-  sim::Awaitable<sim::Result<std::optional<std::string>>> CloseOpen(const std::string& upload_id,
-                                                                    std::string to);
+  sim::Awaitable<sim::Result<std::optional<std::string>>> Transition(const std::string& upload_id,
+                                                                     std::string from,
+                                                                     std::string to);
 
   fakes::Network& network_;
   cql::CqlSession& session_;

@@ -2,6 +2,7 @@
 // virtual time, paging, bound values, scripts, and I/O errors.
 #include "models/cql/engine.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "tests/models/cql_store_fixture.h"
@@ -197,6 +198,15 @@ TEST(CqlEngineTest, BindMarkersTakeTheCallersValues) {
   EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, v) VALUES (?, ?)", two)), "ok");
   EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, v) VALUES (?, ?)", std::span(two, 1))),
             "error: Invalid Arguments. Expected 2 bound values, got 1");
+  // A bound decimal is checked as a literal is: its text must be a number.
+  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.d (d decimal PRIMARY KEY)")), "ok");
+  for (const char* bad : {"abc", "", "1.2.3", "1e99999999999999999999", "--1"}) {
+    const Value value[] = {Value::Text(bad)};
+    EXPECT_EQ(Show(store.Run("INSERT INTO ks.d (d) VALUES (?)", value)),
+              fmt::format("error: Invalid Arguments. Invalid decimal '{}'", bad));
+  }
+  const Value good[] = {Value::Text("-1.5e3")};
+  EXPECT_EQ(Show(store.Run("INSERT INTO ks.d (d) VALUES (?)", good)), "ok");
   const Value three[] = {Value::Int(8), Value::Text("eight"), Value::Text("extra")};
   EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, v) VALUES (?, ?)", three)),
             "error: Invalid Arguments. Expected 2 bound values, got 3");

@@ -231,6 +231,9 @@ TEST(GatewayTest, ACompletedUploadCannotBeAborted) {
   etag = etag.substr(1, etag.size() - 2);
   ASSERT_EQ(gateway.S3("POST", "/b/k", CompleteBody({{1, etag}}), "uploadId=" + upload).status,
             200);
+  // Completing again is answered as before (a client's retry).
+  EXPECT_EQ(gateway.S3("POST", "/b/k", CompleteBody({{1, etag}}), "uploadId=" + upload).status,
+            200);
   const fakes::Response abort = gateway.S3("DELETE", "/b/k", "", "uploadId=" + upload);
   EXPECT_EQ(abort.status, 404);
   EXPECT_NE(abort.body.find("<Code>NoSuchUpload</Code>"), std::string::npos) << abort.body;
