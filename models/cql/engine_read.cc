@@ -177,13 +177,18 @@ Outcome Engine::RunSelect(Session& session, const Select& statement, const PageR
   const bool paged = page.page_size > 0 && (wanted < 0 || wanted > page.page_size);
   if (paged) wanted = page.page_size;
 
-  // The selected columns, then the order columns (to resume after the last row).
+  // The selected columns, then, when paging, the order columns (to resume
+  // after the last row).
   std::string columns;
   for (const ColumnInfo* column : selected) {
     columns += (columns.empty() ? "" : ", ") + column->sql_name;
   }
-  for (const OrderColumn& column : order)
-    columns += (columns.empty() ? "" : ", ") + column.sql_name;
+  if (paged) {
+    for (const OrderColumn& column : order) {
+      columns += (columns.empty() ? "" : ", ") + column.sql_name;
+    }
+  }
+  if (columns.empty()) columns = "1";
   std::string resumed_filter = filter;
   if (!state.after.empty()) {
     resumed_filter += fmt::format("{}({})", filter.empty() ? " WHERE " : " AND ", AfterSql(order));
