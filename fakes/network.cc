@@ -65,7 +65,12 @@ void Network::Listen(sim::Process& process, std::uint16_t port, RequestHandler h
                               Listener{process.id(), process.incarnation(), std::move(handler)});
 }
 
-const Network::Listener* Network::FindLiveListener(HostId host, std::uint16_t port) {
+bool Network::IsListening(const Endpoint& endpoint) const {
+  const auto host = host_ids_.find(endpoint.host);
+  return host != host_ids_.end() && FindLiveListener(host->second, endpoint.port) != nullptr;
+}
+
+const Network::Listener* Network::FindLiveListener(HostId host, std::uint16_t port) const {
   auto it = listeners_.find({host, port});
   if (it == listeners_.end()) return nullptr;
   const sim::Process& process = simulation_.process(it->second.process);

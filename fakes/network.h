@@ -127,6 +127,9 @@ class Network {
   // Unblocks every link and clears every clog.
   void Heal();
   bool IsBlocked(const std::string& from, const std::string& to) const;
+  // Whether a live process listens at `endpoint` now: what a connection
+  // attempt would find, asked without sending anything (for observers).
+  bool IsListening(const Endpoint& endpoint) const;
   // Holds messages from `from` to `to` until virtual time `until`.
   void Clog(const std::string& from, const std::string& to, sim::TimePoint until);
 
@@ -189,7 +192,7 @@ class Network {
                         std::unique_ptr<Request> request, const std::shared_ptr<PendingCall>& call);
   void Reply(HostId from, HostId to, const std::shared_ptr<PendingCall>& call,
              sim::Result<Response> result);
-  const Listener* FindLiveListener(HostId host, std::uint16_t port);
+  const Listener* FindLiveListener(HostId host, std::uint16_t port) const;
   // Events carry the message's id, so a send can be matched to its fate.
   void Trace(std::string_view event, std::uint64_t id, HostId from, HostId to,
              std::string_view what);

@@ -50,6 +50,8 @@ struct Container {
   bool run_once = false;        // Started by RunJob: no restart policy.
   bool supervised = false;
   sim::TimePoint started_at{};
+  std::string running_version;  // The image version its current (or last) start ran.
+  bool ready = false;           // What the running incarnation last said (SetReady).
   std::deque<std::string> log;
   std::vector<std::string> mount_points;  // In the runtime's SQLite VFS.
   sim::Event changed;                     // Pulsed on every state or health change.
@@ -80,6 +82,12 @@ Volume* ContainerContext::VolumeAt(const std::string& target) {
 
 std::string ContainerContext::SqlitePath(const std::string& path) const {
   return "/containers/" + container_.spec.name + path;
+}
+
+void ContainerContext::SetReady(bool ready) {
+  sim::Simulation& simulation = runtime_.simulation();
+  if (!simulation.scheduler().IsLive(simulation.CurrentOwner())) return;  // Dead code: unseen.
+  container_.ready = ready;
 }
 
 void ContainerContext::Log(const std::string& line) {
@@ -143,6 +151,23 @@ std::optional<int> Runtime::exit_code(const std::string& service) const {
   return At(service).exit_code;
 }
 int Runtime::restart_count(const std::string& service) const { return At(service).restarts; }
+
+const ServiceSpec& Runtime::container_spec(const std::string& service) const {
+  return At(service).spec;
+}
+
+const std::string& Runtime::running_version(const std::string& service) const {
+  return At(service).running_version;
+}
+
+bool Runtime::ready(const std::string& service) const {
+  const Container& container = At(service);
+  return container.ready && container.process->running();
+}
+
+std::uint32_t Runtime::incarnation(const std::string& service) const {
+  return At(service).process->incarnation();
+}
 
 std::vector<std::string> Runtime::Logs(const std::string& service) const {
   std::vector<std::string> lines;
@@ -223,6 +248,16 @@ sim::Status Runtime::Validate(const ComposeSpec& spec) const {
   return sim::Status::Ok();
 }
 
+template <typename Body>
+void Runtime::SpawnOperation(std::string name, Body body) {
+  ++operations_in_flight_;
+  daemon_.Spawn(std::move(name), [this, body = std::move(body)]() -> sim::Awaitable<void> {
+    co_await body();
+    FL_ASSERT(operations_in_flight_ > 0);
+    --operations_in_flight_;
+  });
+}
+
 sim::Status Runtime::Up(const ComposeSpec& spec) {
   if (sim::Status status = Validate(spec); !status.ok()) return status;
   for (const ServiceSpec& service : spec.services) {
@@ -240,7 +275,7 @@ sim::Status Runtime::Up(const ComposeSpec& spec) {
     container.removed = false;
     Mount(container);
     if (!running) SetState(container, ContainerState::kCreated);
-    daemon_.Spawn("up " + service.name, [this, &container, recreate]() -> sim::Awaitable<void> {
+    SpawnOperation("up " + service.name, [this, &container, recreate]() -> sim::Awaitable<void> {
       if (recreate) co_await StopGracefully(container);
       co_await StartWhenReady(container);
     });
@@ -305,6 +340,8 @@ void Runtime::StartProcess(Container& container) {
   FL_ASSERT(image != images_.end());
   container.stop_requested = false;
   container.run_once = false;
+  container.running_version = container.spec.version;
+  container.ready = false;
   container.stop_signal.Reset();
   container.exit_code.reset();
   container.health = container.spec.healthcheck ? Health::kStarting : Health::kNone;
@@ -402,12 +439,12 @@ void Runtime::Kill(const std::string& service) {
 
 void Runtime::Stop(const std::string& service) {
   Container& container = At(service);
-  daemon_.Spawn("stop " + service, [this, &container] { return StopGracefully(container); });
+  SpawnOperation("stop " + service, [this, &container] { return StopGracefully(container); });
 }
 
 void Runtime::Restart(const std::string& service) {
   Container& container = At(service);
-  daemon_.Spawn("restart " + service, [this, &container]() -> sim::Awaitable<void> {
+  SpawnOperation("restart " + service, [this, &container]() -> sim::Awaitable<void> {
     co_await StopGracefully(container);
     if (!container.removed && !container.process->running()) StartProcess(container);
   });
@@ -434,7 +471,7 @@ sim::Awaitable<int> Runtime::RunJob(const std::string& service) {
 }
 
 void Runtime::Down(bool remove_volumes) {
-  daemon_.Spawn("down", [this, remove_volumes] { return DownAll(remove_volumes); });
+  SpawnOperation("down", [this, remove_volumes] { return DownAll(remove_volumes); });
 }
 
 sim::Awaitable<void> Runtime::DownAll(bool remove_volumes) {

@@ -65,6 +65,11 @@ class ContainerContext {
 
   // Appends a line to the container's log (and the trace).
   void Log(const std::string& line);
+  // The service says whether it is ready (what its own health endpoint
+  // would answer now), for observers: no event, no message, no time. Every
+  // start begins not ready. Ignored from a crashed incarnation's code.
+  void SetReady(bool ready);
+
   // Completes when the runtime asks the container to stop gracefully.
   sim::Awaitable<void> StopRequested();
 
@@ -113,11 +118,26 @@ class Runtime {
   // (no restart policy), and completes with its exit code.
   sim::Awaitable<int> RunJob(const std::string& service);
 
+  // Whether every operation asked for (Up, Down, Stop, Restart) has been
+  // carried out: each container it concerns has been started, stopped or
+  // removed. What a caller waits for instead of guessing a delay. (An up
+  // whose service waits on a dependency that never comes stays in flight.)
+  bool idle() const { return operations_in_flight_ == 0; }
+
   bool HasContainer(const std::string& service) const;
   ContainerState state(const std::string& service) const;
   Health health(const std::string& service) const;
   std::optional<int> exit_code(const std::string& service) const;
   int restart_count(const std::string& service) const;
+  // The container's own spec (the compose file's as of its creation, with
+  // later SetImageVersion changes), the image version its current or last
+  // start ran (empty before the first), and its process's incarnation.
+  // REQUIRES: HasContainer(service), for these and the accessors above.
+  const ServiceSpec& container_spec(const std::string& service) const;
+  const std::string& running_version(const std::string& service) const;
+  std::uint32_t incarnation(const std::string& service) const;
+  // Whether its running incarnation said it is ready (SetReady).
+  bool ready(const std::string& service) const;
   // `docker compose logs SERVICE`: "kuri-1  | line", oldest first.
   std::vector<std::string> Logs(const std::string& service) const;
 
@@ -145,6 +165,9 @@ class Runtime {
   sim::Awaitable<void> ProbeHealth(Container& container, std::uint32_t incarnation);
   sim::Awaitable<void> StopGracefully(Container& container);
   sim::Awaitable<void> DownAll(bool remove_volumes);
+  // Runs `body()` (an Awaitable<void>) in the daemon, counted in flight.
+  template <typename Body>
+  void SpawnOperation(std::string name, Body body);
 
   sim::Simulation& simulation_;
   Network& network_;
@@ -157,6 +180,7 @@ class Runtime {
   // Volumes removed by `down -v`, kept so that no pointer to one dangles.
   std::vector<std::unique_ptr<Volume>> retired_volumes_;
   sim::Event daemon_never_set_;
+  int operations_in_flight_ = 0;
 };
 
 }  // namespace faultline::fakes

@@ -27,19 +27,29 @@ void SimFile::Apply(std::string& image, const PendingOp& op) {
   std::copy(op.data.begin(), op.data.end(), image.begin() + static_cast<std::ptrdiff_t>(op.offset));
 }
 
+void SimFile::Resized(std::uint64_t old_size) {
+  if (volume_used_bytes_ == nullptr) return;
+  FL_ASSERT(*volume_used_bytes_ >= old_size);
+  *volume_used_bytes_ = *volume_used_bytes_ - old_size + current_.size();
+}
+
 void SimFile::Write(std::uint64_t offset, std::string_view data) {
   FL_ASSERT_MSG(pending_.size() < kMaxPendingOps, "more than {} unsynced writes to one file",
                 kMaxPendingOps);
+  const std::uint64_t old_size = current_.size();
   PendingOp op{false, offset, std::string(data)};
   Apply(current_, op);
   pending_.push_back(std::move(op));
+  Resized(old_size);
 }
 
 void SimFile::Truncate(std::uint64_t size) {
   FL_ASSERT(pending_.size() < kMaxPendingOps);
+  const std::uint64_t old_size = current_.size();
   PendingOp op{true, size, {}};
   Apply(current_, op);
   pending_.push_back(std::move(op));
+  Resized(old_size);
 }
 
 void SimFile::Sync() {
@@ -76,21 +86,22 @@ void SimFile::LoseUnsynced(sim::Rng& random, const CrashModel& model) {
       break;
     }
   }
+  const std::uint64_t old_size = current_.size();
   durable_ = image;
   current_ = std::move(image);
   pending_.clear();
+  Resized(old_size);
 }
 
 Volume::Volume(std::string name, VolumeKind kind, std::uint64_t capacity_bytes)
     : name_(std::move(name)), kind_(kind), capacity_bytes_(capacity_bytes) {}
 
-std::uint64_t Volume::used_bytes() const {
-  std::uint64_t used = 0;
-  for (const auto& [path, file] : files_) used += file.size();
-  return used;
+SimFile* Volume::Find(const std::string& path) {
+  auto it = files_.find(path);
+  return it == files_.end() ? nullptr : &it->second;
 }
 
-SimFile* Volume::Find(const std::string& path) {
+const SimFile* Volume::Find(const std::string& path) const {
   auto it = files_.find(path);
   return it == files_.end() ? nullptr : &it->second;
 }
@@ -98,10 +109,24 @@ SimFile* Volume::Find(const std::string& path) {
 SimFile& Volume::OpenOrCreate(const std::string& path) {
   FL_ASSERT_MSG(files_.size() < kMaxFiles || files_.contains(path),
                 "volume {} holds more than {} files", name_, kMaxFiles);
-  return files_[path];
+  auto [entry, created] = files_.try_emplace(path);
+  if (created) entry->second.volume_used_bytes_ = &used_bytes_;
+  return entry->second;
 }
 
-bool Volume::Remove(const std::string& path) { return files_.erase(path) > 0; }
+bool Volume::Remove(const std::string& path) {
+  auto found = files_.find(path);
+  if (found == files_.end()) return false;
+  FL_ASSERT(used_bytes_ >= found->second.size());
+  used_bytes_ -= found->second.size();
+  files_.erase(found);
+  return true;
+}
+
+void Volume::Wipe() {
+  files_.clear();
+  used_bytes_ = 0;
+}
 
 std::vector<std::string> Volume::List() const {
   std::vector<std::string> paths;
@@ -113,7 +138,7 @@ std::vector<std::string> Volume::List() const {
 sim::Status Volume::Write(SimFile& file, std::uint64_t offset, std::string_view data) {
   const std::uint64_t end = offset + data.size();
   const std::uint64_t growth = end > file.size() ? end - file.size() : 0;
-  if (growth > 0 && (capacity_bytes_ - std::min(capacity_bytes_, used_bytes())) < growth) {
+  if (growth > 0 && (capacity_bytes_ - std::min(capacity_bytes_, used_bytes_)) < growth) {
     return sim::Status::Unavailable(fmt::format("disk full: volume {} holds {} of {} bytes", name_,
                                                 used_bytes(), capacity_bytes_));
   }
@@ -142,9 +167,9 @@ VolumeSnapshot Volume::Snapshot() const {
 }
 
 void Volume::Restore(const VolumeSnapshot& snapshot) {
-  files_.clear();
+  Wipe();
   for (const auto& [path, contents] : snapshot.files) {
-    SimFile& file = files_[path];
+    SimFile& file = OpenOrCreate(path);
     file.Write(0, contents);
     file.Sync();
   }

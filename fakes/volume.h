@@ -63,13 +63,18 @@ class SimFile {
   const std::string& durable_contents() const { return durable_; }
 
  private:
+  friend class Volume;
   struct PendingOp {
     bool truncate = false;
     std::uint64_t offset = 0;  // For a truncate: the new size.
     std::string data;
   };
   static void Apply(std::string& image, const PendingOp& op);
+  // Tells the volume holding this file (if any) how its size changed, so
+  // that the volume's use is kept up to date at the cost of the change.
+  void Resized(std::uint64_t old_size);
 
+  std::uint64_t* volume_used_bytes_ = nullptr;  // Set by the volume that holds the file.
   std::string durable_;
   std::string current_;
   std::vector<PendingOp> pending_;
@@ -91,15 +96,20 @@ class Volume {
   static constexpr std::size_t kMaxFiles = 100'000;
 
   Volume(std::string name, VolumeKind kind, std::uint64_t capacity_bytes = kUnlimited);
+  // Its files point at its use counter, so a volume stays where it was made.
+  Volume(const Volume&) = delete;
+  Volume& operator=(const Volume&) = delete;
 
   const std::string& name() const { return name_; }
   VolumeKind kind() const { return kind_; }
   std::uint64_t capacity_bytes() const { return capacity_bytes_; }
-  std::uint64_t used_bytes() const;
+  // The bytes its files hold: kept as they change, so O(1).
+  std::uint64_t used_bytes() const { return used_bytes_; }
 
   bool Exists(const std::string& path) const { return files_.contains(path); }
   // The file at `path`, or nullptr.
   SimFile* Find(const std::string& path);
+  const SimFile* Find(const std::string& path) const;
   // The file at `path`, created empty if missing.
   SimFile& OpenOrCreate(const std::string& path);
   // Returns false when there was no such file.
@@ -115,7 +125,7 @@ class Volume {
   // Power loss for every file on the volume.
   void LoseUnsynced(sim::Rng& random, const CrashModel& model);
   // Removes every file.
-  void Wipe() { files_.clear(); }
+  void Wipe();
 
   // The files as the processes see them now, as a backup would copy them.
   VolumeSnapshot Snapshot() const;
@@ -134,6 +144,7 @@ class Volume {
   std::string name_;
   VolumeKind kind_;
   std::uint64_t capacity_bytes_;
+  std::uint64_t used_bytes_ = 0;
   std::map<std::string, SimFile> files_;
 };
 

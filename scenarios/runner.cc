@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -60,6 +61,7 @@ void RegisterImage(World& world, const ImageSpec& image) {
   FL_ASSERT_MSG(source.ok(), "image {} {}: {}", image.service, image.version,
                 source.status().ToString());
   if (image.service == "proxy") {
+    world.image_migrations.insert_or_assign({models::s3::kProxyImage, image.version}, *source);
     models::s3::ProxyImage proxy;
     proxy.migrations = std::move(source).value();
     proxy.runner = MakeRunner(image.runner);
@@ -67,6 +69,7 @@ void RegisterImage(World& world, const ImageSpec& image) {
                                 models::s3::ProxyEntryPoint(std::move(proxy)));
     return;
   }
+  world.image_migrations.insert_or_assign({models::s3::kNodeImage, image.version}, *source);
   models::s3::NodeImage node;
   node.migrations = std::move(source).value();
   node.writes_node_id = image.writes_node_id;
@@ -75,33 +78,49 @@ void RegisterImage(World& world, const ImageSpec& image) {
                               models::s3::NodeEntryPoint(std::move(node)));
 }
 
-}  // namespace
-
-fakes::Endpoint HealthEndpoint(const std::string& service) {
-  if (service == "s3-proxy") return fakes::Endpoint(service, models::s3::kProxyPort);
-  if (service == "kuri-2") return fakes::Endpoint(service, 7002);
-  return fakes::Endpoint(service, 7001);
+// Runs the simulation until `done()` holds or `bound` of virtual time has
+// passed; says whether it held. `done` is asked before every scheduler step,
+// so it only reads.
+bool RunUntilDone(World& world, sim::Duration bound, const std::function<bool()>& done) {
+  world.simulation.Run(
+      sim::RunBudget{sim::Simulation::kDefaultMaxSteps, world.simulation.Now() + bound, done});
+  return done();
 }
 
-bool IsServing(World& world, const std::string& service) {
-  const fakes::Endpoint endpoint = HealthEndpoint(service);
-  const std::string health = world.RunProcess(
-      "probe", [&world, endpoint](models::cql::CqlSession&) -> sim::Awaitable<std::string> {
-        sim::Result<fakes::Response> response = co_await world.network.Call(
-            endpoint, fakes::Request("GET", "/healthz"), std::chrono::seconds(2));
-        co_return response.ok() && response->status == 200 ? "serving" : "not serving";
-      });
-  return health == "serving";
+// The served services of the compose file, each with whether it must serve
+// for an operation on `only` (all, when empty) to count as complete.
+std::function<bool()> ServingOrDown(World& world, const std::string& only) {
+  std::vector<ServedService> services;
+  for (const ServedService& service : world.served) {
+    if (only.empty() || service.name == only) services.push_back(service);
+  }
+  return [&world, services = std::move(services)] {
+    if (!world.runtime.idle()) return false;
+    for (const ServedService& service : services) {
+      // A container that exited or waits to restart has done what it will.
+      const bool running = world.runtime.HasContainer(service.name) &&
+                           world.runtime.state(service.name) == fakes::ContainerState::kRunning;
+      if (running && !IsServing(world, service)) return false;
+    }
+    return true;
+  };
 }
 
-namespace {
+// How long an operation may take before the step goes on without it.
+constexpr sim::Duration kUpBound = std::chrono::seconds(5);
+constexpr sim::Duration kRestartBound = std::chrono::seconds(2);
+constexpr sim::Duration kStopBound = std::chrono::minutes(1);
+
+std::string Unfinished(sim::Duration bound) {
+  return fmt::format(" (not finished after {})", sim::FormatDuration(bound));
+}
 
 // Initiate, upload each part, complete: the whole upload as a client does
 // it, through the proxy. The outcome is the complete's status and body.
 std::string MultipartUpload(World& world, const Step& step, int& status) {
   auto code = std::make_shared<int>(0);
   std::string out = world.RunProcess(
-      "client", [&world, step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
+      "client", [&world, &step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
         const fakes::Endpoint proxy("s3-proxy", models::s3::kProxyPort);
         const auto timeout = std::chrono::seconds(30);
         sim::Result<fakes::Response> initiated = co_await world.network.Call(
@@ -149,7 +168,7 @@ std::string MultipartUpload(World& world, const Step& step, int& status) {
 std::string S3Request(World& world, const Step& step, int& status) {
   auto code = std::make_shared<int>(0);
   std::string out = world.RunProcess(
-      "client", [&world, step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
+      "client", [&world, &step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
         fakes::Request request(step.method, step.path, step.body, {}, step.query);
         sim::Result<fakes::Response> response =
             co_await world.network.Call(fakes::Endpoint("s3-proxy", models::s3::kProxyPort),
@@ -179,14 +198,19 @@ std::string Perform(World& world, const Step& step, int& status) {
   models::ops::Operator& op = world.op;
   switch (step.kind) {
     case Kind::kUp: {
+      // As `docker compose up --wait`: done once every service has started
+      // and those running serve (at most kUpBound).
       const sim::Status up = op.ComposeUp(world.spec);
-      world.simulation.RunFor(std::chrono::seconds(5));
-      return up.ok() ? "compose up" : "compose up failed: " + up.message();
+      if (!up.ok()) return "compose up failed: " + up.message();
+      const bool done = RunUntilDone(world, kUpBound, ServingOrDown(world, ""));
+      return done ? "compose up" : "compose up" + Unfinished(kUpBound);
     }
-    case Kind::kDown:
+    case Kind::kDown: {
       op.ComposeDown(step.number == 1);
-      world.simulation.RunFor(std::chrono::seconds(15));
-      return step.number == 1 ? "compose down -v" : "compose down (volumes kept)";
+      const bool done = RunUntilDone(world, kStopBound, [&world] { return world.runtime.idle(); });
+      return std::string(step.number == 1 ? "compose down -v" : "compose down (volumes kept)") +
+             (done ? "" : Unfinished(kStopBound));
+    }
     case Kind::kClean:
       op.Clean();
       return "host data directories emptied; the named volume kept";
@@ -216,18 +240,24 @@ std::string Perform(World& world, const Step& step, int& status) {
     case Kind::kKill:
       if (!world.runtime.HasContainer(step.service)) return NoContainer(step.service, "kill");
       world.runtime.Kill(step.service);
-      world.simulation.RunFor(std::chrono::milliseconds(10));
+      // Done once the runtime has seen the exit (its restart policy then
+      // takes over).
+      RunUntilDone(world, kStopBound, [&world, &step] {
+        return world.runtime.state(step.service) != fakes::ContainerState::kRunning;
+      });
       return "killed " + step.service;
     case Kind::kStop:
       if (!world.runtime.HasContainer(step.service)) return NoContainer(step.service, "stop");
       world.runtime.Stop(step.service);
-      world.simulation.RunFor(std::chrono::seconds(11));  // The grace period.
-      return "stopped " + step.service;
+      return RunUntilDone(world, kStopBound, [&world] { return world.runtime.idle(); })
+                 ? "stopped " + step.service
+                 : "stopping " + step.service + Unfinished(kStopBound);
     case Kind::kRestart:
       if (!world.runtime.HasContainer(step.service)) return NoContainer(step.service, "restart");
       op.Restart(step.service);
-      world.simulation.RunFor(std::chrono::seconds(2));
-      return "restarted " + step.service;
+      return RunUntilDone(world, kRestartBound, ServingOrDown(world, step.service))
+                 ? "restarted " + step.service
+                 : "restarted " + step.service + ", not serving yet";
     case Kind::kWait:
       world.simulation.RunFor(step.duration);
       return "waited " + sim::FormatDuration(step.duration);
@@ -235,22 +265,22 @@ std::string Perform(World& world, const Step& step, int& status) {
       return S3Request(world, step, status);
     case Kind::kCql:
       return world.RunProcess("ycqlsh",
-                              [&op, step](models::cql::CqlSession& s) -> Awaitable<std::string> {
+                              [&op, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
                                 co_return co_await op.Cql(s, step.statement);
                               });
     case Kind::kMigrateVersion:
       return world.RunProcess("migrate",
-                              [&op, step](models::cql::CqlSession& s) -> Awaitable<std::string> {
+                              [&op, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
                                 co_return co_await op.MigrateVersion(s, step.keyspace);
                               });
     case Kind::kMigrateForce:
       return world.RunProcess("migrate",
-                              [&op, step](models::cql::CqlSession& s) -> Awaitable<std::string> {
+                              [&op, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
                                 co_return co_await op.MigrateForce(s, step.keyspace, step.number);
                               });
     case Kind::kRecreateKeyspace:
       return world.RunProcess("ycqlsh",
-                              [&op, step](models::cql::CqlSession& s) -> Awaitable<std::string> {
+                              [&op, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
                                 co_return co_await op.RecreateKeyspace(s, step.keyspace);
                               });
   }
@@ -388,6 +418,8 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   const auto wall_start = std::chrono::steady_clock::now();
   sim::SimulationOptions simulation_options{.seed = options.seed};
   simulation_options.sinks = options.sinks;  // From the first event on.
+  Checkers checkers;  // Watches the trace for schema statements; never emits.
+  simulation_options.sinks.push_back(&checkers);
   if (!scenario.crash_site.empty()) {
     auto plan = std::make_shared<sim::ExplicitFaultPlan>();
     plan->CrashAt(scenario.crash_site, scenario.crash_hit);
@@ -404,11 +436,12 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
     }
   }
 
+  world.served = ServedServices(world.spec);
+
   ScenarioResult result;
   result.name = scenario.name;
   result.seed = options.seed;
   result.passed = true;
-  Checkers checkers;
   for (const Step& step : scenario.steps) {
     int status = 0;
     StepResult step_result;
@@ -423,6 +456,13 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
     result.steps.push_back(std::move(step_result));
     checkers.After(world);
   }
+  // The liveness phase: faults stop, and the cluster has kLivenessBound to
+  // converge (safety was checked after every step, under the faults).
+  world.simulation.faults().StopFaults();
+  RunUntilDone(world, kLivenessBound, [&world, served = world.served] {
+    return world.runtime.idle() && std::all_of(served.begin(), served.end(),
+                                               [&](const auto& s) { return IsServing(world, s); });
+  });
   // The checkers look at the whole run's end state; a scenario may expect
   // any of them to fail (that is its story).
   for (CheckResult& verdict : checkers.Verdicts(world)) {

@@ -47,6 +47,10 @@ struct RunOptions {
   std::vector<sim::TraceSink*> sinks;  // Also receive every trace event.
 };
 
+// After the last step, faults stop and the cluster has this long to converge
+// before the whole-run checkers look (TigerBeetle's liveness phase).
+inline constexpr sim::Duration kLivenessBound = std::chrono::seconds(30);
+
 ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options);
 
 // One line: the outcome shortened for tables and logs.

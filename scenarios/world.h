@@ -1,5 +1,6 @@
-// The simulated seed cluster a scenario runs on, and the helpers the runner
-// and the checkers share. Internal to scenarios/.
+// The simulated cluster a scenario runs on, and what the runner and the
+// checkers share: the helper processes the runner acts through, and the
+// observations the checkers make without acting. Internal to scenarios/.
 #pragma once
 
 #include <fmt/format.h>
@@ -9,45 +10,40 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fakes/network.h"
 #include "fakes/runtime.h"
 #include "fakes/sqlite_vfs.h"
 #include "models/cql/client.h"
+#include "models/migrate/source.h"
 #include "models/operator/operator.h"
 #include "models/s3/seed_images.h"
 #include "sim/sim.h"
 
 namespace faultline::scenarios {
 
-// The seed cluster for one run.
-struct World {
-  explicit World(sim::SimulationOptions options)
-      : simulation(std::move(options)),
-        network(simulation),
-        vfs(simulation),
-        runtime(simulation, network, vfs),
-        op(simulation, runtime) {
-    models::s3::RegisterSeedImages(runtime);
-  }
+// A service of the compose file that answers requests: where, and the
+// keyspace its image's migrations are for (empty for the store).
+struct ServedService {
+  std::string name;
+  std::string image;
+  fakes::Endpoint endpoint;
+  std::string keyspace;
+};
 
-  // Runs `body` in a new process until it finishes (or a virtual minute);
-  // returns its output, or a note that it never finished.
-  std::string RunProcess(
-      const std::string& host,
-      std::function<sim::Awaitable<std::string>(models::cql::CqlSession&)> body) {
-    auto output = std::make_shared<std::optional<std::string>>();
-    sim::Process& process = simulation.AddProcess(fmt::format("{}#{}", host, ++processes));
-    process.Start([this, body = std::move(body), output]() -> sim::Awaitable<int> {
-      models::cql::CqlSession session(network);
-      *output = co_await body(session);
-      co_return 0;
-    });
-    simulation.Run(sim::RunBudget{sim::Simulation::kDefaultMaxSteps,
-                                  simulation.Now() + std::chrono::minutes(1),
-                                  [output] { return output->has_value(); }});
-    return output->value_or("(no answer within a virtual minute)");
-  }
+// The cluster for one run.
+struct World {
+  explicit World(sim::SimulationOptions options);
+
+  // Runs `body` as a task of the helper process `host` ("client", "ycqlsh",
+  // started on first use and kept) until it finishes, or a virtual minute
+  // passes; returns its output, or a note that it never finished. One
+  // process per host, not per call: a long scenario makes no more processes
+  // than a short one.
+  std::string RunProcess(const std::string& host,
+                         std::function<sim::Awaitable<std::string>(models::cql::CqlSession&)> body);
 
   sim::Simulation simulation;
   fakes::Network network;
@@ -55,15 +51,38 @@ struct World {
   fakes::Runtime runtime;
   models::ops::Operator op;
   fakes::ComposeSpec spec;
-  int processes = 0;
   // Objects the cluster acknowledged (PUT answered 200) and did not delete
   // since: path -> body. The acknowledged-writes checker reads them back.
   std::map<std::string, std::string> acknowledged;
+  // ServedServices(spec), worked out once the topology is set: which
+  // services serve does not change with their image versions.
+  std::vector<ServedService> served;
+  // The migration folder of every node and proxy image version, by (image,
+  // version): what schema-matches-image compares a serving service with.
+  std::map<std::pair<std::string, std::string>, models::migrate::MigrationSource> image_migrations;
+
+ private:
+  sim::Process& Host(const std::string& name);
+
+  std::map<std::string, sim::Process*> hosts_;
+  sim::Event hosts_never_set_;  // The helper processes' main tasks wait on it forever.
 };
 
-// Where `service` answers /healthz.
-fakes::Endpoint HealthEndpoint(const std::string& service);
-// Whether it answers 200 now (a call from a probe process).
-bool IsServing(World& world, const std::string& service);
+// The service as served, when it is the store, a node or the proxy.
+std::optional<ServedService> AsServed(const fakes::ServiceSpec& service);
+// The store, the nodes and the proxy of `spec`, in its order.
+std::vector<ServedService> ServedServices(const fakes::ComposeSpec& spec);
+
+// Whether `service` would answer now, observed without a request: its
+// container runs, a live process listens on its port, and the service says
+// it is ready (what its /healthz would answer: the proxy only with a healthy
+// backend). No process starts, no message is sent, the trace is untouched.
+bool IsServing(const World& world, const std::string& service);
+bool IsServing(const World& world, const ServedService& service);
+
+// The volume the compose file mounts at `target` in `service` (whether or
+// not its container exists now), or nullptr when there is none yet.
+const fakes::Volume* MountedVolume(World& world, const std::string& service,
+                                   const std::string& target);
 
 }  // namespace faultline::scenarios

@@ -138,6 +138,10 @@ class FaultInjector {
   // `may_crash` is false is taken as none (and not counted as fired).
   Hit OnHit(std::string_view site, bool may_crash = true);
 
+  // From now on no site fires (hits are still counted): the fault-free
+  // phase at the end of a run, in which the system must converge.
+  void StopFaults() { plan_.reset(); }
+
   // Every site reached, by name.
   std::vector<SiteCoverage> Coverage() const;
   // One line per site: "  site  hits=N fired=M".

@@ -34,10 +34,12 @@ Simulation::~Simulation() {
 }
 
 Process& Simulation::AddProcess(std::string name) {
-  FL_ASSERT_MSG(FindProcess(name) == nullptr, "a process named {} already exists", name);
   FL_ASSERT(processes_.size() < kMaxProcesses);
   const auto id = static_cast<ProcessId>(processes_.size());
+  const auto [entry, added] = process_by_name_.emplace(name, id);
+  FL_ASSERT_MSG(added, "a process named {} already exists", name);
   processes_.push_back(std::make_unique<Process>(*this, id, std::move(name)));
+  FL_ASSERT(processes_.back()->name() == entry->first);
   return *processes_.back();
 }
 
@@ -47,10 +49,8 @@ Process& Simulation::process(ProcessId id) {
 }
 
 Process* Simulation::FindProcess(std::string_view name) {
-  for (const auto& process : processes_) {
-    if (process->name() == name) return process.get();
-  }
-  return nullptr;
+  auto found = process_by_name_.find(name);
+  return found == process_by_name_.end() ? nullptr : processes_[found->second].get();
 }
 
 Owner Simulation::CurrentOwner() const {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -106,6 +107,8 @@ class Simulation final : public AssertionContext {
   Scheduler scheduler_;
   FaultInjector faults_;
   std::vector<std::unique_ptr<Process>> processes_;
+  // Each process by its name, so that adding one costs O(log n), not a scan.
+  std::map<std::string, ProcessId, std::less<>> process_by_name_;
   Event root_never_set_;
 };
 

@@ -169,6 +169,7 @@ fakes::EntryPoint StoreEntryPoint(StoreOptions options) {
           if (reply.delay > sim::Duration::zero()) co_await sim::SleepFor(reply.delay);
           co_return std::move(reply.response);
         });
+    context.SetReady(true);
     context.Log(fmt::format("store ready on port {}", kCqlPort));
     co_await context.StopRequested();
     context.Log("store stopping");

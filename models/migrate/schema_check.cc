@@ -8,6 +8,7 @@
 #include "models/cql/parser.h"
 #include "models/cql/types.h"
 #include "models/migrate/cassandra_driver.h"
+#include "sim/assert.h"
 
 namespace faultline::models::migrate {
 namespace {
@@ -83,24 +84,46 @@ SchemaModel ExpectedSchema(const MigrationSource& source, const std::string& key
   return schema;
 }
 
+namespace {
+
+// Both ways of reading a live schema ask the store the same question.
+constexpr const char* kColumnsQuery =
+    "SELECT table_name, column_name, type, kind FROM system_schema.columns WHERE "
+    "keyspace_name = ?";
+
+SchemaModel SchemaFromColumns(const std::vector<cql::Row>& rows) {
+  SchemaModel schema;
+  for (const cql::Row& row : rows) {
+    FL_ASSERT(row.size() == 4);
+    if (BookkeepingTables().contains(row.at(0).bytes)) continue;
+    schema[row.at(0).bytes][row.at(1).bytes] = Described(row.at(2).bytes, row.at(3).bytes);
+  }
+  return schema;
+}
+
+}  // namespace
+
 sim::Awaitable<sim::Result<SchemaModel>> LiveSchema(cql::CqlSession& session,
                                                     const std::string& keyspace) {
   std::vector<cql::Value> values;
   values.push_back(cql::Value::Text(keyspace));
-  cql::ClientResult rows = co_await session.Query(
-      "SELECT table_name, column_name, type, kind FROM system_schema.columns WHERE "
-      "keyspace_name = ?",
-      std::move(values));
+  cql::ClientResult rows = co_await session.Query(kColumnsQuery, std::move(values));
   if (!rows.ok()) co_return sim::Status::Unavailable(rows.ToString());
-  SchemaModel schema;
-  for (const cql::Row& row : rows.result.rows) {
-    if (BookkeepingTables().contains(row.at(0).bytes)) continue;
-    schema[row.at(0).bytes][row.at(1).bytes] = Described(row.at(2).bytes, row.at(3).bytes);
-  }
-  co_return schema;
+  co_return SchemaFromColumns(rows.result.rows);
 }
 
-std::vector<std::string> SchemaDiff(const SchemaModel& expected, const SchemaModel& live) {
+sim::Result<SchemaModel> SnapshotSchema(cql::StoreSnapshot& snapshot, const std::string& keyspace) {
+  std::vector<cql::Value> values;
+  values.push_back(cql::Value::Text(keyspace));
+  cql::Outcome outcome = snapshot.Read(kColumnsQuery, std::move(values));
+  if (const auto* error = std::get_if<cql::CqlError>(&outcome)) {
+    return sim::Status::IoError(error->message);
+  }
+  return SchemaFromColumns(std::get<cql::QueryResult>(outcome).rows);
+}
+
+std::vector<std::string> SchemaDiff(const SchemaModel& expected, const SchemaModel& live,
+                                    ExtraTables extra_tables) {
   std::vector<std::string> lines;
   for (const auto& [table, columns] : expected) {
     auto found = live.find(table);
@@ -125,7 +148,7 @@ std::vector<std::string> SchemaDiff(const SchemaModel& expected, const SchemaMod
     }
   }
   for (const auto& [table, columns] : live) {
-    if (!expected.contains(table))
+    if (extra_tables == ExtraTables::kDifferent && !expected.contains(table))
       lines.push_back(fmt::format("table {}: not in the migrations", table));
   }
   return lines;

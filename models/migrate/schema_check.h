@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/cql/client.h"
+#include "models/cql/store_snapshot.h"
 #include "models/migrate/source.h"
 #include "sim/sim.h"
 
@@ -27,9 +28,19 @@ SchemaModel ExpectedSchema(const MigrationSource& source, const std::string& key
 sim::Awaitable<sim::Result<SchemaModel>> LiveSchema(cql::CqlSession& session,
                                                     const std::string& keyspace);
 
+// The same, read from a snapshot of the store's database (store_snapshot.h):
+// no request, no process, no virtual time. A keyspace the snapshot lacks
+// reads as an empty schema.
+sim::Result<SchemaModel> SnapshotSchema(cql::StoreSnapshot& snapshot, const std::string& keyspace);
+
 // One line per difference, empty when none: "table s3objects: column node_id
 // (text) is missing", "table cidgroups is missing", "table old: not in the
 // migrations".
-std::vector<std::string> SchemaDiff(const SchemaModel& expected, const SchemaModel& live);
+// With ExtraTables::kAllowed, a live table the migrations do not define is
+// no difference: in a keyspace that several images share (filecoingw_s3
+// holds the nodes' tables beside the proxy's) another image may own it.
+enum class ExtraTables : unsigned char { kDifferent, kAllowed };
+std::vector<std::string> SchemaDiff(const SchemaModel& expected, const SchemaModel& live,
+                                    ExtraTables extra_tables = ExtraTables::kDifferent);
 
 }  // namespace faultline::models::migrate

@@ -20,9 +20,7 @@ std::string Seconds(sim::Duration duration) {
   return fmt::format("{:g}s", std::chrono::duration<double>(duration).count());
 }
 
-std::string DataPath(const ObjectPath& object) {
-  return fmt::format("/objects/{}/{}", object.bucket, object.key);
-}
+std::string DataPath(const ObjectPath& object) { return NodeObjectPath(object); }
 
 // A running node: its configuration, session, and request handlers.
 class KuriNode {
@@ -30,9 +28,9 @@ class KuriNode {
   KuriNode(fakes::ContainerContext& context, const NodeImage& image)
       : context_(context),
         image_(image),
-        node_id_(context.Env("NODE_ID", context.name())),
-        keyspace_(context.Env("KEYSPACE", DefaultKeyspace(context.name()))),
-        port_(ParsePort(context.Env("PORT", "7001"))),
+        node_id_(NodeId(context.spec())),
+        keyspace_(NodeKeyspace(context.spec())),
+        port_(NodePort(context.spec())),
         session_(context.network(), SessionOptions(context)),
         multipart_(context.network(), session_, context.VolumeAt(kNodeDataDirectory), node_id_,
                    fakes::Endpoint(context.name(), port_), context.process().incarnation()) {}
@@ -52,19 +50,13 @@ class KuriNode {
                               [this](Request request) -> sim::Awaitable<Response> {
                                 co_return co_await Handle(std::move(request));
                               });
+    context_.SetReady(true);  // Its /healthz answers 200 whenever it listens.
     context_.Log(fmt::format("node {} serving S3 on port {}", node_id_, port_));
     co_await context_.StopRequested();
     co_return 0;
   }
 
  private:
-  static std::string DefaultKeyspace(const std::string& service) {
-    std::string keyspace = "filecoingw_";
-    for (const char c : service) {
-      if (c != '-') keyspace += c;
-    }
-    return keyspace;
-  }
   static cql::ClientOptions SessionOptions(fakes::ContainerContext& context) {
     cql::ClientOptions options;
     options.store = fakes::Endpoint(context.Env("STORE_HOST", "yugabyte"), cql::kCqlPort);
@@ -176,7 +168,7 @@ class KuriNode {
     if (sim::Status written = data->Write(file, 0, body); !written.ok()) {
       co_return ErrorResponse(500, "InternalError", written.message(), DataPath(object));
     }
-    data->SyncAll();
+    file.Sync();  // This object's bytes, not every file on the volume.
     const std::string cid = ContentId(body);
     std::vector<cql::Value> values;
     values.push_back(cql::Value::Text(object.bucket));
@@ -241,6 +233,36 @@ class KuriNode {
 };
 
 }  // namespace
+
+namespace {
+
+std::string EnvOr(const fakes::ServiceSpec& service, const std::string& key,
+                  const std::string& fallback) {
+  auto found = service.environment.find(key);
+  return found == service.environment.end() ? fallback : found->second;
+}
+
+}  // namespace
+
+std::string NodeKeyspace(const fakes::ServiceSpec& service) {
+  std::string keyspace = "filecoingw_";
+  for (const char c : service.name) {
+    if (c != '-') keyspace += c;
+  }
+  return EnvOr(service, "KEYSPACE", keyspace);
+}
+
+std::string NodeId(const fakes::ServiceSpec& service) {
+  return EnvOr(service, "NODE_ID", service.name);
+}
+
+std::string NodeObjectPath(const ObjectPath& object) {
+  return fmt::format("/objects/{}/{}", object.bucket, object.key);
+}
+
+std::uint16_t NodePort(const fakes::ServiceSpec& service) {
+  return ParsePort(EnvOr(service, "PORT", "7001"));
+}
 
 std::string StartupFailureLine(const sim::Status& failure) {
   // The index needs a migrated database, which needs a session: the last

@@ -46,6 +46,16 @@ fakes::EntryPoint NodeEntryPoint(NodeImage image);
 fakes::ServiceSpec NodeServiceSpec(const std::string& name, std::uint16_t port,
                                    const std::string& version = "v2");
 
+// What a node service reads from its environment, with the node's defaults:
+// the keyspace it migrates (KEYSPACE, else filecoingw_ and its name without
+// '-') and its port (PORT, else 7001; 0 when PORT is not a port).
+// Its node_id (NODE_ID, else its name), and where it keeps an object's bytes
+// in its data directory.
+std::string NodeKeyspace(const fakes::ServiceSpec& service);
+std::uint16_t NodePort(const fakes::ServiceSpec& service);
+std::string NodeId(const fakes::ServiceSpec& service);
+std::string NodeObjectPath(const ObjectPath& object);
+
 // The fx-style start-up failure line, naming the chain down to the link
 // that broke: the store session (unreachable) or the migrated database.
 std::string StartupFailureLine(const sim::Status& failure);

@@ -56,6 +56,8 @@ class Proxy {
                               [this](Request request) -> sim::Awaitable<Response> {
                                 co_return co_await Handle(std::move(request));
                               });
+    listening_ = true;
+    context_.SetReady(AnyHealthy());
     context_.Log(
         fmt::format("s3-proxy serving on port {} with {} backends", kProxyPort, backends_.size()));
     co_await context_.StopRequested();
@@ -91,6 +93,10 @@ class Proxy {
     sim::Result<Response> answer = co_await context_.network().Call(
         backends_[i], Request("GET", "/healthz"), image_.backend_timeout);
     healthy_[i] = answer.ok() && answer->status == 200;
+    if (listening_) context_.SetReady(AnyHealthy());
+  }
+  bool AnyHealthy() const {
+    return std::find(healthy_.begin(), healthy_.end(), true) != healthy_.end();
   }
   sim::Awaitable<void> ProbeForever(std::size_t i) {
     // A bound far past any run (a probe a second for 30 virtual years); a
@@ -104,8 +110,7 @@ class Proxy {
 
   sim::Awaitable<Response> Handle(Request request) {
     if (request.path == "/healthz") {
-      const bool any = std::find(healthy_.begin(), healthy_.end(), true) != healthy_.end();
-      co_return any ? Response(200, "ok") : Response(503, "no healthy backend");
+      co_return AnyHealthy() ? Response(200, "ok") : Response(503, "no healthy backend");
     }
     // Bucket listings and locations: any healthy backend can answer.
     if (request.method == "GET" && IsBucketPath(request.path)) {
@@ -192,6 +197,7 @@ class Proxy {
   const ProxyImage& image_;
   std::vector<Endpoint> backends_;
   std::vector<bool> healthy_;
+  bool listening_ = false;  // Readiness is said only once requests are served.
   std::size_t next_ = 0;
   cql::CqlSession session_;
 };

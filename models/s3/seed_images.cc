@@ -142,25 +142,41 @@ std::string SeedServiceImage(std::string_view service) {
   return {};
 }
 
+std::map<std::string, NodeImage> SeedNodeImages() {
+  std::map<std::string, NodeImage> images;
+  images.emplace("v2", SeedNodeImage());
+  images.emplace("v1", OldSeedNodeImage());
+  NodeImage safe = SeedNodeImage();
+  safe.runner = std::make_shared<migrate::SafeRunner>();
+  images.emplace("safe", std::move(safe));
+  NodeImage db_init_style = SeedNodeImage();
+  db_init_style.runner = std::make_shared<migrate::DbInitStyleRunner>();
+  images.emplace("db-init", std::move(db_init_style));
+  return images;
+}
+
+std::map<std::string, ProxyImage> SeedProxyImages() {
+  std::map<std::string, ProxyImage> images;
+  images.emplace("v2", SeedProxyImage());
+  images.emplace("v1", OldSeedProxyImage());
+  images.emplace("v2-versioned", VersionedProxyImage());
+  ProxyImage safe_proxy = SeedProxyImage();
+  safe_proxy.runner = std::make_shared<migrate::SafeRunner>();
+  images.emplace("safe", std::move(safe_proxy));
+  return images;
+}
+
 void RegisterSeedImages(fakes::Runtime& runtime) {
   runtime.RegisterImage(cql::kStoreImage, "2.20", cql::StoreEntryPoint());
   cql::StoreOptions cassandra;
   cassandra.schema_agreement = cql::SchemaAgreement::kCassandra;
   runtime.RegisterImage(cql::kStoreImage, "cassandra", cql::StoreEntryPoint(cassandra));
-  runtime.RegisterImage(kNodeImage, "v2", NodeEntryPoint(SeedNodeImage()));
-  runtime.RegisterImage(kNodeImage, "v1", NodeEntryPoint(OldSeedNodeImage()));
-  NodeImage safe = SeedNodeImage();
-  safe.runner = std::make_shared<migrate::SafeRunner>();
-  runtime.RegisterImage(kNodeImage, "safe", NodeEntryPoint(std::move(safe)));
-  NodeImage db_init_style = SeedNodeImage();
-  db_init_style.runner = std::make_shared<migrate::DbInitStyleRunner>();
-  runtime.RegisterImage(kNodeImage, "db-init", NodeEntryPoint(std::move(db_init_style)));
-  runtime.RegisterImage(kProxyImage, "v2", ProxyEntryPoint(SeedProxyImage()));
-  runtime.RegisterImage(kProxyImage, "v1", ProxyEntryPoint(OldSeedProxyImage()));
-  runtime.RegisterImage(kProxyImage, "v2-versioned", ProxyEntryPoint(VersionedProxyImage()));
-  ProxyImage safe_proxy = SeedProxyImage();
-  safe_proxy.runner = std::make_shared<migrate::SafeRunner>();
-  runtime.RegisterImage(kProxyImage, "safe", ProxyEntryPoint(std::move(safe_proxy)));
+  for (auto& [version, image] : SeedNodeImages()) {
+    runtime.RegisterImage(kNodeImage, version, NodeEntryPoint(std::move(image)));
+  }
+  for (auto& [version, image] : SeedProxyImages()) {
+    runtime.RegisterImage(kProxyImage, version, ProxyEntryPoint(std::move(image)));
+  }
   runtime.RegisterImage(kDbInitImage, "v1", DbInitEntryPoint(SeedDbInitPlan(false)));
   runtime.RegisterImage(kDbInitImage, "buggy", DbInitEntryPoint(SeedDbInitPlan(true)));
 }

@@ -2,6 +2,7 @@
 // what its code expects (../shared/reference/seed-cluster.md).
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,11 @@ migrate::DbInitPlan SeedDbInitPlan(bool with_files);
 }  // namespace faultline::models::s3
 
 namespace faultline::models::s3 {
+
+// The seed's node and proxy image versions, by version, each with runners
+// of its own (a runner may hold state, so two simulations never share one).
+std::map<std::string, NodeImage> SeedNodeImages();
+std::map<std::string, ProxyImage> SeedProxyImages();
 
 // Registers every image of the seed cluster on `runtime`: the store
 // ("yugabyte" 2.20 and "cassandra"), the node ("kuri" v1 old, v2 new, "safe" and "db-init"

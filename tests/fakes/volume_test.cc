@@ -102,6 +102,35 @@ TEST(VolumeTest, CapacityGivesDiskFull) {
   EXPECT_EQ(volume.used_bytes(), 8u);
 }
 
+// used_bytes() is kept as files change (not summed on every write); it must
+// equal the sum of the files' sizes after every kind of change.
+TEST(VolumeTest, UsedBytesFollowEveryChangeOfSize) {
+  Volume volume("kuri-1-data", VolumeKind::kNamedVolume);
+  auto sum = [&volume] {
+    std::uint64_t total = 0;
+    for (const std::string& path : volume.List()) total += volume.Find(path)->size();
+    return total;
+  };
+  SimFile& a = volume.OpenOrCreate("/a");
+  ASSERT_TRUE(volume.Write(a, 0, "0123456789").ok());
+  volume.OpenOrCreate("/b").Write(4, "xy");  // Straight to the file, with a hole.
+  EXPECT_EQ(volume.used_bytes(), 16u);
+  a.Truncate(3);
+  EXPECT_EQ(volume.used_bytes(), sum());
+  sim::Rng random(7);
+  volume.LoseUnsynced(random, CrashModel{});  // Nothing was synced: both files empty.
+  EXPECT_EQ(volume.used_bytes(), 0u);
+  ASSERT_TRUE(volume.Write(a, 0, "abc").ok());
+  EXPECT_TRUE(volume.Remove("/b"));
+  EXPECT_EQ(volume.used_bytes(), 3u);
+  const VolumeSnapshot backup = volume.Snapshot();
+  volume.Wipe();
+  EXPECT_EQ(volume.used_bytes(), 0u);
+  volume.Restore(backup);
+  EXPECT_EQ(volume.used_bytes(), 3u);
+  EXPECT_EQ(volume.used_bytes(), sum());
+}
+
 TEST(VolumeTest, SnapshotAndRestoreBringBackAnOldState) {
   Volume volume("yugabyte-data", VolumeKind::kNamedVolume);
   volume.Write(volume.OpenOrCreate("/schema"), 0, "v1").IgnoreError();

@@ -1,0 +1,59 @@
+// StoreSnapshot: the store's database read straight from its volume, for
+// checkers and reports that must observe without acting. It opens the bytes
+// of meta.db as they are now (every write so far, synced or not, as a reader
+// beside the store would see them) in SQLite's in-memory, read-only mode, in
+// place: nothing is copied, no simulated I/O happens, so no fault point is
+// passed, no trace event is emitted, no virtual time goes by and no process
+// starts. The store's own connection is untouched.
+//
+// The snapshot sees the database file alone, not a hot rollback journal: a
+// store that crashed in the middle of a transaction and has not run since
+// may show that transaction's pages. Read it while the store runs (a
+// restarted store rolls the journal back when it opens the database).
+//
+// REQUIRES: the volume's meta.db is neither written nor removed while the
+// snapshot is open (it reads the file's bytes in place). Open it, read, and
+// let it go before the simulation runs on.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fakes/volume.h"
+#include "models/cql/engine.h"
+#include "sim/status.h"
+
+namespace faultline::models::cql {
+
+// Where the store keeps its database on its data volume.
+inline constexpr const char* kStoreDatabaseFile = "/meta.db";
+
+class StoreSnapshot {
+ public:
+  // The snapshot of the store whose data volume is `volume`; NotFound when
+  // it holds no database yet (a store that never started), another error
+  // when the bytes are not a database the engine can read. `now_unix_ms` is
+  // the store's clock, for TTLs.
+  static sim::Result<std::unique_ptr<StoreSnapshot>> Open(const fakes::Volume& volume,
+                                                          std::int64_t now_unix_ms);
+  ~StoreSnapshot();
+  StoreSnapshot(const StoreSnapshot&) = delete;
+  StoreSnapshot& operator=(const StoreSnapshot&) = delete;
+
+  // Runs one read statement (a SELECT) and returns every row; the statement
+  // text is the caller's own, so a syntax error is a programming error.
+  Outcome Read(const std::string& statement, std::vector<Value> values = {});
+
+  const Catalog& catalog() const { return engine_->catalog(); }
+
+ private:
+  explicit StoreSnapshot(sqlite3* db) : db_(db) {}
+
+  sqlite3* db_;
+  std::unique_ptr<Engine> engine_;  // Goes before the connection closes.
+};
+
+}  // namespace faultline::models::cql

@@ -1,0 +1,111 @@
+#include "scenarios/world.h"
+
+#include "models/cql/server.h"
+#include "models/s3/kuri_node.h"
+#include "models/s3/s3.h"
+#include "models/s3/s3_proxy.h"
+#include "sim/assert.h"
+
+namespace faultline::scenarios {
+
+World::World(sim::SimulationOptions options)
+    : simulation(std::move(options)),
+      network(simulation),
+      vfs(simulation),
+      runtime(simulation, network, vfs),
+      op(simulation, runtime) {
+  models::s3::RegisterSeedImages(runtime);
+  for (auto& [version, image] : models::s3::SeedNodeImages()) {
+    image_migrations.emplace(std::pair(models::s3::kNodeImage, version),
+                             std::move(image.migrations));
+  }
+  for (auto& [version, image] : models::s3::SeedProxyImages()) {
+    image_migrations.emplace(std::pair(models::s3::kProxyImage, version),
+                             std::move(image.migrations));
+  }
+}
+
+sim::Process& World::Host(const std::string& name) {
+  auto found = hosts_.find(name);
+  if (found != hosts_.end()) return *found->second;
+  // A bound: the runner uses a handful of hosts, whatever the scenario's length.
+  constexpr std::size_t kMaxHosts = 64;
+  FL_ASSERT_MSG(hosts_.size() < kMaxHosts, "more than {} helper hosts", kMaxHosts);
+  sim::Process& process = simulation.AddProcess(name);
+  process.Start([this]() -> sim::Awaitable<int> {
+    co_await hosts_never_set_.Wait();
+    FL_PANIC("a helper host's main task was woken");
+  });
+  hosts_.emplace(name, &process);
+  return process;
+}
+
+std::string World::RunProcess(
+    const std::string& host,
+    std::function<sim::Awaitable<std::string>(models::cql::CqlSession&)> body) {
+  auto output = std::make_shared<std::optional<std::string>>();
+  sim::Process& process = Host(host);
+  FL_ASSERT(process.running());
+  process.Spawn(host, [this, body = std::move(body), output]() -> sim::Awaitable<void> {
+    models::cql::CqlSession session(network);
+    *output = co_await body(session);
+  });
+  simulation.Run(sim::RunBudget{sim::Simulation::kDefaultMaxSteps,
+                                simulation.Now() + std::chrono::minutes(1),
+                                [output] { return output->has_value(); }});
+  return output->value_or("(no answer within a virtual minute)");
+}
+
+std::optional<ServedService> AsServed(const fakes::ServiceSpec& service) {
+  if (service.image == models::cql::kStoreImage) {
+    return ServedService{service.name, service.image,
+                         fakes::Endpoint(service.name, models::cql::kCqlPort), ""};
+  }
+  if (service.image == models::s3::kNodeImage) {
+    return ServedService{service.name, service.image,
+                         fakes::Endpoint(service.name, models::s3::NodePort(service)),
+                         models::s3::NodeKeyspace(service)};
+  }
+  if (service.image == models::s3::kProxyImage) {
+    return ServedService{service.name, service.image,
+                         fakes::Endpoint(service.name, models::s3::kProxyPort),
+                         models::s3::kIndexKeyspace};
+  }
+  return std::nullopt;
+}
+
+std::vector<ServedService> ServedServices(const fakes::ComposeSpec& spec) {
+  std::vector<ServedService> served;
+  for (const fakes::ServiceSpec& service : spec.services) {
+    if (std::optional<ServedService> one = AsServed(service)) served.push_back(std::move(*one));
+  }
+  return served;
+}
+
+bool IsServing(const World& world, const ServedService& service) {
+  return world.runtime.HasContainer(service.name) &&
+         world.runtime.state(service.name) == fakes::ContainerState::kRunning &&
+         world.runtime.ready(service.name) && world.network.IsListening(service.endpoint);
+}
+
+bool IsServing(const World& world, const std::string& service) {
+  for (const fakes::ServiceSpec& spec : world.spec.services) {
+    if (spec.name != service) continue;
+    const std::optional<ServedService> served = AsServed(spec);
+    return served && IsServing(world, *served);
+  }
+  return false;
+}
+
+const fakes::Volume* MountedVolume(World& world, const std::string& service,
+                                   const std::string& target) {
+  for (const fakes::ServiceSpec& spec : world.spec.services) {
+    if (spec.name != service) continue;
+    for (const fakes::MountSpec& mount : spec.mounts) {
+      if (mount.target == target) return world.runtime.FindVolume(mount.source, mount.kind);
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace faultline::scenarios
