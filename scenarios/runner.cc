@@ -419,7 +419,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   sim::SimulationOptions simulation_options{.seed = options.seed};
   simulation_options.sinks = options.sinks;  // From the first event on.
   Checkers checkers;  // Watches the trace for schema statements; never emits.
-  simulation_options.sinks.push_back(&checkers);
+  if (options.checkers) simulation_options.sinks.push_back(&checkers);
   if (!scenario.crash_site.empty()) {
     auto plan = std::make_shared<sim::ExplicitFaultPlan>();
     plan->CrashAt(scenario.crash_site, scenario.crash_hit);
@@ -454,7 +454,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
       result.passed = result.passed && step_result.checks.back().held;
     }
     result.steps.push_back(std::move(step_result));
-    checkers.After(world);
+    if (options.checkers) checkers.After(world);
   }
   // The liveness phase: faults stop, and the cluster has kLivenessBound to
   // converge (safety was checked after every step, under the faults).
@@ -465,7 +465,9 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   });
   // The checkers look at the whole run's end state; a scenario may expect
   // any of them to fail (that is its story).
-  for (CheckResult& verdict : checkers.Verdicts(world)) {
+  std::vector<CheckResult> verdicts;
+  if (options.checkers) verdicts = checkers.Verdicts(world);
+  for (CheckResult& verdict : verdicts) {
     const std::string name = verdict.what;
     auto expected = scenario.checkers.find(name);
     const bool expected_to_hold = expected == scenario.checkers.end() || expected->second;

@@ -45,6 +45,9 @@ struct ScenarioResult {
 struct RunOptions {
   std::uint64_t seed = 1;
   std::vector<sim::TraceSink*> sinks;  // Also receive every trace event.
+  // false: no whole-run checker looks (a replay that wants only the trace).
+  // The trace is the same either way: checkers observe, they never act.
+  bool checkers = true;
 };
 
 // After the last step, faults stop and the cluster has this long to converge

@@ -50,8 +50,14 @@ bool InKeyspace(const cql::QualifiedName& name, const std::string& keyspace) {
 
 void Apply(const cql::Statement& statement, const std::string& keyspace, SchemaModel& schema) {
   if (const auto* create = std::get_if<cql::CreateTable>(&statement)) {
-    if (!InKeyspace(create->table, keyspace) || schema.contains(create->table.name)) return;
+    if (!InKeyspace(create->table, keyspace)) return;
+    // A plain CREATE of an existing table fails (Duplicate Object), so it
+    // never shaped the schema. A CREATE ... IF NOT EXISTS of one is the
+    // author's new definition, which the store silently ignores: the image's
+    // code expects the new one, so that is the schema it must find.
+    if (schema.contains(create->table.name) && !create->if_not_exists) return;
     auto& columns = schema[create->table.name];
+    columns.clear();
     for (const cql::ColumnDefinition& column : create->columns) {
       columns[column.name] = Described(TypeText(column.type), KindOf(*create, column));
     }

@@ -19,8 +19,10 @@ namespace faultline::models::migrate {
 // with a key column's part of the key ("text, partition key", "int, clustering").
 using SchemaModel = std::map<std::string, std::map<std::string, std::string>>;
 
-// What running every up migration of `source`, in order, leaves in `keyspace`
-// (statements naming another keyspace are left out).
+// What running every up migration of `source`, in order, would leave in
+// `keyspace` as its author meant it (statements naming another keyspace are
+// left out): a CREATE TABLE IF NOT EXISTS of a table made before counts as
+// its new definition, which a real store would ignore without a word.
 SchemaModel ExpectedSchema(const MigrationSource& source, const std::string& keyspace);
 
 // The keyspace's tables and columns as the store reports them, without the

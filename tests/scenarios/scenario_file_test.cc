@@ -6,24 +6,10 @@
 
 #include "scenarios/catalogue.h"
 #include "scenarios/runner.h"
+#include "tests/scenarios/failures.h"
 
 namespace faultline::scenarios {
 namespace {
-
-// What did not hold, one line each.
-std::string Failures(const ScenarioResult& result) {
-  std::string failures;
-  for (const StepResult& step : result.steps) {
-    for (const CheckResult& check : step.checks) {
-      if (!check.held)
-        failures += step.action + ": " + check.what + " (got " + check.actual + ")\n";
-    }
-  }
-  for (const CheckResult& check : result.checkers) {
-    if (!check.held) failures += check.what + ": " + check.actual + "\n";
-  }
-  return failures;
-}
 
 std::string Error(std::string_view text) {
   std::variant<Scenario, FileError> parsed = ParseScenario(text, "story.toml");
