@@ -36,11 +36,6 @@ sim::Result<std::unique_ptr<cql::StoreSnapshot>> OpenStore(World& world) {
   return sim::Status::NotFound("the compose file has no store with a data volume");
 }
 
-// A missing keyspace or table reads as no rows: nothing was indexed.
-bool IsAbsent(const cql::CqlError& error) {
-  return error.code == cql::ErrorCode::kObjectNotFound || error.code == cql::ErrorCode::kNoKeyspace;
-}
-
 // The node service whose node_id is `node_id`, if any.
 std::optional<ServedService> NodeWithId(World& world, const std::string& node_id) {
   for (const fakes::ServiceSpec& spec : world.spec.services) {
@@ -67,26 +62,38 @@ std::string WhyUnreadable(World& world, cql::StoreSnapshot& store, const std::st
                           const std::string& body) {
   const std::optional<s3::ObjectPath> object = s3::ParseObjectPath(path);
   FL_ASSERT_MSG(object.has_value(), "an acknowledged path is not an object path: {}", path);
+  bool reads_node_id = true;
   for (const ServedService& service : world.served) {
-    if (service.image == s3::kProxyImage && !IsServing(world, service.name)) {
-      return service.name + " is not serving";
-    }
+    if (service.image != s3::kProxyImage) continue;
+    if (!IsServing(world, service)) return service.name + " is not serving";
+    const auto image =
+        world.images.find({service.image, world.runtime.running_version(service.name)});
+    if (image != world.images.end()) reads_node_id = image->second.reads_node_id;
   }
   std::vector<cql::Value> key;
   key.push_back(cql::Value::Text(object->bucket));
   key.push_back(cql::Value::Text(object->key));
-  cql::Outcome lookup =
-      store.Read(fmt::format("SELECT node_id FROM {}.{} WHERE bucket = ? AND key = ?",
-                             s3::kIndexKeyspace, s3::kObjectsTable),
-                 std::move(key));
+  cql::Outcome lookup = store.Read(
+      fmt::format("SELECT {} FROM {}.{} WHERE bucket = ? AND key = ?",
+                  reads_node_id ? "node_id" : "bucket", s3::kIndexKeyspace, s3::kObjectsTable),
+      std::move(key));
   if (const auto* error = std::get_if<cql::CqlError>(&lookup)) return error->message;
   const std::vector<cql::Row>& rows = std::get<cql::QueryResult>(lookup).rows;
   if (rows.empty()) return "no index row";
+  if (!reads_node_id) {
+    // The old proxy asks every backend: any serving node with the bytes.
+    for (const ServedService& node : world.served) {
+      if (node.image != s3::kNodeImage || !IsServing(world, node)) continue;
+      const fakes::SimFile* bytes = StoredBytes(world, node.name, *object);
+      if (bytes != nullptr) return bytes->contents() == body ? "" : "other bytes on " + node.name;
+    }
+    return "no serving node holds the bytes";
+  }
   const cql::Value& node_id = rows.front().at(0);
   if (node_id.kind != cql::Value::Kind::kText) return "the index row has no node_id";
   const std::optional<ServedService> node = NodeWithId(world, node_id.bytes);
   if (!node) return fmt::format("node_id '{}' is no node", node_id.bytes);
-  if (!IsServing(world, node->name)) return node->name + " is not serving";
+  if (!IsServing(world, *node)) return node->name + " is not serving";
   const fakes::SimFile* bytes = StoredBytes(world, node->name, *object);
   if (bytes == nullptr) return "no bytes on " + node->name;
   if (bytes->contents() != body) return "other bytes on " + node->name;
@@ -108,26 +115,43 @@ CheckResult AcknowledgedWrites(World& world) {
   return check;
 }
 
+// An index row's object where its node_id says, or, in an index without
+// node_id (the old era's), on any node.
+bool IndexedBytesExist(World& world, const cql::Row& row, bool has_node_id) {
+  const s3::ObjectPath object{row.at(0).bytes, row.at(1).bytes};
+  if (has_node_id) {
+    if (row.at(2).is_null()) return false;
+    const std::optional<ServedService> node = NodeWithId(world, row.at(2).bytes);
+    return node && StoredBytes(world, node->name, object) != nullptr;
+  }
+  return std::any_of(world.served.begin(), world.served.end(), [&](const ServedService& node) {
+    return node.image == s3::kNodeImage && StoredBytes(world, node.name, object) != nullptr;
+  });
+}
+
 CheckResult IndexPointsAtBytes(World& world) {
   CheckResult check{"index-points-at-bytes", true, ""};
   sim::Result<std::unique_ptr<cql::StoreSnapshot>> store = OpenStore(world);
   if (store.status().code() == sim::StatusCode::kNotFound) return check;  // Nothing indexed.
   if (!store.ok()) return {"index-points-at-bytes", false, store.status().message()};
-  cql::Outcome rows = (*store)->Read(
-      fmt::format("SELECT bucket, key, node_id FROM {}.{}", s3::kIndexKeyspace, s3::kObjectsTable));
+  const cql::TableInfo* table =
+      (*store)->catalog().FindTable(s3::kIndexKeyspace, s3::kObjectsTable);
+  if (table == nullptr) return check;  // Nothing indexed.
+  const bool has_node_id = table->Find("node_id") != nullptr;
+  cql::Outcome rows =
+      (*store)->Read(fmt::format("SELECT bucket, key{} FROM {}.{}", has_node_id ? ", node_id" : "",
+                                 s3::kIndexKeyspace, s3::kObjectsTable));
   if (const auto* error = std::get_if<cql::CqlError>(&rows)) {
-    if (IsAbsent(*error)) return check;
     return {"index-points-at-bytes", false, "cannot read the index: " + error->message};
   }
   for (const cql::Row& row : std::get<cql::QueryResult>(rows).rows) {
-    FL_ASSERT(row.size() == 3);
-    const s3::ObjectPath object{row.at(0).bytes, row.at(1).bytes};
-    const std::optional<ServedService> node =
-        row.at(2).is_null() ? std::nullopt : NodeWithId(world, row.at(2).bytes);
-    if (!node || StoredBytes(world, node->name, object) == nullptr) {
+    FL_ASSERT(row.size() == (has_node_id ? 3u : 2u));
+    if (!IndexedBytesExist(world, row, has_node_id)) {
       check.held = false;
-      check.actual += fmt::format("{}/{} on '{}': no bytes; ", object.bucket, object.key,
-                                  row.at(2).is_null() ? "null" : row.at(2).bytes);
+      check.actual += fmt::format("{}/{} on '{}': no bytes; ", row.at(0).bytes, row.at(1).bytes,
+                                  !has_node_id          ? "any node"
+                                  : row.at(2).is_null() ? "null"
+                                                        : row.at(2).bytes);
     }
   }
   return check;
@@ -139,10 +163,10 @@ std::string SchemaViolations(World& world) {
   std::unique_ptr<cql::StoreSnapshot> store;
   std::string violations;
   for (const ServedService& service : world.served) {
-    if (service.keyspace.empty() || !IsServing(world, service.name)) continue;
-    const auto migrations =
-        world.image_migrations.find({service.image, world.runtime.running_version(service.name)});
-    if (migrations == world.image_migrations.end()) continue;  // An image without migrations.
+    if (service.keyspace.empty() || !IsServing(world, service)) continue;
+    const auto image =
+        world.images.find({service.image, world.runtime.running_version(service.name)});
+    if (image == world.images.end()) continue;  // An image without migrations.
     if (store == nullptr) {
       sim::Result<std::unique_ptr<cql::StoreSnapshot>> opened = OpenStore(world);
       if (!opened.ok())
@@ -156,7 +180,7 @@ std::string SchemaViolations(World& world) {
       diff = live.status().ToString();
     } else {
       for (const std::string& line : models::migrate::SchemaDiff(
-               models::migrate::ExpectedSchema(migrations->second, service.keyspace), *live,
+               models::migrate::ExpectedSchema(image->second.migrations, service.keyspace), *live,
                models::migrate::ExtraTables::kAllowed)) {
         diff += line + "; ";
       }

@@ -61,15 +61,18 @@ void RegisterImage(World& world, const ImageSpec& image) {
   FL_ASSERT_MSG(source.ok(), "image {} {}: {}", image.service, image.version,
                 source.status().ToString());
   if (image.service == "proxy") {
-    world.image_migrations.insert_or_assign({models::s3::kProxyImage, image.version}, *source);
+    world.images.insert_or_assign({models::s3::kProxyImage, image.version},
+                                  World::ImageFacts{*source, image.reads_node_id});
     models::s3::ProxyImage proxy;
     proxy.migrations = std::move(source).value();
+    proxy.reads_node_id = image.reads_node_id;
     proxy.runner = MakeRunner(image.runner);
     world.runtime.RegisterImage(models::s3::kProxyImage, image.version,
                                 models::s3::ProxyEntryPoint(std::move(proxy)));
     return;
   }
-  world.image_migrations.insert_or_assign({models::s3::kNodeImage, image.version}, *source);
+  world.images.insert_or_assign({models::s3::kNodeImage, image.version},
+                                World::ImageFacts{*source});
   models::s3::NodeImage node;
   node.migrations = std::move(source).value();
   node.writes_node_id = image.writes_node_id;

@@ -77,10 +77,11 @@ struct ImageSpec {
   std::string version;
   std::string runner = "golang-migrate";  // or "safe", "db-init"
   bool writes_node_id = true;             // node images: whether the code writes node_id
+  bool reads_node_id = true;              // proxy images: whether the code routes by node_id
   std::vector<models::migrate::MigrationFile> files;
   friend bool operator==(const ImageSpec& a, const ImageSpec& b) {
     auto key = [](const ImageSpec& i) {
-      return std::tie(i.service, i.version, i.runner, i.writes_node_id);
+      return std::tie(i.service, i.version, i.runner, i.writes_node_id, i.reads_node_id);
     };
     if (key(a) != key(b) || a.files.size() != b.files.size()) return false;
     for (std::size_t i = 0; i < a.files.size(); ++i) {

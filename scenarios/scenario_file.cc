@@ -146,8 +146,10 @@ class Reader {
       const std::string where = fmt::format("image {}: ", ++number);
       const toml::table* table = item.as_table();
       if (table == nullptr) Fail(&item, where + "an image must be a table");
-      OnlyKeys(*table, {"service", "version", "runner", "writes_node_id", "migrations", "file"},
-               where);
+      OnlyKeys(
+          *table,
+          {"service", "version", "runner", "writes_node_id", "reads_node_id", "migrations", "file"},
+          where);
       ImageSpec image;
       image.service = String(*table, "service", where, true);
       if (image.service != "node" && image.service != "proxy") {
@@ -167,7 +169,13 @@ class Reader {
       if (const toml::node* writes = table->get("writes_node_id")) {
         if (writes->as_boolean() == nullptr)
           Fail(writes, where + "'writes_node_id' is true or false");
+        if (image.service != "node") Fail(writes, where + "'writes_node_id' is for node images");
         image.writes_node_id = writes->as_boolean()->get();
+      }
+      if (const toml::node* reads = table->get("reads_node_id")) {
+        if (reads->as_boolean() == nullptr) Fail(reads, where + "'reads_node_id' is true or false");
+        if (image.service != "proxy") Fail(reads, where + "'reads_node_id' is for proxy images");
+        image.reads_node_id = reads->as_boolean()->get();
       }
       if (table->contains("migrations")) {
         const std::string folder = String(*table, "migrations", where, true);
@@ -661,6 +669,8 @@ std::string ToToml(const Scenario& s) {
                        Quoted(image.service), Quoted(image.version), Quoted(image.runner));
     if (image.service == "node") {
       out += fmt::format("writes_node_id = {}\n", image.writes_node_id ? "true" : "false");
+    } else {
+      out += fmt::format("reads_node_id = {}\n", image.reads_node_id ? "true" : "false");
     }
     for (const models::migrate::MigrationFile& file : image.files) {
       out += fmt::format("[[image.file]]\nname = {}\nbody = {}\n", Quoted(file.name),

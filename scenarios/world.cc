@@ -16,12 +16,12 @@ World::World(sim::SimulationOptions options)
       op(simulation, runtime) {
   models::s3::RegisterSeedImages(runtime);
   for (auto& [version, image] : models::s3::SeedNodeImages()) {
-    image_migrations.emplace(std::pair(models::s3::kNodeImage, version),
-                             std::move(image.migrations));
+    images.emplace(std::pair(models::s3::kNodeImage, version),
+                   ImageFacts{std::move(image.migrations)});
   }
   for (auto& [version, image] : models::s3::SeedProxyImages()) {
-    image_migrations.emplace(std::pair(models::s3::kProxyImage, version),
-                             std::move(image.migrations));
+    images.emplace(std::pair(models::s3::kProxyImage, version),
+                   ImageFacts{std::move(image.migrations), image.reads_node_id});
   }
 }
 

@@ -57,9 +57,14 @@ struct World {
   // ServedServices(spec), worked out once the topology is set: which
   // services serve does not change with their image versions.
   std::vector<ServedService> served;
-  // The migration folder of every node and proxy image version, by (image,
-  // version): what schema-matches-image compares a serving service with.
-  std::map<std::pair<std::string, std::string>, models::migrate::MigrationSource> image_migrations;
+  // What the checkers need to know of every node and proxy image version,
+  // by (image, version): its migration folder (schema-matches-image compares
+  // a serving service with it) and how its code finds an object.
+  struct ImageFacts {
+    models::migrate::MigrationSource migrations;
+    bool reads_node_id = true;  // Proxy images: routes by the index's node_id.
+  };
+  std::map<std::pair<std::string, std::string>, ImageFacts> images;
 
  private:
   sim::Process& Host(const std::string& name);

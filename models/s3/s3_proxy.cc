@@ -150,11 +150,38 @@ class Proxy {
     key.push_back(cql::Value::Text(object.bucket));
     key.push_back(cql::Value::Text(object.key));
     cql::ClientResult lookup = co_await session_.Query(
-        fmt::format("SELECT node_id FROM {}.{} WHERE bucket = ? AND key = ?", kIndexKeyspace,
-                    kObjectsTable),
+        fmt::format("SELECT {} FROM {}.{} WHERE bucket = ? AND key = ?",
+                    image_.reads_node_id ? "node_id" : "bucket", kIndexKeyspace, kObjectsTable),
         std::move(key));
+    if (!image_.reads_node_id) co_return co_await ToHolder(lookup, std::move(request));
     co_return co_await ToOwner(lookup, "NoSuchKey", "The specified key does not exist.",
                                std::move(request));
+  }
+
+  // The old image's routing: the index says the object exists, and the first
+  // healthy backend that has it (HEAD 200) gets the request; 404 when none
+  // has it, 503 when no backend is healthy.
+  sim::Awaitable<Response> ToHolder(const cql::ClientResult& lookup, Request request) {
+    if (!lookup.ok()) {
+      context_.Log("lookup failed: " + lookup.ToString());
+      co_return ErrorResponse(500, "InternalError", lookup.ToString(), request.path);
+    }
+    if (lookup.result.rows.empty()) {
+      co_return ErrorResponse(404, "NoSuchKey", "The specified key does not exist.", request.path);
+    }
+    bool any_healthy = false;
+    for (std::size_t i = 0; i < backends_.size(); ++i) {
+      if (!healthy_[i]) continue;
+      any_healthy = true;
+      sim::Result<Response> has = co_await context_.network().Call(
+          backends_[i], Request("HEAD", request.path), image_.backend_timeout);
+      if (has.ok() && has->status == 200)
+        co_return co_await Forward(backends_[i], std::move(request));
+    }
+    if (!any_healthy) {
+      co_return ErrorResponse(503, "ServiceUnavailable", "no healthy backend", request.path);
+    }
+    co_return ErrorResponse(404, "NoSuchKey", "The specified key does not exist.", request.path);
   }
 
   // Forwards to the node a lookup of node_id named: 500 when the lookup

@@ -3,7 +3,8 @@
 // - PUT: round-robin over healthy backends; none healthy -> 503.
 // - GET/HEAD/DELETE: look up node_id in filecoingw_s3.s3objects; no row ->
 //   404, lookup error (Undefined Column ...) -> 500, node_id unknown or its
-//   backend unhealthy -> 503, forwarding fails -> 502.
+//   backend unhealthy -> 503, forwarding fails -> 502. An image that does
+//   not read node_id finds the holder by asking each healthy backend.
 // - GET /healthz: 200 when a backend is healthy, else 503.
 // Backends are probed on /healthz every `probe_interval`. At start-up the
 // proxy runs its own migrations for filecoingw_s3, inside the retry wrapper.
@@ -23,6 +24,11 @@ inline constexpr std::uint16_t kProxyPort = 8078;
 
 struct ProxyImage {
   migrate::MigrationSource migrations;  // For filecoingw_s3.
+  // What its code reads: the new image looks up node_id in S3Objects to
+  // route GET/HEAD/DELETE; the old one, whose S3Objects has no node_id,
+  // checks the row exists and asks the healthy backends in turn (HEAD)
+  // which one holds the object. An image's code and migrations must agree.
+  bool reads_node_id = true;
   RetryPolicy startup_retry;
   std::shared_ptr<migrate::MigrationRunner> runner =
       std::make_shared<migrate::GolangMigrateRunner>();

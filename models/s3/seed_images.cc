@@ -65,6 +65,7 @@ NodeImage OldSeedNodeImage() {
 ProxyImage OldSeedProxyImage() {
   ProxyImage image;
   image.migrations = OldS3KeyspaceMigrations();
+  image.reads_node_id = false;  // Its S3Objects has no node_id to read.
   return image;
 }
 

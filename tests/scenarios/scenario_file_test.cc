@@ -225,6 +225,13 @@ TEST(ScenarioFileTest, BrokenImagesSayWhere) {
                   "[[image.file]]\nname = \"init.up.cql\"\nbody = \"\"\n[[step]]\ndo = \"up\"\n"),
             "story.toml:3:1: image 1: init.up.cql: not a migration file name: expected "
             "{version}_{title}.up.cql or .down.cql");
+  // What an image's code reads and writes belongs to its kind of service.
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[image]]\nservice = \"proxy\"\nversion = \"1\"\n"
+                  "writes_node_id = false\n[[step]]\ndo = \"up\"\n"),
+            "story.toml:6:18: image 1: 'writes_node_id' is for node images");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[image]]\nservice = \"node\"\nversion = \"1\"\n"
+                  "reads_node_id = false\n[[step]]\ndo = \"up\"\n"),
+            "story.toml:6:17: image 1: 'reads_node_id' is for proxy images");
 }
 
 TEST(ScenarioFileTest, ServiceOverridesAndWaitingForAState) {
