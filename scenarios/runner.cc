@@ -16,6 +16,7 @@
 #include "models/s3/multipart.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/checkers.h"
+#include "scenarios/topology.h"
 #include "scenarios/world.h"
 #include "sim/assert.h"
 
@@ -23,28 +24,6 @@ namespace faultline::scenarios {
 namespace {
 
 using sim::Awaitable;
-
-void Apply(const ServiceOverride& change, fakes::ServiceSpec& service) {
-  if (change.restart == "no") service.restart = fakes::RestartPolicy::kNo;
-  if (change.restart == "always") service.restart = fakes::RestartPolicy::kAlways;
-  if (change.restart == "on-failure") service.restart = fakes::RestartPolicy::kOnFailure;
-  if (change.depends_on) {
-    service.depends_on.clear();
-    for (const auto& [name, condition] : *change.depends_on) {
-      service.depends_on.emplace_back(
-          name, condition == "healthy"     ? fakes::DependencyCondition::kHealthy
-                : condition == "completed" ? fakes::DependencyCondition::kCompletedSuccessfully
-                                           : fakes::DependencyCondition::kStarted);
-    }
-  }
-  if (!change.data.empty()) {
-    for (fakes::MountSpec& mount : service.mounts) {
-      mount.kind = change.data == "named" ? fakes::VolumeKind::kNamedVolume
-                                          : fakes::VolumeKind::kHostDirectory;
-      if (change.data == "named") mount.source = service.name + "-data";
-    }
-  }
-}
 
 // The runner an image names.
 std::shared_ptr<models::migrate::MigrationRunner> MakeRunner(const std::string& name) {
@@ -352,7 +331,11 @@ CheckResult Check(World& world, const Expectation& expectation, const std::strin
     case Kind::kLogContains: {
       check.what = fmt::format("{}'s log contains \"{}\"", expectation.service, expectation.text);
       std::vector<std::string> logs;  // Of every service the name matches.
-      for (const std::string& service : MatchingServices(expectation.service)) {
+      std::vector<ServiceImage> services;
+      for (const fakes::ServiceSpec& spec : world.spec.services) {
+        services.push_back({spec.name, spec.image});
+      }
+      for (const std::string& service : MatchingServices(expectation.service, services)) {
         if (!world.runtime.HasContainer(service)) continue;
         for (std::string& line : world.runtime.Logs(service)) logs.push_back(std::move(line));
       }
@@ -430,14 +413,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   }
   World world(std::move(simulation_options));
   for (const ImageSpec& image : scenario.images) RegisterImage(world, image);
-  world.spec = models::s3::SeedComposeSpec(scenario.node_version, scenario.db_init_version);
-  for (fakes::ServiceSpec& service : world.spec.services) {
-    if (service.name == "s3-proxy") service.version = scenario.proxy_version;
-    if (service.name == "yugabyte") service.version = scenario.store_version;
-    for (const ServiceOverride& change : scenario.services) {
-      if (change.name == service.name) Apply(change, service);
-    }
-  }
+  world.spec = ComposeSpecOf(scenario);
 
   world.served = ServedServices(world.spec);
 

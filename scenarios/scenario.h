@@ -93,17 +93,15 @@ struct ImageSpec {
   }
 };
 
-// Changes to one service of the seed compose file.
-// The seed cluster's services that `name` names: itself, or with a final
-// '*' every one whose name starts with the rest ("kuri-*").
-std::vector<std::string> MatchingServices(std::string_view name);
-
+// Changes to one service of the scenario's compose file (topology.h).
 struct ServiceOverride {
   std::string name;     // "kuri-1", "s3-proxy", ...
   std::string restart;  // "no", "always", "on-failure"; empty: unchanged
   // depends_on, replacing the file's: (service, "started" | "healthy" | "completed").
   std::optional<std::vector<std::pair<std::string, std::string>>> depends_on;
   std::string data;  // "host" or "named": where its data mount lives; empty: unchanged
+  // Environment variables set (or replaced): what its image's code reads.
+  std::map<std::string, std::string> env;
   friend bool operator==(const ServiceOverride&, const ServiceOverride&) = default;
 };
 
@@ -117,6 +115,8 @@ struct Scenario {
   std::string proxy_version = "v2";
   std::string db_init_version = "v1";
   std::string store_version = "2.20";  // "cassandra": Cassandra's schema agreement.
+  int nodes = 2;                       // kuri-1 .. kuri-N (1 to 16).
+  bool shared_node_keyspace = false;   // All nodes migrate filecoingw_kuri.
   std::vector<ImageSpec> images;       // Extra image versions, usable in the topology.
   std::vector<ServiceOverride> services;
   // A crash to inject: the `crash_hit`-th pass through fault site `crash_site`.

@@ -1,6 +1,7 @@
 #include "scenarios/scenario_file.h"
 
 #include "models/s3/seed_images.h"
+#include "scenarios/topology.h"
 #include "sim/trace.h"
 
 #include <fmt/format.h>
@@ -86,6 +87,7 @@ class Reader {
     // Images first: the topology and the steps may name their versions.
     if (const toml::node* images = root.get("image")) ReadImages(*images, scenario);
     if (const toml::node* topology = root.get("topology")) ReadTopology(*topology, scenario);
+    services_ = ServicesOf(scenario);  // What service names in the rest may be.
     if (const toml::node* crash = root.get("crash")) ReadCrash(*crash, scenario);
     if (const toml::node* checkers = root.get("checkers")) ReadCheckers(*checkers, scenario);
     if (const toml::node* services = root.get("service")) ReadServices(*services, scenario);
@@ -104,7 +106,22 @@ class Reader {
   void ReadTopology(const toml::node& node, Scenario& scenario) const {
     const toml::table* table = node.as_table();
     if (table == nullptr) Fail(&node, "[topology] must be a table");
-    OnlyKeys(*table, {"node", "proxy", "db_init", "store"}, "topology: ");
+    OnlyKeys(*table, {"node", "proxy", "db_init", "store", "nodes", "node_keyspace"}, "topology: ");
+    if (const std::optional<std::int64_t> nodes = Integer(*table, "nodes", "topology: ")) {
+      if (*nodes < 1 || *nodes > models::s3::kMaxNodes) {
+        Fail(table->get("nodes"),
+             fmt::format("topology: 'nodes' is 1 to {}, not {}", models::s3::kMaxNodes, *nodes));
+      }
+      scenario.nodes = static_cast<int>(*nodes);
+    }
+    if (table->contains("node_keyspace")) {
+      const std::string keyspace = String(*table, "node_keyspace", "topology: ", true);
+      if (keyspace != "own" && keyspace != "shared") {
+        Fail(table->get("node_keyspace"),
+             "topology: 'node_keyspace' is \"own\" (one per node, as in the seed) or \"shared\"");
+      }
+      scenario.shared_node_keyspace = keyspace == "shared";
+    }
     const std::pair<const char*, std::string Scenario::*> keys[] = {
         {"node", &Scenario::node_version},
         {"proxy", &Scenario::proxy_version},
@@ -241,9 +258,10 @@ class Reader {
       const std::string where = fmt::format("service {}: ", ++number);
       const toml::table* table = item.as_table();
       if (table == nullptr) Fail(&item, where + "a service must be a table");
-      OnlyKeys(*table, {"name", "restart", "depends_on", "data"}, where);
+      OnlyKeys(*table, {"name", "restart", "depends_on", "data", "env"}, where);
       ServiceOverride change;
       change.name = ServiceName(*table, "name", where);
+      if (const toml::node* env = table->get("env")) change.env = ReadEnv(*env, change.name, where);
       change.restart = String(*table, "restart", where, false);
       if (!change.restart.empty() && change.restart != "no" && change.restart != "always" &&
           change.restart != "on-failure") {
@@ -277,6 +295,46 @@ class Reader {
         }
       }
       scenario.services.push_back(std::move(change));
+    }
+  }
+
+  // env = { KEYSPACE = "..." }: only what the service's image reads.
+  std::map<std::string, std::string> ReadEnv(const toml::node& node, const std::string& service,
+                                             const std::string& where) const {
+    const toml::table* table = node.as_table();
+    if (table == nullptr) Fail(&node, where + "'env' is a table: env = { KEY = \"value\" }");
+    const std::vector<std::string>& known = models::s3::EnvironmentKeys(ImageOf(service));
+    std::map<std::string, std::string> env;
+    for (const auto& [key, value] : *table) {
+      const std::string name(key.str());
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        std::string list;
+        for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+        Fail(&value, fmt::format("{}{} reads no variable '{}' (it reads: {})", where, service, name,
+                                 list.empty() ? "none" : list));
+      }
+      const auto* text = value.as_string();
+      if (text == nullptr) Fail(&value, fmt::format("{}env: '{}' must be a string", where, name));
+      env[name] = text->get();
+    }
+    CheckEnvValues(*table, service, env, where);
+    return env;
+  }
+
+  // The values a node reads as numbers must be ones it accepts.
+  void CheckEnvValues(const toml::table& table, const std::string& service,
+                      const std::map<std::string, std::string>& env,
+                      const std::string& where) const {
+    if (ImageOf(service) != models::s3::kNodeImage) return;
+    fakes::ServiceSpec spec;
+    spec.environment = env;
+    if (env.contains("PORT") && models::s3::NodePort(spec) == 0) {
+      Fail(table.get("PORT"), where + "env: PORT is a port number, 1 to 65535");
+    }
+    if (!models::s3::NodeRetryPolicy(spec, models::s3::RetryPolicy{})) {
+      Fail(&table, fmt::format("{}env: RETRY_ATTEMPTS is 1 to {}; RETRY_DELAY_MS and RETRY_CAP_MS "
+                               "are milliseconds, 1 to {}",
+                               where, models::s3::kMaxRetryAttempts, models::s3::kMaxRetryDelayMs));
     }
   }
 
@@ -516,11 +574,14 @@ class Reader {
   std::string ServiceName(const toml::table& table, std::string_view key, std::string_view where,
                           bool pattern = false) const {
     std::string name = String(table, key, where, true);
-    if (pattern && name.ends_with('*') && !MatchingServices(name).empty()) return name;
-    if (models::s3::SeedServiceImage(name).empty()) {
-      Fail(table.get(key), fmt::format("{}no service '{}' (the seed cluster's services are "
-                                       "yugabyte, db-init, kuri-1, kuri-2 and s3-proxy)",
-                                       where, name));
+    if (pattern && name.ends_with('*') && !MatchingServices(name, services_).empty()) return name;
+    if (ImageOf(name).empty()) {
+      std::string list;
+      for (std::size_t i = 0; i < services_.size(); ++i) {
+        list += (i == 0 ? "" : i + 1 == services_.size() ? " and " : ", ") + services_[i].name;
+      }
+      Fail(table.get(key),
+           fmt::format("{}no service '{}' (this cluster's services are {})", where, name, list));
     }
     return name;
   }
@@ -529,7 +590,7 @@ class Reader {
   // scenario (read before the topology and the steps).
   void CheckVersion(const toml::node* at, const std::string& service, const std::string& version,
                     const Scenario& scenario, std::string_view where) const {
-    const std::string image = models::s3::SeedServiceImage(service);
+    const std::string image = ImageOf(service);
     const std::vector<std::string>& builtin = models::s3::SeedImageVersions(image);
     if (std::find(builtin.begin(), builtin.end(), version) != builtin.end()) return;
     std::string known;
@@ -543,11 +604,22 @@ class Reader {
          fmt::format("{}{} has no image version '{}' (known: {})", where, service, version, known));
   }
 
+  // The image `service` runs in this cluster; empty when there is none.
+  std::string ImageOf(std::string_view service) const {
+    for (const ServiceImage& known : services_) {
+      if (known.name == service) return known.image;
+    }
+    return {};
+  }
+
   static std::string ImageOfSpec(const ImageSpec& image) {
     return image.service == "proxy" ? models::s3::kProxyImage : models::s3::kNodeImage;
   }
 
   std::string source_;
+  // The cluster's services, from [topology] (read before anything names one);
+  // before it, the seed's.
+  mutable std::vector<ServiceImage> services_ = ServicesOf(Scenario{});
 };
 
 }  // namespace
@@ -647,6 +719,8 @@ std::string ToToml(const Scenario& s) {
   if (s.store_version != Scenario{}.store_version) {
     out += fmt::format("store = {}\n", Quoted(s.store_version));
   }
+  if (s.nodes != Scenario{}.nodes) out += fmt::format("nodes = {}\n", s.nodes);
+  if (s.shared_node_keyspace) out += "node_keyspace = \"shared\"\n";
   if (!s.crash_site.empty()) {
     out += fmt::format("\n[crash]\nsite = {}\nhit = {}\n", Quoted(s.crash_site), s.crash_hit);
   }
@@ -654,6 +728,15 @@ std::string ToToml(const Scenario& s) {
     out += fmt::format("\n[[service]]\nname = {}\n", Quoted(change.name));
     if (!change.restart.empty()) out += fmt::format("restart = {}\n", Quoted(change.restart));
     if (!change.data.empty()) out += fmt::format("data = {}\n", Quoted(change.data));
+    if (!change.env.empty()) {
+      out += "env = {";
+      const char* separator = " ";
+      for (const auto& [key, value] : change.env) {
+        out += fmt::format("{}{} = {}", separator, key, Quoted(value));
+        separator = ", ";
+      }
+      out += " }\n";
+    }
     if (change.depends_on) {
       out += "depends_on = [";
       for (std::size_t i = 0; i < change.depends_on->size(); ++i) {

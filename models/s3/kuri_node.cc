@@ -31,6 +31,7 @@ class KuriNode {
         node_id_(NodeId(context.spec())),
         keyspace_(NodeKeyspace(context.spec())),
         port_(NodePort(context.spec())),
+        retry_(NodeRetryPolicy(context.spec(), image.startup_retry)),
         session_(context.network(), SessionOptions(context)),
         multipart_(context.network(), session_, context.VolumeAt(kNodeDataDirectory), node_id_,
                    fakes::Endpoint(context.name(), port_), context.process().incarnation()) {}
@@ -38,6 +39,10 @@ class KuriNode {
   sim::Awaitable<int> Run() {
     if (port_ == 0) {
       context_.Log("invalid PORT '" + context_.Env("PORT") + "'");
+      co_return 1;
+    }
+    if (!retry_) {
+      context_.Log("invalid RETRY_ATTEMPTS, RETRY_DELAY_MS or RETRY_CAP_MS");
       co_return 1;
     }
     context_.Log(
@@ -64,7 +69,7 @@ class KuriNode {
   }
 
   sim::Awaitable<sim::Status> MigrateWithRetries() {
-    const RetryPolicy& retry = image_.startup_retry;
+    const RetryPolicy& retry = *retry_;
     sim::Duration delay = retry.initial;
     sim::Status status = sim::Status::Ok();
     for (int attempt = 1; attempt <= retry.attempts; ++attempt) {
@@ -228,6 +233,7 @@ class KuriNode {
   std::string node_id_;
   std::string keyspace_;
   std::uint16_t port_;
+  std::optional<RetryPolicy> retry_;  // Empty when the environment's is malformed.
   cql::CqlSession session_;
   NodeMultipart multipart_;
 };
@@ -258,6 +264,37 @@ std::string NodeId(const fakes::ServiceSpec& service) {
 
 std::string NodeObjectPath(const ObjectPath& object) {
   return fmt::format("/objects/{}/{}", object.bucket, object.key);
+}
+
+std::optional<RetryPolicy> NodeRetryPolicy(const fakes::ServiceSpec& service,
+                                           const RetryPolicy& image) {
+  RetryPolicy policy = image;
+  const auto read = [&service](const char* key, std::int64_t low, std::int64_t high,
+                               std::int64_t& value) {
+    auto found = service.environment.find(key);
+    if (found == service.environment.end()) return true;
+    const std::string& text = found->second;
+    std::int64_t parsed = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+    if (error != std::errc() || end != text.data() + text.size() || parsed < low || parsed > high) {
+      return false;
+    }
+    value = parsed;
+    return true;
+  };
+  std::int64_t attempts = policy.attempts;
+  std::int64_t delay_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(policy.initial).count();
+  std::int64_t cap_ms = std::chrono::duration_cast<std::chrono::milliseconds>(policy.cap).count();
+  if (!read("RETRY_ATTEMPTS", 1, kMaxRetryAttempts, attempts) ||
+      !read("RETRY_DELAY_MS", 1, kMaxRetryDelayMs, delay_ms) ||
+      !read("RETRY_CAP_MS", 1, kMaxRetryDelayMs, cap_ms)) {
+    return std::nullopt;
+  }
+  policy.attempts = static_cast<int>(attempts);
+  policy.initial = std::chrono::milliseconds(delay_ms);
+  policy.cap = std::chrono::milliseconds(std::max(cap_ms, delay_ms));
+  return policy;
 }
 
 std::uint16_t NodePort(const fakes::ServiceSpec& service) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,8 @@ struct NodeImage {
 
 // The node's entry point. Environment: NODE_ID (default: the service's name),
 // KEYSPACE (default filecoingw_<service without '-'>), PORT (7001),
-// STORE_HOST (yugabyte).
+// STORE_HOST (yugabyte), RETRY_ATTEMPTS / RETRY_DELAY_MS / RETRY_CAP_MS (the
+// image's start-up retry policy).
 fakes::EntryPoint NodeEntryPoint(NodeImage image);
 
 // A compose service for node `name` (kuri-1 ...), with its host data
@@ -54,6 +56,13 @@ fakes::ServiceSpec NodeServiceSpec(const std::string& name, std::uint16_t port,
 std::string NodeKeyspace(const fakes::ServiceSpec& service);
 std::uint16_t NodePort(const fakes::ServiceSpec& service);
 std::string NodeId(const fakes::ServiceSpec& service);
+// Its start-up retry policy: the image's, with RETRY_ATTEMPTS (1 to
+// kMaxRetryAttempts), RETRY_DELAY_MS and RETRY_CAP_MS (1 to
+// kMaxRetryDelayMs) from the environment; empty when one is malformed.
+inline constexpr std::int64_t kMaxRetryAttempts = 10'000;
+inline constexpr std::int64_t kMaxRetryDelayMs = 24LL * 3600 * 1000;
+std::optional<RetryPolicy> NodeRetryPolicy(const fakes::ServiceSpec& service,
+                                           const RetryPolicy& image);
 std::string NodeObjectPath(const ObjectPath& object);
 
 // The fx-style start-up failure line, naming the chain down to the link

@@ -1,5 +1,7 @@
 #include "models/s3/seed_images.h"
 
+#include <fmt/format.h>
+
 #include <map>
 
 #include "fakes/runtime.h"
@@ -92,12 +94,21 @@ namespace faultline::models::s3 {
 fakes::EntryPoint DbInitEntryPoint(migrate::DbInitPlan plan, int attempts) {
   auto shared = std::make_shared<const migrate::DbInitPlan>(std::move(plan));
   return [shared, attempts](fakes::ContainerContext& context) -> sim::Awaitable<int> {
+    migrate::DbInitPlan plan = *shared;
+    if (const std::string keyspaces = context.Env("KEYSPACES"); !keyspaces.empty()) {
+      plan.keyspaces.clear();
+      for (std::size_t start = 0; start <= keyspaces.size();) {
+        const std::size_t comma = std::min(keyspaces.find(',', start), keyspaces.size());
+        if (comma > start) plan.keyspaces.push_back(keyspaces.substr(start, comma - start));
+        start = comma + 1;
+      }
+    }
     cql::ClientOptions options;
     options.store = fakes::Endpoint(context.Env("STORE_HOST", "yugabyte"), cql::kCqlPort);
     cql::CqlSession session(context.network(), options);
     auto log = [&context](const std::string& line) { context.Log(line); };
     for (int attempt = 1; attempt <= attempts; ++attempt) {
-      sim::Status status = co_await migrate::RunDbInit(session, *shared, log);
+      sim::Status status = co_await migrate::RunDbInit(session, plan, log);
       if (status.ok()) co_return 0;
       context.Log("db-init: store not reachable (" + status.message() + "), retrying");
       co_await sim::SleepFor(std::chrono::seconds(1));
@@ -129,19 +140,20 @@ const std::vector<std::string>& SeedImageVersions(std::string_view image) {
   return found == kVersions.end() ? kNone : found->second;
 }
 
-const std::vector<std::string>& SeedServices() {
-  static const std::vector<std::string> kServices = {"yugabyte", "db-init", "kuri-1", "kuri-2",
-                                                     "s3-proxy"};
-  return kServices;
+const std::vector<std::string>& EnvironmentKeys(std::string_view image) {
+  static const std::map<std::string, std::vector<std::string>, std::less<>> kKeys = {
+      {kNodeImage,
+       {"KEYSPACE", "NODE_ID", "PORT", "RETRY_ATTEMPTS", "RETRY_CAP_MS", "RETRY_DELAY_MS",
+        "STORE_HOST"}},
+      {kProxyImage, {"BACKENDS", "STORE_HOST"}},
+      {kDbInitImage, {"KEYSPACES", "STORE_HOST"}},
+  };
+  static const std::vector<std::string> kNone;
+  auto found = kKeys.find(image);
+  return found == kKeys.end() ? kNone : found->second;
 }
 
-std::string SeedServiceImage(std::string_view service) {
-  if (service == "yugabyte") return cql::kStoreImage;
-  if (service == "db-init") return kDbInitImage;
-  if (service == "kuri-1" || service == "kuri-2") return kNodeImage;
-  if (service == "s3-proxy") return kProxyImage;
-  return {};
-}
+std::string NodeServiceName(int node) { return fmt::format("kuri-{}", node); }
 
 std::map<std::string, NodeImage> SeedNodeImages() {
   std::map<std::string, NodeImage> images;
@@ -182,27 +194,42 @@ void RegisterSeedImages(fakes::Runtime& runtime) {
   runtime.RegisterImage(kDbInitImage, "buggy", DbInitEntryPoint(SeedDbInitPlan(true)));
 }
 
-fakes::ComposeSpec SeedComposeSpec(const std::string& node_version,
-                                   const std::string& db_init_version) {
+fakes::ComposeSpec ClusterComposeSpec(const ClusterShape& shape) {
+  FL_ASSERT_MSG(shape.nodes >= 1 && shape.nodes <= kMaxNodes, "a cluster has 1 to {} nodes, not {}",
+                kMaxNodes, shape.nodes);
   fakes::ComposeSpec spec;
   spec.services.push_back(cql::StoreServiceSpec());
   fakes::ServiceSpec db_init;
   db_init.name = "db-init";
   db_init.image = kDbInitImage;
-  db_init.version = db_init_version;
+  db_init.version = shape.db_init_version;
   db_init.depends_on.emplace_back("yugabyte", fakes::DependencyCondition::kStarted);
-  spec.services.push_back(db_init);
-  const std::pair<const char*, std::uint16_t> nodes[] = {{"kuri-1", 7001}, {"kuri-2", 7002}};
-  for (const auto& [name, port] : nodes) {
-    fakes::ServiceSpec node = NodeServiceSpec(name, port, node_version);
+  std::string keyspaces = kIndexKeyspace;
+  std::vector<fakes::Endpoint> backends;
+  std::vector<fakes::ServiceSpec> nodes;
+  for (int i = 1; i <= shape.nodes; ++i) {
+    const auto port = static_cast<std::uint16_t>(7000 + i);
+    fakes::ServiceSpec node = NodeServiceSpec(NodeServiceName(i), port, shape.node_version);
+    if (shape.shared_node_keyspace) node.environment["KEYSPACE"] = kSharedNodeKeyspace;
     node.depends_on.emplace_back("db-init", fakes::DependencyCondition::kCompletedSuccessfully);
-    spec.services.push_back(node);
+    const std::string keyspace = NodeKeyspace(node);
+    if (i == 1 || !shape.shared_node_keyspace) keyspaces += "," + keyspace;
+    backends.emplace_back(node.name, port);
+    nodes.push_back(std::move(node));
   }
-  fakes::ServiceSpec proxy =
-      ProxyServiceSpec({fakes::Endpoint("kuri-1", 7001), fakes::Endpoint("kuri-2", 7002)});
+  db_init.environment["KEYSPACES"] = keyspaces;
+  spec.services.push_back(std::move(db_init));
+  for (fakes::ServiceSpec& node : nodes) spec.services.push_back(std::move(node));
+  fakes::ServiceSpec proxy = ProxyServiceSpec(backends);
   proxy.depends_on.emplace_back("db-init", fakes::DependencyCondition::kCompletedSuccessfully);
-  spec.services.push_back(proxy);
+  spec.services.push_back(std::move(proxy));
   return spec;
+}
+
+fakes::ComposeSpec SeedComposeSpec(const std::string& node_version,
+                                   const std::string& db_init_version) {
+  return ClusterComposeSpec(
+      ClusterShape{.nodes = 2, .node_version = node_version, .db_init_version = db_init_version});
 }
 
 }  // namespace faultline::models::s3

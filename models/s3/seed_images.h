@@ -44,6 +44,8 @@ inline constexpr const char* kDbInitImage = "db-init";
 // The db-init job's entry point: waits for the store (up to `attempts`
 // tries a second apart), then runs the seed's script (RunDbInit); exits 0
 // whatever the statements did, 1 only when the store never answered.
+// Environment: KEYSPACES ("a,b,c") replaces the plan's keyspaces;
+// STORE_HOST (yugabyte).
 fakes::EntryPoint DbInitEntryPoint(migrate::DbInitPlan plan, int attempts = 30);
 
 // The seed's plan: the three keyspaces; with `with_files`, the buggy version
@@ -70,15 +72,31 @@ void RegisterSeedImages(fakes::Runtime& runtime);
 // store's "cassandra" runs it with Cassandra's weaker schema agreement
 // (models/cql/schema_agreement.h).
 const std::vector<std::string>& SeedImageVersions(std::string_view image);
-// The services of the seed's compose file, in its order.
-const std::vector<std::string>& SeedServices();
-// The image a service of the seed's compose file runs ("kuri-1": "kuri");
-// empty when there is no such service.
-std::string SeedServiceImage(std::string_view service);
 
-// The seed's compose file: yugabyte, db-init (after the store starts), kuri-1
-// and kuri-2 and the s3-proxy (after db-init completes).
+// The shape of a cluster like the seed's: how many storage nodes, whether
+// each migrates a keyspace of its own (filecoingw_kuri1 ...) or all share
+// kSharedNodeKeyspace, and the node and db-init image versions.
+inline constexpr int kMaxNodes = 16;
+inline constexpr const char* kSharedNodeKeyspace = "filecoingw_kuri";
+struct ClusterShape {
+  int nodes = 2;  // 1 to kMaxNodes: kuri-1 .. kuri-N, on ports 7001 ...
+  bool shared_node_keyspace = false;
+  std::string node_version = "v2";
+  std::string db_init_version = "v1";
+};
+
+// The compose file of such a cluster: yugabyte, db-init (after the store
+// starts; it creates filecoingw_s3 and the nodes' keyspaces), the nodes and
+// the s3-proxy over all of them (after db-init completes). The seed's is the
+// default shape. REQUIRES: 1 <= shape.nodes <= kMaxNodes.
+fakes::ComposeSpec ClusterComposeSpec(const ClusterShape& shape);
 fakes::ComposeSpec SeedComposeSpec(const std::string& node_version = "v2",
                                    const std::string& db_init_version = "v1");
+// "kuri-3": node i's service name (from 1).
+std::string NodeServiceName(int node);
+
+// The environment variables an image's code reads (for checking a
+// scenario's [[service]] env when it is read), in order.
+const std::vector<std::string>& EnvironmentKeys(std::string_view image);
 
 }  // namespace faultline::models::s3

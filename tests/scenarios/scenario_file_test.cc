@@ -70,7 +70,7 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
 TEST(ScenarioFileTest, UnknownNamesAndMixedExpectationsAreRefusedUpFront) {
   const std::string head = "name = \"x\"\ntitle = \"t\"\n";
   EXPECT_EQ(Error(head + "[[step]]\ndo = \"kill\"\nservice = \"kuri-9\"\n"),
-            "story.toml:5:11: step 1: no service 'kuri-9' (the seed cluster's services are "
+            "story.toml:5:11: step 1: no service 'kuri-9' (this cluster's services are "
             "yugabyte, db-init, kuri-1, kuri-2 and s3-proxy)");
   EXPECT_EQ(Error(head + "[[step]]\ndo = \"set-image\"\nservice = \"kuri-1\"\nversion = \"v99\"\n"),
             "story.toml:6:11: step 1: kuri-1 has no image version 'v99' (known: v1, v2, safe, "
@@ -94,7 +94,7 @@ TEST(ScenarioFileTest, UnknownNamesAndMixedExpectationsAreRefusedUpFront) {
       "or exited");
   EXPECT_EQ(
       Error(head + "[[step]]\ndo = \"up\"\nexpect = [ { log = \"ghost\", contains = \"x\" } ]\n"),
-      "story.toml:5:20: step 1: a 'log' expectation: no service 'ghost' (the seed "
+      "story.toml:5:20: step 1: a 'log' expectation: no service 'ghost' (this "
       "cluster's services are yugabyte, db-init, kuri-1, kuri-2 and s3-proxy)");
   EXPECT_EQ(
       Error(head +
@@ -105,7 +105,7 @@ TEST(ScenarioFileTest, UnknownNamesAndMixedExpectationsAreRefusedUpFront) {
       "parsed");  // A pattern that names services.
   EXPECT_EQ(
       Error(head + "[[step]]\ndo = \"up\"\nexpect = [ { log = \"zz-*\", contains = \"x\" } ]\n"),
-      "story.toml:5:20: step 1: a 'log' expectation: no service 'zz-*' (the seed "
+      "story.toml:5:20: step 1: a 'log' expectation: no service 'zz-*' (this "
       "cluster's services are yugabyte, db-init, kuri-1, kuri-2 and s3-proxy)");
   EXPECT_EQ(Error(head + "[[step]]\ndo = \"migrate-force\"\nkeyspace = \"k\"\nto = -5\n"),
             "story.toml:6:6: step 1: 'to' is a version, or -1 for none");
@@ -273,7 +273,7 @@ expect = [ { exited = "kuri-1", code = 137 }, { not_serving = "kuri-1" } ]
   EXPECT_LT(result.steps[1].at, sim::kTimeZero + std::chrono::seconds(10));
   EXPECT_EQ(
       Error("name = \"x\"\ntitle = \"t\"\n[[service]]\nname = \"kuri-9\"\n[[step]]\ndo = \"up\"\n"),
-      "story.toml:4:8: service 1: no service 'kuri-9' (the seed cluster's services are "
+      "story.toml:4:8: service 1: no service 'kuri-9' (this cluster's services are "
       "yugabyte, db-init, kuri-1, kuri-2 and s3-proxy)");
 }
 
@@ -314,6 +314,67 @@ TEST(ScenarioFileTest, DurationsHaveUnits) {
   EXPECT_EQ(ParseDuration("15"), std::nullopt);
   EXPECT_EQ(ParseDuration("-1s"), std::nullopt);
   EXPECT_EQ(ParseDuration(""), std::nullopt);
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// [topology] nodes and node_keyspace, and [[service]] env: the cluster is
+// data, checked when the file is read.
+TEST(ScenarioFileTest, TheTopologyIsDataCheckedWhenRead) {
+  const std::string head = "name = \"x\"\ntitle = \"t\"\n";
+  EXPECT_EQ(Error(head + "[topology]\nnodes = 17\n[[step]]\ndo = \"up\"\n"),
+            "story.toml:4:9: topology: 'nodes' is 1 to 16, not 17");
+  EXPECT_EQ(Error(head + "[topology]\nnodes = 0\n[[step]]\ndo = \"up\"\n"),
+            "story.toml:4:9: topology: 'nodes' is 1 to 16, not 0");
+  EXPECT_EQ(Error(head + "[topology]\nnode_keyspace = \"mine\"\n[[step]]\ndo = \"up\"\n"),
+            "story.toml:4:17: topology: 'node_keyspace' is \"own\" (one per node, as in the seed) "
+            "or \"shared\"");
+  // kuri-5 is a service only in a cluster of five or more.
+  EXPECT_EQ(Error(head + "[[step]]\ndo = \"kill\"\nservice = \"kuri-5\"\n"),
+            "story.toml:5:11: step 1: no service 'kuri-5' (this cluster's services are "
+            "yugabyte, db-init, kuri-1, kuri-2 and s3-proxy)");
+  EXPECT_EQ(Error(head + "[topology]\nnodes = 5\n[[step]]\ndo = \"kill\"\nservice = \"kuri-5\"\n"),
+            "parsed");
+  EXPECT_EQ(Error(head + "[[service]]\nname = \"kuri-1\"\nenv = { KEYSPCE = \"k\" }\n"
+                         "[[step]]\ndo = \"up\"\n"),
+            "story.toml:5:19: service 1: kuri-1 reads no variable 'KEYSPCE' (it reads: "
+            "KEYSPACE, NODE_ID, PORT, RETRY_ATTEMPTS, RETRY_CAP_MS, RETRY_DELAY_MS, STORE_HOST)");
+  EXPECT_EQ(Error(head + "[[service]]\nname = \"kuri-1\"\nenv = { RETRY_ATTEMPTS = \"many\" }\n"
+                         "[[step]]\ndo = \"up\"\n"),
+            "story.toml:5:7: service 1: env: RETRY_ATTEMPTS is 1 to 10000; RETRY_DELAY_MS and "
+            "RETRY_CAP_MS are milliseconds, 1 to 86400000");
+  EXPECT_EQ(Error(head + "[[service]]\nname = \"yugabyte\"\nenv = { X = \"1\" }\n"
+                         "[[step]]\ndo = \"up\"\n"),
+            "story.toml:5:13: service 1: yugabyte reads no variable 'X' (it reads: none)");
+}
+
+TEST(ScenarioFileTest, ATopologyRoundTripsAndShapesTheCluster) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(R"(
+name = "shaped"
+title = "Three nodes, one of them in a keyspace of its choosing, retrying fast"
+[topology]
+nodes = 3
+[[service]]
+name = "kuri-3"
+env = { KEYSPACE = "filecoingw_extra", RETRY_ATTEMPTS = "2", RETRY_DELAY_MS = "100" }
+[[service]]
+name = "db-init"
+env = { KEYSPACES = "filecoingw_s3,filecoingw_kuri1,filecoingw_kuri2,filecoingw_extra" }
+[[step]]
+do = "up"
+expect = [ { serving = "kuri-3" }, { log = "kuri-3", contains = "keyspace filecoingw_extra" } ]
+)",
+                                                           "shaped.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  const Scenario& scenario = std::get<Scenario>(parsed);
+  EXPECT_EQ(scenario.nodes, 3);
+  EXPECT_EQ(std::get<Scenario>(ParseScenario(ToToml(scenario), "again")), scenario);
+  const ScenarioResult result = RunScenario(scenario, {.seed = 1});
+  EXPECT_TRUE(result.passed) << Failures(result);
 }
 
 }  // namespace
