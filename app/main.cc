@@ -70,9 +70,10 @@ constexpr std::string_view kListUsage =
 The scenario catalogue, one line each: its name, then what it shows.
 )";
 constexpr std::string_view kExplainUsage =
-    R"(usage: faultline explain NAME [--toml]
+    R"(usage: faultline explain NAME|FILE [--toml]
 
-A catalogue scenario's story, its steps and its lesson; with --toml, the
+A scenario's story, its steps and its lesson (a catalogue name, or a
+scenario file, read and checked as `run` reads it); with --toml, the
 scenario as a file (docs/scenario-format.md) to copy and change.
 )";
 constexpr std::string_view kRunUsage =
@@ -247,4 +248,18 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace faultline::app
 
-int main(int argc, char** argv) { return faultline::app::Main(argc, argv); }
+// Whatever a command did, output that never reached standard output (a full
+// disk, a closed pipe) is bad input, said on standard error: never a silent
+// exit 0 with half an answer.
+int main(int argc, char** argv) {
+  const int status = faultline::app::Main(argc, argv);
+  errno = 0;
+  std::cout.flush();
+  const bool written = std::cout.good() && std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
+  if (!written) {
+    std::fprintf(stderr, "faultline: cannot write to standard output: %s\n",
+                 errno != 0 ? std::strerror(errno) : "write failed");
+    return 2;
+  }
+  return status;
+}

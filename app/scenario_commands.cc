@@ -118,10 +118,31 @@ int RunList(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+// A scenario of the catalogue by name, or one read from a file (a path, a
+// name ending in .toml, or a file that no catalogue name shadows); nullptr
+// after saying what was wrong (file:line:col for a file).
+const scenarios::Scenario* NamedOrFile(const std::string& name,
+                                       std::optional<scenarios::Scenario>& from_file) {
+  std::error_code exists_error;
+  const bool file =
+      name.find('/') != std::string::npos || name.ends_with(".toml") ||
+      (scenarios::FindScenario(name) == nullptr && std::filesystem::exists(name, exists_error));
+  if (!file) return Named(name);
+  std::variant<scenarios::Scenario, scenarios::FileError> loaded =
+      scenarios::LoadScenarioFile(name);
+  if (const auto* error = std::get_if<scenarios::FileError>(&loaded)) {
+    std::cerr << error->message << "\n";
+    return nullptr;
+  }
+  from_file = std::move(std::get<scenarios::Scenario>(loaded));
+  return &*from_file;
+}
+
 int RunExplain(const std::vector<std::string>& args) {
   const bool toml = args.size() == 2 && args[1] == "--toml";
-  if (args.size() != 1 && !toml) return BadInput("usage: faultline explain NAME [--toml]");
-  const scenarios::Scenario* scenario = Named(args[0]);
+  if (args.size() != 1 && !toml) return BadInput("usage: faultline explain NAME|FILE [--toml]");
+  std::optional<scenarios::Scenario> from_file;
+  const scenarios::Scenario* scenario = NamedOrFile(args[0], from_file);
   if (scenario == nullptr) return kExitBadInput;
   if (toml) {
     std::cout << scenarios::ToToml(*scenario);
@@ -174,24 +195,10 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
     }
   }
   if (!name) return BadInput("usage: faultline run NAME|FILE [--seed N] [--json] [--timeline] ...");
-  // A name from the catalogue, or a scenario file (a path, or ending in .toml).
+  // A name from the catalogue (which wins over a file of that name in the
+  // directory), or a scenario file.
   std::optional<scenarios::Scenario> from_file;
-  const scenarios::Scenario* scenario = nullptr;
-  // A catalogue name wins over a file of that name in the directory.
-  std::error_code exists_error;
-  if (name->find('/') != std::string::npos || name->ends_with(".toml") ||
-      (scenarios::FindScenario(*name) == nullptr && std::filesystem::exists(*name, exists_error))) {
-    std::variant<scenarios::Scenario, scenarios::FileError> loaded =
-        scenarios::LoadScenarioFile(*name);
-    if (const auto* error = std::get_if<scenarios::FileError>(&loaded)) {
-      std::cerr << error->message << "\n";
-      return kExitBadInput;
-    }
-    from_file = std::move(std::get<scenarios::Scenario>(loaded));
-    scenario = &*from_file;
-  } else {
-    scenario = Named(*name);
-  }
+  const scenarios::Scenario* scenario = NamedOrFile(*name, from_file);
   if (scenario == nullptr) return kExitBadInput;
   const std::uint64_t seed = seed_flag.value_or(scenario->seed);
 

@@ -59,4 +59,9 @@ struct ComposeSpec {
   std::vector<ServiceSpec> services;
 };
 
+// A depends_on cycle of `spec`, as the services around it with the first
+// one again at the end ("a", "b", "a"); empty when there is none. A
+// dependency on a service the spec does not define is no cycle.
+std::vector<std::string> FindDependencyCycle(const ComposeSpec& spec);
+
 }  // namespace faultline::fakes

@@ -228,22 +228,9 @@ sim::Status Runtime::Validate(const ComposeSpec& spec) const {
     }
   }
   // A dependency cycle would leave every service in it waiting forever.
-  std::map<std::string, int> marks;  // 1 = on the path, 2 = done.
-  std::function<bool(const std::string&)> cyclic = [&](const std::string& name) {
-    if (marks[name] == 1) return true;
-    if (marks[name] == 2) return false;
-    marks[name] = 1;
-    for (const auto& [dependency, condition] : services.at(name)->depends_on) {
-      if (cyclic(dependency)) return true;
-    }
-    marks[name] = 2;
-    return false;
-  };
-  for (const ServiceSpec& service : spec.services) {
-    if (cyclic(service.name)) {
-      return sim::Status::InvalidArgument(
-          fmt::format("dependency cycle through service {}", service.name));
-    }
+  if (const std::vector<std::string> cycle = FindDependencyCycle(spec); !cycle.empty()) {
+    return sim::Status::InvalidArgument(
+        fmt::format("dependency cycle through service {}", cycle.front()));
   }
   return sim::Status::Ok();
 }

@@ -25,13 +25,6 @@ namespace {
 
 using sim::Awaitable;
 
-// The runner an image names.
-std::shared_ptr<models::migrate::MigrationRunner> MakeRunner(const std::string& name) {
-  if (name == "safe") return std::make_shared<models::migrate::SafeRunner>();
-  if (name == "db-init") return std::make_shared<models::migrate::DbInitStyleRunner>();
-  return std::make_shared<models::migrate::GolangMigrateRunner>();
-}
-
 // A scenario's own image version, on the runtime. The files were checked
 // when the scenario was read.
 void RegisterImage(World& world, const ImageSpec& image) {
@@ -45,7 +38,8 @@ void RegisterImage(World& world, const ImageSpec& image) {
     models::s3::ProxyImage proxy;
     proxy.migrations = std::move(source).value();
     proxy.reads_node_id = image.reads_node_id;
-    proxy.runner = MakeRunner(image.runner);
+    proxy.runner = models::migrate::MakeRunner(image.runner);
+    FL_ASSERT(proxy.runner != nullptr);
     world.runtime.RegisterImage(models::s3::kProxyImage, image.version,
                                 models::s3::ProxyEntryPoint(std::move(proxy)));
     return;
@@ -55,7 +49,8 @@ void RegisterImage(World& world, const ImageSpec& image) {
   models::s3::NodeImage node;
   node.migrations = std::move(source).value();
   node.writes_node_id = image.writes_node_id;
-  node.runner = MakeRunner(image.runner);
+  node.runner = models::migrate::MakeRunner(image.runner);
+  FL_ASSERT(node.runner != nullptr);
   world.runtime.RegisterImage(models::s3::kNodeImage, image.version,
                               models::s3::NodeEntryPoint(std::move(node)));
 }

@@ -1,5 +1,6 @@
 #include "scenarios/scenario_file.h"
 
+#include "models/migrate/cassandra_driver.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/topology.h"
 #include "sim/trace.h"
@@ -90,7 +91,10 @@ class Reader {
     services_ = ServicesOf(scenario);  // What service names in the rest may be.
     if (const toml::node* crash = root.get("crash")) ReadCrash(*crash, scenario);
     if (const toml::node* checkers = root.get("checkers")) ReadCheckers(*checkers, scenario);
-    if (const toml::node* services = root.get("service")) ReadServices(*services, scenario);
+    if (const toml::node* services = root.get("service")) {
+      ReadServices(*services, scenario);
+      CheckNoDependencyCycle(*services, scenario);
+    }
     const toml::node* steps = root.get("step");
     if (steps == nullptr) Fail(&root, "a scenario needs at least one [[step]]");
     const toml::array* list = steps->as_array();
@@ -99,6 +103,7 @@ class Reader {
     for (const toml::node& step : *list) {
       scenario.steps.push_back(ReadStep(step, ++number, scenario));
     }
+    if (!scenario.crash_site.empty()) CheckCrashSite(*root.get("crash")->as_table(), scenario);
     return scenario;
   }
 
@@ -153,6 +158,18 @@ class Reader {
     scenario.crash_hit = static_cast<std::uint64_t>(*hit);
   }
 
+  // The crash's site must be one a run of this cluster can pass (read last:
+  // the steps' set-image and migrate steps add sites).
+  void CheckCrashSite(const toml::table& crash, const Scenario& scenario) const {
+    const std::vector<std::string> sites = FaultSitesOf(scenario);
+    if (std::binary_search(sites.begin(), sites.end(), scenario.crash_site)) return;
+    std::string list;
+    for (const std::string& site : sites) list += (list.empty() ? "" : ", ") + site;
+    Fail(crash.get("site"), fmt::format("crash: no runner of this cluster has a fault site '{}' "
+                                        "(its sites: {})",
+                                        scenario.crash_site, list));
+  }
+
   // [[image]]: an image version with its own migrations, inline
   // ([[image.file]] name/body) or a folder relative to the scenario file.
   void ReadImages(const toml::node& node, Scenario& scenario) const {
@@ -202,6 +219,13 @@ class Reader {
       sim::Result<models::migrate::MigrationSource> source =
           models::migrate::MigrationSource::FromFiles(image.files);
       if (!source.ok()) Fail(table, where + source.status().message());
+      const toml::node* at = table->contains("migrations") ? table->get("migrations") : table;
+      for (const models::migrate::MigrationFile& file : image.files) {
+        if (const auto error = models::migrate::FindSyntaxError(file.contents)) {
+          Fail(at, fmt::format("{}{}:{}:{}: {}", where, file.name, error->line, error->column,
+                               error->message));
+        }
+      }
       scenario.images.push_back(std::move(image));
     }
   }
@@ -219,34 +243,66 @@ class Reader {
   }
 
   // The migration files of a folder (relative to the scenario file), sorted.
+  // Only regular files are read (a FIFO is never opened, so reading never
+  // blocks), each at most kMaxMigrationFileBytes; a name that is no
+  // migration (a README) is skipped; any entry that cannot be examined or
+  // read (a symlink loop, no permission) is an error, at the folder's line.
   std::vector<models::migrate::MigrationFile> ReadFolder(const std::string& folder,
                                                          const toml::node* at,
                                                          const std::string& where) const {
     const std::filesystem::path path =
         std::filesystem::path(source_).parent_path() / std::filesystem::path(folder);
     std::error_code error;
+    if (!std::filesystem::is_directory(path, error) || error) {
+      Fail(at, fmt::format("{}cannot read the migration folder {}", where, path.string()));
+    }
     std::vector<std::filesystem::path> names;
+    constexpr std::size_t kMaxEntries = 10'000;
     for (std::filesystem::directory_iterator it(path, error), end; !error && it != end;
          it.increment(error)) {
-      if (it->is_regular_file()) names.push_back(it->path());
+      if (names.size() >= kMaxEntries) {
+        Fail(at, fmt::format("{}the migration folder {} has over {} entries", where, path.string(),
+                             kMaxEntries));
+      }
+      if (IsMigrationName(it->path().filename().string())) names.push_back(it->path());
     }
-    if (error || !std::filesystem::is_directory(path)) {
-      Fail(at, fmt::format("{}cannot read the migration folder {}", where, path.string()));
+    if (error) {
+      Fail(at, fmt::format("{}cannot list the migration folder {}: {}", where, path.string(),
+                           error.message()));
     }
     std::sort(names.begin(), names.end());
     std::vector<models::migrate::MigrationFile> files;
     for (const std::filesystem::path& file : names) {
-      const std::string name = file.filename().string();
-      const bool migration = name.find(".up.") != std::string::npos ||
-                             name.find(".down.") != std::string::npos || name.ends_with(".cql") ||
-                             name.ends_with(".sql");
-      if (!migration) continue;  // A README beside the migrations is fine.
-      std::ifstream in(file, std::ios::binary);
-      std::stringstream contents;
-      contents << in.rdbuf();
-      files.emplace_back(name, contents.str());
+      files.emplace_back(file.filename().string(), ReadMigrationFile(file, at, where));
     }
     return files;
+  }
+
+  static bool IsMigrationName(const std::string& name) {
+    return name.find(".up.") != std::string::npos || name.find(".down.") != std::string::npos ||
+           name.ends_with(".cql") || name.ends_with(".sql");
+  }
+
+  std::string ReadMigrationFile(const std::filesystem::path& file, const toml::node* at,
+                                const std::string& where) const {
+    std::error_code error;
+    const std::filesystem::file_status status = std::filesystem::status(file, error);
+    if (error) {
+      Fail(at, fmt::format("{}cannot read {}: {}", where, file.string(), error.message()));
+    }
+    if (!std::filesystem::is_regular_file(status)) {
+      Fail(at, fmt::format("{}{} is not a regular file", where, file.string()));
+    }
+    const std::uintmax_t size = std::filesystem::file_size(file, error);
+    if (error || size > kMaxMigrationFileBytes) {
+      Fail(at, fmt::format("{}{} is over {} bytes", where, file.string(), kMaxMigrationFileBytes));
+    }
+    std::ifstream in(file, std::ios::binary);
+    std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) {
+      Fail(at, fmt::format("{}cannot read {}", where, file.string()));
+    }
+    return contents;
   }
 
   // [[service]]: changes to one service of the seed compose file.
@@ -336,6 +392,28 @@ class Reader {
                                "are milliseconds, 1 to {}",
                                where, models::s3::kMaxRetryAttempts, models::s3::kMaxRetryDelayMs));
     }
+  }
+
+  // A depends_on cycle would leave `up` waiting forever: refused at the
+  // depends_on of the first [[service]] on the cycle.
+  void CheckNoDependencyCycle(const toml::node& services, const Scenario& scenario) const {
+    const std::vector<std::string> cycle = fakes::FindDependencyCycle(ComposeSpecOf(scenario));
+    if (cycle.empty()) return;
+    std::string path;
+    for (const std::string& name : cycle) path += (path.empty() ? "" : " -> ") + name;
+    const toml::node* at = &services;
+    std::size_t number = 0;
+    for (const toml::node& item : *services.as_array()) {
+      ++number;
+      const toml::table& table = *item.as_table();
+      const std::optional<std::string> name = table["name"].value<std::string>();
+      if (name && table.contains("depends_on") &&
+          std::find(cycle.begin(), cycle.end(), *name) != cycle.end()) {
+        at = table.get("depends_on");
+        break;
+      }
+    }
+    Fail(at, fmt::format("service {}: a depends_on cycle: {}", number, path));
   }
 
   // [checkers] acknowledged-writes = false: the checkers this story breaks.
@@ -442,17 +520,14 @@ class Reader {
       if (table->contains("for")) {
         const std::string text = String(*table, "for", where, true);
         const std::optional<sim::Duration> duration = ParseDuration(text);
-        if (!duration) Fail(table->get("for"), where + "'" + text + "' is not a duration");
+        if (!duration) Fail(table->get("for"), where + DurationError(text));
         step.duration = *duration;
       }
     }
     if (step.kind == Step::Kind::kWait) {
       const std::string text = String(*table, "for", where, true);
       const std::optional<sim::Duration> duration = ParseDuration(text);
-      if (!duration) {
-        Fail(table->get("for"),
-             fmt::format("{}'{}' is not a duration (write 500ms, 15s, 8m, 2h)", where, text));
-      }
+      if (!duration) Fail(table->get("for"), where + DurationError(text));
       step.duration = *duration;
     }
     if (const toml::node* expect = table->get("expect"))
@@ -627,13 +702,24 @@ class Reader {
 std::optional<sim::Duration> ParseDuration(std::string_view text) {
   std::int64_t amount = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), amount);
-  if (error != std::errc() || amount < 0 || amount > (std::int64_t{1} << 40)) return std::nullopt;
+  if (error != std::errc() || amount < 0) return std::nullopt;
   const std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
-  if (unit == "ms") return std::chrono::milliseconds(amount);
-  if (unit == "s") return std::chrono::seconds(amount);
-  if (unit == "m") return std::chrono::minutes(amount);
-  if (unit == "h") return std::chrono::hours(amount);
+  const std::pair<std::string_view, sim::Duration> kUnits[] = {{"ms", std::chrono::milliseconds(1)},
+                                                               {"s", std::chrono::seconds(1)},
+                                                               {"m", std::chrono::minutes(1)},
+                                                               {"h", std::chrono::hours(1)}};
+  for (const auto& [name, one] : kUnits) {
+    if (unit != name) continue;
+    // Checked before multiplying: 3000000h would overflow the clock.
+    if (amount > kMaxDuration / one) return std::nullopt;
+    return amount * one;
+  }
   return std::nullopt;
+}
+
+std::string DurationError(std::string_view text) {
+  return fmt::format("'{}' is not a duration of at most {}h (write 500ms, 15s, 8m, 2h)", text,
+                     std::chrono::duration_cast<std::chrono::hours>(kMaxDuration).count());
 }
 
 namespace {

@@ -22,7 +22,14 @@ std::variant<Scenario, FileError> LoadScenarioFile(const std::filesystem::path& 
 // The scenario as a file: ParseScenario(ToToml(s)) gives s back.
 std::string ToToml(const Scenario& scenario);
 
-// "8m", "15s", "500ms", "2h": a virtual duration; nullopt if malformed.
+// The largest migration file a scenario's [[image]] may bring.
+inline constexpr std::uintmax_t kMaxMigrationFileBytes = 1 << 20;
+
+// "8m", "15s", "500ms", "2h": a virtual duration of at most kMaxDuration;
+// nullopt if malformed or longer.
+inline constexpr sim::Duration kMaxDuration = std::chrono::hours(24 * 365);
 std::optional<sim::Duration> ParseDuration(std::string_view text);
+// What is wrong with `text` as a duration, for an error message.
+std::string DurationError(std::string_view text);
 
 }  // namespace faultline::scenarios

@@ -1,6 +1,11 @@
 #include "scenarios/topology.h"
 
+#include <set>
+
+#include "fakes/sqlite_vfs.h"
 #include "models/cql/server.h"
+#include "models/migrate/runner.h"
+#include "models/s3/kuri_node.h"
 #include "models/s3/seed_images.h"
 #include "sim/assert.h"
 
@@ -69,6 +74,67 @@ fakes::ComposeSpec ComposeSpecOf(const Scenario& scenario) {
   }
   RouteProxyToNodes(scenario, spec);
   return spec;
+}
+
+namespace {
+
+// The runner image `image` at `version` migrates with: the scenario's own
+// image's, or the built-in one's; empty for an unknown version.
+std::string RunnerOf(const Scenario& scenario, const std::string& image,
+                     const std::string& version) {
+  for (const ImageSpec& own : scenario.images) {
+    const std::string own_image =
+        own.service == "proxy" ? models::s3::kProxyImage : models::s3::kNodeImage;
+    if (own_image == image && own.version == version) return own.runner;
+  }
+  if (image == models::s3::kNodeImage) {
+    auto images = models::s3::SeedNodeImages();
+    auto found = images.find(version);
+    if (found != images.end()) return std::string(found->second.runner->name());
+  }
+  if (image == models::s3::kProxyImage) {
+    auto images = models::s3::SeedProxyImages();
+    auto found = images.find(version);
+    if (found != images.end()) return std::string(found->second.runner->name());
+  }
+  return {};
+}
+
+void AddRunnerSites(const std::string& runner_name, const std::string& keyspace,
+                    std::set<std::string>& sites) {
+  const std::shared_ptr<models::migrate::MigrationRunner> runner =
+      models::migrate::MakeRunner(runner_name);
+  if (runner == nullptr) return;
+  for (std::string& site : runner->FaultSites(keyspace)) sites.insert(std::move(site));
+}
+
+}  // namespace
+
+std::vector<std::string> FaultSitesOf(const Scenario& scenario) {
+  std::set<std::string> sites = {fakes::SqliteVfs::kSiteOpen,     fakes::SqliteVfs::kSiteRead,
+                                 fakes::SqliteVfs::kSiteWrite,    fakes::SqliteVfs::kSiteSync,
+                                 fakes::SqliteVfs::kSiteTruncate, fakes::SqliteVfs::kSiteDelete};
+  for (const fakes::ServiceSpec& service : ComposeSpecOf(scenario).services) {
+    std::string keyspace;
+    if (service.image == models::s3::kNodeImage) keyspace = models::s3::NodeKeyspace(service);
+    if (service.image == models::s3::kProxyImage) keyspace = models::s3::kIndexKeyspace;
+    if (keyspace.empty()) continue;
+    std::set<std::string> versions = {service.version};
+    for (const Step& step : scenario.steps) {
+      if (step.kind == Step::Kind::kSetImage && step.service == service.name) {
+        versions.insert(step.version);
+      }
+    }
+    for (const std::string& version : versions) {
+      AddRunnerSites(RunnerOf(scenario, service.image, version), keyspace, sites);
+    }
+  }
+  for (const Step& step : scenario.steps) {
+    if (step.kind == Step::Kind::kMigrateVersion || step.kind == Step::Kind::kMigrateForce) {
+      AddRunnerSites("golang-migrate", step.keyspace, sites);
+    }
+  }
+  return {sites.begin(), sites.end()};
 }
 
 std::vector<ServiceImage> ServicesOf(const Scenario& scenario) {

@@ -26,6 +26,13 @@ struct ServiceImage {
 // Every service of `scenario`'s cluster, in the compose file's order.
 std::vector<ServiceImage> ServicesOf(const Scenario& scenario);
 
+// Every fault site a run of `scenario` can pass, sorted: the disk's (the
+// store's SQLite I/O), and for each node and proxy the sites of the runner
+// of every image version it may run (its topology's, and any set-image
+// step's) in the keyspace it migrates, and golang-migrate's for the
+// keyspaces the operator's migrate steps name.
+std::vector<std::string> FaultSitesOf(const Scenario& scenario);
+
 // The services of `services` that `pattern` names: itself, or with a final
 // '*' every one whose name starts with the rest ("kuri-*").
 std::vector<std::string> MatchingServices(std::string_view pattern,

@@ -1,5 +1,10 @@
 #include "models/migrate/cassandra_driver.h"
 
+#include <algorithm>
+
+#include "models/cql/parser.h"
+#include "sim/assert.h"
+
 #include <fmt/format.h>
 
 namespace faultline::models::migrate {
@@ -45,6 +50,24 @@ std::vector<std::string> SplitStatements(std::string_view body) {
   return pieces;
 }
 
+std::optional<BodySyntaxError> FindSyntaxError(std::string_view body) {
+  std::size_t start = 0;
+  for (const std::string& piece : SplitStatements(body)) {
+    const cql::ParseResult parsed = cql::Parse(piece);
+    if (parsed.error) {
+      const std::size_t at = start + std::min(parsed.error->position.offset, piece.size());
+      BodySyntaxError error{1, 1, parsed.error->message};
+      for (std::size_t i = 0; i < at; ++i) {
+        error.column = body[i] == '\n' ? 1 : error.column + 1;
+        error.line += body[i] == '\n' ? 1 : 0;
+      }
+      return error;
+    }
+    start += piece.size();
+  }
+  return std::nullopt;
+}
+
 sim::Awaitable<sim::Status> CassandraDriver::Exec(std::string statement,
                                                   std::vector<cql::Value> values) {
   cql::ClientResult result = co_await session_.Query(statement, std::move(values));
@@ -75,6 +98,10 @@ sim::Awaitable<sim::Status> CassandraDriver::Open() {
 const std::string& CassandraDriver::Site(std::string_view point) {
   auto found = sites_.find(point);
   if (found == sites_.end()) {
+    FL_ASSERT_MSG(
+        std::find(std::begin(kGolangMigrateFaultPoints), std::end(kGolangMigrateFaultPoints),
+                  point) != std::end(kGolangMigrateFaultPoints),
+        "fault point {} is not in kGolangMigrateFaultPoints", point);
     found =
         sites_.emplace(std::string(point), fmt::format("migrate.{}.{}", keyspace_, point)).first;
   }

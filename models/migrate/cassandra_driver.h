@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "models/cql/client.h"
@@ -81,5 +82,25 @@ std::string DatabaseErrorText(std::string_view what, std::string_view query,
 // one inside a string literal), each piece keeping its ';'; blank pieces are
 // dropped by the caller.
 std::vector<std::string> SplitStatements(std::string_view body);
+
+// The first statement of `body`, as SplitStatements cuts it and the store
+// would parse it, that is not CQL: where in `body` (line and column from 1)
+// and the store's message. For catching a broken migration file when it is
+// read instead of when a node runs it.
+struct BodySyntaxError {
+  int line = 1;
+  int column = 1;
+  std::string message;
+};
+std::optional<BodySyntaxError> FindSyntaxError(std::string_view body);
+
+// The fault points of golang-migrate with this driver, as Site() names them
+// after "migrate.<keyspace>.": Migrate's around SetVersion, the driver's
+// inside SetVersion and around each statement. Site() accepts no other, so
+// this list is the one source of the sites a scenario may name.
+inline constexpr std::string_view kGolangMigrateFaultPoints[] = {
+    "before_set_dirty",          "after_set_dirty",          "before_set_clean",
+    "after_set_clean",           "set_version.after_select", "set_version.after_delete",
+    "set_version.before_insert", "statement.before",         "statement.after"};
 
 }  // namespace faultline::models::migrate

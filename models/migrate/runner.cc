@@ -1,4 +1,5 @@
 #include "models/migrate/runner.h"
+#include "models/migrate/safe_runner.h"
 
 #include <fmt/format.h>
 
@@ -28,6 +29,21 @@ sim::Awaitable<sim::Status> GolangMigrateRunner::Migrate(cql::CqlSession& sessio
   }
   log(fmt::format("migrate: {}: up to date", keyspace));
   co_return status;
+}
+
+std::vector<std::string> GolangMigrateRunner::FaultSites(const std::string& keyspace) const {
+  std::vector<std::string> sites;
+  for (const std::string_view point : kGolangMigrateFaultPoints) {
+    sites.push_back(fmt::format("migrate.{}.{}", keyspace, point));
+  }
+  return sites;
+}
+
+std::shared_ptr<MigrationRunner> MakeRunner(std::string_view name) {
+  if (name == "golang-migrate") return std::make_shared<GolangMigrateRunner>();
+  if (name == "safe") return std::make_shared<SafeRunner>();
+  if (name == "db-init") return std::make_shared<DbInitStyleRunner>();
+  return nullptr;
 }
 
 sim::Awaitable<sim::Status> DbInitStyleRunner::Migrate(cql::CqlSession& session,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -27,7 +28,14 @@ class MigrationRunner {
   virtual sim::Awaitable<sim::Status> Migrate(cql::CqlSession& session, const std::string& keyspace,
                                               const MigrationSource& source,
                                               const std::string& owner, LogSink log) = 0;
+  // Every fault site it passes when it migrates `keyspace`, in order.
+  virtual std::vector<std::string> FaultSites(const std::string& keyspace) const = 0;
 };
+
+// The runner named "golang-migrate", "safe" or "db-init"; nullptr for
+// another name. kRunnerNames lists them.
+inline constexpr std::string_view kRunnerNames[] = {"golang-migrate", "safe", "db-init"};
+std::shared_ptr<MigrationRunner> MakeRunner(std::string_view name);
 
 // golang-migrate v4 with its Cassandra driver, multi-statement mode on: Open,
 // then Up; "no change" counts as success, as the seed's callers treat it.
@@ -37,6 +45,7 @@ class GolangMigrateRunner final : public MigrationRunner {
   sim::Awaitable<sim::Status> Migrate(cql::CqlSession& session, const std::string& keyspace,
                                       const MigrationSource& source, const std::string& owner,
                                       LogSink log) override;
+  std::vector<std::string> FaultSites(const std::string& keyspace) const override;
 };
 
 // db-init's way as a runner: every statement of every file, in order, each
@@ -47,6 +56,7 @@ class DbInitStyleRunner final : public MigrationRunner {
   sim::Awaitable<sim::Status> Migrate(cql::CqlSession& session, const std::string& keyspace,
                                       const MigrationSource& source, const std::string& owner,
                                       LogSink log) override;
+  std::vector<std::string> FaultSites(const std::string&) const override { return {}; }
 };
 
 // The seed's db-init script: creates the keyspaces, then runs every file's

@@ -11,6 +11,10 @@
 namespace faultline::models::migrate {
 namespace {
 
+std::string SafeSite(std::string_view keyspace, std::string_view point) {
+  return fmt::format("safe.{}.{}", keyspace, point);
+}
+
 using cql::ClientResult;
 using cql::Value;
 
@@ -93,10 +97,10 @@ class SafeMigration {
         owner_(std::move(owner)),
         log_(std::move(log)),
         keyspace_(keyspace),
-        site_lock_after_("safe." + keyspace + ".lock.after"),
-        site_statement_before_("safe." + keyspace + ".statement.before"),
-        site_statement_after_("safe." + keyspace + ".statement.after"),
-        site_progress_after_("safe." + keyspace + ".progress.after") {}
+        site_lock_after_(SafeSite(keyspace, SafeRunner::kFaultPoints[0])),
+        site_statement_before_(SafeSite(keyspace, SafeRunner::kFaultPoints[1])),
+        site_statement_after_(SafeSite(keyspace, SafeRunner::kFaultPoints[2])),
+        site_progress_after_(SafeSite(keyspace, SafeRunner::kFaultPoints[3])) {}
 
   const std::string& lock_after_site() const { return site_lock_after_; }
 
@@ -316,6 +320,12 @@ class SafeMigration {
 }  // namespace
 
 std::string Checksum(std::string_view body) { return fmt::format("{:016x}", sim::Fnv1a64(body)); }
+
+std::vector<std::string> SafeRunner::FaultSites(const std::string& keyspace) const {
+  std::vector<std::string> sites;
+  for (const std::string_view point : kFaultPoints) sites.push_back(SafeSite(keyspace, point));
+  return sites;
+}
 
 sim::Awaitable<sim::Status> SafeRunner::Migrate(cql::CqlSession& session,
                                                 const std::string& keyspace,

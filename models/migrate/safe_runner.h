@@ -32,7 +32,12 @@ class SafeRunner final : public MigrationRunner {
   };
   explicit SafeRunner(Options options = {}) : options_(options) {}
 
+  // Its fault points, after "safe.<keyspace>.".
+  static constexpr std::string_view kFaultPoints[] = {"lock.after", "statement.before",
+                                                      "statement.after", "progress.after"};
+
   std::string_view name() const override { return "safe"; }
+  std::vector<std::string> FaultSites(const std::string& keyspace) const override;
   sim::Awaitable<sim::Status> Migrate(cql::CqlSession& session, const std::string& keyspace,
                                       const MigrationSource& source, const std::string& owner,
                                       LogSink log) override;

@@ -48,7 +48,8 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
             "story.toml:3:1: unknown key 'colour' (expected one of: checkers, crash, image, "
             "lesson, name, seed, service, step, story, title, topology)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"wait\"\nfor = \"soon\"\n"),
-            "story.toml:5:7: step 1: 'soon' is not a duration (write 500ms, 15s, 8m, 2h)");
+            "story.toml:5:7: step 1: 'soon' is not a duration of at most 8760h (write 500ms, 15s, "
+            "8m, 2h)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"s3\"\nmethod = \"GET\"\n"),
             "story.toml:3:1: step 1: missing 'path'");
   EXPECT_EQ(
@@ -116,14 +117,14 @@ TEST(ScenarioFileTest, UnknownNamesAndMixedExpectationsAreRefusedUpFront) {
       "story.toml:5:11: image 1: 'v2' is a built-in version; give yours another name");
 }
 
-// A [crash] at a site the run never reaches is said, not silently ignored.
+// A [crash] at a hit the run never reaches is said, not silently ignored.
 TEST(ScenarioFileTest, ACrashThatNeverHappensIsNoted) {
   std::variant<Scenario, FileError> parsed = ParseScenario(R"(
 name = "no-crash"
-title = "The safe runner's site, but golang-migrate runs"
+title = "Two statements, and a crash at the thousandth"
 [crash]
-site = "safe.filecoingw_kuri1.statement.after"
-hit = 1
+site = "migrate.filecoingw_kuri1.statement.after"
+hit = 1000
 [[step]]
 do = "up"
 )",
@@ -132,8 +133,25 @@ do = "up"
   const ScenarioResult result = RunScenario(std::get<Scenario>(parsed), {.seed = 1});
   ASSERT_EQ(result.notes.size(), 1u);
   EXPECT_EQ(result.notes[0],
-            "the crash at safe.filecoingw_kuri1.statement.after (hit 1) never happened: the run "
-            "reached that site 0 times");
+            "the crash at migrate.filecoingw_kuri1.statement.after (hit 1000) never happened: the "
+            "run reached that site 2 times");
+}
+
+// A site no runner of the cluster has is refused when the file is read,
+// with the sites there are; set-image steps bring their runners' sites.
+TEST(ScenarioFileTest, ACrashSiteNoRunnerHasIsRefused) {
+  const std::string error = Error(
+      "name = \"x\"\ntitle = \"t\"\n[crash]\nsite = \"safe.filecoingw_kuri1.statement.after\"\n"
+      "hit = 1\n[[step]]\ndo = \"up\"\n");
+  EXPECT_TRUE(
+      error.starts_with("story.toml:4:8: crash: no runner of this cluster has a fault site "
+                        "'safe.filecoingw_kuri1.statement.after' (its sites: disk.delete, "))
+      << error;
+  EXPECT_NE(error.find("migrate.filecoingw_kuri2.statement.before"), std::string::npos) << error;
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[crash]\nsite = "
+                  "\"safe.filecoingw_kuri1.statement.after\"\nhit = 1\n[[step]]\ndo = "
+                  "\"set-image\"\nservice = \"kuri-1\"\nversion = \"safe\"\n"),
+            "parsed");
 }
 
 // Acting on a service with no container (before up, after down) is a step
