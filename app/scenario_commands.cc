@@ -81,9 +81,13 @@ std::string Json(const scenarios::ScenarioResult& result) {
   return fmt::format(
       "{{\"scenario\":\"{}\",\"seed\":{},\"verdict\":\"{}\",\"trace_hash\":\"{:016x}\","
       "\"virtual_time_ns\":{},\"wall_time_ms\":{:.1f},\"steps\":[{}],\"checkers\":[{}],"
-      "\"notes\":[{}]}}\n",
-      Escaped(result.name), result.seed, result.passed ? "pass" : "fail", result.trace_hash,
-      result.virtual_time.time_since_epoch().count(), result.wall_ms, steps, checkers, notes);
+      "\"notes\":[{}],\"stopped\":\"{}\"}}\n",
+      Escaped(result.name), result.seed,
+      result.passed            ? "pass"
+      : result.stopped.empty() ? "fail"
+                               : "stopped",
+      result.trace_hash, result.virtual_time.time_since_epoch().count(), result.wall_ms, steps,
+      checkers, notes, Escaped(result.stopped));
 }
 
 void PrintSteps(const scenarios::ScenarioResult& result) {
@@ -272,8 +276,11 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
     }
     for (const std::string& note : result.notes) std::cout << "\nnote: " << note << "\n";
     std::cout << fmt::format("\n{}: {} steps, virtual time {}, trace hash {:016x}\n",
-                             result.passed ? "pass" : "FAIL", result.steps.size(),
-                             sim::FormatTime(result.virtual_time), result.trace_hash);
+                             result.passed            ? "pass"
+                             : result.stopped.empty() ? "FAIL"
+                                                      : "STOPPED",
+                             result.steps.size(), sim::FormatTime(result.virtual_time),
+                             result.trace_hash);
     if (check_determinism) {
       std::cout << (deterministic ? "determinism: the same seed gave the same trace hash twice\n"
                                   : "determinism: FAILED, a second run gave another trace hash; "
@@ -284,6 +291,11 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
   if (!std::cout.flush()) {
     std::cerr << "faultline: run: cannot write to standard output: " << std::strerror(errno)
               << "\n";
+    return kExitBadInput;
+  }
+  // A run its budget stopped checked nothing: neither a pass nor a failure.
+  if (!result.stopped.empty()) {
+    std::cerr << "faultline: run stopped: " << result.stopped << "\n";
     return kExitBadInput;
   }
   return result.passed && deterministic ? kExitOk : kExitFailureFound;

@@ -59,9 +59,7 @@ void RegisterImage(World& world, const ImageSpec& image) {
 // passed; says whether it held. `done` is asked before every scheduler step,
 // so it only reads.
 bool RunUntilDone(World& world, sim::Duration bound, const std::function<bool()>& done) {
-  world.simulation.Run(
-      sim::RunBudget{sim::Simulation::kDefaultMaxSteps, world.simulation.Now() + bound, done});
-  return done();
+  return world.Advance(bound, done);
 }
 
 // The served services of the compose file, each with whether it must serve
@@ -199,12 +197,10 @@ std::string Perform(World& world, const Step& step, int& status) {
       return fmt::format("the compose file now has {} at image version {}", step.service,
                          step.version);
     case Kind::kWaitFor: {
-      const sim::TimePoint deadline = world.simulation.Now() + step.duration;
-      world.simulation.Run(sim::RunBudget{
-          sim::Simulation::kDefaultMaxSteps, deadline, [&world, &step] {
-            return world.runtime.HasContainer(step.service) &&
-                   fakes::ContainerStateName(world.runtime.state(step.service)) == step.state;
-          }});
+      world.Advance(step.duration, [&world, &step] {
+        return world.runtime.HasContainer(step.service) &&
+               fakes::ContainerStateName(world.runtime.state(step.service)) == step.state;
+      });
       const std::string now =
           world.runtime.HasContainer(step.service)
               ? std::string(fakes::ContainerStateName(world.runtime.state(step.service)))
@@ -236,7 +232,7 @@ std::string Perform(World& world, const Step& step, int& status) {
                  ? "restarted " + step.service
                  : "restarted " + step.service + ", not serving yet";
     case Kind::kWait:
-      world.simulation.RunFor(step.duration);
+      world.Advance(step.duration, nullptr);
       return "waited " + sim::FormatDuration(step.duration);
     case Kind::kS3:
       return S3Request(world, step, status);
@@ -416,6 +412,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   result.name = scenario.name;
   result.seed = options.seed;
   result.passed = true;
+  world.SetBudget(scenario.budget);
   for (const Step& step : scenario.steps) {
     int status = 0;
     StepResult step_result;
@@ -428,6 +425,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
       result.passed = result.passed && step_result.checks.back().held;
     }
     result.steps.push_back(std::move(step_result));
+    if (!world.budget_spent().empty()) break;
     if (options.checkers) checkers.After(world);
   }
   // The liveness phase: faults stop, and the cluster has kLivenessBound to
@@ -437,10 +435,13 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
     return world.runtime.idle() && std::all_of(served.begin(), served.end(),
                                                [&](const auto& s) { return IsServing(world, s); });
   });
+  // A run stopped by its budget has no verdict: it did not finish.
+  result.stopped = world.budget_spent();
+  if (!result.stopped.empty()) result.passed = false;
   // The checkers look at the whole run's end state; a scenario may expect
   // any of them to fail (that is its story).
   std::vector<CheckResult> verdicts;
-  if (options.checkers) verdicts = checkers.Verdicts(world);
+  if (options.checkers && result.stopped.empty()) verdicts = checkers.Verdicts(world);
   for (CheckResult& verdict : verdicts) {
     const std::string name = verdict.what;
     auto expected = scenario.checkers.find(name);

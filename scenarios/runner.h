@@ -38,6 +38,9 @@ struct ScenarioResult {
   std::uint64_t trace_hash = 0;
   // Said to the person, not a verdict: a [crash] that never happened.
   std::vector<std::string> notes;
+  // Why the run stopped before its end (its budget, Scenario::budget), in
+  // words; empty when it played every step. Such a run has no verdict.
+  std::string stopped;
   sim::TimePoint virtual_time{};
   double wall_ms = 0;
 };

@@ -105,6 +105,18 @@ struct ServiceOverride {
   friend bool operator==(const ServiceOverride&, const ServiceOverride&) = default;
 };
 
+// What one run may spend before it is stopped: virtual time and scheduler
+// steps (simulated events). The defaults fit every story in a fraction of
+// their bound; a scenario that needs more raises them ([budget]).
+struct Budget {
+  static constexpr sim::Duration kDefaultVirtualTime = std::chrono::hours(24 * 30);
+  static constexpr std::uint64_t kDefaultSteps = 50'000'000;
+  static constexpr std::uint64_t kMaxSteps = 10'000'000'000;
+  sim::Duration virtual_time = kDefaultVirtualTime;
+  std::uint64_t steps = kDefaultSteps;
+  friend bool operator==(const Budget&, const Budget&) = default;
+};
+
 struct Scenario {
   std::string name;    // "stale-schema"
   std::string title;   // One line.
@@ -124,6 +136,7 @@ struct Scenario {
   std::string crash_site;
   std::uint64_t crash_hit = 0;
   std::vector<Step> steps;
+  Budget budget;
   // The whole-run checkers (checkers.h) expected to fail; the others must hold.
   std::map<std::string, bool> checkers;
   friend bool operator==(const Scenario&, const Scenario&) = default;

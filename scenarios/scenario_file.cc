@@ -74,7 +74,7 @@ class Reader {
   Scenario Read(const toml::table& root) const {
     OnlyKeys(root,
              {"name", "title", "story", "lesson", "seed", "topology", "crash", "checkers", "image",
-              "service", "step"},
+              "service", "step", "budget"},
              "");
     Scenario scenario;
     scenario.name = String(root, "name", "", true);
@@ -90,6 +90,7 @@ class Reader {
     if (const toml::node* topology = root.get("topology")) ReadTopology(*topology, scenario);
     services_ = ServicesOf(scenario);  // What service names in the rest may be.
     if (const toml::node* crash = root.get("crash")) ReadCrash(*crash, scenario);
+    if (const toml::node* budget = root.get("budget")) ReadBudget(*budget, scenario);
     if (const toml::node* checkers = root.get("checkers")) ReadCheckers(*checkers, scenario);
     if (const toml::node* services = root.get("service")) {
       ReadServices(*services, scenario);
@@ -146,6 +147,28 @@ class Reader {
     if (key == "proxy") return "s3-proxy";
     if (key == "db_init") return "db-init";
     return "yugabyte";
+  }
+
+  // [budget] time = "48h", steps = 100000000: what one run may spend.
+  void ReadBudget(const toml::node& node, Scenario& scenario) const {
+    const toml::table* table = node.as_table();
+    if (table == nullptr) Fail(&node, "[budget] must be a table");
+    OnlyKeys(*table, {"time", "steps"}, "budget: ");
+    if (table->contains("time")) {
+      const std::string text = String(*table, "time", "budget: ", true);
+      const std::optional<sim::Duration> time = ParseDuration(text);
+      if (!time || *time == sim::Duration::zero()) {
+        Fail(table->get("time"), "budget: " + DurationError(text) + ", and more than none");
+      }
+      scenario.budget.virtual_time = *time;
+    }
+    if (const std::optional<std::int64_t> steps = Integer(*table, "steps", "budget: ")) {
+      if (*steps < 1 || static_cast<std::uint64_t>(*steps) > Budget::kMaxSteps) {
+        Fail(table->get("steps"),
+             fmt::format("budget: 'steps' is 1 to {}, not {}", Budget::kMaxSteps, *steps));
+      }
+      scenario.budget.steps = static_cast<std::uint64_t>(*steps);
+    }
   }
 
   void ReadCrash(const toml::node& node, Scenario& scenario) const {
@@ -727,6 +750,8 @@ namespace {
 // TOML basic strings take JSON's escapes.
 std::string Quoted(std::string_view text) { return sim::JsonQuoted(text); }
 
+}  // namespace
+
 std::string DurationText(sim::Duration duration) {
   using namespace std::chrono;
   if (duration % hours(1) == nanoseconds(0)) return fmt::format("{}h", duration / hours(1));
@@ -734,6 +759,8 @@ std::string DurationText(sim::Duration duration) {
   if (duration % seconds(1) == nanoseconds(0)) return fmt::format("{}s", duration / seconds(1));
   return fmt::format("{}ms", duration_cast<milliseconds>(duration).count());
 }
+
+namespace {
 
 std::string ActionName(const Step& step) {
   switch (step.kind) {
@@ -807,6 +834,10 @@ std::string ToToml(const Scenario& s) {
   }
   if (s.nodes != Scenario{}.nodes) out += fmt::format("nodes = {}\n", s.nodes);
   if (s.shared_node_keyspace) out += "node_keyspace = \"shared\"\n";
+  if (s.budget != Budget{}) {
+    out += fmt::format("\n[budget]\ntime = {}\nsteps = {}\n",
+                       Quoted(DurationText(s.budget.virtual_time)), s.budget.steps);
+  }
   if (!s.crash_site.empty()) {
     out += fmt::format("\n[crash]\nsite = {}\nhit = {}\n", Quoted(s.crash_site), s.crash_hit);
   }

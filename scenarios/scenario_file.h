@@ -29,6 +29,8 @@ inline constexpr std::uintmax_t kMaxMigrationFileBytes = 1 << 20;
 // nullopt if malformed or longer.
 inline constexpr sim::Duration kMaxDuration = std::chrono::hours(24 * 365);
 std::optional<sim::Duration> ParseDuration(std::string_view text);
+// "8m", "15s", "500ms": as a file writes it (the largest whole unit).
+std::string DurationText(sim::Duration duration);
 // What is wrong with `text` as a duration, for an error message.
 std::string DurationError(std::string_view text);
 

@@ -1,5 +1,7 @@
 #include "scenarios/world.h"
 
+#include "scenarios/scenario_file.h"
+
 #include "models/cql/server.h"
 #include "models/s3/kuri_node.h"
 #include "models/s3/s3.h"
@@ -50,10 +52,40 @@ std::string World::RunProcess(
     models::cql::CqlSession session(network);
     *output = co_await body(session);
   });
-  simulation.Run(sim::RunBudget{sim::Simulation::kDefaultMaxSteps,
-                                simulation.Now() + std::chrono::minutes(1),
-                                [output] { return output->has_value(); }});
+  Advance(std::chrono::minutes(1), [output] { return output->has_value(); });
   return output->value_or("(no answer within a virtual minute)");
+}
+
+void World::SetBudget(const Budget& budget) {
+  budget_ = budget;
+  FL_ASSERT(budget.steps > 0 && budget.virtual_time > sim::Duration::zero());
+  budget_deadline_ = simulation.Now() + budget.virtual_time;
+  steps_spent_ = 0;
+  budget_spent_.clear();
+}
+
+bool World::Advance(sim::Duration bound, const std::function<bool()>& done) {
+  FL_ASSERT(bound >= sim::Duration::zero());
+  if (!budget_spent_.empty()) return done && done();
+  const sim::TimePoint now = simulation.Now();
+  const bool clipped = budget_deadline_ - now < bound;
+  const sim::TimePoint until = clipped ? budget_deadline_ : now + bound;
+  FL_ASSERT(steps_spent_ < budget_.steps);
+  const sim::RunResult result =
+      simulation.Run(sim::RunBudget{budget_.steps - steps_spent_, until, done});
+  steps_spent_ += result.steps;
+  const bool held = done && done();
+  if (held) return true;
+  if (steps_spent_ >= budget_.steps) {
+    budget_spent_ = fmt::format(
+        "the run spent its budget of {} scheduler steps at {} (raise it with [budget] steps)",
+        budget_.steps, sim::FormatTime(simulation.Now()));
+  } else if (clipped && simulation.Now() >= budget_deadline_) {
+    budget_spent_ =
+        fmt::format("the run spent its budget of {} of virtual time (raise it with [budget] time)",
+                    DurationText(budget_.virtual_time));
+  }
+  return false;
 }
 
 std::optional<ServedService> AsServed(const fakes::ServiceSpec& service) {

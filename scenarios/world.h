@@ -20,6 +20,7 @@
 #include "models/migrate/source.h"
 #include "models/operator/operator.h"
 #include "models/s3/seed_images.h"
+#include "scenarios/scenario.h"
 #include "sim/sim.h"
 
 namespace faultline::scenarios {
@@ -44,6 +45,15 @@ struct World {
   // than a short one.
   std::string RunProcess(const std::string& host,
                          std::function<sim::Awaitable<std::string>(models::cql::CqlSession&)> body);
+
+  // Runs the simulation until `done()` holds (asked before every scheduler
+  // step, so it only reads; null: never) or `bound` of virtual time passes,
+  // within the run's budget; says whether `done()` held.
+  bool Advance(sim::Duration bound, const std::function<bool()>& done);
+  // Starts the budget now. Once spent, Advance runs nothing more.
+  void SetBudget(const Budget& budget);
+  // Which budget the run spent, in words; empty while it has not.
+  const std::string& budget_spent() const { return budget_spent_; }
 
   sim::Simulation simulation;
   fakes::Network network;
@@ -70,6 +80,10 @@ struct World {
   sim::Process& Host(const std::string& name);
 
   std::map<std::string, sim::Process*> hosts_;
+  Budget budget_;
+  sim::TimePoint budget_deadline_ = sim::TimePoint::max();
+  std::uint64_t steps_spent_ = 0;
+  std::string budget_spent_;
   sim::Event hosts_never_set_;  // The helper processes' main tasks wait on it forever.
 };
 

@@ -44,9 +44,10 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
   EXPECT_EQ(Error("title = \"t\"\n[[step]]\ndo = \"up\"\n"), "story.toml:1:1: missing 'name'");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n"),
             "story.toml:1:1: a scenario needs at least one [[step]]");
-  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\ncolour = 3\n[[step]]\ndo = \"up\"\n"),
-            "story.toml:3:1: unknown key 'colour' (expected one of: checkers, crash, image, "
-            "lesson, name, seed, service, step, story, title, topology)");
+  EXPECT_EQ(
+      Error("name = \"x\"\ntitle = \"t\"\ncolour = 3\n[[step]]\ndo = \"up\"\n"),
+      "story.toml:3:1: unknown key 'colour' (expected one of: budget, checkers, crash, image, "
+      "lesson, name, seed, service, step, story, title, topology)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"wait\"\nfor = \"soon\"\n"),
             "story.toml:5:7: step 1: 'soon' is not a duration of at most 8760h (write 500ms, 15s, "
             "8m, 2h)");
@@ -393,6 +394,52 @@ expect = [ { serving = "kuri-3" }, { log = "kuri-3", contains = "keyspace fileco
   EXPECT_EQ(std::get<Scenario>(ParseScenario(ToToml(scenario), "again")), scenario);
   const ScenarioResult result = RunScenario(scenario, {.seed = 1});
   EXPECT_TRUE(result.passed) << Failures(result);
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// A run has a budget of virtual time and scheduler steps; spent, the run
+// stops with a message naming the budget instead of running for hours.
+TEST(ScenarioFileTest, ARunStopsWhenItSpendsItsBudget) {
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[budget]\nsteps = 0\n[[step]]\ndo = \"up\"\n"),
+            "story.toml:4:9: budget: 'steps' is 1 to 10000000000, not 0");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[budget]\ntime = \"0s\"\n[[step]]\ndo = \"up\"\n"),
+            "story.toml:4:8: budget: '0s' is not a duration of at most 8760h (write 500ms, 15s, "
+            "8m, 2h), and more than none");
+  std::variant<Scenario, FileError> parsed = ParseScenario(R"(
+name = "patient"
+title = "A day of waiting on a budget of an hour"
+[budget]
+time = "1h"
+steps = 100000000
+[[step]]
+do = "up"
+[[step]]
+do = "wait"
+for = "24h"
+[[step]]
+do = "up"
+)",
+                                                           "patient.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  const Scenario& scenario = std::get<Scenario>(parsed);
+  EXPECT_EQ(std::get<Scenario>(ParseScenario(ToToml(scenario), "again")), scenario);
+  const ScenarioResult result = RunScenario(scenario, {.seed = 1});
+  EXPECT_FALSE(result.passed);
+  EXPECT_EQ(result.stopped,
+            "the run spent its budget of 1h of virtual time (raise it with "
+            "[budget] time)");
+  EXPECT_EQ(result.steps.size(), 2u) << "the step after the budget was spent ran";
+  EXPECT_TRUE(result.checkers.empty()) << "a stopped run has no verdicts";
+  Scenario few_steps = scenario;
+  few_steps.budget = Budget{.steps = 1000};
+  EXPECT_EQ(RunScenario(few_steps, {.seed = 1})
+                .stopped.rfind("the run spent its budget of 1000 scheduler steps at ", 0),
+            0u);
 }
 
 }  // namespace
