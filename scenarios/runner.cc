@@ -16,6 +16,7 @@
 #include "models/s3/multipart.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/checkers.h"
+#include "scenarios/steps.h"
 #include "scenarios/topology.h"
 #include "scenarios/world.h"
 #include "sim/assert.h"
@@ -53,250 +54,6 @@ void RegisterImage(World& world, const ImageSpec& image) {
   FL_ASSERT(node.runner != nullptr);
   world.runtime.RegisterImage(models::s3::kNodeImage, image.version,
                               models::s3::NodeEntryPoint(std::move(node)));
-}
-
-// Runs the simulation until `done()` holds or `bound` of virtual time has
-// passed; says whether it held. `done` is asked before every scheduler step,
-// so it only reads.
-bool RunUntilDone(World& world, sim::Duration bound, const std::function<bool()>& done) {
-  return world.Advance(bound, done);
-}
-
-// The served services of the compose file, each with whether it must serve
-// for an operation on `only` (all, when empty) to count as complete.
-std::function<bool()> ServingOrDown(World& world, const std::string& only) {
-  std::vector<ServedService> services;
-  for (const ServedService& service : world.served) {
-    if (only.empty() || service.name == only) services.push_back(service);
-  }
-  return [&world, services = std::move(services)] {
-    if (!world.runtime.idle()) return false;
-    for (const ServedService& service : services) {
-      // A container that exited or waits to restart has done what it will.
-      const bool running = world.runtime.HasContainer(service.name) &&
-                           world.runtime.state(service.name) == fakes::ContainerState::kRunning;
-      if (running && !IsServing(world, service)) return false;
-    }
-    return true;
-  };
-}
-
-// How long an operation may take before the step goes on without it.
-constexpr sim::Duration kUpBound = std::chrono::seconds(5);
-constexpr sim::Duration kRestartBound = std::chrono::seconds(2);
-constexpr sim::Duration kStopBound = std::chrono::minutes(1);
-
-std::string Unfinished(sim::Duration bound) {
-  return fmt::format(" (not finished after {})", sim::FormatDuration(bound));
-}
-
-// Initiate, upload each part, complete: the whole upload as a client does
-// it, through the proxy. The outcome is the complete's status and body.
-std::string MultipartUpload(World& world, const Step& step, int& status) {
-  auto code = std::make_shared<int>(0);
-  std::string out = world.RunProcess(
-      "client", [&world, &step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
-        const fakes::Endpoint proxy("s3-proxy", models::s3::kProxyPort);
-        const auto timeout = std::chrono::seconds(30);
-        sim::Result<fakes::Response> initiated = co_await world.network.Call(
-            proxy, fakes::Request("POST", step.path, "", {}, "uploads"), timeout);
-        if (!initiated.ok()) co_return "initiate: " + initiated.status().ToString();
-        const std::string& body = initiated->body;
-        const std::size_t open = body.find("<UploadId>");
-        const std::size_t close = body.find("</UploadId>");
-        if (initiated->status != 200 || open == std::string::npos || close == std::string::npos) {
-          *code = initiated->status;
-          co_return fmt::format("initiate: {} {}", initiated->status, body);
-        }
-        const std::string upload = body.substr(open + 10, close - open - 10);
-        std::vector<std::pair<int, std::string>> etags;
-        for (std::size_t i = 0; i < step.parts.size(); ++i) {
-          const std::string query = fmt::format("partNumber={}&uploadId={}", i + 1, upload);
-          sim::Result<fakes::Response> part = co_await world.network.Call(
-              proxy, fakes::Request("PUT", step.path, step.parts[i], {}, query), timeout);
-          if (!part.ok() || part->status != 200 || !part->headers.contains("ETag")) {
-            *code = part.ok() ? part->status : 0;
-            co_return fmt::format("part {}: {}", i + 1,
-                                  part.ok() ? part->body : part.status().ToString());
-          }
-          const std::string& etag = part->headers.at("ETag");
-          etags.emplace_back(static_cast<int>(i + 1), etag.substr(1, etag.size() - 2));
-        }
-        sim::Result<fakes::Response> completed = co_await world.network.Call(
-            proxy,
-            fakes::Request("POST", step.path, models::s3::CompleteBody(etags), {},
-                           "uploadId=" + upload),
-            timeout);
-        if (!completed.ok()) co_return "complete: " + completed.status().ToString();
-        *code = completed->status;
-        co_return fmt::format("{} {}", completed->status, completed->body);
-      });
-  status = *code;
-  if (status == 200) {
-    std::string whole;
-    for (const std::string& part : step.parts) whole += part;
-    world.acknowledged[step.path] = whole;
-  }
-  return out;
-}
-
-std::string S3Request(World& world, const Step& step, int& status) {
-  auto code = std::make_shared<int>(0);
-  std::string out = world.RunProcess(
-      "client", [&world, &step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
-        fakes::Request request(step.method, step.path, step.body, {}, step.query);
-        sim::Result<fakes::Response> response =
-            co_await world.network.Call(fakes::Endpoint("s3-proxy", models::s3::kProxyPort),
-                                        std::move(request), std::chrono::seconds(30));
-        if (!response.ok()) co_return response.status().ToString();
-        *code = response->status;
-        co_return fmt::format("{} {}", response->status, response->body);
-      });
-  status = *code;
-  if (step.method == "PUT" && status == 200 && step.query.empty()) {
-    world.acknowledged[step.path] = step.body;
-  } else if (step.method == "DELETE" && status == 204) {
-    world.acknowledged.erase(step.path);
-  }
-  return out;
-}
-
-// What docker says when there is no container to act on (before `up`, or
-// after `down`).
-std::string NoContainer(const std::string& service, std::string_view verb) {
-  return fmt::format("cannot {} {}: no such container (is the cluster up?)", verb, service);
-}
-
-// Does the step; returns its outcome in words (and the S3 status, if any).
-std::string Perform(World& world, const Step& step, int& status) {
-  using Kind = Step::Kind;
-  models::ops::Operator& op = world.op;
-  switch (step.kind) {
-    case Kind::kUp: {
-      // As `docker compose up --wait`: done once every service has started
-      // and those running serve (at most kUpBound).
-      const sim::Status up = op.ComposeUp(world.spec);
-      if (!up.ok()) return "compose up failed: " + up.message();
-      const bool done = RunUntilDone(world, kUpBound, ServingOrDown(world, ""));
-      return done ? "compose up" : "compose up" + Unfinished(kUpBound);
-    }
-    case Kind::kDown: {
-      op.ComposeDown(step.number == 1);
-      const bool done = RunUntilDone(world, kStopBound, [&world] { return world.runtime.idle(); });
-      return std::string(step.number == 1 ? "compose down -v" : "compose down (volumes kept)") +
-             (done ? "" : Unfinished(kStopBound));
-    }
-    case Kind::kClean:
-      op.Clean();
-      return "host data directories emptied; the named volume kept";
-    case Kind::kSetImage:
-      for (fakes::ServiceSpec& service : world.spec.services) {
-        if (service.name == step.service) service.version = step.version;
-      }
-      // The compose file changes; the next `up` recreates the container.
-      return fmt::format("the compose file now has {} at image version {}", step.service,
-                         step.version);
-    case Kind::kWaitFor: {
-      world.Advance(step.duration, [&world, &step] {
-        return world.runtime.HasContainer(step.service) &&
-               fakes::ContainerStateName(world.runtime.state(step.service)) == step.state;
-      });
-      const std::string now =
-          world.runtime.HasContainer(step.service)
-              ? std::string(fakes::ContainerStateName(world.runtime.state(step.service)))
-              : "absent";
-      return fmt::format("{} is {} at {}", step.service, now,
-                         sim::FormatTime(world.simulation.Now()));
-    }
-    case Kind::kMultipart:
-      return MultipartUpload(world, step, status);
-    case Kind::kKill:
-      if (!world.runtime.HasContainer(step.service)) return NoContainer(step.service, "kill");
-      world.runtime.Kill(step.service);
-      // Done once the runtime has seen the exit (its restart policy then
-      // takes over).
-      RunUntilDone(world, kStopBound, [&world, &step] {
-        return world.runtime.state(step.service) != fakes::ContainerState::kRunning;
-      });
-      return "killed " + step.service;
-    case Kind::kStop:
-      if (!world.runtime.HasContainer(step.service)) return NoContainer(step.service, "stop");
-      world.runtime.Stop(step.service);
-      return RunUntilDone(world, kStopBound, [&world] { return world.runtime.idle(); })
-                 ? "stopped " + step.service
-                 : "stopping " + step.service + Unfinished(kStopBound);
-    case Kind::kRestart:
-      if (!world.runtime.HasContainer(step.service)) return NoContainer(step.service, "restart");
-      op.Restart(step.service);
-      return RunUntilDone(world, kRestartBound, ServingOrDown(world, step.service))
-                 ? "restarted " + step.service
-                 : "restarted " + step.service + ", not serving yet";
-    case Kind::kWait:
-      world.Advance(step.duration, nullptr);
-      return "waited " + sim::FormatDuration(step.duration);
-    case Kind::kS3:
-      return S3Request(world, step, status);
-    case Kind::kCql:
-      return world.RunProcess("ycqlsh",
-                              [&op, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
-                                co_return co_await op.Cql(s, step.statement);
-                              });
-    case Kind::kMigrateVersion:
-      return world.RunProcess("migrate",
-                              [&op, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
-                                co_return co_await op.MigrateVersion(s, step.keyspace);
-                              });
-    case Kind::kMigrateForce:
-      return world.RunProcess("migrate",
-                              [&op, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
-                                co_return co_await op.MigrateForce(s, step.keyspace, step.number);
-                              });
-    case Kind::kRecreateKeyspace:
-      return world.RunProcess("ycqlsh",
-                              [&op, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
-                                co_return co_await op.RecreateKeyspace(s, step.keyspace);
-                              });
-  }
-  return "";
-}
-
-std::string Action(const Step& step) {
-  using Kind = Step::Kind;
-  switch (step.kind) {
-    case Kind::kUp:
-      return "docker compose up";
-    case Kind::kDown:
-      return step.number == 1 ? "docker compose down -v" : "docker compose down";
-    case Kind::kClean:
-      return "clean the host data directories";
-    case Kind::kSetImage:
-      return fmt::format("edit the compose file: {} image {}", step.service, step.version);
-    case Kind::kRestart:
-      return "docker compose restart " + step.service;
-    case Kind::kWaitFor:
-      return fmt::format("wait until {} is {} (at most {})", step.service, step.state,
-                         sim::FormatDuration(step.duration));
-    case Kind::kMultipart:
-      return fmt::format("multipart upload of {} parts to {}", step.parts.size(), step.path);
-    case Kind::kKill:
-      return "docker kill " + step.service;
-    case Kind::kStop:
-      return "docker compose stop " + step.service;
-    case Kind::kWait:
-      return "wait " + sim::FormatDuration(step.duration);
-    case Kind::kS3:
-      return fmt::format("{} {}{}{}", step.method, step.path, step.query.empty() ? "" : "?",
-                         step.query);
-    case Kind::kCql:
-      return "ycqlsh -e \"" + step.statement + "\"";
-    case Kind::kMigrateVersion:
-      return "migrate version (" + step.keyspace + ")";
-    case Kind::kMigrateForce:
-      return fmt::format("migrate force {} ({})", step.number, step.keyspace);
-    case Kind::kRecreateKeyspace:
-      return "drop and re-create keyspace " + step.keyspace;
-  }
-  return "";
 }
 
 CheckResult Check(World& world, const Expectation& expectation, const std::string& output,
@@ -416,9 +173,10 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   for (const Step& step : scenario.steps) {
     int status = 0;
     StepResult step_result;
-    step_result.action = Action(step);
+    const StepKind& kind = StepKindOf(step);
+    step_result.action = kind.show(step);
     step_result.narration = step.narration;
-    step_result.outcome = Perform(world, step, status);
+    step_result.outcome = kind.perform(world, step, status);
     step_result.at = world.simulation.Now();
     for (const Expectation& expectation : step.expect) {
       step_result.checks.push_back(Check(world, expectation, step_result.outcome, status));
@@ -431,7 +189,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   // The liveness phase: faults stop, and the cluster has kLivenessBound to
   // converge (safety was checked after every step, under the faults).
   world.simulation.faults().StopFaults();
-  RunUntilDone(world, kLivenessBound, [&world, served = world.served] {
+  world.Advance(kLivenessBound, [&world, served = world.served] {
     return world.runtime.idle() && std::all_of(served.begin(), served.end(),
                                                [&](const auto& s) { return IsServing(world, s); });
   });

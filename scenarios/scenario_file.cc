@@ -2,6 +2,7 @@
 
 #include "models/migrate/cassandra_driver.h"
 #include "models/s3/seed_images.h"
+#include "scenarios/steps.h"
 #include "scenarios/topology.h"
 #include "sim/trace.h"
 
@@ -454,117 +455,132 @@ class Reader {
     }
   }
 
+  // A step: its kind (steps.h) says which fields it takes; each is read
+  // and checked as its field says, and a field of another kind is refused.
   Step ReadStep(const toml::node& node, std::size_t number, const Scenario& scenario) const {
     const std::string where = fmt::format("step {}: ", number);
     const toml::table* table = node.as_table();
     if (table == nullptr) Fail(&node, where + "a step must be a table");
-    static const std::map<std::string, Step::Kind, std::less<>> kActions = {
-        {"up", Step::Kind::kUp},
-        {"down", Step::Kind::kDown},
-        {"down -v", Step::Kind::kDown},
-        {"clean", Step::Kind::kClean},
-        {"set-image", Step::Kind::kSetImage},
-        {"restart", Step::Kind::kRestart},
-        {"wait", Step::Kind::kWait},
-        {"s3", Step::Kind::kS3},
-        {"cql", Step::Kind::kCql},
-        {"migrate-version", Step::Kind::kMigrateVersion},
-        {"migrate-force", Step::Kind::kMigrateForce},
-        {"recreate-keyspace", Step::Kind::kRecreateKeyspace},
-        {"kill", Step::Kind::kKill},
-        {"wait-for", Step::Kind::kWaitFor},
-        {"multipart", Step::Kind::kMultipart},
-        {"stop", Step::Kind::kStop},
-    };
-    OnlyKeys(*table,
-             {"do", "say", "service", "version", "for", "until", "method", "path", "query", "body",
-              "parts", "statement", "keyspace", "to", "expect"},
-             where);
     const std::string action = String(*table, "do", where, true);
-    auto kind = kActions.find(action);
-    if (kind == kActions.end()) {
+    const StepKind* kind = FindStepKind(action);
+    if (kind == nullptr) {
+      std::set<std::string_view> names;  // Sorted, to be scanned.
+      for (const StepKind& known : StepKinds()) names.insert(known.name);
       std::string list;
-      for (const auto& [name, unused] : kActions) list += (list.empty() ? "" : ", ") + name;
+      for (const std::string_view name : names)
+        list += (list.empty() ? "" : ", ") + std::string(name);
       Fail(table->get("do"),
            fmt::format("{}unknown action '{}' (expected one of: {})", where, action, list));
     }
+    CheckStepKeys(*table, *kind, where);
     Step step;
-    step.kind = kind->second;
-    step.number = action == "down -v" ? 1 : 0;
+    step.kind = kind->kind;
+    step.number = std::max<std::int64_t>(kind->number, 0);
     step.narration = String(*table, "say", where, false);
-    if (NeedsService(step.kind)) step.service = ServiceName(*table, "service", where);
-    if (table->contains("service") && !NeedsService(step.kind)) {
-      Fail(table->get("service"), where + action + " takes no 'service'");
-    }
-    step.version = String(*table, "version", where, step.kind == Step::Kind::kSetImage);
-    if (step.kind == Step::Kind::kSetImage) {
-      CheckVersion(table->get("version"), step.service, step.version, scenario, where);
-    }
-    step.method = String(*table, "method", where, step.kind == Step::Kind::kS3);
-    if (step.kind == Step::Kind::kS3) {
-      static const std::set<std::string, std::less<>> kMethods = {"GET", "PUT", "HEAD", "DELETE",
-                                                                  "POST"};
-      if (!kMethods.contains(step.method)) {
-        Fail(table->get("method"), where + "'method' is GET, PUT, HEAD, DELETE or POST");
-      }
-    }
-    step.path = String(*table, "path", where,
-                       step.kind == Step::Kind::kS3 || step.kind == Step::Kind::kMultipart);
-    if (step.kind == Step::Kind::kMultipart) {
-      const toml::node* parts = table->get("parts");
-      const toml::array* list = parts == nullptr ? nullptr : parts->as_array();
-      if (list == nullptr || list->empty()) {
-        Fail(parts == nullptr ? table : parts,
-             where + "multipart needs 'parts', a non-empty list of strings");
-      }
-      for (const toml::node& part : *list) {
-        if (part.as_string() == nullptr) Fail(&part, where + "each part is a string");
-        step.parts.push_back(part.as_string()->get());
-      }
-    }
-    step.query = String(*table, "query", where, false);
-    step.body = String(*table, "body", where, false);
-    step.statement = String(*table, "statement", where, step.kind == Step::Kind::kCql);
-    step.keyspace = String(*table, "keyspace", where, NeedsKeyspace(step.kind));
-    if (step.kind == Step::Kind::kMigrateForce) {
-      const std::optional<std::int64_t> to = Integer(*table, "to", where);
-      if (!to) Fail(table, where + "migrate-force needs 'to', the version to record");
-      if (*to < -1) Fail(table->get("to"), where + "'to' is a version, or -1 for none");
-      step.number = *to;
-    }
-    if (step.kind == Step::Kind::kWaitFor) {
-      static const std::set<std::string, std::less<>> kStates = {"created", "running", "restarting",
-                                                                 "exited"};
-      step.state = String(*table, "until", where, true);
-      if (!kStates.contains(step.state)) {
-        Fail(table->get("until"), where + "'until' is created, running, restarting or exited");
-      }
-      step.duration = std::chrono::minutes(10);
-      if (table->contains("for")) {
-        const std::string text = String(*table, "for", where, true);
-        const std::optional<sim::Duration> duration = ParseDuration(text);
-        if (!duration) Fail(table->get("for"), where + DurationError(text));
-        step.duration = *duration;
-      }
-    }
-    if (step.kind == Step::Kind::kWait) {
-      const std::string text = String(*table, "for", where, true);
-      const std::optional<sim::Duration> duration = ParseDuration(text);
-      if (!duration) Fail(table->get("for"), where + DurationError(text));
-      step.duration = *duration;
-    }
+    step.duration = kind->default_duration;
+    for (const StepFieldUse& use : kind->fields) ReadField(use, *table, scenario, where, step);
     if (const toml::node* expect = table->get("expect"))
       step.expect = ReadExpectations(*expect, where);
     return step;
   }
 
-  static bool NeedsService(Step::Kind kind) {
-    return kind == Step::Kind::kSetImage || kind == Step::Kind::kRestart ||
-           kind == Step::Kind::kKill || kind == Step::Kind::kStop || kind == Step::Kind::kWaitFor;
+  // Only do, say, expect and the kind's own fields; a field another kind
+  // takes is named as such (a person wrote it, and it would do nothing).
+  void CheckStepKeys(const toml::table& table, const StepKind& kind,
+                     const std::string& where) const {
+    std::set<std::string_view> allowed = {"do", "say", "expect"};
+    std::string takes;
+    for (const StepFieldUse& use : kind.fields) {
+      allowed.insert(StepFieldKey(use.field));
+      takes += (takes.empty() ? "" : ", ") + std::string(StepFieldKey(use.field));
+    }
+    std::set<std::string_view> any_field;
+    for (const StepKind& other : StepKinds()) {
+      for (const StepFieldUse& use : other.fields) any_field.insert(StepFieldKey(use.field));
+    }
+    for (const auto& [key, value] : table) {
+      if (allowed.contains(key.str()) || !any_field.contains(key.str())) continue;
+      Fail(&value, fmt::format("{}{} takes no '{}'{}", where, kind.name, key.str(),
+                               takes.empty() ? "" : " (it takes " + takes + ")"));
+    }
+    OnlyKeys(table, allowed, where);
   }
-  static bool NeedsKeyspace(Step::Kind kind) {
-    return kind == Step::Kind::kMigrateVersion || kind == Step::Kind::kMigrateForce ||
-           kind == Step::Kind::kRecreateKeyspace;
+
+  // One field of a step, read and checked as that field is wherever it
+  // appears; `required` says whether the kind needs it.
+  void ReadField(const StepFieldUse& use, const toml::table& table, const Scenario& scenario,
+                 const std::string& where, Step& step) const {
+    const std::string_view key = StepFieldKey(use.field);
+    const toml::node* at = table.get(key);
+    if (at == nullptr && !use.required) return;
+    switch (use.field) {
+      case StepField::kService:
+        step.service = ServiceName(table, key, where);
+        return;
+      case StepField::kVersion:
+        step.version = String(table, key, where, true);
+        CheckVersion(at, step.service, step.version, scenario, where);
+        return;
+      case StepField::kMethod: {
+        static const std::set<std::string, std::less<>> kMethods = {"GET", "PUT", "HEAD", "DELETE",
+                                                                    "POST"};
+        step.method = String(table, key, where, true);
+        if (!kMethods.contains(step.method)) {
+          Fail(at, where + "'method' is GET, PUT, HEAD, DELETE or POST");
+        }
+        return;
+      }
+      case StepField::kPath:
+        step.path = String(table, key, where, true);
+        return;
+      case StepField::kQuery:
+        step.query = String(table, key, where, true);
+        return;
+      case StepField::kBody:
+        step.body = String(table, key, where, true);
+        return;
+      case StepField::kParts: {
+        const toml::array* list = at == nullptr ? nullptr : at->as_array();
+        if (list == nullptr || list->empty()) {
+          Fail(at == nullptr ? &table : at,
+               where + "multipart needs 'parts', a non-empty list of strings");
+        }
+        for (const toml::node& part : *list) {
+          if (part.as_string() == nullptr) Fail(&part, where + "each part is a string");
+          step.parts.push_back(part.as_string()->get());
+        }
+        return;
+      }
+      case StepField::kStatement:
+        step.statement = String(table, key, where, true);
+        return;
+      case StepField::kKeyspace:
+        step.keyspace = String(table, key, where, true);
+        return;
+      case StepField::kTo: {
+        const std::optional<std::int64_t> to = Integer(table, key, where);
+        if (!to) Fail(&table, where + "migrate-force needs 'to', the version to record");
+        if (*to < -1) Fail(at, where + "'to' is a version, or -1 for none");
+        step.number = *to;
+        return;
+      }
+      case StepField::kUntil: {
+        static const std::set<std::string, std::less<>> kStates = {"created", "running",
+                                                                   "restarting", "exited"};
+        step.state = String(table, key, where, true);
+        if (!kStates.contains(step.state)) {
+          Fail(at, where + "'until' is created, running, restarting or exited");
+        }
+        return;
+      }
+      case StepField::kFor: {
+        const std::string text = String(table, key, where, true);
+        const std::optional<sim::Duration> duration = ParseDuration(text);
+        if (!duration) Fail(at, where + DurationError(text));
+        step.duration = *duration;
+        return;
+      }
+    }
   }
 
   std::vector<Expectation> ReadExpectations(const toml::node& node,
@@ -762,38 +778,43 @@ std::string DurationText(sim::Duration duration) {
 
 namespace {
 
-std::string ActionName(const Step& step) {
-  switch (step.kind) {
-    case Step::Kind::kUp:
-      return "up";
-    case Step::Kind::kDown:
-      return step.number == 1 ? "down -v" : "down";
-    case Step::Kind::kClean:
-      return "clean";
-    case Step::Kind::kSetImage:
-      return "set-image";
-    case Step::Kind::kRestart:
-      return "restart";
-    case Step::Kind::kWait:
-      return "wait";
-    case Step::Kind::kS3:
-      return "s3";
-    case Step::Kind::kCql:
-      return "cql";
-    case Step::Kind::kMigrateVersion:
-      return "migrate-version";
-    case Step::Kind::kMigrateForce:
-      return "migrate-force";
-    case Step::Kind::kRecreateKeyspace:
-      return "recreate-keyspace";
-    case Step::Kind::kWaitFor:
-      return "wait-for";
-    case Step::Kind::kMultipart:
-      return "multipart";
-    case Step::Kind::kKill:
-      return "kill";
-    case Step::Kind::kStop:
-      return "stop";
+// One field of a step as a file line ("path = \"/b/k\"\n"); nothing for an
+// optional text field left empty.
+std::string FieldToml(StepField field, const Step& step) {
+  const std::string_view key = StepFieldKey(field);
+  const auto text = [&](const std::string& value) {
+    return value.empty() ? std::string() : fmt::format("{} = {}\n", key, Quoted(value));
+  };
+  switch (field) {
+    case StepField::kService:
+      return text(step.service);
+    case StepField::kVersion:
+      return text(step.version);
+    case StepField::kMethod:
+      return text(step.method);
+    case StepField::kPath:
+      return text(step.path);
+    case StepField::kQuery:
+      return text(step.query);
+    case StepField::kBody:
+      return text(step.body);
+    case StepField::kStatement:
+      return text(step.statement);
+    case StepField::kKeyspace:
+      return text(step.keyspace);
+    case StepField::kUntil:
+      return text(step.state);
+    case StepField::kTo:
+      return fmt::format("{} = {}\n", key, step.number);
+    case StepField::kFor:
+      return fmt::format("{} = \"{}\"\n", key, DurationText(step.duration));
+    case StepField::kParts: {
+      std::string out = std::string(key) + " = [";
+      for (std::size_t i = 0; i < step.parts.size(); ++i) {
+        out += (i == 0 ? " " : ", ") + Quoted(step.parts[i]);
+      }
+      return out + " ]\n";
+    }
   }
   return "";
 }
@@ -884,29 +905,10 @@ std::string ToToml(const Scenario& s) {
     }
   }
   for (const Step& step : s.steps) {
-    out += fmt::format("\n[[step]]\ndo = {}\n", Quoted(ActionName(step)));
+    const StepKind& kind = StepKindOf(step);
+    out += fmt::format("\n[[step]]\ndo = {}\n", Quoted(kind.name));
     if (!step.narration.empty()) out += fmt::format("say = {}\n", Quoted(step.narration));
-    const std::pair<const char*, const std::string*> fields[] = {
-        {"service", &step.service},     {"version", &step.version},  {"method", &step.method},
-        {"path", &step.path},           {"query", &step.query},      {"body", &step.body},
-        {"statement", &step.statement}, {"keyspace", &step.keyspace}};
-    for (const auto& [key, value] : fields) {
-      if (!value->empty()) out += fmt::format("{} = {}\n", key, Quoted(*value));
-    }
-    if (step.kind == Step::Kind::kMigrateForce) out += fmt::format("to = {}\n", step.number);
-    if (step.kind == Step::Kind::kWait)
-      out += fmt::format("for = \"{}\"\n", DurationText(step.duration));
-    if (!step.parts.empty()) {
-      out += "parts = [";
-      for (std::size_t i = 0; i < step.parts.size(); ++i) {
-        out += (i == 0 ? " " : ", ") + Quoted(step.parts[i]);
-      }
-      out += " ]\n";
-    }
-    if (step.kind == Step::Kind::kWaitFor) {
-      out += fmt::format("until = {}\nfor = \"{}\"\n", Quoted(step.state),
-                         DurationText(step.duration));
-    }
+    for (const StepFieldUse& use : kind.fields) out += FieldToml(use.field, step);
     if (!step.expect.empty()) {
       out += "expect = [\n";
       for (const Expectation& e : step.expect) out += "  " + ExpectationToml(e) + ",\n";

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "scenarios/catalogue.h"
 #include "scenarios/runner.h"
+#include "scenarios/steps.h"
 #include "tests/scenarios/failures.h"
 
 namespace faultline::scenarios {
@@ -448,6 +450,85 @@ do = "up"
   EXPECT_EQ(RunScenario(few_steps, {.seed = 1})
                 .stopped.rfind("the run spent its budget of 1000 scheduler steps at ", 0),
             0u);
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// Every kind of step is one entry of one table (scenarios/steps.h): a step
+// of each kind, with each field it takes, reads back as written, shows
+// itself, and is documented in docs/scenario-format.md.
+TEST(ScenarioFileTest, EveryStepKindReadsBackAsWrittenAndIsDocumented) {
+  std::ifstream doc(std::string(FAULTLINE_DOCS_DIR) + "/scenario-format.md");
+  const std::string format((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+  Scenario scenario;
+  scenario.name = "every-kind";
+  scenario.title = "one step of each kind";
+  for (const StepKind& kind : StepKinds()) {
+    EXPECT_NE(format.find("`" + std::string(kind.name) + "`"), std::string::npos)
+        << kind.name << " is not in docs/scenario-format.md";
+    Step step{.kind = kind.kind, .number = std::max<std::int64_t>(kind.number, 0)};
+    step.duration = kind.default_duration;
+    for (const StepFieldUse& use : kind.fields) {
+      switch (use.field) {
+        case StepField::kService:
+          step.service = "kuri-1";
+          break;
+        case StepField::kVersion:
+          step.version = "v1";
+          break;
+        case StepField::kMethod:
+          step.method = "PUT";
+          break;
+        case StepField::kPath:
+          step.path = "/b/k";
+          break;
+        case StepField::kQuery:
+          step.query = "q";
+          break;
+        case StepField::kBody:
+          step.body = "bytes";
+          break;
+        case StepField::kParts:
+          step.parts = {"a", "b"};
+          break;
+        case StepField::kStatement:
+          step.statement = "DESCRIBE KEYSPACES";
+          break;
+        case StepField::kKeyspace:
+          step.keyspace = "filecoingw_s3";
+          break;
+        case StepField::kTo:
+          step.number = 7;
+          break;
+        case StepField::kUntil:
+          step.state = "running";
+          break;
+        case StepField::kFor:
+          step.duration = std::chrono::seconds(3);
+          break;
+      }
+    }
+    EXPECT_EQ(&StepKindOf(step), &kind) << kind.name;
+    EXPECT_FALSE(kind.show(step).empty()) << kind.name;
+    scenario.steps.push_back(step);
+  }
+  std::variant<Scenario, FileError> again = ParseScenario(ToToml(scenario), "every-kind.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(again)) << std::get<FileError>(again).message;
+  EXPECT_EQ(std::get<Scenario>(again), scenario);
+}
+
+// A field of another kind would do nothing: it is refused, naming what the
+// kind takes.
+TEST(ScenarioFileTest, AStepTakesOnlyItsKindsFields) {
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"up\"\npath = \"/b/k\"\n"),
+            "story.toml:5:8: step 1: up takes no 'path'");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"kill\"\nservice = \"kuri-1\"\n"
+                  "for = \"1s\"\n"),
+            "story.toml:6:7: step 1: kill takes no 'for' (it takes service)");
 }
 
 }  // namespace

@@ -1,0 +1,426 @@
+#include "scenarios/steps.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+
+#include "fakes/network.h"
+#include "fakes/runtime.h"
+#include "models/cql/client.h"
+#include "models/operator/operator.h"
+#include "models/s3/multipart.h"
+#include "models/s3/s3_proxy.h"
+#include "scenarios/world.h"
+#include "sim/assert.h"
+
+namespace faultline::scenarios {
+namespace {
+
+using sim::Awaitable;
+using Kind = Step::Kind;
+using Field = StepField;
+
+// How long an operation may take before the step goes on without it.
+constexpr sim::Duration kUpBound = std::chrono::seconds(5);
+constexpr sim::Duration kRestartBound = std::chrono::seconds(2);
+constexpr sim::Duration kStopBound = std::chrono::minutes(1);
+constexpr sim::Duration kRequestTimeout = std::chrono::seconds(30);
+
+std::string Unfinished(sim::Duration bound) {
+  return fmt::format(" (not finished after {})", sim::FormatDuration(bound));
+}
+
+// Done when the runtime has carried out every operation and each of the
+// served services (all, or `only`) that runs serves.
+std::function<bool()> ServingOrDown(World& world, const std::string& only) {
+  std::vector<ServedService> services;
+  for (const ServedService& service : world.served) {
+    if (only.empty() || service.name == only) services.push_back(service);
+  }
+  return [&world, services = std::move(services)] {
+    if (!world.runtime.idle()) return false;
+    for (const ServedService& service : services) {
+      // A container that exited or waits to restart has done what it will.
+      const bool running = world.runtime.HasContainer(service.name) &&
+                           world.runtime.state(service.name) == fakes::ContainerState::kRunning;
+      if (running && !IsServing(world, service)) return false;
+    }
+    return true;
+  };
+}
+
+// What docker says when there is no container to act on (before `up`, or
+// after `down`).
+std::string NoContainer(const std::string& service, std::string_view verb) {
+  return fmt::format("cannot {} {}: no such container (is the cluster up?)", verb, service);
+}
+
+const fakes::Endpoint& Proxy() {
+  static const fakes::Endpoint kProxy("s3-proxy", models::s3::kProxyPort);
+  return kProxy;
+}
+
+// --- Compose and containers ------------------------------------------------
+
+std::string PerformUp(World& world, const Step&, int&) {
+  // As `docker compose up --wait`: done once every service has started and
+  // those running serve (at most kUpBound).
+  const sim::Status up = world.op.ComposeUp(world.spec);
+  if (!up.ok()) return "compose up failed: " + up.message();
+  const bool done = world.Advance(kUpBound, ServingOrDown(world, ""));
+  return done ? "compose up" : "compose up" + Unfinished(kUpBound);
+}
+
+std::string PerformDown(World& world, const Step& step, int&) {
+  world.op.ComposeDown(step.number == 1);
+  const bool done = world.Advance(kStopBound, [&world] { return world.runtime.idle(); });
+  return std::string(step.number == 1 ? "compose down -v" : "compose down (volumes kept)") +
+         (done ? "" : Unfinished(kStopBound));
+}
+
+std::string PerformClean(World& world, const Step&, int&) {
+  world.op.Clean();
+  return "host data directories emptied; the named volume kept";
+}
+
+std::string PerformSetImage(World& world, const Step& step, int&) {
+  for (fakes::ServiceSpec& service : world.spec.services) {
+    if (service.name == step.service) service.version = step.version;
+  }
+  // The compose file changes; the next `up` recreates the container.
+  return fmt::format("the compose file now has {} at image version {}", step.service, step.version);
+}
+
+std::string PerformRestart(World& world, const Step& step, int&) {
+  if (!world.runtime.HasContainer(step.service)) return NoContainer(step.service, "restart");
+  world.op.Restart(step.service);
+  return world.Advance(kRestartBound, ServingOrDown(world, step.service))
+             ? "restarted " + step.service
+             : "restarted " + step.service + ", not serving yet";
+}
+
+std::string PerformKill(World& world, const Step& step, int&) {
+  if (!world.runtime.HasContainer(step.service)) return NoContainer(step.service, "kill");
+  world.runtime.Kill(step.service);
+  // Done once the runtime has seen the exit (its restart policy then takes over).
+  world.Advance(kStopBound, [&world, &step] {
+    return world.runtime.state(step.service) != fakes::ContainerState::kRunning;
+  });
+  return "killed " + step.service;
+}
+
+std::string PerformStop(World& world, const Step& step, int&) {
+  if (!world.runtime.HasContainer(step.service)) return NoContainer(step.service, "stop");
+  world.runtime.Stop(step.service);
+  return world.Advance(kStopBound, [&world] { return world.runtime.idle(); })
+             ? "stopped " + step.service
+             : "stopping " + step.service + Unfinished(kStopBound);
+}
+
+std::string PerformWait(World& world, const Step& step, int&) {
+  world.Advance(step.duration, nullptr);
+  return "waited " + sim::FormatDuration(step.duration);
+}
+
+std::string PerformWaitFor(World& world, const Step& step, int&) {
+  world.Advance(step.duration, [&world, &step] {
+    return world.runtime.HasContainer(step.service) &&
+           fakes::ContainerStateName(world.runtime.state(step.service)) == step.state;
+  });
+  const std::string now =
+      world.runtime.HasContainer(step.service)
+          ? std::string(fakes::ContainerStateName(world.runtime.state(step.service)))
+          : "absent";
+  return fmt::format("{} is {} at {}", step.service, now, sim::FormatTime(world.simulation.Now()));
+}
+
+// --- S3 through the proxy --------------------------------------------------
+
+std::string PerformS3(World& world, const Step& step, int& status) {
+  auto code = std::make_shared<int>(0);
+  std::string out = world.RunProcess(
+      "client", [&world, &step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
+        fakes::Request request(step.method, step.path, step.body, {}, step.query);
+        sim::Result<fakes::Response> response =
+            co_await world.network.Call(Proxy(), std::move(request), kRequestTimeout);
+        if (!response.ok()) co_return response.status().ToString();
+        *code = response->status;
+        co_return fmt::format("{} {}", response->status, response->body);
+      });
+  status = *code;
+  if (step.method == "PUT" && status == 200 && step.query.empty()) {
+    world.acknowledged[step.path] = step.body;
+  } else if (step.method == "DELETE" && status == 204) {
+    world.acknowledged.erase(step.path);
+  }
+  return out;
+}
+
+// Initiate, upload each part, complete: the whole upload as a client does
+// it, through the proxy. The outcome is the complete's status and body.
+Awaitable<std::string> Upload(World& world, const Step& step, std::shared_ptr<int> code) {
+  sim::Result<fakes::Response> initiated = co_await world.network.Call(
+      Proxy(), fakes::Request("POST", step.path, "", {}, "uploads"), kRequestTimeout);
+  if (!initiated.ok()) co_return "initiate: " + initiated.status().ToString();
+  const std::string& body = initiated->body;
+  const std::size_t open = body.find("<UploadId>");
+  const std::size_t close = body.find("</UploadId>");
+  if (initiated->status != 200 || open == std::string::npos || close == std::string::npos) {
+    *code = initiated->status;
+    co_return fmt::format("initiate: {} {}", initiated->status, body);
+  }
+  const std::string upload = body.substr(open + 10, close - open - 10);
+  std::vector<std::pair<int, std::string>> etags;
+  for (std::size_t i = 0; i < step.parts.size(); ++i) {
+    const std::string query = fmt::format("partNumber={}&uploadId={}", i + 1, upload);
+    sim::Result<fakes::Response> part = co_await world.network.Call(
+        Proxy(), fakes::Request("PUT", step.path, step.parts[i], {}, query), kRequestTimeout);
+    if (!part.ok() || part->status != 200 || !part->headers.contains("ETag")) {
+      *code = part.ok() ? part->status : 0;
+      co_return fmt::format("part {}: {}", i + 1,
+                            part.ok() ? part->body : part.status().ToString());
+    }
+    const std::string& etag = part->headers.at("ETag");
+    etags.emplace_back(static_cast<int>(i + 1), etag.substr(1, etag.size() - 2));
+  }
+  sim::Result<fakes::Response> completed = co_await world.network.Call(
+      Proxy(),
+      fakes::Request("POST", step.path, models::s3::CompleteBody(etags), {}, "uploadId=" + upload),
+      kRequestTimeout);
+  if (!completed.ok()) co_return "complete: " + completed.status().ToString();
+  *code = completed->status;
+  co_return fmt::format("{} {}", completed->status, completed->body);
+}
+
+std::string PerformMultipart(World& world, const Step& step, int& status) {
+  auto code = std::make_shared<int>(0);
+  std::string out = world.RunProcess(
+      "client", [&world, &step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
+        co_return co_await Upload(world, step, code);
+      });
+  status = *code;
+  if (status == 200) {
+    std::string whole;
+    for (const std::string& part : step.parts) whole += part;
+    world.acknowledged[step.path] = whole;
+  }
+  return out;
+}
+
+// --- The operator: ycqlsh and the migrate CLI ------------------------------
+
+std::string PerformCql(World& world, const Step& step, int&) {
+  return world.RunProcess("ycqlsh",
+                          [&world, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
+                            co_return co_await world.op.Cql(s, step.statement);
+                          });
+}
+
+std::string PerformMigrateVersion(World& world, const Step& step, int&) {
+  return world.RunProcess("migrate",
+                          [&world, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
+                            co_return co_await world.op.MigrateVersion(s, step.keyspace);
+                          });
+}
+
+std::string PerformMigrateForce(World& world, const Step& step, int&) {
+  return world.RunProcess("migrate",
+                          [&world, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
+                            co_return co_await world.op.MigrateForce(s, step.keyspace, step.number);
+                          });
+}
+
+std::string PerformRecreateKeyspace(World& world, const Step& step, int&) {
+  return world.RunProcess("ycqlsh",
+                          [&world, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
+                            co_return co_await world.op.RecreateKeyspace(s, step.keyspace);
+                          });
+}
+
+// --- The table -----------------------------------------------------------
+
+std::vector<StepKind> MakeStepKinds() {
+  const auto required = [](Field field) { return StepFieldUse{field, true}; };
+  const auto optional = [](Field field) { return StepFieldUse{field, false}; };
+  const sim::Duration none{};
+  return {
+      {Kind::kUp,
+       "up",
+       0,
+       {},
+       none,
+       [](const Step&) -> std::string { return "docker compose up"; },
+       PerformUp},
+      {Kind::kDown,
+       "down",
+       0,
+       {},
+       none,
+       [](const Step&) -> std::string { return "docker compose down"; },
+       PerformDown},
+      {Kind::kDown,
+       "down -v",
+       1,
+       {},
+       none,
+       [](const Step&) -> std::string { return "docker compose down -v"; },
+       PerformDown},
+      {Kind::kClean,
+       "clean",
+       0,
+       {},
+       none,
+       [](const Step&) -> std::string { return "clean the host data directories"; },
+       PerformClean},
+      {Kind::kSetImage,
+       "set-image",
+       0,
+       {required(Field::kService), required(Field::kVersion)},
+       none,
+       [](const Step& s) {
+         return fmt::format("edit the compose file: {} image {}", s.service, s.version);
+       },
+       PerformSetImage},
+      {Kind::kRestart,
+       "restart",
+       0,
+       {required(Field::kService)},
+       none,
+       [](const Step& s) { return "docker compose restart " + s.service; },
+       PerformRestart},
+      {Kind::kWait,
+       "wait",
+       0,
+       {required(Field::kFor)},
+       none,
+       [](const Step& s) { return "wait " + sim::FormatDuration(s.duration); },
+       PerformWait},
+      {Kind::kS3,
+       "s3",
+       0,
+       {required(Field::kMethod), required(Field::kPath), optional(Field::kQuery),
+        optional(Field::kBody)},
+       none,
+       [](const Step& s) {
+         return fmt::format("{} {}{}{}", s.method, s.path, s.query.empty() ? "" : "?", s.query);
+       },
+       PerformS3},
+      {Kind::kCql,
+       "cql",
+       0,
+       {required(Field::kStatement)},
+       none,
+       [](const Step& s) { return "ycqlsh -e \"" + s.statement + "\""; },
+       PerformCql},
+      {Kind::kMigrateVersion,
+       "migrate-version",
+       0,
+       {required(Field::kKeyspace)},
+       none,
+       [](const Step& s) { return "migrate version (" + s.keyspace + ")"; },
+       PerformMigrateVersion},
+      {Kind::kMigrateForce,
+       "migrate-force",
+       -1,
+       {required(Field::kKeyspace), required(Field::kTo)},
+       none,
+       [](const Step& s) { return fmt::format("migrate force {} ({})", s.number, s.keyspace); },
+       PerformMigrateForce},
+      {Kind::kRecreateKeyspace,
+       "recreate-keyspace",
+       0,
+       {required(Field::kKeyspace)},
+       none,
+       [](const Step& s) { return "drop and re-create keyspace " + s.keyspace; },
+       PerformRecreateKeyspace},
+      {Kind::kKill,
+       "kill",
+       0,
+       {required(Field::kService)},
+       none,
+       [](const Step& s) { return "docker kill " + s.service; },
+       PerformKill},
+      {Kind::kWaitFor,
+       "wait-for",
+       0,
+       {required(Field::kService), required(Field::kUntil), optional(Field::kFor)},
+       std::chrono::minutes(10),
+       [](const Step& s) {
+         return fmt::format("wait until {} is {} (at most {})", s.service, s.state,
+                            sim::FormatDuration(s.duration));
+       },
+       PerformWaitFor},
+      {Kind::kMultipart,
+       "multipart",
+       0,
+       {required(Field::kPath), required(Field::kParts)},
+       none,
+       [](const Step& s) {
+         return fmt::format("multipart upload of {} parts to {}", s.parts.size(), s.path);
+       },
+       PerformMultipart},
+      {Kind::kStop,
+       "stop",
+       0,
+       {required(Field::kService)},
+       none,
+       [](const Step& s) { return "docker compose stop " + s.service; },
+       PerformStop},
+  };
+}
+
+}  // namespace
+
+std::string_view StepFieldKey(StepField field) {
+  switch (field) {
+    case Field::kService:
+      return "service";
+    case Field::kVersion:
+      return "version";
+    case Field::kMethod:
+      return "method";
+    case Field::kPath:
+      return "path";
+    case Field::kQuery:
+      return "query";
+    case Field::kBody:
+      return "body";
+    case Field::kParts:
+      return "parts";
+    case Field::kStatement:
+      return "statement";
+    case Field::kKeyspace:
+      return "keyspace";
+    case Field::kTo:
+      return "to";
+    case Field::kUntil:
+      return "until";
+    case Field::kFor:
+      return "for";
+  }
+  FL_PANIC("a StepField without a key: {}", static_cast<int>(field));
+}
+
+const std::vector<StepKind>& StepKinds() {
+  static const std::vector<StepKind> kKinds = MakeStepKinds();  // Immutable.
+  return kKinds;
+}
+
+const StepKind* FindStepKind(std::string_view name) {
+  for (const StepKind& kind : StepKinds()) {
+    if (kind.name == name) return &kind;
+  }
+  return nullptr;
+}
+
+const StepKind& StepKindOf(const Step& step) {
+  for (const StepKind& kind : StepKinds()) {
+    // Kinds that share a Step::Kind differ by the number their name sets.
+    if (kind.kind == step.kind && (kind.number < 0 || kind.number == step.number)) return kind;
+  }
+  FL_PANIC("step kind {} is not in the table", static_cast<int>(step.kind));
+}
+
+}  // namespace faultline::scenarios
