@@ -8,6 +8,7 @@
 #include <set>
 
 #include "models/cql/engine.h"
+#include "sim/assert.h"
 
 namespace faultline::models::cql {
 namespace {
@@ -128,8 +129,16 @@ std::variant<bool, CqlError> CheckConditions(const TableInfo& table,
     if (auto* error = std::get_if<CqlError>(&expected)) return std::move(*error);
     if (std::find(named.begin(), named.end(), column) == named.end()) named.push_back(column);
     const auto index = static_cast<std::size_t>(column - table.columns.data());
-    holds = holds && Satisfies(row ? (*row)[index] : Value::Null(), condition.op,
-                               std::get<Value>(expected), column->type);
+    FL_ASSERT(index < table.columns.size());
+    const std::optional<Comparison> op = ParseComparison(condition.op);
+    if (!op) {
+      return At(InvalidArgument(fmt::format("IF conditions compare with =, !=, <, >, <= or >=, "
+                                            "not {}",
+                                            condition.op)),
+                condition.offset);
+    }
+    holds = holds && Satisfies(row ? (*row)[index] : Value::Null(), *op, std::get<Value>(expected),
+                               column->type);
   }
   return holds;
 }

@@ -1,4 +1,5 @@
 #include "models/cql/value.h"
+#include "sim/assert.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -607,11 +608,21 @@ std::optional<Value> DecodeUntyped(std::string_view bytes) {
   return value;
 }
 
-bool Satisfies(const Value& actual, std::string_view op, const Value& expected,
-               const CqlType& type) {
+std::optional<Comparison> ParseComparison(std::string_view op) {
+  static constexpr std::pair<std::string_view, Comparison> kComparisons[] = {
+      {"=", Comparison::kEqual},        {"!=", Comparison::kNotEqual},
+      {"<", Comparison::kLess},         {">", Comparison::kGreater},
+      {"<=", Comparison::kLessOrEqual}, {">=", Comparison::kGreaterOrEqual}};
+  for (const auto& [text, comparison] : kComparisons) {
+    if (text == op) return comparison;
+  }
+  return std::nullopt;
+}
+
+bool Satisfies(const Value& actual, Comparison op, const Value& expected, const CqlType& type) {
   if (actual.is_null() || expected.is_null()) {
     const bool same = actual.is_null() == expected.is_null();
-    return op == "=" ? same : op == "!=" ? !same : false;
+    return op == Comparison::kEqual ? same : op == Comparison::kNotEqual ? !same : false;
   }
   // As the column's collation orders them (collations.h), like WHERE does.
   const auto by = [](int order) { return order <=> 0; };
@@ -619,12 +630,21 @@ bool Satisfies(const Value& actual, std::string_view op, const Value& expected,
       type.kind == Kind::kDecimal    ? by(CompareDecimals(actual.bytes, expected.bytes))
       : type.kind == Kind::kTimeuuid ? by(CompareTimeuuids(actual.bytes, expected.bytes))
                                      : Compare(actual, expected);
-  if (op == "=") return order == 0;
-  if (op == "!=") return order != 0;
-  if (op == "<") return order < 0;
-  if (op == ">") return order > 0;
-  if (op == "<=") return order <= 0;
-  return order >= 0;
+  switch (op) {
+    case Comparison::kEqual:
+      return order == 0;
+    case Comparison::kNotEqual:
+      return order != 0;
+    case Comparison::kLess:
+      return order < 0;
+    case Comparison::kGreater:
+      return order > 0;
+    case Comparison::kLessOrEqual:
+      return order <= 0;
+    case Comparison::kGreaterOrEqual:
+      return order >= 0;
+  }
+  FL_PANIC("a comparison out of its enum: {}", static_cast<int>(op));
 }
 
 }  // namespace faultline::models::cql

@@ -20,6 +20,8 @@
 namespace faultline::models::cql {
 
 struct Value {
+  // The numbers are the on-disk encoding's tags (EncodeValue): pinned below,
+  // since a renumbering would misread every stored value.
   enum class Kind : unsigned char { kNull, kInt, kDouble, kBool, kText, kBlob, kList, kSet, kMap };
   Kind kind = Kind::kNull;
   std::int64_t integer = 0;     // kInt; kBool as 0 or 1.
@@ -37,6 +39,14 @@ struct Value {
 
   friend bool operator==(const Value&, const Value&) = default;
 };
+
+static_assert(
+    static_cast<int>(Value::Kind::kNull) == 0 && static_cast<int>(Value::Kind::kInt) == 1 &&
+        static_cast<int>(Value::Kind::kDouble) == 2 && static_cast<int>(Value::Kind::kBool) == 3 &&
+        static_cast<int>(Value::Kind::kText) == 4 && static_cast<int>(Value::Kind::kBlob) == 5 &&
+        static_cast<int>(Value::Kind::kList) == 6 && static_cast<int>(Value::Kind::kSet) == 7 &&
+        static_cast<int>(Value::Kind::kMap) == 8,
+    "Value::Kind is the on-disk tag of every stored value: never renumber it");
 
 // A total order on values of one type (sets and map keys are kept sorted).
 std::strong_ordering Compare(const Value& a, const Value& b);
@@ -66,9 +76,20 @@ std::optional<Value> DecodeCollection(std::string_view bytes, const CqlType& typ
 // The same without a type (the wire's value lists): structure checked only.
 std::optional<Value> DecodeUntyped(std::string_view bytes);
 
-// Comparison for conditions (IF c > 1) and for the reference model: `op` is
-// one of = != < > <= >=. Nulls compare equal only to null.
-bool Satisfies(const Value& actual, std::string_view op, const Value& expected,
-               const CqlType& type);
+// A comparison of a condition (IF c > 1) or a restriction.
+enum class Comparison : unsigned char {
+  kEqual,
+  kNotEqual,
+  kLess,
+  kGreater,
+  kLessOrEqual,
+  kGreaterOrEqual
+};
+// The comparison `op` spells (= != < > <= >=); nullopt for another text.
+std::optional<Comparison> ParseComparison(std::string_view op);
+
+// Comparison for conditions and for the reference model. Nulls compare
+// equal only to null, and are neither less nor greater than anything.
+bool Satisfies(const Value& actual, Comparison op, const Value& expected, const CqlType& type);
 
 }  // namespace faultline::models::cql

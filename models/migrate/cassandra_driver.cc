@@ -10,13 +10,6 @@
 namespace faultline::models::migrate {
 namespace {
 
-std::string Trimmed(std::string_view text) {
-  const std::size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const std::size_t last = text.find_last_not_of(" \t\r\n");
-  return std::string(text.substr(first, last - first + 1));
-}
-
 // What the driver sees of a failed call: the server's message, or the
 // transport's error.
 std::string Cause(const cql::ClientResult& result) {
@@ -48,6 +41,18 @@ std::vector<std::string> SplitStatements(std::string_view body) {
     body.remove_prefix(length);
   }
   return pieces;
+}
+
+std::string Trimmed(std::string_view text, std::string_view also_at_the_end) {
+  constexpr std::string_view kSpace = " \t\r\n";
+  const std::size_t first = text.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  std::string end(kSpace);
+  end += also_at_the_end;
+  const std::size_t last = text.find_last_not_of(end);
+  if (last == std::string_view::npos || last < first) return {};
+  FL_ASSERT(last < text.size());
+  return std::string(text.substr(first, last - first + 1));
 }
 
 std::optional<BodySyntaxError> FindSyntaxError(std::string_view body) {

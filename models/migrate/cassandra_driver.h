@@ -83,6 +83,10 @@ std::string DatabaseErrorText(std::string_view what, std::string_view query,
 // dropped by the caller.
 std::vector<std::string> SplitStatements(std::string_view body);
 
+// `text` without the spaces, tabs and line ends around it, nor (at its end)
+// any of `also_at_the_end` ("; " for a statement's terminator).
+std::string Trimmed(std::string_view text, std::string_view also_at_the_end = {});
+
 // The first statement of `body`, as SplitStatements cuts it and the store
 // would parse it, that is not CQL: where in `body` (line and column from 1)
 // and the store's message. For catching a broken migration file when it is

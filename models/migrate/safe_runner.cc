@@ -18,18 +18,10 @@ std::string SafeSite(std::string_view keyspace, std::string_view point) {
 using cql::ClientResult;
 using cql::Value;
 
-std::string Trimmed(std::string_view text) {
-  const std::size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const std::size_t last = text.find_last_not_of(" \t\r\n;");
-  if (last == std::string_view::npos || last < first) return {};
-  return std::string(text.substr(first, last - first + 1));
-}
-
 std::vector<std::string> Statements(const std::string& body) {
   std::vector<std::string> statements;
   for (const std::string& piece : SplitStatements(body)) {
-    std::string statement = Trimmed(piece);
+    std::string statement = Trimmed(piece, ";");
     if (!statement.empty()) statements.push_back(std::move(statement));
   }
   return statements;
