@@ -237,11 +237,11 @@ sim::Status Runtime::Validate(const ComposeSpec& spec) const {
 
 template <typename Body>
 void Runtime::SpawnOperation(std::string name, Body body) {
-  ++operations_in_flight_;
-  daemon_.Spawn(std::move(name), [this, body = std::move(body)]() -> sim::Awaitable<void> {
+  const std::uint64_t number = ++operations_asked_;
+  in_flight_.insert(number);
+  daemon_.Spawn(std::move(name), [this, number, body = std::move(body)]() -> sim::Awaitable<void> {
     co_await body();
-    FL_ASSERT(operations_in_flight_ > 0);
-    --operations_in_flight_;
+    FL_ASSERT(in_flight_.erase(number) == 1);
   });
 }
 

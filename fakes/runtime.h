@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -118,11 +119,17 @@ class Runtime {
   // (no restart policy), and completes with its exit code.
   sim::Awaitable<int> RunJob(const std::string& service);
 
-  // Whether every operation asked for (Up, Down, Stop, Restart) has been
-  // carried out: each container it concerns has been started, stopped or
-  // removed. What a caller waits for instead of guessing a delay. (An up
-  // whose service waits on a dependency that never comes stays in flight.)
-  bool idle() const { return operations_in_flight_ == 0; }
+  // Operations (Up, Down, Stop, Restart) are numbered as they are asked
+  // for. A caller notes operations_asked() before acting, then waits until
+  // DoneSince(that number): every operation asked for since has been carried
+  // out (each container it concerns started, stopped or removed). So it
+  // waits for its own operations, not for an older one that may never end
+  // (an up whose service waits on a dependency that never comes).
+  std::uint64_t operations_asked() const { return operations_asked_; }
+  bool DoneSince(std::uint64_t asked) const {
+    return in_flight_.upper_bound(asked) == in_flight_.end();
+  }
+  bool idle() const { return in_flight_.empty(); }
 
   bool HasContainer(const std::string& service) const;
   ContainerState state(const std::string& service) const;
@@ -180,7 +187,8 @@ class Runtime {
   // Volumes removed by `down -v`, kept so that no pointer to one dangles.
   std::vector<std::unique_ptr<Volume>> retired_volumes_;
   sim::Event daemon_never_set_;
-  int operations_in_flight_ = 0;
+  std::uint64_t operations_asked_ = 0;
+  std::set<std::uint64_t> in_flight_;  // The numbers of the operations not yet done.
 };
 
 }  // namespace faultline::fakes

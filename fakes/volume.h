@@ -45,6 +45,12 @@ class SimFile {
  public:
   static constexpr std::size_t kMaxPendingOps = 1'000'000;
 
+  SimFile() = default;
+  // A copy belongs to no volume: its writes count against none.
+  SimFile(const SimFile& other)
+      : durable_(other.durable_), current_(other.current_), pending_(other.pending_) {}
+  SimFile& operator=(const SimFile& other) = delete;
+
   std::uint64_t size() const { return current_.size(); }
   // Copies up to out.size() bytes from `offset`; returns how many.
   std::size_t Read(std::uint64_t offset, std::span<char> out) const;

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "models/cql/server.h"
 #include "models/cql/store_snapshot.h"
@@ -157,31 +158,71 @@ CheckResult IndexPointsAtBytes(World& world) {
   return check;
 }
 
+// The migrations of the image `service` runs (or will run, without a
+// container), or nullptr for an image without migrations.
+const models::migrate::MigrationSource* MigrationsOf(const World& world,
+                                                     const ServedService& service) {
+  std::string version;
+  if (world.runtime.HasContainer(service.name)) {
+    version = world.runtime.running_version(service.name);
+  }
+  if (version.empty()) {
+    for (const fakes::ServiceSpec& spec : world.spec.services) {
+      if (spec.name == service.name) version = spec.version;
+    }
+  }
+  const auto image = world.images.find({service.image, version});
+  return image == world.images.end() ? nullptr : &image->second.migrations;
+}
+
+// Whether more than one served service uses `keyspace`: the nodes write
+// their index rows into the proxy's filecoingw_s3, and nodes may share one
+// keyspace. In such a keyspace a table one image's migrations do not define
+// may well be another's, so only an exclusive keyspace must hold nothing else.
+bool SharedKeyspace(const World& world, const std::string& keyspace) {
+  const auto uses = [&keyspace](const ServedService& service) {
+    return service.keyspace == keyspace ||
+           (service.image == s3::kNodeImage && keyspace == s3::kIndexKeyspace);
+  };
+  return std::count_if(world.served.begin(), world.served.end(), uses) > 1;
+}
+
+bool StoreServes(const World& world) {
+  return std::all_of(world.served.begin(), world.served.end(), [&](const ServedService& s) {
+    return s.image != cql::kStoreImage || IsServing(world, s);
+  });
+}
+
 // Which serving nodes and proxies have another schema than their image's
-// migrations define, now ("" if none).
+// migrations define, now ("" if none). While the store does not serve it is
+// not read (its file may hold a transaction it will roll back).
 std::string SchemaViolations(World& world) {
+  if (!StoreServes(world)) return "";
   std::unique_ptr<cql::StoreSnapshot> store;
   std::string violations;
   for (const ServedService& service : world.served) {
     if (service.keyspace.empty() || !IsServing(world, service)) continue;
-    const auto image =
-        world.images.find({service.image, world.runtime.running_version(service.name)});
-    if (image == world.images.end()) continue;  // An image without migrations.
+    const models::migrate::MigrationSource* migrations = MigrationsOf(world, service);
+    if (migrations == nullptr) continue;  // An image without migrations.
     if (store == nullptr) {
       sim::Result<std::unique_ptr<cql::StoreSnapshot>> opened = OpenStore(world);
-      if (!opened.ok())
+      if (!opened.ok()) {
         return fmt::format("{} serves, but {}", service.name, opened.status().message());
+      }
       store = std::move(opened).value();
     }
     sim::Result<models::migrate::SchemaModel> live =
         models::migrate::SnapshotSchema(*store, service.keyspace);
+    const models::migrate::SchemaModel expected =
+        models::migrate::ExpectedSchema(*migrations, service.keyspace);
     std::string diff;
     if (!live.ok()) {
       diff = live.status().ToString();
     } else {
-      for (const std::string& line : models::migrate::SchemaDiff(
-               models::migrate::ExpectedSchema(image->second.migrations, service.keyspace), *live,
-               models::migrate::ExtraTables::kAllowed)) {
+      const models::migrate::ExtraTables extra = SharedKeyspace(world, service.keyspace)
+                                                     ? models::migrate::ExtraTables::kAllowed
+                                                     : models::migrate::ExtraTables::kDifferent;
+      for (const std::string& line : models::migrate::SchemaDiff(expected, *live, extra)) {
         diff += line + "; ";
       }
     }
@@ -192,15 +233,16 @@ std::string SchemaViolations(World& world) {
   return violations;
 }
 
-// Which services serve, in which incarnation and image version: the schema
-// check reads the store again only when this changes (or a schema statement ran).
-// Costs O(services), with no allocation once the versions are copied.
+// Which services serve (the store included), in which incarnation and image
+// version: the schema check reads the store again only when this changes,
+// or when a schema statement ran or a volume was wiped or removed. Costs
+// O(services), with no allocation once the versions are copied.
 void ServingFingerprint(const World& world,
                         std::vector<std::tuple<bool, std::uint32_t, std::string>>& fingerprint) {
   fingerprint.resize(world.served.size());
   for (std::size_t i = 0; i < world.served.size(); ++i) {
     const ServedService& service = world.served[i];
-    const bool serving = !service.keyspace.empty() && IsServing(world, service);
+    const bool serving = IsServing(world, service);
     auto& [was_serving, incarnation, version] = fingerprint[i];
     was_serving = serving;
     incarnation = serving ? world.runtime.incarnation(service.name) : 0;
@@ -238,7 +280,12 @@ bool IsSchemaStatement(const std::string& text) {
 }  // namespace
 
 void Checkers::Write(const sim::TraceEvent& event) {
-  if (schema_statement_seen_ || event.name != "cql.statement") return;
+  if (schema_statement_seen_) return;
+  if (event.name == "volume.wipe" || event.name == "volume.remove") {
+    schema_statement_seen_ = true;  // The store's data may have gone with it.
+    return;
+  }
+  if (event.name != "cql.statement") return;
   const sim::TraceValue* statement = event.Find("statement");
   if (statement != nullptr && IsSchemaStatement(statement->ToString())) {
     schema_statement_seen_ = true;

@@ -419,9 +419,24 @@ class Reader {
   }
 
   // A depends_on cycle would leave `up` waiting forever: refused at the
-  // depends_on of the first [[service]] on the cycle.
+  // depends_on of the first [[service]] on the cycle. So would waiting for a
+  // service without a health check to be healthy.
   void CheckNoDependencyCycle(const toml::node& services, const Scenario& scenario) const {
-    const std::vector<std::string> cycle = fakes::FindDependencyCycle(ComposeSpecOf(scenario));
+    const fakes::ComposeSpec spec = ComposeSpecOf(scenario);
+    for (const ServiceOverride& change : scenario.services) {
+      for (const auto& [dependency, condition] :
+           change.depends_on.value_or(std::vector<std::pair<std::string, std::string>>{})) {
+        const auto target = std::find_if(spec.services.begin(), spec.services.end(),
+                                         [&](const auto& s) { return s.name == dependency; });
+        if (condition == "healthy" && target != spec.services.end() && !target->healthcheck) {
+          Fail(DependsOnOf(services, change.name),
+               fmt::format("service {}: {} has no health check, so waiting for it to be healthy "
+                           "would never end (use started or completed)",
+                           change.name, dependency));
+        }
+      }
+    }
+    const std::vector<std::string> cycle = fakes::FindDependencyCycle(spec);
     if (cycle.empty()) return;
     std::string path;
     for (const std::string& name : cycle) path += (path.empty() ? "" : " -> ") + name;
@@ -438,6 +453,17 @@ class Reader {
       }
     }
     Fail(at, fmt::format("service {}: a depends_on cycle: {}", number, path));
+  }
+
+  // The depends_on of the [[service]] that changes `name`.
+  static const toml::node* DependsOnOf(const toml::node& services, const std::string& name) {
+    for (const toml::node& item : *services.as_array()) {
+      const toml::table& table = *item.as_table();
+      if (table["name"].value<std::string>() == name && table.contains("depends_on")) {
+        return table.get("depends_on");
+      }
+    }
+    return &services;
   }
 
   // [checkers] acknowledged-writes = false: the checkers this story breaks.

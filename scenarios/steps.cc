@@ -32,15 +32,15 @@ std::string Unfinished(sim::Duration bound) {
   return fmt::format(" (not finished after {})", sim::FormatDuration(bound));
 }
 
-// Done when the runtime has carried out every operation and each of the
-// served services (all, or `only`) that runs serves.
-std::function<bool()> ServingOrDown(World& world, const std::string& only) {
+// Done when the runtime has carried out the operations asked for since
+// `asked` and each of the served services (all, or `only`) that runs serves.
+std::function<bool()> ServingOrDown(World& world, const std::string& only, std::uint64_t asked) {
   std::vector<ServedService> services;
   for (const ServedService& service : world.served) {
     if (only.empty() || service.name == only) services.push_back(service);
   }
-  return [&world, services = std::move(services)] {
-    if (!world.runtime.idle()) return false;
+  return [&world, asked, services = std::move(services)] {
+    if (!world.runtime.DoneSince(asked)) return false;
     for (const ServedService& service : services) {
       // A container that exited or waits to restart has done what it will.
       const bool running = world.runtime.HasContainer(service.name) &&
@@ -67,15 +67,18 @@ const fakes::Endpoint& Proxy() {
 std::string PerformUp(World& world, const Step&, int&) {
   // As `docker compose up --wait`: done once every service has started and
   // those running serve (at most kUpBound).
+  const std::uint64_t asked = world.runtime.operations_asked();
   const sim::Status up = world.op.ComposeUp(world.spec);
   if (!up.ok()) return "compose up failed: " + up.message();
-  const bool done = world.Advance(kUpBound, ServingOrDown(world, ""));
+  const bool done = world.Advance(kUpBound, ServingOrDown(world, "", asked));
   return done ? "compose up" : "compose up" + Unfinished(kUpBound);
 }
 
 std::string PerformDown(World& world, const Step& step, int&) {
+  const std::uint64_t asked = world.runtime.operations_asked();
   world.op.ComposeDown(step.number == 1);
-  const bool done = world.Advance(kStopBound, [&world] { return world.runtime.idle(); });
+  const bool done =
+      world.Advance(kStopBound, [&world, asked] { return world.runtime.DoneSince(asked); });
   return std::string(step.number == 1 ? "compose down -v" : "compose down (volumes kept)") +
          (done ? "" : Unfinished(kStopBound));
 }
@@ -95,8 +98,9 @@ std::string PerformSetImage(World& world, const Step& step, int&) {
 
 std::string PerformRestart(World& world, const Step& step, int&) {
   if (!world.runtime.HasContainer(step.service)) return NoContainer(step.service, "restart");
+  const std::uint64_t asked = world.runtime.operations_asked();
   world.op.Restart(step.service);
-  return world.Advance(kRestartBound, ServingOrDown(world, step.service))
+  return world.Advance(kRestartBound, ServingOrDown(world, step.service, asked))
              ? "restarted " + step.service
              : "restarted " + step.service + ", not serving yet";
 }
@@ -113,8 +117,9 @@ std::string PerformKill(World& world, const Step& step, int&) {
 
 std::string PerformStop(World& world, const Step& step, int&) {
   if (!world.runtime.HasContainer(step.service)) return NoContainer(step.service, "stop");
+  const std::uint64_t asked = world.runtime.operations_asked();
   world.runtime.Stop(step.service);
-  return world.Advance(kStopBound, [&world] { return world.runtime.idle(); })
+  return world.Advance(kStopBound, [&world, asked] { return world.runtime.DoneSince(asked); })
              ? "stopped " + step.service
              : "stopping " + step.service + Unfinished(kStopBound);
 }

@@ -53,6 +53,7 @@ std::string World::RunProcess(
     *output = co_await body(session);
   });
   Advance(std::chrono::minutes(1), [output] { return output->has_value(); });
+  if (!budget_spent_.empty() && !output->has_value()) return "(not run: " + budget_spent_ + ")";
   return output->value_or("(no answer within a virtual minute)");
 }
 
@@ -70,17 +71,22 @@ bool World::Advance(sim::Duration bound, const std::function<bool()>& done) {
   const sim::TimePoint now = simulation.Now();
   const bool clipped = budget_deadline_ - now < bound;
   const sim::TimePoint until = clipped ? budget_deadline_ : now + bound;
-  FL_ASSERT(steps_spent_ < budget_.steps);
+  FL_ASSERT(steps_spent_ < budget_.steps);  // Else budget_spent_ would say so.
   const sim::RunResult result =
       simulation.Run(sim::RunBudget{budget_.steps - steps_spent_, until, done});
   steps_spent_ += result.steps;
+  FL_ASSERT(steps_spent_ <= budget_.steps);
   const bool held = done && done();
-  if (held) return true;
-  if (steps_spent_ >= budget_.steps) {
+  // The last step of the budget may also be the one that made `done` hold:
+  // the budget is spent all the same, and nothing more may run.
+  if (steps_spent_ == budget_.steps) {
     budget_spent_ = fmt::format(
         "the run spent its budget of {} scheduler steps at {} (raise it with [budget] steps)",
         budget_.steps, sim::FormatTime(simulation.Now()));
-  } else if (clipped && simulation.Now() >= budget_deadline_) {
+    return held;
+  }
+  if (held) return true;
+  if (clipped && simulation.Now() >= budget_deadline_) {
     budget_spent_ =
         fmt::format("the run spent its budget of {} of virtual time (raise it with [budget] time)",
                     DurationText(budget_.virtual_time));

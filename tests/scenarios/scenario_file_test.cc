@@ -533,3 +533,79 @@ TEST(ScenarioFileTest, AStepTakesOnlyItsKindsFields) {
 
 }  // namespace
 }  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// Found in review: a budget whose last step is also the one that finishes a
+// wait must stop the run cleanly, whichever step that is.
+TEST(ScenarioFileTest, ABudgetSpentOnAnyStepStopsTheRunCleanly) {
+  Scenario scenario;
+  scenario.name = "tight";
+  scenario.steps.push_back(Step{.kind = Step::Kind::kUp});
+  scenario.steps.push_back(Step{.kind = Step::Kind::kWait, .duration = std::chrono::seconds(1)});
+  std::uint64_t stopped = 0;
+  for (std::uint64_t steps = 1; steps <= 600; ++steps) {
+    scenario.budget.steps = steps;
+    const ScenarioResult result = RunScenario(scenario, {.seed = 1});
+    EXPECT_TRUE(result.passed != !result.stopped.empty()) << steps;
+    stopped += result.stopped.empty() ? 0 : 1;
+  }
+  // Small budgets stop it, large ones let it finish: the boundary was crossed.
+  EXPECT_GT(stopped, 0u);
+  EXPECT_LT(stopped, 600u);
+}
+
+// An operation that never ends (an up whose service waits for another to
+// complete, which it never does) does not hold up later steps: each waits
+// for its own operations only.
+TEST(ScenarioFileTest, AStepWaitsForItsOwnOperationsOnly) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(R"(
+name = "stuck-up"
+title = "kuri-2 waits for kuri-1 to complete, which it never does; a stop is quick"
+[[service]]
+name = "kuri-2"
+depends_on = [ { service = "kuri-1", condition = "completed" } ]
+[[step]]
+do = "up"
+[[step]]
+do = "stop"
+service = "kuri-1"
+expect = [ { contains = "stopped kuri-1" }, { state = "kuri-1", is = "exited" } ]
+[checkers]
+converges = false
+)",
+                                                           "stuck.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  const ScenarioResult result = RunScenario(std::get<Scenario>(parsed), {.seed = 1});
+  EXPECT_TRUE(result.passed) << Failures(result);
+  ASSERT_EQ(result.steps.size(), 2u);
+  EXPECT_LT(result.steps[1].at - result.steps[0].at, std::chrono::seconds(15));
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[service]]\nname = \"db-init\"\ndepends_on = [ { "
+                  "service = \"yugabyte\", condition = \"healthy\" } ]\n[[step]]\ndo = \"up\"\n"),
+            "story.toml:5:14: service db-init: yugabyte has no health check, so waiting for it to "
+            "be healthy would never end (use started or completed)");
+}
+
+// Found in review: a table nobody's migrations define, in a keyspace one
+// node owns, is a schema its image does not define.
+TEST(ScenarioFileTest, AHandMadeTableInANodesOwnKeyspaceIsCaught) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(R"toml(
+name = "hand-made-table"
+title = "A table made by hand where kuri-1 alone migrates"
+[[step]]
+do = "up"
+[[step]]
+do = "cql"
+statement = "CREATE TABLE filecoingw_kuri1.notes (k int PRIMARY KEY)"
+[checkers]
+schema-matches-image = false
+)toml",
+                                                           "notes.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  const ScenarioResult result = RunScenario(std::get<Scenario>(parsed), {.seed = 1});
+  EXPECT_TRUE(result.passed) << Failures(result);
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
