@@ -7,8 +7,10 @@
 // Prints microseconds per PUT for each N, the growth from the smallest N to
 // the largest (target: at most 1.5x), and the scenario's cost per step over
 // the client loop's per request at the same N (target: at most 1.5x).
+// --no-checkers plays the scenario without its checkers (their cost is the
+// difference; the trace is the same either way).
 //
-// Usage: scenario_bench [--max N] [--repeat N]
+// Usage: scenario_bench [--max N] [--repeat N] [--no-checkers]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -89,10 +91,11 @@ scenarios::Scenario PutScenario(int puts) {
   return scenario;
 }
 
-double ScenarioSteps(int puts) {
+double ScenarioSteps(int puts, bool checkers) {
   const scenarios::Scenario scenario = PutScenario(puts);
   const auto start = Clock::now();
-  const scenarios::ScenarioResult result = scenarios::RunScenario(scenario, {.seed = 1});
+  const scenarios::ScenarioResult result =
+      scenarios::RunScenario(scenario, {.seed = 1, .checkers = checkers});
   const double per_step = MicrosecondsSince(start, puts);
   if (!result.passed) Fail(scenario.name + " did not pass");
   return per_step;
@@ -103,8 +106,10 @@ double ScenarioSteps(int puts) {
 int main(int argc, char** argv) {
   int max = 100'000;
   int repeat = 1;
-  faultline::bench::ParseFlags("scenario_bench", "scenario_bench [--max N] [--repeat N]", argc,
-                               argv, {{"--max", &max}, {"--repeat", &repeat}});
+  bool checkers = true;
+  faultline::bench::ParseFlags(
+      "scenario_bench", "scenario_bench [--max N] [--repeat N] [--no-checkers]", argc, argv,
+      {{"--max", &max}, {"--repeat", &repeat}}, {{"--no-checkers", &checkers, false}});
   std::vector<int> sizes;
   for (int n = 1'000; n <= max; n *= 10) sizes.push_back(n);
   if (sizes.empty()) Fail("--max must be at least 1000");
@@ -116,7 +121,7 @@ int main(int argc, char** argv) {
     std::vector<double> step_runs;
     for (int r = 0; r < repeat; ++r) {
       loop_runs.push_back(ClientLoop(n));
-      step_runs.push_back(ScenarioSteps(n));
+      step_runs.push_back(ScenarioSteps(n, checkers));
     }
     loop.push_back(faultline::bench::Median(loop_runs));
     steps.push_back(faultline::bench::Median(step_runs));

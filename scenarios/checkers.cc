@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -56,11 +57,43 @@ const fakes::SimFile* StoredBytes(World& world, const std::string& node,
   return data == nullptr ? nullptr : data->Find(s3::NodeObjectPath(object));
 }
 
+// filecoingw_s3.s3objects as the store holds it now, read once for both
+// end-of-run checkers (one scan, not a query per object).
+struct Index {
+  bool exists = false;       // The table does.
+  bool has_node_id = false;  // The new era's column.
+  // (bucket, key) -> node_id (null: empty).
+  std::map<std::pair<std::string, std::string>, std::optional<std::string>> rows;
+};
+
+sim::Result<Index> ReadIndex(cql::StoreSnapshot& store) {
+  Index index;
+  const cql::TableInfo* table = store.catalog().FindTable(s3::kIndexKeyspace, s3::kObjectsTable);
+  if (table == nullptr) return index;
+  index.exists = true;
+  index.has_node_id = table->Find("node_id") != nullptr;
+  cql::Outcome rows = store.Read(fmt::format("SELECT bucket, key{} FROM {}.{}",
+                                             index.has_node_id ? ", node_id" : "",
+                                             s3::kIndexKeyspace, s3::kObjectsTable));
+  if (const auto* error = std::get_if<cql::CqlError>(&rows)) {
+    return sim::Status::IoError("cannot read the index: " + error->message);
+  }
+  for (cql::Row& row : std::get<cql::QueryResult>(rows).rows) {
+    FL_ASSERT(row.size() == (index.has_node_id ? 3u : 2u));
+    std::optional<std::string> node_id;
+    if (index.has_node_id && row[2].kind == cql::Value::Kind::kText) node_id = row[2].bytes;
+    index.rows.emplace(std::pair(std::move(row[0].bytes), std::move(row[1].bytes)),
+                       std::move(node_id));
+  }
+  return index;
+}
+
 // What a GET through the proxy would answer for `path`, observed: the
-// proxy's index lookup, then the bytes on the node it names. Empty when it
-// would return `body`; else what stands in the way.
-std::string WhyUnreadable(World& world, cql::StoreSnapshot& store, const std::string& path,
-                          const std::string& body) {
+// proxy's index lookup (of node_id, or of the row alone for the old image),
+// then the bytes on the node it names (or on any serving node). Empty when
+// it would return the acknowledged bytes; else what stands in the way.
+std::string WhyUnreadable(World& world, const Index& index, const std::string& path,
+                          const World::Acknowledged& acknowledged) {
   const std::optional<s3::ObjectPath> object = s3::ParseObjectPath(path);
   FL_ASSERT_MSG(object.has_value(), "an acknowledged path is not an object path: {}", path);
   bool reads_node_id = true;
@@ -71,43 +104,36 @@ std::string WhyUnreadable(World& world, cql::StoreSnapshot& store, const std::st
         world.images.find({service.image, world.runtime.running_version(service.name)});
     if (image != world.images.end()) reads_node_id = image->second.reads_node_id;
   }
-  std::vector<cql::Value> key;
-  key.push_back(cql::Value::Text(object->bucket));
-  key.push_back(cql::Value::Text(object->key));
-  cql::Outcome lookup = store.Read(
-      fmt::format("SELECT {} FROM {}.{} WHERE bucket = ? AND key = ?",
-                  reads_node_id ? "node_id" : "bucket", s3::kIndexKeyspace, s3::kObjectsTable),
-      std::move(key));
-  if (const auto* error = std::get_if<cql::CqlError>(&lookup)) return error->message;
-  const std::vector<cql::Row>& rows = std::get<cql::QueryResult>(lookup).rows;
-  if (rows.empty()) return "no index row";
+  if (!index.exists) return "the index table does not exist";
+  if (reads_node_id && !index.has_node_id) return "Undefined Column. Column doesn't exist";
+  const auto row = index.rows.find({object->bucket, object->key});
+  if (row == index.rows.end()) return "no index row";
+  const auto matches = [&](const ServedService& node) -> std::string {
+    const fakes::SimFile* bytes = StoredBytes(world, node.name, *object);
+    if (bytes == nullptr) return "no bytes on " + node.name;
+    return acknowledged.Matches(bytes->contents()) ? "" : "other bytes on " + node.name;
+  };
   if (!reads_node_id) {
     // The old proxy asks every backend: any serving node with the bytes.
     for (const ServedService& node : world.served) {
       if (node.image != s3::kNodeImage || !IsServing(world, node)) continue;
-      const fakes::SimFile* bytes = StoredBytes(world, node.name, *object);
-      if (bytes != nullptr) return bytes->contents() == body ? "" : "other bytes on " + node.name;
+      if (StoredBytes(world, node.name, *object) != nullptr) return matches(node);
     }
     return "no serving node holds the bytes";
   }
-  const cql::Value& node_id = rows.front().at(0);
-  if (node_id.kind != cql::Value::Kind::kText) return "the index row has no node_id";
-  const std::optional<ServedService> node = NodeWithId(world, node_id.bytes);
-  if (!node) return fmt::format("node_id '{}' is no node", node_id.bytes);
+  if (!row->second) return "the index row has no node_id";
+  const std::optional<ServedService> node = NodeWithId(world, *row->second);
+  if (!node) return fmt::format("node_id '{}' is no node", *row->second);
   if (!IsServing(world, *node)) return node->name + " is not serving";
-  const fakes::SimFile* bytes = StoredBytes(world, node->name, *object);
-  if (bytes == nullptr) return "no bytes on " + node->name;
-  if (bytes->contents() != body) return "other bytes on " + node->name;
-  return "";
+  return matches(*node);
 }
 
-CheckResult AcknowledgedWrites(World& world) {
+CheckResult AcknowledgedWrites(World& world, const sim::Result<Index>& index) {
   CheckResult check{"acknowledged-writes", true, ""};
   if (world.acknowledged.empty()) return check;
-  sim::Result<std::unique_ptr<cql::StoreSnapshot>> store = OpenStore(world);
-  if (!store.ok()) return {"acknowledged-writes", false, store.status().message()};
-  for (const auto& [path, body] : world.acknowledged) {
-    const std::string why = WhyUnreadable(world, **store, path, body);
+  if (!index.ok()) return {"acknowledged-writes", false, index.status().message()};
+  for (const auto& [path, acknowledged] : world.acknowledged) {
+    const std::string why = WhyUnreadable(world, *index, path, acknowledged);
     if (!why.empty()) {
       check.held = false;
       check.actual += fmt::format("{}: {}; ", path, OneLine(why, 60));
@@ -118,11 +144,11 @@ CheckResult AcknowledgedWrites(World& world) {
 
 // An index row's object where its node_id says, or, in an index without
 // node_id (the old era's), on any node.
-bool IndexedBytesExist(World& world, const cql::Row& row, bool has_node_id) {
-  const s3::ObjectPath object{row.at(0).bytes, row.at(1).bytes};
+bool IndexedBytesExist(World& world, const s3::ObjectPath& object,
+                       const std::optional<std::string>& node_id, bool has_node_id) {
   if (has_node_id) {
-    if (row.at(2).is_null()) return false;
-    const std::optional<ServedService> node = NodeWithId(world, row.at(2).bytes);
+    if (!node_id) return false;
+    const std::optional<ServedService> node = NodeWithId(world, *node_id);
     return node && StoredBytes(world, node->name, object) != nullptr;
   }
   return std::any_of(world.served.begin(), world.served.end(), [&](const ServedService& node) {
@@ -130,32 +156,26 @@ bool IndexedBytesExist(World& world, const cql::Row& row, bool has_node_id) {
   });
 }
 
-CheckResult IndexPointsAtBytes(World& world) {
+CheckResult IndexPointsAtBytes(World& world, const sim::Result<Index>& index) {
   CheckResult check{"index-points-at-bytes", true, ""};
-  sim::Result<std::unique_ptr<cql::StoreSnapshot>> store = OpenStore(world);
-  if (store.status().code() == sim::StatusCode::kNotFound) return check;  // Nothing indexed.
-  if (!store.ok()) return {"index-points-at-bytes", false, store.status().message()};
-  const cql::TableInfo* table =
-      (*store)->catalog().FindTable(s3::kIndexKeyspace, s3::kObjectsTable);
-  if (table == nullptr) return check;  // Nothing indexed.
-  const bool has_node_id = table->Find("node_id") != nullptr;
-  cql::Outcome rows =
-      (*store)->Read(fmt::format("SELECT bucket, key{} FROM {}.{}", has_node_id ? ", node_id" : "",
-                                 s3::kIndexKeyspace, s3::kObjectsTable));
-  if (const auto* error = std::get_if<cql::CqlError>(&rows)) {
-    return {"index-points-at-bytes", false, "cannot read the index: " + error->message};
-  }
-  for (const cql::Row& row : std::get<cql::QueryResult>(rows).rows) {
-    FL_ASSERT(row.size() == (has_node_id ? 3u : 2u));
-    if (!IndexedBytesExist(world, row, has_node_id)) {
+  if (!index.ok()) return {"index-points-at-bytes", false, index.status().message()};
+  for (const auto& [key, node_id] : index->rows) {
+    const s3::ObjectPath object{key.first, key.second};
+    if (!IndexedBytesExist(world, object, node_id, index->has_node_id)) {
       check.held = false;
-      check.actual += fmt::format("{}/{} on '{}': no bytes; ", row.at(0).bytes, row.at(1).bytes,
-                                  !has_node_id          ? "any node"
-                                  : row.at(2).is_null() ? "null"
-                                                        : row.at(2).bytes);
+      check.actual += fmt::format("{}/{} on '{}': no bytes; ", object.bucket, object.key,
+                                  !index->has_node_id ? "any node" : node_id.value_or("null"));
     }
   }
   return check;
+}
+
+// The index, or an empty one when the store never wrote a database.
+sim::Result<Index> ObservedIndex(World& world) {
+  sim::Result<std::unique_ptr<cql::StoreSnapshot>> store = OpenStore(world);
+  if (store.status().code() == sim::StatusCode::kNotFound) return Index{};  // Nothing indexed.
+  if (!store.ok()) return store.status();
+  return ReadIndex(**store);
 }
 
 // The migrations of the image `service` runs (or will run, without a
@@ -294,9 +314,11 @@ void Checkers::Write(const sim::TraceEvent& event) {
 
 void Checkers::After(World& world) {
   if (!schema_violation_.empty()) return;
-  std::vector<std::tuple<bool, std::uint32_t, std::string>> before = serving_fingerprint_;
-  ServingFingerprint(world, serving_fingerprint_);
-  if (!schema_statement_seen_ && before == serving_fingerprint_) return;
+  // Two buffers, swapped: no allocation per step once the versions are in.
+  ServingFingerprint(world, next_fingerprint_);
+  const bool changed = next_fingerprint_ != serving_fingerprint_;
+  std::swap(next_fingerprint_, serving_fingerprint_);
+  if (!schema_statement_seen_ && !changed) return;
   schema_statement_seen_ = false;
   const std::string violation = SchemaViolations(world);
   if (!violation.empty()) {
@@ -307,7 +329,8 @@ void Checkers::After(World& world) {
 
 std::vector<CheckResult> Checkers::Verdicts(World& world) {
   After(world);
-  return {AcknowledgedWrites(world), IndexPointsAtBytes(world),
+  const sim::Result<Index> index = ObservedIndex(world);
+  return {AcknowledgedWrites(world, index), IndexPointsAtBytes(world, index),
           CheckResult{"schema-matches-image", schema_violation_.empty(), schema_violation_},
           Converges(world)};
 }

@@ -43,6 +43,7 @@ class Checkers final : public sim::TraceSink {
   bool schema_statement_seen_ = true;
   // Per served service: serving, its incarnation, its image version.
   std::vector<std::tuple<bool, std::uint32_t, std::string>> serving_fingerprint_;
+  std::vector<std::tuple<bool, std::uint32_t, std::string>> next_fingerprint_;
   std::string schema_violation_;  // The first one seen.
 };
 

@@ -156,7 +156,7 @@ std::string PerformS3(World& world, const Step& step, int& status) {
       });
   status = *code;
   if (step.method == "PUT" && status == 200 && step.query.empty()) {
-    world.acknowledged[step.path] = step.body;
+    world.acknowledged[step.path] = World::Acknowledged::Of(step.body);
   } else if (step.method == "DELETE" && status == 204) {
     world.acknowledged.erase(step.path);
   }
@@ -209,7 +209,7 @@ std::string PerformMultipart(World& world, const Step& step, int& status) {
   if (status == 200) {
     std::string whole;
     for (const std::string& part : step.parts) whole += part;
-    world.acknowledged[step.path] = whole;
+    world.acknowledged[step.path] = World::Acknowledged::Of(whole);
   }
   return out;
 }

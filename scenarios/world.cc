@@ -7,6 +7,7 @@
 #include "models/s3/s3.h"
 #include "models/s3/s3_proxy.h"
 #include "sim/assert.h"
+#include "sim/fnv.h"
 
 namespace faultline::scenarios {
 
@@ -25,6 +26,14 @@ World::World(sim::SimulationOptions options)
     images.emplace(std::pair(models::s3::kProxyImage, version),
                    ImageFacts{std::move(image.migrations), image.reads_node_id});
   }
+}
+
+World::Acknowledged World::Acknowledged::Of(std::string_view bytes) {
+  return Acknowledged{sim::Fnv1a64(bytes), bytes.size()};
+}
+
+bool World::Acknowledged::Matches(std::string_view bytes) const {
+  return bytes.size() == size && sim::Fnv1a64(bytes) == hash;
 }
 
 sim::Process& World::Host(const std::string& name) {

@@ -62,8 +62,15 @@ struct World {
   models::ops::Operator op;
   fakes::ComposeSpec spec;
   // Objects the cluster acknowledged (PUT answered 200) and did not delete
-  // since: path -> body. The acknowledged-writes checker reads them back.
-  std::map<std::string, std::string> acknowledged;
+  // since, by path: what the acknowledged-writes checker reads back. A hash
+  // and a size, not a copy: a long run keeps no second copy of its data.
+  struct Acknowledged {
+    std::uint64_t hash = 0;  // sim::Fnv1a64 of the bytes.
+    std::size_t size = 0;
+    static Acknowledged Of(std::string_view bytes);
+    bool Matches(std::string_view bytes) const;
+  };
+  std::map<std::string, Acknowledged> acknowledged;
   // ServedServices(spec), worked out once the topology is set: which
   // services serve does not change with their image versions.
   std::vector<ServedService> served;
