@@ -36,8 +36,17 @@ std::string_view HealthName(Health health) {
   return "unknown";
 }
 
+// What the runtime wants of a container, beside the state it is in
+// (ContainerState): to run (restart by policy), to stay stopped (no restart
+// after this exit), or to be gone (`down`). It moves only as Allowed says.
+enum class Intent : unsigned char { kRun, kStop, kRemove };
+
+// A stop may not undo a removal; everything else is a transition compose
+// makes: stop, down, start again, up again.
+bool Allowed(Intent from, Intent to) { return !(from == Intent::kRemove && to == Intent::kStop); }
+
 // One service's container. Kept for the runtime's lifetime, even after
-// `down` (then `removed`): its supervisor and health tasks refer to it.
+// `down` (then Intent::kRemove): its supervisor and health tasks refer to it.
 struct Container {
   ServiceSpec spec;
   sim::Process* process = nullptr;  // The same process across restarts.
@@ -45,9 +54,8 @@ struct Container {
   Health health = Health::kNone;
   std::optional<int> exit_code;
   int restarts = 0;
-  bool removed = false;
-  bool stop_requested = false;  // No restart after this exit.
-  bool run_once = false;        // Started by RunJob: no restart policy.
+  Intent intent = Intent::kRun;
+  bool run_once = false;  // Started by RunJob: no restart policy.
   bool supervised = false;
   sim::TimePoint started_at{};
   std::string running_version;  // The image version its current (or last) start ran.
@@ -56,6 +64,14 @@ struct Container {
   std::vector<std::string> mount_points;  // In the runtime's SQLite VFS.
   sim::Event changed;                     // Pulsed on every state or health change.
   sim::Event stop_signal;                 // Set while a graceful stop is asked.
+
+  bool removed() const { return intent == Intent::kRemove; }
+  bool stop_requested() const { return intent != Intent::kRun; }
+  void Want(Intent next) {
+    FL_ASSERT_MSG(Allowed(intent, next), "container {}: intent {} cannot become {}", spec.name,
+                  static_cast<int>(intent), static_cast<int>(next));
+    intent = next;
+  }
 };
 
 // --- ContainerContext -------------------------------------------------------
@@ -99,7 +115,7 @@ void ContainerContext::Log(const std::string& line) {
 }
 
 sim::Awaitable<void> ContainerContext::StopRequested() {
-  if (container_.stop_requested) co_return;
+  if (container_.stop_requested()) co_return;
   co_await container_.stop_signal.Wait();
 }
 
@@ -131,7 +147,7 @@ void Runtime::RegisterImage(const std::string& image, const std::string& version
 
 Container& Runtime::At(const std::string& service) {
   auto it = containers_.find(service);
-  FL_ASSERT_MSG(it != containers_.end() && !it->second->removed, "no container for service {}",
+  FL_ASSERT_MSG(it != containers_.end() && !it->second->removed(), "no container for service {}",
                 service);
   return *it->second;
 }
@@ -142,7 +158,7 @@ const Container& Runtime::At(const std::string& service) const {
 
 bool Runtime::HasContainer(const std::string& service) const {
   auto it = containers_.find(service);
-  return it != containers_.end() && !it->second->removed;
+  return it != containers_.end() && !it->second->removed();
 }
 
 ContainerState Runtime::state(const std::string& service) const { return At(service).state; }
@@ -255,11 +271,11 @@ sim::Status Runtime::Up(const ComposeSpec& spec) {
       slot->process = process != nullptr ? process : &simulation_.AddProcess(service.name);
     }
     Container& container = *slot;
-    const bool running = !container.removed && container.process->running();
+    const bool running = !container.removed() && container.process->running();
     const bool recreate = running && container.spec.version != service.version;
     if (running && !recreate) continue;  // Up to date.
     container.spec = service;
-    container.removed = false;
+    container.Want(Intent::kRun);
     Mount(container);
     if (!running) SetState(container, ContainerState::kCreated);
     SpawnOperation("up " + service.name, [this, &container, recreate]() -> sim::Awaitable<void> {
@@ -308,7 +324,7 @@ sim::Awaitable<void> Runtime::StartWhenReady(Container& container) {
   const auto depends_on = container.spec.depends_on;
   for (const auto& [name, condition] : depends_on) {
     auto it = containers_.find(name);
-    if (it == containers_.end() || it->second->removed || container.removed) co_return;
+    if (it == containers_.end() || it->second->removed() || container.removed()) co_return;
     Container& dependency = *it->second;
     if (!co_await WaitFor(dependency, condition)) {
       ContainerContext(*this, container)
@@ -317,15 +333,15 @@ sim::Awaitable<void> Runtime::StartWhenReady(Container& container) {
       co_return;
     }
   }
-  if (!container.removed && !container.process->running()) StartProcess(container);
+  if (!container.removed() && !container.process->running()) StartProcess(container);
 }
 
 void Runtime::StartProcess(Container& container) {
   FL_ASSERT(!container.process->running());
-  if (container.removed) return;  // `down` came first.
+  if (container.removed()) return;  // `down` came first.
   const auto image = images_.find({container.spec.image, container.spec.version});
   FL_ASSERT(image != images_.end());
-  container.stop_requested = false;
+  container.Want(Intent::kRun);
   container.run_once = false;
   container.running_version = container.spec.version;
   container.ready = false;
@@ -367,12 +383,12 @@ sim::Awaitable<void> Runtime::Supervise(Container& container) {
     const RestartPolicy policy = container.spec.restart;
     const bool by_policy =
         policy == RestartPolicy::kAlways || (policy == RestartPolicy::kOnFailure && exit.code != 0);
-    if (!by_policy || container.stop_requested || container.removed || container.run_once) break;
+    if (!by_policy || container.stop_requested() || container.run_once) break;
     if (ran >= kBackoffResetAfter) backoff = kBackoffStart;
     SetState(container, ContainerState::kRestarting);
     co_await sim::SleepFor(backoff);
     backoff = std::min(backoff * 2, kBackoffMax);
-    if (container.stop_requested || container.removed) {
+    if (container.stop_requested()) {
       SetState(container, ContainerState::kExited);  // Stopped during the back-off.
       break;
     }
@@ -410,7 +426,7 @@ sim::Awaitable<void> Runtime::ProbeHealth(Container& container, std::uint32_t in
 
 sim::Awaitable<void> Runtime::StopGracefully(Container& container) {
   // The intent comes first: a container between restarts must not start again.
-  container.stop_requested = true;
+  if (!container.removed()) container.Want(Intent::kStop);
   container.stop_signal.Set();
   if (!container.process->running()) co_return;
   simulation_.Emit("container.stop", {{"service", container.spec.name}});
@@ -433,7 +449,7 @@ void Runtime::Restart(const std::string& service) {
   Container& container = At(service);
   SpawnOperation("restart " + service, [this, &container]() -> sim::Awaitable<void> {
     co_await StopGracefully(container);
-    if (!container.removed && !container.process->running()) StartProcess(container);
+    if (!container.removed() && !container.process->running()) StartProcess(container);
   });
 }
 
@@ -466,9 +482,8 @@ sim::Awaitable<void> Runtime::DownAll(bool remove_volumes) {
   // period, no other may be started again by its restart policy or by hand.
   std::vector<Container*> doomed;
   for (auto& [name, container] : containers_) {
-    if (container->removed) continue;
-    container->removed = true;
-    container->stop_requested = true;
+    if (container->removed()) continue;
+    container->Want(Intent::kRemove);
     doomed.push_back(container.get());
   }
   for (Container* container : doomed) co_await StopGracefully(*container);
