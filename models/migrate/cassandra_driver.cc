@@ -37,9 +37,12 @@ std::vector<std::string> SplitStatements(std::string_view body) {
     // of being dropped unseen.
     const std::size_t end = pieces.size() + 1 < kMaxStatements ? body.find(';') : body.npos;
     const std::size_t length = end == std::string_view::npos ? body.size() : end + 1;
+    FL_ASSERT(length > 0);
     pieces.emplace_back(body.substr(0, length));
     body.remove_prefix(length);
   }
+  FL_ASSERT_MSG(pieces.size() <= kMaxStatements, "{} pieces, past the bound of {}", pieces.size(),
+                kMaxStatements);
   return pieces;
 }
 
@@ -52,7 +55,10 @@ std::string Trimmed(std::string_view text, std::string_view also_at_the_end) {
   const std::size_t last = text.find_last_not_of(end);
   if (last == std::string_view::npos || last < first) return {};
   FL_ASSERT(last < text.size());
-  return std::string(text.substr(first, last - first + 1));
+  std::string trimmed(text.substr(first, last - first + 1));
+  FL_ASSERT(!trimmed.empty());
+  FL_ASSERT(kSpace.find(trimmed.front()) == std::string_view::npos);
+  return trimmed;
 }
 
 std::optional<BodySyntaxError> FindSyntaxError(std::string_view body) {
@@ -61,6 +67,7 @@ std::optional<BodySyntaxError> FindSyntaxError(std::string_view body) {
     const cql::ParseResult parsed = cql::Parse(piece);
     if (parsed.error) {
       const std::size_t at = start + std::min(parsed.error->position.offset, piece.size());
+      FL_ASSERT_MSG(at <= body.size(), "error at {} in a body of {} bytes", at, body.size());
       BodySyntaxError error{1, 1, parsed.error->message};
       for (std::size_t i = 0; i < at; ++i) {
         error.column = body[i] == '\n' ? 1 : error.column + 1;
@@ -70,11 +77,14 @@ std::optional<BodySyntaxError> FindSyntaxError(std::string_view body) {
     }
     start += piece.size();
   }
+  // The pieces are the body, cut: every byte was in one.
+  FL_ASSERT_MSG(start == body.size(), "pieces of {} bytes from a body of {}", start, body.size());
   return std::nullopt;
 }
 
 sim::Awaitable<sim::Status> CassandraDriver::Exec(std::string statement,
                                                   std::vector<cql::Value> values) {
+  FL_ASSERT(!statement.empty());
   cql::ClientResult result = co_await session_.Query(statement, std::move(values));
   if (result.ok()) co_return sim::Status::Ok();
   co_return sim::Status::Internal(QueryErrorText(statement, Cause(result)));
@@ -97,6 +107,7 @@ sim::Awaitable<sim::Status> CassandraDriver::Open() {
     status = version.status();
   }
   (void)Unlock();
+  FL_ASSERT(!locked_);
   co_return status;
 }
 

@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
+#include "sim/assert.h"
+
 namespace faultline::models::migrate {
 
 std::string DirtyText(std::int64_t version) {
@@ -24,6 +28,31 @@ sim::Status Migrate::VersionExists(std::int64_t version) const {
 namespace {
 // What golang-migrate's file source says when there is no such file.
 sim::Status FileDoesNotExist() { return sim::Status::NotFound("file does not exist"); }
+
+// Whether a plan's steps all go one way, each migration's version strictly
+// past the one before: ascending for up steps, descending for down steps.
+template <typename Steps>
+bool GoesOneWay(const Steps& steps) {
+  for (std::size_t i = 1; i < steps.size(); ++i) {
+    if (steps[i].up != steps[0].up) return false;
+    const std::uint64_t before = steps[i - 1].migration->version;
+    const std::uint64_t after = steps[i].migration->version;
+    if (steps[0].up ? after <= before : after >= before) return false;
+  }
+  return true;
+}
+
+// Whether every step's version is one a recorded (int64) version can name:
+// a larger one reads back negative, as nil, and planning starts over.
+template <typename Steps>
+bool RecordableVersions(const Steps& steps) {
+  for (const auto& step : steps) {
+    if (step.migration->version >
+        static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      return false;
+  }
+  return true;
+}
 }  // namespace
 
 // migrate.go's readUp: migrations are planned one by one, and an error met
@@ -49,8 +78,10 @@ Migrate::Plan Migrate::PlanUp(std::int64_t from, int limit) const {
       }
       return plan;
     }
-    const Migration& migration = *source_.Find(*next);
-    plan.steps.push_back(Step::Up(migration));
+    const Migration* migration = source_.Find(*next);
+    FL_ASSERT_MSG(migration != nullptr, "the source's next version {} is not in it", *next);
+    FL_ASSERT(from < 0 || *next > static_cast<std::uint64_t>(from));
+    plan.steps.push_back(Step::Up(*migration));
     from = static_cast<std::int64_t>(*next);
     ++count;
   }
@@ -76,6 +107,7 @@ Migrate::Plan Migrate::PlanDown(std::int64_t from, int limit) const {
     const auto current = static_cast<std::uint64_t>(from);
     const Migration& migration = *source_.Find(current);
     const std::optional<std::uint64_t> previous = source_.Prev(current);
+    FL_ASSERT(!previous || *previous < current);
     from = previous ? static_cast<std::int64_t>(*previous) : kNilVersion;
     plan.steps.push_back(Step::Down(migration, from));
     ++count;
@@ -94,8 +126,9 @@ Migrate::Plan Migrate::PlanBetween(std::int64_t from, std::int64_t to) const {
       const std::optional<std::uint64_t> next =
           from < 0 ? source_.First() : source_.Next(static_cast<std::uint64_t>(from));
       if (!next) return Plan{std::move(plan.steps), FileDoesNotExist()};
-      const Migration& migration = *source_.Find(*next);
-      plan.steps.push_back(Step::Up(migration));
+      const Migration* migration = source_.Find(*next);
+      FL_ASSERT_MSG(migration != nullptr, "the source's next version {} is not in it", *next);
+      plan.steps.push_back(Step::Up(*migration));
       from = static_cast<std::int64_t>(*next);
     }
     return plan;
@@ -104,6 +137,7 @@ Migrate::Plan Migrate::PlanBetween(std::int64_t from, std::int64_t to) const {
     const auto current = static_cast<std::uint64_t>(from);
     const Migration& migration = *source_.Find(current);
     const std::optional<std::uint64_t> previous = source_.Prev(current);
+    FL_ASSERT(!previous || *previous < current);
     from = previous ? static_cast<std::int64_t>(*previous) : kNilVersion;
     plan.steps.push_back(Step::Down(migration, from));
   }
@@ -113,6 +147,7 @@ Migrate::Plan Migrate::PlanBetween(std::int64_t from, std::int64_t to) const {
 // migrate.go's runMigrations: every migration is recorded dirty, run (when
 // it has a body), and recorded clean.
 sim::Awaitable<sim::Status> Migrate::RunPlan(Plan plan) {
+  FL_ASSERT(plan.steps.size() < static_cast<std::size_t>(kMaxSteps));
   for (const Step& step : plan.steps) {
     const Migration& migration = *step.migration;
     TraceMigrationBegin(driver_.session(), step.up ? "golang-migrate up" : "golang-migrate down",
@@ -126,6 +161,11 @@ sim::Awaitable<sim::Status> Migrate::RunPlan(Plan plan) {
 }
 
 sim::Awaitable<sim::Status> Migrate::RunStep(const Step& step) {
+  FL_ASSERT(step.migration != nullptr);
+  // A step runs its direction's file exactly when the migration has one.
+  FL_ASSERT((step.body != nullptr) ==
+            (step.up ? step.migration->up.has_value() : step.migration->down.has_value()));
+  FL_ASSERT(!step.up || step.target == static_cast<std::int64_t>(step.migration->version));
   if (sim::Status fault = co_await sim::FaultPoint(driver_.Site("before_set_dirty")); !fault.ok()) {
     co_return fault;
   }
@@ -148,6 +188,7 @@ sim::Awaitable<sim::Status> Migrate::RunStep(const Step& step) {
 }
 
 sim::Awaitable<sim::Status> Migrate::RunCommand(Command command, int limit, std::int64_t to) {
+  FL_ASSERT_MSG(limit >= -1, "limit {}", limit);
   if (sim::Status locked = driver_.Lock(); !locked.ok()) co_return locked;
   sim::Status outcome = sim::Status::Ok();
   sim::Result<VersionState> version = co_await driver_.Version();
@@ -160,6 +201,10 @@ sim::Awaitable<sim::Status> Migrate::RunCommand(Command command, int limit, std:
     Plan plan = command == Command::kUp     ? PlanUp(from, limit)
                 : command == Command::kDown ? PlanDown(from, limit)
                                             : PlanBetween(from, to);
+    FL_ASSERT(plan.steps.size() <= static_cast<std::size_t>(kMaxSteps));
+    FL_ASSERT(!RecordableVersions(plan.steps) || GoesOneWay(plan.steps));
+    FL_ASSERT(command != Command::kUp || plan.steps.empty() || plan.steps.front().up);
+    FL_ASSERT(command != Command::kDown || plan.steps.empty() || !plan.steps.front().up);
     if (plan.steps.size() >= static_cast<std::size_t>(kMaxSteps)) {
       // The bound, reached: say so rather than stop quietly part-way.
       outcome = sim::Status::InvalidArgument(fmt::format(

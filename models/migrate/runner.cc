@@ -3,8 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include "models/migrate/cassandra_driver.h"
 #include "models/migrate/migrate.h"
+#include "sim/assert.h"
 
 namespace faultline::models::migrate {
 
@@ -12,6 +16,7 @@ sim::Awaitable<sim::Status> GolangMigrateRunner::Migrate(cql::CqlSession& sessio
                                                          const std::string& keyspace,
                                                          const MigrationSource& source,
                                                          const std::string&, LogSink log) {
+  FL_ASSERT(log);
   CassandraDriver driver(session, keyspace);
   if (sim::Status opened = co_await driver.Open(); !opened.ok()) {
     log(fmt::format("migrate: cannot open keyspace {}: {}", keyspace, opened.message()));
@@ -40,10 +45,16 @@ std::vector<std::string> GolangMigrateRunner::FaultSites(const std::string& keys
 }
 
 std::shared_ptr<MigrationRunner> MakeRunner(std::string_view name) {
-  if (name == "golang-migrate") return std::make_shared<GolangMigrateRunner>();
-  if (name == "safe") return std::make_shared<SafeRunner>();
-  if (name == "db-init") return std::make_shared<DbInitStyleRunner>();
-  return nullptr;
+  std::shared_ptr<MigrationRunner> runner;
+  if (name == "golang-migrate") runner = std::make_shared<GolangMigrateRunner>();
+  if (name == "safe") runner = std::make_shared<SafeRunner>();
+  if (name == "db-init") runner = std::make_shared<DbInitStyleRunner>();
+  // A runner made is the one asked for, and is one of kRunnerNames.
+  FL_ASSERT_MSG(runner == nullptr || runner->name() == name, "asked for runner {}, made {}", name,
+                runner->name());
+  FL_ASSERT((runner != nullptr) == (std::find(std::begin(kRunnerNames), std::end(kRunnerNames),
+                                              name) != std::end(kRunnerNames)));
+  return runner;
 }
 
 sim::Awaitable<sim::Status> DbInitStyleRunner::Migrate(cql::CqlSession& session,
@@ -64,6 +75,7 @@ bool Unreachable(const cql::ClientResult& result) {
 
 sim::Awaitable<sim::Status> RunDbInit(cql::CqlSession& session, const DbInitPlan& plan,
                                       LogSink log) {
+  FL_ASSERT(log);
   for (const std::string& keyspace : plan.keyspaces) {
     cql::ClientResult result =
         co_await session.Query("CREATE KEYSPACE IF NOT EXISTS \"" + keyspace + "\"");
@@ -90,6 +102,8 @@ sim::Awaitable<sim::Status> RunDbInit(cql::CqlSession& session, const DbInitPlan
           statement.pop_back();
         }
         if (statement.empty()) continue;
+        FL_ASSERT(statement.back() != ';');
+        FL_ASSERT(statement.find_first_of(" \t\r\n") != 0);
         cql::ClientResult result = co_await session.Query(statement);
         if (Unreachable(result)) co_return result.status;
         if (result.error) {

@@ -7,6 +7,7 @@
 #include "models/migrate/cassandra_driver.h"
 #include "models/migrate/migration_trace.h"
 #include "models/migrate/schema_check.h"
+#include "sim/assert.h"
 
 namespace faultline::models::migrate {
 namespace {
@@ -20,9 +21,12 @@ using cql::Value;
 
 std::vector<std::string> Statements(const std::string& body) {
   std::vector<std::string> statements;
-  for (const std::string& piece : SplitStatements(body)) {
+  const std::vector<std::string> pieces = SplitStatements(body);
+  for (const std::string& piece : pieces) {
     std::string statement = Trimmed(piece, ";");
-    if (!statement.empty()) statements.push_back(std::move(statement));
+    if (statement.empty()) continue;
+    FL_ASSERT(statement.back() != ';');
+    statements.push_back(std::move(statement));
   }
   return statements;
 }
@@ -108,6 +112,7 @@ class SafeMigration {
   }
 
   sim::Awaitable<sim::Status> Lock(const SafeRunner::Options& options) {
+    FL_ASSERT(options.lock_attempts > 0);
     for (int attempt = 0; attempt < options.lock_attempts; ++attempt) {
       std::vector<Value> values;
       values.push_back(Value::Text(owner_));
@@ -120,6 +125,7 @@ class SafeMigration {
       if (!taken.ok()) co_return sim::Status::Unavailable(taken.ToString());
       if (!IsLwtAnswer(taken)) co_return NotAnLwtAnswer();
       const cql::Row& row = taken.result.rows.front();
+      FL_ASSERT(!row.empty());  // IsLwtAnswer: [applied] is there.
       const std::string holder = row.size() > 2 ? row[2].bytes : "";
       if (row[0].integer != 0) co_return sim::Status::Ok();
       // Our own lease (the same token, from before a failed attempt): take
@@ -135,6 +141,7 @@ class SafeMigration {
   // Extends the lease; fails when it is no longer ours (it expired and
   // another runner took it), so that two runners never both migrate.
   sim::Awaitable<sim::Status> Renew(const SafeRunner::Options& options) {
+    FL_ASSERT(options.lease > sim::Duration::zero());
     std::vector<Value> values;
     values.push_back(
         Value::Int(std::chrono::duration_cast<std::chrono::seconds>(options.lease).count()));
@@ -145,6 +152,7 @@ class SafeMigration {
         std::move(values));
     if (!renewed.ok()) co_return sim::Status::Unavailable(renewed.ToString());
     if (!IsLwtAnswer(renewed)) co_return NotAnLwtAnswer();
+    FL_ASSERT(!renewed.result.rows.front().empty());
     if (renewed.result.rows.front().front().integer == 0) {
       co_return sim::Status::Unavailable("lost the migration lock (its lease expired)");
     }
@@ -189,6 +197,7 @@ class SafeMigration {
   // Records progress, then passes the progress.after fault point.
   sim::Awaitable<sim::Status> Record(std::int64_t version, const std::string& checksum,
                                      std::int64_t done, bool complete) {
+    FL_ASSERT(done > 0 || complete);  // Only an empty migration records none done.
     if (sim::Status status = co_await WriteProgress(version, checksum, done, complete);
         !status.ok()) {
       co_return status;
@@ -198,6 +207,7 @@ class SafeMigration {
 
   sim::Awaitable<sim::Status> WriteProgress(std::int64_t version, const std::string& checksum,
                                             std::int64_t done, bool complete) {
+    FL_ASSERT(done >= 0);
     std::vector<Value> values;
     values.push_back(Value::Text(checksum));
     values.push_back(Value::Int(done));
@@ -212,6 +222,7 @@ class SafeMigration {
   }
 
   sim::Awaitable<sim::Status> Apply(const Migration& migration) {
+    FL_ASSERT(migration.up.has_value());  // ApplyAll skips a migration without an up file.
     const auto version = static_cast<std::int64_t>(migration.version);
     sim::Result<Progress> progress = co_await ReadProgress(version);
     if (!progress.ok()) co_return progress.status();
@@ -251,6 +262,8 @@ class SafeMigration {
   sim::Awaitable<sim::Status> ApplyStatements(const Migration& migration,
                                               const std::vector<std::string>& statements,
                                               const Progress& progress) {
+    FL_ASSERT(options_ != nullptr);  // Set by ApplyAll.
+    FL_ASSERT(!progress.complete);   // Apply returns before a complete one.
     const auto version = static_cast<std::int64_t>(migration.version);
     const auto done = static_cast<std::size_t>(std::max<std::int64_t>(progress.done, 0));
     if (progress.exists && done > 0) {
@@ -311,7 +324,11 @@ class SafeMigration {
 
 }  // namespace
 
-std::string Checksum(std::string_view body) { return fmt::format("{:016x}", sim::Fnv1a64(body)); }
+std::string Checksum(std::string_view body) {
+  std::string checksum = fmt::format("{:016x}", sim::Fnv1a64(body));
+  FL_ASSERT(checksum.size() == 16);
+  return checksum;
+}
 
 std::vector<std::string> SafeRunner::FaultSites(const std::string& keyspace) const {
   std::vector<std::string> sites;
@@ -323,6 +340,8 @@ sim::Awaitable<sim::Status> SafeRunner::Migrate(cql::CqlSession& session,
                                                 const std::string& keyspace,
                                                 const MigrationSource& source,
                                                 const std::string& owner, LogSink log) {
+  FL_ASSERT(log);
+  FL_ASSERT(!owner.empty());  // The lease names its holder.
   ClientResult use = co_await session.Query("USE \"" + keyspace + "\"");
   if (!use.ok()) co_return sim::Status::Unavailable(use.ToString());
   SafeMigration migration(session, source, owner, log, keyspace);

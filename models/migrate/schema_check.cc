@@ -61,6 +61,8 @@ void Apply(const cql::Statement& statement, const std::string& keyspace, SchemaM
     for (const cql::ColumnDefinition& column : create->columns) {
       columns[column.name] = Described(TypeText(column.type), KindOf(*create, column));
     }
+    // One entry a column (a name given twice keeps one).
+    FL_ASSERT(columns.size() <= create->columns.size());
   } else if (const auto* alter = std::get_if<cql::AlterTable>(&statement)) {
     auto table = schema.find(alter->table.name);
     if (!InKeyspace(alter->table, keyspace) || table == schema.end()) return;
@@ -103,6 +105,11 @@ SchemaModel SchemaFromColumns(const std::vector<cql::Row>& rows) {
     FL_ASSERT(row.size() == 4);
     if (BookkeepingTables().contains(row.at(0).bytes)) continue;
     schema[row.at(0).bytes][row.at(1).bytes] = Described(row.at(2).bytes, row.at(3).bytes);
+  }
+  // Every table named has a column, and none is the runners' own.
+  for (const auto& [table, columns] : schema) {
+    FL_ASSERT(!columns.empty());
+    FL_ASSERT(!BookkeepingTables().contains(table));
   }
   return schema;
 }
@@ -157,6 +164,8 @@ std::vector<std::string> SchemaDiff(const SchemaModel& expected, const SchemaMod
     if (extra_tables == ExtraTables::kDifferent && !expected.contains(table))
       lines.push_back(fmt::format("table {}: not in the migrations", table));
   }
+  // A difference is only ever reported between schemas that differ.
+  FL_ASSERT(lines.empty() || expected != live);
   return lines;
 }
 

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/assert.h"
+
 namespace faultline::models::migrate {
 namespace {
 
@@ -29,7 +31,10 @@ std::optional<ParsedName> ParseName(std::string_view name) {
   const std::size_t down = rest.rfind(".down.");
   if (up == std::string_view::npos && down == std::string_view::npos) return std::nullopt;
   parsed.up = down == std::string_view::npos || (up != std::string_view::npos && up > down);
+  // The direction chosen is one whose marker is in the name.
+  FL_ASSERT((parsed.up ? up : down) != std::string_view::npos);
   parsed.title = std::string(rest.substr(0, parsed.up ? up : down));
+  FL_ASSERT(parsed.title.size() < rest.size());
   return parsed;
 }
 
@@ -61,6 +66,12 @@ sim::Result<MigrationSource> MigrationSource::FromFiles(const std::vector<Migrat
     }
     body = file.contents;
     name = file.name;
+  }
+  // Each version has its number and at least one file; no file made two.
+  FL_ASSERT(source.migrations_.size() <= files.size());
+  for (const auto& [version, migration] : source.migrations_) {
+    FL_ASSERT(migration.version == version);
+    FL_ASSERT(migration.up.has_value() || migration.down.has_value());
   }
   return source;
 }
@@ -98,7 +109,9 @@ sim::Result<MigrationSource> MigrationSource::FromDirectory(
 
 const Migration* MigrationSource::Find(std::uint64_t version) const {
   auto found = migrations_.find(version);
-  return found == migrations_.end() ? nullptr : &found->second;
+  if (found == migrations_.end()) return nullptr;
+  FL_ASSERT(found->second.version == version);
+  return &found->second;
 }
 
 std::optional<std::uint64_t> MigrationSource::First() const {
@@ -109,13 +122,16 @@ std::optional<std::uint64_t> MigrationSource::First() const {
 std::optional<std::uint64_t> MigrationSource::Next(std::uint64_t version) const {
   auto next = migrations_.upper_bound(version);
   if (next == migrations_.end()) return std::nullopt;
+  FL_ASSERT(next->first > version);
   return next->first;
 }
 
 std::optional<std::uint64_t> MigrationSource::Prev(std::uint64_t version) const {
   auto at = migrations_.lower_bound(version);
   if (at == migrations_.begin()) return std::nullopt;
-  return std::prev(at)->first;
+  const std::uint64_t previous = std::prev(at)->first;
+  FL_ASSERT(previous < version);
+  return previous;
 }
 
 }  // namespace faultline::models::migrate

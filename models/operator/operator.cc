@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "sim/assert.h"
+
 namespace faultline::models::ops {
 
 void Operator::Record(std::string_view action, std::string_view detail, std::string_view outcome) {
+  FL_ASSERT(!action.empty());
   simulation_.Emit("operator.action",
                    {{"action", action}, {"detail", detail}, {"outcome", outcome}});
 }
@@ -45,6 +48,8 @@ sim::Awaitable<std::string> Operator::MigrateVersion(cql::CqlSession& shell, std
     const migrate::MigrationSource none;
     migrate::Migrate migrate(none, driver);
     sim::Result<migrate::VersionState> version = co_await migrate.Version();
+    // Migrate::Version reports nil as "no migration", never as a version.
+    FL_ASSERT(!version.ok() || version->version != migrate::kNilVersion);
     outcome = !version.ok()
                   ? version.status().message()
                   : fmt::format("{}{}", version->version, version->dirty ? " (dirty)" : "");
@@ -97,6 +102,7 @@ sim::Status Operator::ComposeUp(const fakes::ComposeSpec& spec) {
 }
 
 sim::Status Operator::SetImage(const std::string& service, const std::string& version) {
+  FL_ASSERT_MSG(runtime_.HasContainer(service), "set image of {}, which has no container", service);
   sim::Status status = runtime_.SetImageVersion(service, version);
   Record("set image", fmt::format("{} {}", service, version),
          status.ok() ? "ok" : status.message());
@@ -104,6 +110,7 @@ sim::Status Operator::SetImage(const std::string& service, const std::string& ve
 }
 
 void Operator::Restart(const std::string& service) {
+  FL_ASSERT_MSG(runtime_.HasContainer(service), "restart of {}, which has no container", service);
   runtime_.Restart(service);
   Record("restart", service, "ok");
 }

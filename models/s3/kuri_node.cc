@@ -8,6 +8,7 @@
 #include "fakes/runtime.h"
 #include "models/cql/client.h"
 #include "models/s3/multipart.h"
+#include "sim/assert.h"
 
 namespace faultline::models::s3 {
 namespace {
@@ -17,6 +18,7 @@ using fakes::Response;
 
 // "2s", "15s", "0.5s": how the gateway's logs write its back-off.
 std::string Seconds(sim::Duration duration) {
+  FL_ASSERT(duration >= sim::Duration::zero());
   return fmt::format("{:g}s", std::chrono::duration<double>(duration).count());
 }
 
@@ -69,10 +71,13 @@ class KuriNode {
   }
 
   sim::Awaitable<sim::Status> MigrateWithRetries() {
+    FL_ASSERT(retry_.has_value());  // Run refuses a malformed policy first.
     const RetryPolicy& retry = *retry_;
+    FL_ASSERT(retry.initial <= retry.cap);  // NodeRetryPolicy raises the cap to the delay.
     sim::Duration delay = retry.initial;
     sim::Status status = sim::Status::Ok();
     for (int attempt = 1; attempt <= retry.attempts; ++attempt) {
+      FL_ASSERT(delay <= retry.cap);
       status = co_await image_.runner->Migrate(
           session_, keyspace_, image_.migrations, LockOwner(context_),
           [this](const std::string& line) { context_.Log(line); });
@@ -109,6 +114,7 @@ class KuriNode {
 
   // GET /bucket?location and GET /bucket?list-type=2 (from the index).
   sim::Awaitable<Response> BucketRequest(std::string bucket, std::string query) {
+    FL_ASSERT(!bucket.empty());  // IsBucketPath: "/" and a name.
     if (QueryParameter(query, "location")) {
       co_return Response(200, "<LocationConstraint>us-east-1</LocationConstraint>");
     }
@@ -151,6 +157,7 @@ class KuriNode {
     if (*claim == NodeMultipart::Claim::kNoSuchUpload) {
       co_return ErrorResponse(404, "NoSuchUpload", "The specified upload does not exist.", upload);
     }
+    FL_ASSERT(*claim == NodeMultipart::Claim::kClaimed);
     sim::Result<std::string> bytes = co_await multipart_.Assemble(upload, request.body);
     if (!bytes.ok()) {
       co_await multipart_.ReleaseClaim(upload);
@@ -173,7 +180,10 @@ class KuriNode {
     if (sim::Status written = data->Write(file, 0, body); !written.ok()) {
       co_return ErrorResponse(500, "InternalError", written.message(), DataPath(object));
     }
+    // Reads see every write: the file is the object, and synced, none of it is pending.
+    FL_ASSERT(file.size() == body.size());
     file.Sync();  // This object's bytes, not every file on the volume.
+    FL_ASSERT(!file.has_pending());
     const std::string cid = ContentId(body);
     std::vector<cql::Value> values;
     values.push_back(cql::Value::Text(object.bucket));
@@ -187,6 +197,7 @@ class KuriNode {
       columns += ", node_id";
       markers += ", ?";
     }
+    FL_ASSERT(values.size() == (image_.writes_node_id ? 5u : 4u));
     cql::ClientResult result =
         co_await session_.Query(fmt::format("INSERT INTO {}.{} ({}) VALUES ({})", kIndexKeyspace,
                                             kObjectsTable, columns, markers),
@@ -294,6 +305,7 @@ std::optional<RetryPolicy> NodeRetryPolicy(const fakes::ServiceSpec& service,
   policy.attempts = static_cast<int>(attempts);
   policy.initial = std::chrono::milliseconds(delay_ms);
   policy.cap = std::chrono::milliseconds(std::max(cap_ms, delay_ms));
+  FL_ASSERT(policy.initial <= policy.cap);  // MigrateWithRetries relies on it.
   return policy;
 }
 
@@ -302,6 +314,7 @@ std::uint16_t NodePort(const fakes::ServiceSpec& service) {
 }
 
 std::string StartupFailureLine(const sim::Status& failure) {
+  FL_ASSERT(!failure.ok());  // Only a failed start-up has a line.
   // The index needs a migrated database, which needs a session: the last
   // link is the one that broke.
   const bool no_store = failure.code() == sim::StatusCode::kUnavailable ||
@@ -325,6 +338,8 @@ fakes::EntryPoint NodeEntryPoint(NodeImage image) {
 
 fakes::ServiceSpec NodeServiceSpec(const std::string& name, std::uint16_t port,
                                    const std::string& version) {
+  FL_ASSERT(!name.empty());
+  FL_ASSERT(port != 0);
   fakes::ServiceSpec spec;
   spec.name = name;
   spec.image = kNodeImage;

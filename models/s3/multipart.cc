@@ -5,6 +5,8 @@
 
 #include <charconv>
 
+#include "sim/assert.h"
+
 namespace faultline::models::s3 {
 namespace {
 
@@ -21,14 +23,17 @@ std::vector<std::string> Elements(std::string_view body, std::string_view tag) {
     const std::size_t end = body.find(close, start + open.size());
     if (end == std::string_view::npos) break;
     found.emplace_back(body.substr(start + open.size(), end - start - open.size()));
+    FL_ASSERT(end + close.size() > at);  // Each element moves past the last.
     at = end + close.size();
   }
+  FL_ASSERT(found.size() <= kMaxParts);
   return found;
 }
 
 }  // namespace
 
 std::optional<std::string> QueryParameter(std::string_view query, std::string_view name) {
+  FL_ASSERT(!name.empty());
   while (!query.empty()) {
     const std::size_t end = std::min(query.find('&'), query.size());
     const std::string_view pair = query.substr(0, end);
@@ -105,12 +110,16 @@ sim::Awaitable<fakes::Response> NodeMultipart::UploadPart(std::string upload_id,
   if (!status.ok())
     co_return ErrorResponse(500, "InternalError", status.status().message(), upload_id);
   if (*status != "open") co_return NoSuchUpload(upload_id);
+  FL_ASSERT(data_ != nullptr);
   fakes::SimFile& file = data_->OpenOrCreate(PartPath(upload_id, part));
   file.Truncate(0);
   if (sim::Status written = data_->Write(file, 0, body); !written.ok()) {
     co_return ErrorResponse(500, "InternalError", written.message(), upload_id);
   }
+  // Reads see every write: the file is the part, and nothing of it is pending once synced.
+  FL_ASSERT(file.size() == body.size());
   file.Sync();  // This part's bytes, not every file on the volume.
+  FL_ASSERT(!file.has_pending());
   fakes::Headers headers;
   headers["ETag"] = fmt::format("\"{}/{}\"", fakes::FormatEndpoint(self_), ContentId(body));
   co_return fakes::Response(200, "", std::move(headers));
@@ -118,6 +127,7 @@ sim::Awaitable<fakes::Response> NodeMultipart::UploadPart(std::string upload_id,
 
 fakes::Response NodeMultipart::ServePart(const std::string& path) const {
   // "/_parts/<upload>/<n>"
+  FL_ASSERT_MSG(path.starts_with("/_parts/"), "not a part's path: {}", path);
   const std::string rest = path.substr(std::string_view("/_parts/").size());
   const std::size_t slash = rest.rfind('/');
   if (data_ == nullptr || slash == std::string::npos) return fakes::Response(404);
@@ -183,6 +193,7 @@ sim::Awaitable<sim::Result<std::string>> NodeMultipart::Status(const std::string
 
 sim::Awaitable<sim::Result<std::optional<std::string>>> NodeMultipart::Transition(
     const std::string& upload_id, std::string from, std::string to) {
+  FL_ASSERT(from != to);
   std::vector<cql::Value> values;
   values.push_back(cql::Value::Text(std::move(to)));
   values.push_back(cql::Value::Text(upload_id));
@@ -198,6 +209,7 @@ sim::Awaitable<sim::Result<std::optional<std::string>>> NodeMultipart::Transitio
         "the store's answer to a conditional update has no [applied]");
   }
   const cql::Row& row = result.result.rows.front();
+  FL_ASSERT(!row.empty());  // [applied] is there, checked above.
   if (row.front().integer != 0) co_return std::optional<std::string>();
   co_return std::optional<std::string>(row.size() > 1 ? row.back().bytes : std::string());
 }

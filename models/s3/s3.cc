@@ -5,13 +5,18 @@
 
 #include <charconv>
 
+#include "sim/assert.h"
+
 namespace faultline::models::s3 {
 
 std::optional<ObjectPath> ParseObjectPath(const std::string& path) {
   if (path.size() < 2 || path[0] != '/') return std::nullopt;
   const std::size_t slash = path.find('/', 1);
   if (slash == std::string::npos || slash == 1 || slash + 1 >= path.size()) return std::nullopt;
-  return ObjectPath{path.substr(1, slash - 1), path.substr(slash + 1)};
+  ObjectPath object{path.substr(1, slash - 1), path.substr(slash + 1)};
+  FL_ASSERT(!object.key.empty());
+  FL_ASSERT(object.bucket.find('/') == std::string::npos);
+  return object;
 }
 
 namespace {
@@ -44,7 +49,9 @@ bool IsBucketPath(const std::string& path) {
 }
 
 std::string ContentId(std::string_view bytes) {
-  return fmt::format("bafk{:016x}", sim::Fnv1a64(bytes));
+  std::string cid = fmt::format("bafk{:016x}", sim::Fnv1a64(bytes));
+  FL_ASSERT(cid.size() == 20);  // ETags and the index depend on its shape.
+  return cid;
 }
 
 std::uint16_t ParsePort(std::string_view text) {
@@ -59,6 +66,8 @@ std::string LockOwner(fakes::ContainerContext& context) {
 
 fakes::Response ErrorResponse(int status, std::string_view code, std::string_view message,
                               std::string_view resource) {
+  FL_ASSERT_MSG(status >= 400, "an error response with status {}", status);
+  FL_ASSERT_MSG(status <= 599, "an error response with status {}", status);
   fakes::Headers headers;
   headers["Content-Type"] = "application/xml";
   return fakes::Response(

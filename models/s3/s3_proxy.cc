@@ -5,6 +5,7 @@
 #include "fakes/runtime.h"
 #include "models/cql/client.h"
 #include "models/s3/multipart.h"
+#include "sim/assert.h"
 
 namespace faultline::models::s3 {
 namespace {
@@ -23,6 +24,7 @@ std::vector<Endpoint> ParseBackends(const std::string& text) {
     const std::uint16_t port =
         colon == std::string::npos ? 0 : ParsePort(std::string_view(item).substr(colon + 1));
     if (port != 0) backends.emplace_back(item.substr(0, colon), port);  // Others are skipped.
+    FL_ASSERT(end + 1 > start);  // Each item moves past the last.
     start = end + 1;
   }
   return backends;
@@ -35,7 +37,9 @@ class Proxy {
         image_(image),
         backends_(ParseBackends(context.Env("BACKENDS", "kuri-1:7001,kuri-2:7002"))),
         healthy_(backends_.size(), false),
-        session_(context.network(), SessionOptions(context)) {}
+        session_(context.network(), SessionOptions(context)) {
+    FL_ASSERT(healthy_.size() == backends_.size());
+  }
 
   sim::Awaitable<int> Run() {
     if (sim::Status migrated = co_await MigrateWithRetries(); !migrated.ok()) {
@@ -90,8 +94,10 @@ class Proxy {
   }
 
   sim::Awaitable<void> Probe(std::size_t i) {
+    FL_ASSERT_MSG(i < backends_.size(), "probe of backend {} of {}", i, backends_.size());
     sim::Result<Response> answer = co_await context_.network().Call(
         backends_[i], Request("GET", "/healthz"), image_.backend_timeout);
+    FL_ASSERT(healthy_.size() == backends_.size());
     healthy_[i] = answer.ok() && answer->status == 200;
     if (listening_) context_.SetReady(AnyHealthy());
   }
@@ -99,6 +105,7 @@ class Proxy {
     return std::find(healthy_.begin(), healthy_.end(), true) != healthy_.end();
   }
   sim::Awaitable<void> ProbeForever(std::size_t i) {
+    FL_ASSERT(i < backends_.size());
     // A bound far past any run (a probe a second for 30 virtual years); a
     // stop or crash of the proxy ends it long before.
     constexpr std::int64_t kMaxProbes = std::int64_t{1} << 30;
@@ -128,8 +135,11 @@ class Proxy {
   }
 
   sim::Awaitable<Response> RoundRobin(Request request) {
+    // Requests are served only once Run has found a backend.
+    FL_ASSERT(!backends_.empty());
     for (std::size_t tried = 0; tried < backends_.size(); ++tried) {
       const std::size_t i = next_++ % backends_.size();
+      FL_ASSERT(i < healthy_.size());
       if (healthy_[i]) co_return co_await Forward(backends_[i], std::move(request));
     }
     co_return ErrorResponse(503, "ServiceUnavailable", "no healthy backend", request.path);
@@ -249,6 +259,7 @@ fakes::ServiceSpec ProxyServiceSpec(const std::vector<fakes::Endpoint>& backends
   for (const fakes::Endpoint& backend : backends) {
     list += (list.empty() ? "" : ",") + fakes::FormatEndpoint(backend);
   }
+  FL_ASSERT(backends.empty() || !list.empty());
   spec.environment["BACKENDS"] = list;
   spec.restart = fakes::RestartPolicy::kAlways;
   return spec;

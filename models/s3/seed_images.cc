@@ -17,6 +17,7 @@ migrate::MigrationSource Source(std::vector<migrate::MigrationFile> files) {
   sim::Result<migrate::MigrationSource> source = migrate::MigrationSource::FromFiles(files);
   FL_ASSERT_MSG(source.ok(), "a built-in migration folder is malformed: {}",
                 source.status().ToString());
+  FL_ASSERT(!source->empty());
   return std::move(source).value();
 }
 
@@ -92,6 +93,7 @@ ProxyImage SeedProxyImage() {
 namespace faultline::models::s3 {
 
 fakes::EntryPoint DbInitEntryPoint(migrate::DbInitPlan plan, int attempts) {
+  FL_ASSERT_MSG(attempts >= 1, "db-init with {} attempts", attempts);
   auto shared = std::make_shared<const migrate::DbInitPlan>(std::move(plan));
   return [shared, attempts](fakes::ContainerContext& context) -> sim::Awaitable<int> {
     migrate::DbInitPlan plan = *shared;
@@ -100,7 +102,12 @@ fakes::EntryPoint DbInitEntryPoint(migrate::DbInitPlan plan, int attempts) {
       for (std::size_t start = 0; start <= keyspaces.size();) {
         const std::size_t comma = std::min(keyspaces.find(',', start), keyspaces.size());
         if (comma > start) plan.keyspaces.push_back(keyspaces.substr(start, comma - start));
+        FL_ASSERT(comma + 1 > start);  // Each item moves past the last.
         start = comma + 1;
+      }
+      for (const std::string& keyspace : plan.keyspaces) {
+        FL_ASSERT(!keyspace.empty());
+        FL_ASSERT(keyspace.find(',') == std::string::npos);
       }
     }
     cql::ClientOptions options;
@@ -153,7 +160,10 @@ const std::vector<std::string>& EnvironmentKeys(std::string_view image) {
   return found == kKeys.end() ? kNone : found->second;
 }
 
-std::string NodeServiceName(int node) { return fmt::format("kuri-{}", node); }
+std::string NodeServiceName(int node) {
+  FL_ASSERT_MSG(node >= 1, "node {}: nodes count from 1", node);
+  return fmt::format("kuri-{}", node);
+}
 
 std::map<std::string, NodeImage> SeedNodeImages() {
   std::map<std::string, NodeImage> images;
@@ -165,6 +175,7 @@ std::map<std::string, NodeImage> SeedNodeImages() {
   NodeImage db_init_style = SeedNodeImage();
   db_init_style.runner = std::make_shared<migrate::DbInitStyleRunner>();
   images.emplace("db-init", std::move(db_init_style));
+  FL_ASSERT(images.size() == SeedImageVersions(kNodeImage).size());
   return images;
 }
 
@@ -176,6 +187,7 @@ std::map<std::string, ProxyImage> SeedProxyImages() {
   ProxyImage safe_proxy = SeedProxyImage();
   safe_proxy.runner = std::make_shared<migrate::SafeRunner>();
   images.emplace("safe", std::move(safe_proxy));
+  FL_ASSERT(images.size() == SeedImageVersions(kProxyImage).size());
   return images;
 }
 
@@ -195,8 +207,9 @@ void RegisterSeedImages(fakes::Runtime& runtime) {
 }
 
 fakes::ComposeSpec ClusterComposeSpec(const ClusterShape& shape) {
-  FL_ASSERT_MSG(shape.nodes >= 1 && shape.nodes <= kMaxNodes, "a cluster has 1 to {} nodes, not {}",
-                kMaxNodes, shape.nodes);
+  FL_ASSERT_MSG(shape.nodes >= 1, "a cluster has 1 to {} nodes, not {}", kMaxNodes, shape.nodes);
+  FL_ASSERT_MSG(shape.nodes <= kMaxNodes, "a cluster has 1 to {} nodes, not {}", kMaxNodes,
+                shape.nodes);
   fakes::ComposeSpec spec;
   spec.services.push_back(cql::StoreServiceSpec());
   fakes::ServiceSpec db_init;
@@ -223,6 +236,8 @@ fakes::ComposeSpec ClusterComposeSpec(const ClusterShape& shape) {
   fakes::ServiceSpec proxy = ProxyServiceSpec(backends);
   proxy.depends_on.emplace_back("db-init", fakes::DependencyCondition::kCompletedSuccessfully);
   spec.services.push_back(std::move(proxy));
+  // The store, db-init, the nodes and the proxy.
+  FL_ASSERT(spec.services.size() == static_cast<std::size_t>(shape.nodes) + 3);
   return spec;
 }
 
