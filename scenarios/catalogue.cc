@@ -21,6 +21,12 @@ std::vector<Scenario> ReadCatalogue() {
                   scenario.name);
     scenarios.push_back(std::move(scenario));
   }
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      FL_ASSERT_MSG(scenarios[i].name != scenarios[j].name, "catalogue names {} twice",
+                    scenarios[i].name);
+    }
+  }
   return scenarios;
 }
 

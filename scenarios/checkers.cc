@@ -222,6 +222,7 @@ std::string SchemaViolations(World& world) {
   std::string violations;
   for (const ServedService& service : world.served) {
     if (service.keyspace.empty() || !IsServing(world, service)) continue;
+    FL_ASSERT(service.image != cql::kStoreImage);  // Only the store has no keyspace.
     const models::migrate::MigrationSource* migrations = MigrationsOf(world, service);
     if (migrations == nullptr) continue;  // An image without migrations.
     if (store == nullptr) {
@@ -260,6 +261,7 @@ std::string SchemaViolations(World& world) {
 void ServingFingerprint(const World& world,
                         std::vector<std::tuple<bool, std::uint32_t, std::string>>& fingerprint) {
   fingerprint.resize(world.served.size());
+  FL_ASSERT(fingerprint.size() == world.served.size());
   for (std::size_t i = 0; i < world.served.size(); ++i) {
     const ServedService& service = world.served[i];
     const bool serving = IsServing(world, service);
@@ -330,9 +332,16 @@ void Checkers::After(World& world) {
 std::vector<CheckResult> Checkers::Verdicts(World& world) {
   After(world);
   const sim::Result<Index> index = ObservedIndex(world);
-  return {AcknowledgedWrites(world, index), IndexPointsAtBytes(world, index),
-          CheckResult{"schema-matches-image", schema_violation_.empty(), schema_violation_},
-          Converges(world)};
+  FL_ASSERT(!index.ok() || index->exists || index->rows.empty());
+  std::vector<CheckResult> verdicts = {
+      AcknowledgedWrites(world, index), IndexPointsAtBytes(world, index),
+      CheckResult{"schema-matches-image", schema_violation_.empty(), schema_violation_},
+      Converges(world)};
+  // One verdict per checker, in kCheckerNames's order (the runner and the
+  // file reader name them from there).
+  FL_ASSERT(verdicts.size() == std::size(kCheckerNames));
+  for (std::size_t i = 0; i < verdicts.size(); ++i) FL_ASSERT(verdicts[i].what == kCheckerNames[i]);
+  return verdicts;
 }
 
 }  // namespace faultline::scenarios

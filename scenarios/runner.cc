@@ -195,6 +195,8 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   });
   // A run stopped by its budget has no verdict: it did not finish.
   result.stopped = world.budget_spent();
+  FL_ASSERT(result.steps.size() <= scenario.steps.size());
+  FL_ASSERT(!result.stopped.empty() || result.steps.size() == scenario.steps.size());
   if (!result.stopped.empty()) result.passed = false;
   // The checkers look at the whole run's end state; a scenario may expect
   // any of them to fail (that is its story).

@@ -4,6 +4,7 @@
 #include "models/s3/seed_images.h"
 #include "scenarios/steps.h"
 #include "scenarios/topology.h"
+#include "sim/assert.h"
 #include "sim/trace.h"
 
 #include <fmt/format.h>
@@ -505,6 +506,7 @@ class Reader {
     step.narration = String(*table, "say", where, false);
     step.duration = kind->default_duration;
     for (const StepFieldUse& use : kind->fields) ReadField(use, *table, scenario, where, step);
+    FL_ASSERT(&StepKindOf(step) == kind);  // What is read is written back as the same kind.
     if (const toml::node* expect = table->get("expect"))
       step.expect = ReadExpectations(*expect, where);
     return step;
@@ -777,6 +779,7 @@ std::optional<sim::Duration> ParseDuration(std::string_view text) {
     if (unit != name) continue;
     // Checked before multiplying: 3000000h would overflow the clock.
     if (amount > kMaxDuration / one) return std::nullopt;
+    FL_ASSERT(amount * one <= kMaxDuration);
     return amount * one;
   }
   return std::nullopt;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <set>
 
 #include "fakes/network.h"
 #include "fakes/runtime.h"
@@ -89,6 +90,7 @@ std::string PerformClean(World& world, const Step&, int&) {
 }
 
 std::string PerformSetImage(World& world, const Step& step, int&) {
+  FL_ASSERT(!step.version.empty());
   for (fakes::ServiceSpec& service : world.spec.services) {
     if (service.name == step.service) service.version = step.version;
   }
@@ -125,11 +127,14 @@ std::string PerformStop(World& world, const Step& step, int&) {
 }
 
 std::string PerformWait(World& world, const Step& step, int&) {
+  FL_ASSERT(step.duration >= sim::Duration::zero());
   world.Advance(step.duration, nullptr);
   return "waited " + sim::FormatDuration(step.duration);
 }
 
 std::string PerformWaitFor(World& world, const Step& step, int&) {
+  FL_ASSERT(!step.state.empty());
+  FL_ASSERT(step.duration > sim::Duration::zero());
   world.Advance(step.duration, [&world, &step] {
     return world.runtime.HasContainer(step.service) &&
            fakes::ContainerStateName(world.runtime.state(step.service)) == step.state;
@@ -144,6 +149,8 @@ std::string PerformWaitFor(World& world, const Step& step, int&) {
 // --- S3 through the proxy --------------------------------------------------
 
 std::string PerformS3(World& world, const Step& step, int& status) {
+  FL_ASSERT(!step.method.empty());  // The reader requires both.
+  FL_ASSERT(!step.path.empty());
   auto code = std::make_shared<int>(0);
   std::string out = world.RunProcess(
       "client", [&world, &step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
@@ -200,6 +207,8 @@ Awaitable<std::string> Upload(World& world, const Step& step, std::shared_ptr<in
 }
 
 std::string PerformMultipart(World& world, const Step& step, int& status) {
+  FL_ASSERT(!step.parts.empty());          // The reader requires a non-empty list.
+  FL_ASSERT(step.parts.size() <= 10'000);  // S3's bound on part numbers.
   auto code = std::make_shared<int>(0);
   std::string out = world.RunProcess(
       "client", [&world, &step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
@@ -408,8 +417,40 @@ std::string_view StepFieldKey(StepField field) {
   FL_PANIC("a StepField without a key: {}", static_cast<int>(field));
 }
 
+// The table's own rules, checked once: names unique, no field twice in a
+// kind, every Step::Kind reachable, an optional `for` has its default.
+void CheckTable(const std::vector<StepKind>& kinds) {
+  std::set<std::string_view> names;
+  std::set<Step::Kind> reached;
+  for (const StepKind& kind : kinds) {
+    FL_ASSERT_MSG(names.insert(kind.name).second, "step kind {} is in the table twice", kind.name);
+    reached.insert(kind.kind);
+    FL_ASSERT(kind.show != nullptr);
+    FL_ASSERT(kind.perform != nullptr);
+    std::set<StepField> fields;
+    for (const StepFieldUse& use : kind.fields) {
+      FL_ASSERT_MSG(fields.insert(use.field).second, "{} takes {} twice", kind.name,
+                    StepFieldKey(use.field));
+      if (use.field == Field::kFor && !use.required) {
+        FL_ASSERT_MSG(kind.default_duration > sim::Duration::zero(),
+                      "{}: an optional 'for' "
+                      "needs a default",
+                      kind.name);
+      }
+    }
+    // A kind whose number is a field (-1) takes `to`, and only it.
+    FL_ASSERT((kind.number < 0) == fields.contains(Field::kTo));
+  }
+  FL_ASSERT_MSG(reached.size() == static_cast<std::size_t>(Kind::kStop) + 1,
+                "a Step::Kind has no entry in the step table");
+}
+
 const std::vector<StepKind>& StepKinds() {
-  static const std::vector<StepKind> kKinds = MakeStepKinds();  // Immutable.
+  static const std::vector<StepKind> kKinds = [] {
+    std::vector<StepKind> kinds = MakeStepKinds();  // Immutable once made.
+    CheckTable(kinds);
+    return kinds;
+  }();
   return kKinds;
 }
 
@@ -423,7 +464,10 @@ const StepKind* FindStepKind(std::string_view name) {
 const StepKind& StepKindOf(const Step& step) {
   for (const StepKind& kind : StepKinds()) {
     // Kinds that share a Step::Kind differ by the number their name sets.
-    if (kind.kind == step.kind && (kind.number < 0 || kind.number == step.number)) return kind;
+    if (kind.kind == step.kind && (kind.number < 0 || kind.number == step.number)) {
+      FL_ASSERT(kind.kind == step.kind);
+      return kind;
+    }
   }
   FL_PANIC("step kind {} is not in the table", static_cast<int>(step.kind));
 }

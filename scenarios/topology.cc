@@ -73,6 +73,20 @@ fakes::ComposeSpec ComposeSpecOf(const Scenario& scenario) {
     }
   }
   RouteProxyToNodes(scenario, spec);
+  // One store, one proxy, `nodes` nodes, each name once.
+  std::set<std::string> names;
+  int stores = 0;
+  int proxies = 0;
+  int nodes = 0;
+  for (const fakes::ServiceSpec& service : spec.services) {
+    FL_ASSERT_MSG(names.insert(service.name).second, "service {} twice", service.name);
+    stores += service.image == models::cql::kStoreImage ? 1 : 0;
+    proxies += service.image == models::s3::kProxyImage ? 1 : 0;
+    nodes += service.image == models::s3::kNodeImage ? 1 : 0;
+  }
+  FL_ASSERT(stores == 1);
+  FL_ASSERT(proxies == 1);
+  FL_ASSERT(nodes == scenario.nodes);
   return spec;
 }
 
@@ -134,6 +148,7 @@ std::vector<std::string> FaultSitesOf(const Scenario& scenario) {
       AddRunnerSites("golang-migrate", step.keyspace, sites);
     }
   }
+  FL_ASSERT(sites.contains(fakes::SqliteVfs::kSiteWrite));  // The store always has its disk.
   return {sites.begin(), sites.end()};
 }
 

@@ -29,7 +29,9 @@ World::World(sim::SimulationOptions options)
 }
 
 World::Acknowledged World::Acknowledged::Of(std::string_view bytes) {
-  return Acknowledged{sim::Fnv1a64(bytes), bytes.size()};
+  const Acknowledged acknowledged{sim::Fnv1a64(bytes), bytes.size()};
+  FL_ASSERT(acknowledged.size == bytes.size());
+  return acknowledged;
 }
 
 bool World::Acknowledged::Matches(std::string_view bytes) const {
@@ -126,6 +128,12 @@ std::vector<ServedService> ServedServices(const fakes::ComposeSpec& spec) {
   for (const fakes::ServiceSpec& service : spec.services) {
     if (std::optional<ServedService> one = AsServed(service)) served.push_back(std::move(*one));
   }
+  for (const ServedService& service : served) {
+    // The reader refuses a PORT that is not one, so every endpoint has a port.
+    FL_ASSERT_MSG(service.endpoint.port != 0, "{} serves on no port", service.name);
+    FL_ASSERT(service.endpoint.host == service.name);
+  }
+  FL_ASSERT(served.size() <= spec.services.size());
   return served;
 }
 
