@@ -190,12 +190,12 @@ class KuriNode {
     values.push_back(cql::Value::Text(object.key));
     values.push_back(cql::Value::Text(cid));
     values.push_back(cql::Value::Int(static_cast<std::int64_t>(body.size())));
-    std::string columns = "bucket, key, cid, size";
-    std::string markers = "?, ?, ?, ?";
-    if (image_.writes_node_id) {
-      values.push_back(cql::Value::Text(node_id_));
-      columns += ", node_id";
-      markers += ", ?";
+    if (image_.writes_node_id) values.push_back(cql::Value::Text(node_id_));
+    std::string columns;
+    std::string markers;
+    for (const std::string& column : NodeIndexColumns(image_.writes_node_id)) {
+      columns += (columns.empty() ? "" : ", ") + column;
+      markers += markers.empty() ? "?" : ", ?";
     }
     FL_ASSERT(values.size() == (image_.writes_node_id ? 5u : 4u));
     cql::ClientResult result =
@@ -267,6 +267,12 @@ std::string NodeKeyspace(const fakes::ServiceSpec& service) {
     if (c != '-') keyspace += c;
   }
   return EnvOr(service, "KEYSPACE", keyspace);
+}
+
+std::vector<std::string> NodeIndexColumns(bool writes_node_id) {
+  std::vector<std::string> columns = {"bucket", "key", "cid", "size"};
+  if (writes_node_id) columns.push_back("node_id");
+  return columns;
 }
 
 std::string NodeId(const fakes::ServiceSpec& service) {

@@ -48,6 +48,10 @@ fakes::EntryPoint NodeEntryPoint(NodeImage image);
 fakes::ServiceSpec NodeServiceSpec(const std::string& name, std::uint16_t port,
                                    const std::string& version = "v2");
 
+// The columns of filecoingw_s3.s3objects a node's code writes, in order:
+// what its image needs of the index table, whatever its migrations say.
+std::vector<std::string> NodeIndexColumns(bool writes_node_id);
+
 // What a node service reads from its environment, with the node's defaults:
 // the keyspace it migrates (KEYSPACE, else filecoingw_ and its name without
 // '-') and its port (PORT, else 7001; 0 when PORT is not a port).
