@@ -140,8 +140,12 @@ sim::Awaitable<sim::Result<VersionState>> CassandraDriver::Version() {
   const std::string query =
       fmt::format("SELECT version, dirty FROM \"{}\" LIMIT 1", options_.migrations_table);
   cql::ClientResult result = co_await session_.Query(query);
-  // gocql: a server error (any CQL error) reads as "nothing recorded".
-  if (result.error) co_return VersionState{};
+  // golang-migrate v4 database/cassandra/cassandra.go Version(): ErrNotFound
+  // (no row) is the nil version; every other error comes back as
+  // database.Error{OrigErr, Query}: "<message> in line 0: <query>". Its
+  // branch that reads a *gocql.Error as nil is dead: gocql declares Error
+  // (session.go) but never makes one, so server errors are returned too.
+  if (result.error) co_return sim::Status::Internal(QueryErrorText(query, Cause(result)));
   if (!result.status.ok()) {
     co_return sim::Status::Unavailable(QueryErrorText(query, Cause(result)));
   }
