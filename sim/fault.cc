@@ -40,10 +40,17 @@ ExplicitFaultPlan& ExplicitFaultPlan::CrashAt(std::string site, std::uint64_t hi
   return Add(std::move(site), hit, FaultDecision{FaultAction::kCrash});
 }
 
-ExplicitFaultPlan& ExplicitFaultPlan::FailAt(std::string site, std::uint64_t hit,
-                                             StatusCode error) {
+std::string ScopedSite(std::string_view process, std::string_view site) {
+  FL_ASSERT(!process.empty());
+  FL_ASSERT(site.find('@') == std::string_view::npos);
+  return fmt::format("{}@{}", process, site);
+}
+
+ExplicitFaultPlan& ExplicitFaultPlan::FailAt(std::string site, std::uint64_t hit, StatusCode error,
+                                             std::string message) {
   FL_ASSERT(error != StatusCode::kOk);
-  return Add(std::move(site), hit, FaultDecision{FaultAction::kError, Duration{}, error});
+  return Add(std::move(site), hit,
+             FaultDecision{FaultAction::kError, Duration{}, error, std::move(message)});
 }
 
 ExplicitFaultPlan& ExplicitFaultPlan::FailFrom(std::string site, std::uint64_t hit,
@@ -62,7 +69,8 @@ ExplicitFaultPlan& ExplicitFaultPlan::Add(std::string site, std::uint64_t hit,
                                           FaultDecision decision, bool and_later) {
   FL_ASSERT(hit >= 1);
   FL_ASSERT(rules_.size() < kMaxRules);
-  rules_.push_back(Rule{std::move(site), hit, decision, and_later});
+  scoped_ = scoped_ || site.find('@') != std::string::npos;
+  rules_.push_back(Rule{std::move(site), hit, std::move(decision), and_later});
   return *this;
 }
 
@@ -150,7 +158,8 @@ std::string SwarmFaultPlan::Describe() const {
 FaultInjector::FaultInjector(Rng random, std::shared_ptr<const FaultPlan> plan)
     : random_(random), plan_(std::move(plan)) {}
 
-FaultInjector::Hit FaultInjector::OnHit(std::string_view site, bool may_crash) {
+FaultInjector::Hit FaultInjector::OnHit(std::string_view site, bool may_crash,
+                                        std::string_view process) {
   auto it = sites_.find(site);
   if (it == sites_.end()) {
     FL_ASSERT_MSG(sites_.size() < kMaxSites, "more than {} fault sites", kMaxSites);
@@ -158,7 +167,19 @@ FaultInjector::Hit FaultInjector::OnHit(std::string_view site, bool may_crash) {
   }
   SiteState& state = it->second;
   Hit hit{++state.hits, {}};
-  if (plan_ != nullptr) hit.decision = plan_->Decide(site, hit.number, state.random);
+  if (plan_ != nullptr && plan_->ScopesByProcess() && !process.empty()) {
+    // This process's own hits of the site, counted apart, decide first.
+    const std::string scoped = ScopedSite(process, site);
+    auto counted = scoped_hits_.find(scoped);
+    if (counted == scoped_hits_.end()) {
+      FL_ASSERT_MSG(scoped_hits_.size() < kMaxSites, "more than {} scoped sites", kMaxSites);
+      counted = scoped_hits_.emplace(scoped, 0).first;
+    }
+    hit.decision = plan_->Decide(scoped, ++counted->second, state.random);
+  }
+  if (plan_ != nullptr && hit.decision.action == FaultAction::kNone) {
+    hit.decision = plan_->Decide(site, hit.number, state.random);
+  }
   if (hit.decision.action == FaultAction::kCrash && !may_crash) hit.decision = {};
   if (hit.decision.action != FaultAction::kNone) ++state.fires;
   return hit;

@@ -34,7 +34,12 @@ struct FaultDecision {
   FaultAction action = FaultAction::kNone;
   Duration delay{};                         // For kDelay.
   StatusCode error = StatusCode::kIoError;  // For kError.
+  std::string message;  // For kError: the error's text; empty: "injected fault at <site>".
 };
+
+// A site as one process sees it: `process@site`. A plan may name such a
+// site to decide only that process's hits, counted on their own.
+std::string ScopedSite(std::string_view process, std::string_view site);
 
 class FaultPlan {
  public:
@@ -45,6 +50,9 @@ class FaultPlan {
   virtual FaultDecision Decide(std::string_view site, std::uint64_t hit,
                                Rng& site_random) const = 0;
   virtual std::string Describe() const = 0;
+  // Whether it names scoped sites (ScopedSite), so that the injector also
+  // counts each process's hits and asks about those.
+  virtual bool ScopesByProcess() const { return false; }
 };
 
 class ExplicitFaultPlan final : public FaultPlan {
@@ -52,7 +60,7 @@ class ExplicitFaultPlan final : public FaultPlan {
   // Each returns *this, to chain. REQUIRES: hit >= 1.
   ExplicitFaultPlan& CrashAt(std::string site, std::uint64_t hit);
   ExplicitFaultPlan& FailAt(std::string site, std::uint64_t hit,
-                            StatusCode error = StatusCode::kIoError);
+                            StatusCode error = StatusCode::kIoError, std::string message = {});
   // Fails hit `hit` and every later one: a persistent error.
   ExplicitFaultPlan& FailFrom(std::string site, std::uint64_t hit,
                               StatusCode error = StatusCode::kIoError);
@@ -60,6 +68,7 @@ class ExplicitFaultPlan final : public FaultPlan {
 
   FaultDecision Decide(std::string_view site, std::uint64_t hit, Rng& site_random) const override;
   std::string Describe() const override;
+  bool ScopesByProcess() const override { return scoped_; }
 
  private:
   struct Rule {
@@ -72,6 +81,7 @@ class ExplicitFaultPlan final : public FaultPlan {
   ExplicitFaultPlan& Add(std::string site, std::uint64_t hit, FaultDecision decision,
                          bool and_later = false);
   std::vector<Rule> rules_;
+  bool scoped_ = false;  // A rule names a ScopedSite.
 };
 
 class ProbabilityFaultPlan final : public FaultPlan {
@@ -134,9 +144,11 @@ class FaultInjector {
     std::uint64_t number = 0;  // From 1, per site.
     FaultDecision decision;
   };
-  // Counts a hit of `site` and asks the plan; a crash decision where
-  // `may_crash` is false is taken as none (and not counted as fired).
-  Hit OnHit(std::string_view site, bool may_crash = true);
+  // Counts a hit of `site` by `process` and asks the plan (about the
+  // process's own count of the scoped site first, when the plan scopes); a
+  // crash decision where `may_crash` is false is taken as none (and not
+  // counted as fired).
+  Hit OnHit(std::string_view site, bool may_crash = true, std::string_view process = {});
 
   // From now on no site fires (hits are still counted): the fault-free
   // phase at the end of a run, in which the system must converge.
@@ -156,6 +168,7 @@ class FaultInjector {
   Rng random_;
   std::shared_ptr<const FaultPlan> plan_;
   std::map<std::string, SiteState, std::less<>> sites_;
+  std::map<std::string, std::uint64_t, std::less<>> scoped_hits_;  // Only when the plan scopes.
 };
 
 }  // namespace faultline::sim

@@ -299,7 +299,9 @@ auto FaultPoint(std::string_view site, Token&& token = {}) {
         const FaultDecision decision = detail::HitFaultPoint(executor, site);
         Status status =
             decision.action == FaultAction::kError
-                ? Status::FromCode(decision.error, fmt::format("injected fault at {}", site))
+                ? Status::FromCode(decision.error, decision.message.empty()
+                                                       ? fmt::format("injected fault at {}", site)
+                                                       : decision.message)
                 : Status::Ok();
         Continuation resume = [handler = std::move(handler), status = std::move(status)](
                                   Wake) mutable { handler(std::move(status)); };

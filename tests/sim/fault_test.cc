@@ -66,6 +66,26 @@ TEST(FaultTest, ErrorAndDelayDecisionsReachTheCaller) {
   EXPECT_EQ(node.exits().back().code, 0);
 }
 
+// A plan can name one process's view of a site (ScopedSite): only that
+// process's hits count towards its hit number, and the error says what the
+// plan says.
+TEST(FaultTest, AScopedSiteCountsOneProcessesHitsOnly) {
+  auto plan = std::make_shared<ExplicitFaultPlan>();
+  plan->FailAt(ScopedSite("kuri-2", "disk.write"), 2, StatusCode::kTimedOut, "timed out");
+  Simulation sim({.fault_plan = plan});
+  EXPECT_EQ(sim.faults().OnHit("disk.write", true, "kuri-1").decision.action, FaultAction::kNone);
+  EXPECT_EQ(sim.faults().OnHit("disk.write", true, "kuri-2").decision.action, FaultAction::kNone);
+  EXPECT_EQ(sim.faults().OnHit("disk.write", true, "kuri-1").decision.action, FaultAction::kNone);
+  const FaultDecision second = sim.faults().OnHit("disk.write", true, "kuri-2").decision;
+  EXPECT_EQ(second.action, FaultAction::kError);  // kuri-2's 2nd hit, the site's 4th.
+  EXPECT_EQ(second.error, StatusCode::kTimedOut);
+  EXPECT_EQ(second.message, "timed out");
+  EXPECT_EQ(sim.faults().OnHit("disk.write", true, "kuri-2").decision.action, FaultAction::kNone);
+  ASSERT_EQ(sim.faults().Coverage().size(), 1u);
+  EXPECT_EQ(sim.faults().Coverage()[0].hits, 5u);
+  EXPECT_EQ(sim.faults().Coverage()[0].fires, 1u);
+}
+
 TEST(FaultTest, ProbabilityPlanExtremes) {
   auto plan = std::make_shared<ProbabilityFaultPlan>();
   plan->Site("never", 0.0, {FaultAction::kError})
