@@ -11,8 +11,10 @@ foreach(name IN LISTS NAMES)
   string(LENGTH "${hex}" hex_length)
   math(EXPR size "${hex_length} / 2")
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
-  string(APPEND arrays "constexpr char kFile${index}[] = {${bytes}0};\n")
-  string(APPEND entries "      {\"${name}\", std::string_view(kFile${index}, ${size})},\n")
+  # unsigned char: a byte over 0x7f (UTF-8 in a story) is no narrowing.
+  string(APPEND arrays "constexpr unsigned char kFile${index}[] = {${bytes}0};\n")
+  string(APPEND entries
+         "      {\"${name}\", std::string_view(reinterpret_cast<const char*>(kFile${index}), ${size})},\n")
   math(EXPR index "${index} + 1")
 endforeach()
 file(WRITE "${OUTPUT}.tmp"

@@ -559,7 +559,8 @@ class Reader {
         return;
       }
       case StepField::kPath:
-        step.path = String(table, key, where, true);
+        step.path = NonEmpty(table, key, where);
+        if (!step.path.starts_with('/')) Fail(at, where + "'path' starts with /, like /bucket/key");
         return;
       case StepField::kQuery:
         step.query = String(table, key, where, true);
@@ -569,9 +570,10 @@ class Reader {
         return;
       case StepField::kParts: {
         const toml::array* list = at == nullptr ? nullptr : at->as_array();
-        if (list == nullptr || list->empty()) {
+        if (list == nullptr || list->empty() || list->size() > kMaxParts) {
           Fail(at == nullptr ? &table : at,
-               where + "multipart needs 'parts', a non-empty list of strings");
+               fmt::format("{}multipart needs 'parts', a list of 1 to {} strings", where,
+                           kMaxParts));
         }
         for (const toml::node& part : *list) {
           if (part.as_string() == nullptr) Fail(&part, where + "each part is a string");
@@ -580,10 +582,10 @@ class Reader {
         return;
       }
       case StepField::kStatement:
-        step.statement = String(table, key, where, true);
+        step.statement = NonEmpty(table, key, where);
         return;
       case StepField::kKeyspace:
-        step.keyspace = String(table, key, where, true);
+        step.keyspace = NonEmpty(table, key, where);
         return;
       case StepField::kTo: {
         const std::optional<std::int64_t> to = Integer(table, key, where);
@@ -605,10 +607,23 @@ class Reader {
         const std::string text = String(table, key, where, true);
         const std::optional<sim::Duration> duration = ParseDuration(text);
         if (!duration) Fail(at, where + DurationError(text));
+        // Waiting for a state needs some time to wait in.
+        if (step.kind == Step::Kind::kWaitFor && *duration == sim::Duration::zero()) {
+          Fail(at, where + "wait-for needs a 'for' longer than 0");
+        }
         step.duration = *duration;
         return;
       }
     }
+  }
+
+  // A required text that must say something: an empty one would be written
+  // back as missing (and means nothing).
+  std::string NonEmpty(const toml::table& table, std::string_view key,
+                       const std::string& where) const {
+    std::string text = String(table, key, where, true);
+    if (text.empty()) Fail(table.get(key), fmt::format("{}'{}' is empty", where, key));
+    return text;
   }
 
   std::vector<Expectation> ReadExpectations(const toml::node& node,

@@ -22,6 +22,9 @@ std::variant<Scenario, FileError> LoadScenarioFile(const std::filesystem::path& 
 // The scenario as a file: ParseScenario(ToToml(s)) gives s back.
 std::string ToToml(const Scenario& scenario);
 
+// The most parts a multipart step may upload (S3's own bound).
+inline constexpr std::size_t kMaxParts = 10'000;
+
 // The largest migration file a scenario's [[image]] may bring.
 inline constexpr std::uintmax_t kMaxMigrationFileBytes = 1 << 20;
 

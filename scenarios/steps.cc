@@ -13,6 +13,7 @@
 #include "models/operator/operator.h"
 #include "models/s3/multipart.h"
 #include "models/s3/s3_proxy.h"
+#include "scenarios/scenario_file.h"
 #include "scenarios/world.h"
 #include "sim/assert.h"
 
@@ -66,6 +67,11 @@ const fakes::Endpoint& Proxy() {
 // --- Compose and containers ------------------------------------------------
 
 std::string PerformUp(World& world, const Step&, int&) {
+  // A `down` still stopping containers would stop the ones this up revives:
+  // as compose runs one command after another, let it finish first (bounded).
+  if (!world.runtime.idle()) {
+    world.Advance(kStopBound, [&world] { return world.runtime.idle(); });
+  }
   // As `docker compose up --wait`: done once every service has started and
   // those running serve (at most kUpBound).
   const std::uint64_t asked = world.runtime.operations_asked();
@@ -207,8 +213,8 @@ Awaitable<std::string> Upload(World& world, const Step& step, std::shared_ptr<in
 }
 
 std::string PerformMultipart(World& world, const Step& step, int& status) {
-  FL_ASSERT(!step.parts.empty());          // The reader requires a non-empty list.
-  FL_ASSERT(step.parts.size() <= 10'000);  // S3's bound on part numbers.
+  FL_ASSERT(!step.parts.empty());             // The reader requires a non-empty list.
+  FL_ASSERT(step.parts.size() <= kMaxParts);  // The reader bounds them.
   auto code = std::make_shared<int>(0);
   std::string out = world.RunProcess(
       "client", [&world, &step, code](models::cql::CqlSession&) -> Awaitable<std::string> {

@@ -82,15 +82,17 @@ bool World::Advance(sim::Duration bound, const std::function<bool()>& done) {
   const sim::TimePoint now = simulation.Now();
   const bool clipped = budget_deadline_ - now < bound;
   const sim::TimePoint until = clipped ? budget_deadline_ : now + bound;
-  FL_ASSERT(steps_spent_ < budget_.steps);  // Else budget_spent_ would say so.
+  FL_ASSERT(steps_spent_ <= budget_.steps);
   const sim::RunResult result =
       simulation.Run(sim::RunBudget{budget_.steps - steps_spent_, until, done});
   steps_spent_ += result.steps;
   FL_ASSERT(steps_spent_ <= budget_.steps);
   const bool held = done && done();
-  // The last step of the budget may also be the one that made `done` hold:
-  // the budget is spent all the same, and nothing more may run.
-  if (steps_spent_ == budget_.steps) {
+  // Spent only when the scheduler stopped for it with more to run: a budget
+  // used up exactly, by a run that then had nothing more to do, is not.
+  // (The last step of the budget may also be the one that made `done` hold:
+  // the budget is spent all the same, and nothing more may run.)
+  if (result.reason == sim::StopReason::kStepBudgetUsed) {
     budget_spent_ = fmt::format(
         "the run spent its budget of {} scheduler steps at {} (raise it with [budget] steps)",
         budget_.steps, sim::FormatTime(simulation.Now()));

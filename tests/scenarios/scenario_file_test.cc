@@ -609,3 +609,29 @@ schema-matches-image = false
 
 }  // namespace
 }  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// Found in review: values a step cannot use are refused when read (they
+// reached assertions, or were written back as missing).
+TEST(ScenarioFileTest, EmptyOrOutOfBoundsStepValuesAreRefused) {
+  const std::string head = "name = \"x\"\ntitle = \"t\"\n[[step]]\n";
+  EXPECT_EQ(Error(head + "do = \"s3\"\nmethod = \"GET\"\npath = \"\"\n"),
+            "story.toml:6:8: step 1: 'path' is empty");
+  EXPECT_EQ(Error(head + "do = \"s3\"\nmethod = \"GET\"\npath = \"b/k\"\n"),
+            "story.toml:6:8: step 1: 'path' starts with /, like /bucket/key");
+  EXPECT_EQ(Error(head + "do = \"cql\"\nstatement = \"\"\n"),
+            "story.toml:5:13: step 1: 'statement' is empty");
+  EXPECT_EQ(
+      Error(head + "do = \"wait-for\"\nservice = \"kuri-1\"\nuntil = \"running\"\nfor = \"0s\"\n"),
+      "story.toml:7:7: step 1: wait-for needs a 'for' longer than 0");
+  std::string parts = "parts = [";
+  for (int i = 0; i < 10'001; ++i) parts += "\"p\",";
+  parts += "]\n";
+  EXPECT_EQ(Error(head + "do = \"multipart\"\npath = \"/b/k\"\n" + parts),
+            "story.toml:6:9: step 1: multipart needs 'parts', a list of 1 to 10000 strings");
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
