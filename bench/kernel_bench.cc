@@ -121,6 +121,7 @@ int main(int argc, char** argv) {
               theirs / 1e6);
   std::printf("ratio_vs_simgrid=%.2f\n", ours / theirs);
 #else
+  (void)ours;  // Compared only against SimGrid.
   std::printf("simgrid: not built (install libsimgrid-dev and reconfigure)\n");
 #endif
   return 0;
