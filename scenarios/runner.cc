@@ -56,6 +56,68 @@ void RegisterImage(World& world, const ImageSpec& image) {
                               models::s3::NodeEntryPoint(std::move(node)));
 }
 
+// The scenario's [crash] and [[fault]]s as one explicit plan; a fault of
+// one service names its scoped site (that service's own hits).
+std::shared_ptr<const sim::FaultPlan> FaultPlanOf(const Scenario& scenario) {
+  auto plan = std::make_shared<sim::ExplicitFaultPlan>();
+  if (!scenario.crash_site.empty()) plan->CrashAt(scenario.crash_site, scenario.crash_hit);
+  for (const FaultSpec& fault : scenario.faults) {
+    FL_ASSERT(fault.hit >= 1);
+    const std::string site =
+        fault.service.empty() ? fault.site : sim::ScopedSite(fault.service, fault.site);
+    switch (fault.action) {
+      case FaultSpec::Action::kCrash:
+        plan->CrashAt(site, fault.hit);
+        break;
+      case FaultSpec::Action::kError: {
+        const auto kind = std::find_if(FaultErrors().begin(), FaultErrors().end(),
+                                       [&](const FaultError& e) { return e.name == fault.error; });
+        FL_ASSERT_MSG(kind != FaultErrors().end(), "fault error {} (checked when read)",
+                      fault.error);
+        plan->FailAt(site, fault.hit, kind->code,
+                     fault.message.empty() ? std::string(kind->text) : fault.message);
+        break;
+      }
+      case FaultSpec::Action::kDelay:
+        plan->DelayAt(site, fault.hit, fault.delay);
+        break;
+    }
+  }
+  return plan;
+}
+
+// A [crash] or [[fault]] (of any process) that the run never reached often
+// enough: said, since the story would not be the one written.
+std::vector<std::string> FaultsThatNeverHappened(const Scenario& scenario, World& world) {
+  struct Named {
+    std::string what;  // "crash", "fault"
+    std::string site;  // As the plan names it: scoped for one service's fault.
+    std::uint64_t hit;
+  };
+  std::vector<Named> named;
+  if (!scenario.crash_site.empty()) {
+    named.push_back({"crash", scenario.crash_site, scenario.crash_hit});
+  }
+  for (const FaultSpec& fault : scenario.faults) {
+    named.push_back(
+        {"fault", fault.service.empty() ? fault.site : sim::ScopedSite(fault.service, fault.site),
+         fault.hit});
+  }
+  const sim::FaultInjector& faults = world.simulation.faults();
+  std::vector<std::string> notes;
+  for (const Named& fault : named) {
+    std::uint64_t hits = faults.ScopedHits(fault.site);
+    for (const sim::SiteCoverage& coverage : faults.Coverage()) {
+      if (coverage.site == fault.site) hits = coverage.hits;
+    }
+    if (hits >= fault.hit) continue;
+    notes.push_back(
+        fmt::format("the {} at {} (hit {}) never happened: the run reached that site {} time{}",
+                    fault.what, fault.site, fault.hit, hits, hits == 1 ? "" : "s"));
+  }
+  return notes;
+}
+
 CheckResult Check(World& world, const Expectation& expectation, const std::string& output,
                   int status) {
   using Kind = Expectation::Kind;
@@ -154,10 +216,8 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   simulation_options.sinks = options.sinks;  // From the first event on.
   Checkers checkers;  // Watches the trace for schema statements; never emits.
   if (options.checkers) simulation_options.sinks.push_back(&checkers);
-  if (!scenario.crash_site.empty()) {
-    auto plan = std::make_shared<sim::ExplicitFaultPlan>();
-    plan->CrashAt(scenario.crash_site, scenario.crash_hit);
-    simulation_options.fault_plan = plan;
+  if (!scenario.crash_site.empty() || !scenario.faults.empty()) {
+    simulation_options.fault_plan = FaultPlanOf(scenario);
   }
   World world(std::move(simulation_options));
   for (const ImageSpec& image : scenario.images) RegisterImage(world, image);
@@ -213,20 +273,8 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
     verdict.held = verdict.held == expected_to_hold;
     result.checkers.push_back(std::move(verdict));
   }
-  if (!scenario.crash_site.empty()) {
-    std::uint64_t hits = 0;
-    std::uint64_t fires = 0;
-    for (const sim::SiteCoverage& site : world.simulation.faults().Coverage()) {
-      if (site.site == scenario.crash_site) {
-        hits = site.hits;
-        fires = site.fires;
-      }
-    }
-    if (fires == 0) {
-      result.notes.push_back(fmt::format(
-          "the crash at {} (hit {}) never happened: the run reached that site {} time{}",
-          scenario.crash_site, scenario.crash_hit, hits, hits == 1 ? "" : "s"));
-    }
+  for (std::string& note : FaultsThatNeverHappened(scenario, world)) {
+    result.notes.push_back(std::move(note));
   }
   result.trace_hash = world.simulation.trace().hash();
   result.virtual_time = world.simulation.Now();

@@ -105,6 +105,30 @@ struct ServiceOverride {
   friend bool operator==(const ServiceOverride&, const ServiceOverride&) = default;
 };
 
+// A fault a file names ([[fault]]): the `hit`-th pass through `site` (of
+// `service`'s processes only, when one is named, counted on their own)
+// crashes the process, fails with an error, or waits.
+struct FaultSpec {
+  enum class Action : unsigned char { kCrash, kError, kDelay };
+  std::string site;
+  std::uint64_t hit = 1;
+  Action action = Action::kCrash;
+  std::string error;      // kError: a kind of FaultErrors() ("server", "timeout", ...).
+  std::string message;    // kError: the text that comes back; empty: the kind's own.
+  sim::Duration delay{};  // kDelay.
+  std::string service;    // Empty: any process.
+  friend bool operator==(const FaultSpec&, const FaultSpec&) = default;
+};
+
+// The errors a [[fault]] can make come back, each with the status code the
+// code under test sees and the text a real client would print.
+struct FaultError {
+  std::string_view name;
+  sim::StatusCode code;
+  std::string_view text;
+};
+const std::vector<FaultError>& FaultErrors();
+
 // What one run may spend before it is stopped: virtual time and scheduler
 // steps (simulated events). The defaults fit every story in a fraction of
 // their bound; a scenario that needs more raises them ([budget]).
@@ -135,6 +159,7 @@ struct Scenario {
   std::uint64_t seed = 1;  // The default seed (`run --seed` overrides it).
   std::string crash_site;
   std::uint64_t crash_hit = 0;
+  std::vector<FaultSpec> faults;  // [[fault]]: any number, beside [crash].
   std::vector<Step> steps;
   Budget budget;
   // The whole-run checkers (checkers.h) expected to fail; the others must hold.

@@ -76,7 +76,7 @@ class Reader {
   Scenario Read(const toml::table& root) const {
     OnlyKeys(root,
              {"name", "title", "story", "lesson", "seed", "topology", "crash", "checkers", "image",
-              "service", "step", "budget"},
+              "service", "step", "budget", "fault"},
              "");
     Scenario scenario;
     scenario.name = String(root, "name", "", true);
@@ -107,6 +107,7 @@ class Reader {
       scenario.steps.push_back(ReadStep(step, ++number, scenario));
     }
     if (!scenario.crash_site.empty()) CheckCrashSite(*root.get("crash")->as_table(), scenario);
+    if (const toml::node* faults = root.get("fault")) ReadFaults(*faults, scenario);
     return scenario;
   }
 
@@ -186,13 +187,81 @@ class Reader {
   // The crash's site must be one a run of this cluster can pass (read last:
   // the steps' set-image and migrate steps add sites).
   void CheckCrashSite(const toml::table& crash, const Scenario& scenario) const {
+    CheckSite(crash.get("site"), scenario.crash_site, scenario, "crash: ");
+  }
+
+  void CheckSite(const toml::node* at, const std::string& site, const Scenario& scenario,
+                 const std::string& where) const {
     const std::vector<std::string> sites = FaultSitesOf(scenario);
-    if (std::binary_search(sites.begin(), sites.end(), scenario.crash_site)) return;
+    if (std::binary_search(sites.begin(), sites.end(), site)) return;
     std::string list;
-    for (const std::string& site : sites) list += (list.empty() ? "" : ", ") + site;
-    Fail(crash.get("site"), fmt::format("crash: no runner of this cluster has a fault site '{}' "
-                                        "(its sites: {})",
-                                        scenario.crash_site, list));
+    for (const std::string& known : sites) list += (list.empty() ? "" : ", ") + known;
+    Fail(at, fmt::format("{}no runner of this cluster has a fault site '{}' (its sites: {})", where,
+                         site, list));
+  }
+
+  // [[fault]]: site, hit, action (crash, error, delay), and for an error its
+  // kind and text, for a delay its length, and which service's hits count.
+  void ReadFaults(const toml::node& node, Scenario& scenario) const {
+    const toml::array* list = node.as_array();
+    if (list == nullptr) Fail(&node, "'fault' must be an array of tables: write [[fault]]");
+    constexpr std::size_t kMaxFaults = 1'000;
+    if (list->size() > kMaxFaults) Fail(&node, fmt::format("at most {} [[fault]]s", kMaxFaults));
+    std::size_t number = 0;
+    for (const toml::node& item : *list) {
+      const std::string where = fmt::format("fault {}: ", ++number);
+      const toml::table* table = item.as_table();
+      if (table == nullptr) Fail(&item, where + "a fault must be a table");
+      OnlyKeys(*table, {"site", "hit", "action", "error", "message", "for", "service"}, where);
+      FaultSpec fault;
+      fault.site = NonEmpty(*table, "site", where);
+      CheckSite(table->get("site"), fault.site, scenario, where);
+      const std::optional<std::int64_t> hit = Integer(*table, "hit", where);
+      if (hit && *hit < 1) Fail(table->get("hit"), where + "'hit' must be a positive integer");
+      fault.hit = hit ? static_cast<std::uint64_t>(*hit) : 1;
+      const std::string action = String(*table, "action", where, true);
+      static const std::map<std::string, FaultSpec::Action, std::less<>> kActions = {
+          {"crash", FaultSpec::Action::kCrash},
+          {"error", FaultSpec::Action::kError},
+          {"delay", FaultSpec::Action::kDelay}};
+      const auto found = kActions.find(action);
+      if (found == kActions.end()) {
+        Fail(table->get("action"), where + "'action' is crash, error or delay");
+      }
+      fault.action = found->second;
+      ReadFaultDetails(*table, where, fault);
+      if (table->contains("service")) fault.service = ServiceName(*table, "service", where);
+      scenario.faults.push_back(std::move(fault));
+    }
+  }
+
+  // What an error or a delay needs, and nothing an action does not use.
+  void ReadFaultDetails(const toml::table& table, const std::string& where,
+                        FaultSpec& fault) const {
+    const bool error = fault.action == FaultSpec::Action::kError;
+    const bool delay = fault.action == FaultSpec::Action::kDelay;
+    for (const char* key : {"error", "message"}) {
+      if (table.contains(key) && !error)
+        Fail(table.get(key), fmt::format("{}'{}' is for an error", where, key));
+    }
+    if (table.contains("for") && !delay) Fail(table.get("for"), where + "'for' is for a delay");
+    if (error) {
+      fault.error = table.contains("error") ? String(table, "error", where, true) : "server";
+      std::string kinds;
+      bool known = false;
+      for (const FaultError& kind : FaultErrors()) {
+        kinds += (kinds.empty() ? "" : ", ") + std::string(kind.name);
+        known = known || kind.name == fault.error;
+      }
+      if (!known) Fail(table.get("error"), fmt::format("{}'error' is one of {}", where, kinds));
+      fault.message = String(table, "message", where, false);
+    }
+    if (delay) {
+      const std::string text = String(table, "for", where, true);
+      const std::optional<sim::Duration> duration = ParseDuration(text);
+      if (!duration) Fail(table.get("for"), where + DurationError(text));
+      fault.delay = *duration;
+    }
   }
 
   // [[image]]: an image version with its own migrations, inline
@@ -905,6 +974,19 @@ std::string ToToml(const Scenario& s) {
   }
   if (!s.crash_site.empty()) {
     out += fmt::format("\n[crash]\nsite = {}\nhit = {}\n", Quoted(s.crash_site), s.crash_hit);
+  }
+  for (const FaultSpec& fault : s.faults) {
+    static constexpr std::string_view kActionNames[] = {"crash", "error", "delay"};
+    out += fmt::format("\n[[fault]]\nsite = {}\nhit = {}\naction = \"{}\"\n", Quoted(fault.site),
+                       fault.hit, kActionNames[static_cast<int>(fault.action)]);
+    if (fault.action == FaultSpec::Action::kError) {
+      out += fmt::format("error = {}\n", Quoted(fault.error));
+      if (!fault.message.empty()) out += fmt::format("message = {}\n", Quoted(fault.message));
+    }
+    if (fault.action == FaultSpec::Action::kDelay) {
+      out += fmt::format("for = \"{}\"\n", DurationText(fault.delay));
+    }
+    if (!fault.service.empty()) out += fmt::format("service = {}\n", Quoted(fault.service));
   }
   for (const ServiceOverride& change : s.services) {
     out += fmt::format("\n[[service]]\nname = {}\n", Quoted(change.name));

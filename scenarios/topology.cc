@@ -152,6 +152,19 @@ std::vector<std::string> FaultSitesOf(const Scenario& scenario) {
   return {sites.begin(), sites.end()};
 }
 
+const std::vector<FaultError>& FaultErrors() {
+  // The texts are gocql's (conn.go ErrTimeoutNoResponse, session.go
+  // ErrNoConnections) and the kernel's, as the runners pass them on.
+  static const std::vector<FaultError> kErrors = {
+      {"server", sim::StatusCode::kInternal, "Server Error"},
+      {"timeout", sim::StatusCode::kTimedOut,
+       "gocql: no response received from cassandra within timeout period"},
+      {"refused", sim::StatusCode::kUnavailable, "gocql: no hosts available in the pool"},
+      {"io", sim::StatusCode::kIoError, "input/output error"},
+  };
+  return kErrors;
+}
+
 std::vector<ServiceImage> ServicesOf(const Scenario& scenario) {
   std::vector<ServiceImage> services;
   for (const fakes::ServiceSpec& service : ComposeSpecOf(scenario).services) {

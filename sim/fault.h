@@ -156,6 +156,12 @@ class FaultInjector {
 
   // Every site reached, by name.
   std::vector<SiteCoverage> Coverage() const;
+  // How often a scoped site (ScopedSite) was passed; counted only while the
+  // plan scopes by process.
+  std::uint64_t ScopedHits(std::string_view scoped_site) const {
+    auto found = scoped_hits_.find(scoped_site);
+    return found == scoped_hits_.end() ? 0 : found->second;
+  }
   // One line per site: "  site  hits=N fired=M".
   std::string FormatCoverage() const;
 

@@ -198,15 +198,20 @@ sim::Awaitable<sim::Status> CassandraDriver::Run(std::string body) {
   for (const std::string& piece : statements) {
     const std::string statement = Trimmed(piece);
     if (statement.empty()) continue;
+    // An injected error is the statement's error, as Run reports any:
+    // database.Error{Err: "migration failed", Query, OrigErr} (before: it
+    // never ran; after: it ran, and its answer was lost, e.g. a timeout).
     if (sim::Status fault = co_await sim::FaultPoint(Site("statement.before")); !fault.ok()) {
-      co_return fault;
+      co_return sim::Status::FromCode(
+          fault.code(), DatabaseErrorText("migration failed", piece, fault.message()));
     }
     cql::ClientResult result = co_await session_.Query(statement);
     if (!result.ok()) {
       co_return sim::Status::Internal(DatabaseErrorText("migration failed", piece, Cause(result)));
     }
     if (sim::Status fault = co_await sim::FaultPoint(Site("statement.after")); !fault.ok()) {
-      co_return fault;
+      co_return sim::Status::FromCode(
+          fault.code(), DatabaseErrorText("migration failed", piece, fault.message()));
     }
   }
   co_return sim::Status::Ok();

@@ -56,7 +56,7 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
             "story.toml:1:1: a scenario needs at least one [[step]]");
   EXPECT_EQ(
       Error("name = \"x\"\ntitle = \"t\"\ncolour = 3\n[[step]]\ndo = \"up\"\n"),
-      "story.toml:3:1: unknown key 'colour' (expected one of: budget, checkers, crash, image, "
+      "story.toml:3:1: unknown key 'colour' (expected one of: budget, checkers, crash, fault, image, "
       "lesson, name, seed, service, step, story, title, topology)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"wait\"\nfor = \"soon\"\n"),
             "story.toml:5:7: step 1: 'soon' is not a duration of at most 8760h (write 500ms, 15s, "
@@ -631,6 +631,86 @@ TEST(ScenarioFileTest, EmptyOrOutOfBoundsStepValuesAreRefused) {
   parts += "]\n";
   EXPECT_EQ(Error(head + "do = \"multipart\"\npath = \"/b/k\"\n" + parts),
             "story.toml:6:9: step 1: multipart needs 'parts', a list of 1 to 10000 strings");
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// [[fault]]: crash, error or delay at a validated site, one service's hits
+// or anyone's; written back as read; mistakes refused with their place.
+TEST(ScenarioFileTest, FaultsAreReadCheckedAndWrittenBack) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(R"(
+name = "faults"
+title = "One of each"
+[[fault]]
+site = "migrate.filecoingw_kuri1.statement.after"
+action = "error"
+error = "server"
+message = "Server Error. Timed out waiting for the tablet"
+service = "kuri-1"
+[[fault]]
+site = "disk.sync"
+hit = 40
+action = "crash"
+[[fault]]
+site = "migrate.filecoingw_s3.before_set_clean"
+action = "delay"
+for = "3s"
+[[step]]
+do = "up"
+)",
+                                                           "faults.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  const Scenario& scenario = std::get<Scenario>(parsed);
+  ASSERT_EQ(scenario.faults.size(), 3u);
+  EXPECT_EQ(scenario.faults[0].service, "kuri-1");
+  EXPECT_EQ(scenario.faults[1].hit, 40u);
+  EXPECT_EQ(scenario.faults[2].delay, std::chrono::seconds(3));
+  EXPECT_EQ(std::get<Scenario>(ParseScenario(ToToml(scenario), "again")), scenario);
+
+  const std::string head = "name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"up\"\n[[fault]]\n";
+  EXPECT_TRUE(Error(head + "site = \"migrate.nowhere.statement.after\"\naction = \"crash\"\n")
+                  .starts_with("story.toml:6:8: fault 1: no runner of this cluster has a fault "
+                               "site 'migrate.nowhere.statement.after' (its sites: "));
+  EXPECT_EQ(Error(head + "site = \"disk.sync\"\naction = \"explode\"\n"),
+            "story.toml:7:10: fault 1: 'action' is crash, error or delay");
+  EXPECT_EQ(Error(head + "site = \"disk.sync\"\naction = \"error\"\nerror = \"gone\"\n"),
+            "story.toml:8:9: fault 1: 'error' is one of server, timeout, refused, io");
+  EXPECT_EQ(Error(head + "site = \"disk.sync\"\naction = \"crash\"\nfor = \"1s\"\n"),
+            "story.toml:8:7: fault 1: 'for' is for a delay");
+  EXPECT_EQ(Error(head + "site = \"disk.sync\"\naction = \"delay\"\n"),
+            "story.toml:5:1: fault 1: missing 'for'");
+  EXPECT_EQ(Error(head + "site = \"disk.sync\"\naction = \"crash\"\nhit = 0\n"),
+            "story.toml:8:7: fault 1: 'hit' must be a positive integer");
+  EXPECT_TRUE(Error(head + "site = \"disk.sync\"\naction = \"crash\"\nservice = \"kuri-9\"\n")
+                  .starts_with("story.toml:8:11: fault 1: no service 'kuri-9'"));
+}
+
+// A fault of one service counts that service's hits only: kuri-1 never
+// passes kuri-2's site, so the fault never happens, and the run says so.
+TEST(ScenarioFileTest, AFaultOfOneServiceCountsItsHitsOnly) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(R"(
+name = "elsewhere"
+title = "A crash of kuri-1 at kuri-2's site"
+[[fault]]
+site = "migrate.filecoingw_kuri2.statement.after"
+action = "crash"
+service = "kuri-1"
+[[step]]
+do = "up"
+expect = [ { serving = "kuri-2" }, { restarted = "kuri-2", times = 0 } ]
+)",
+                                                           "elsewhere.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  const ScenarioResult result = RunScenario(std::get<Scenario>(parsed), {.seed = 1});
+  EXPECT_TRUE(result.passed) << Failures(result);
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_EQ(result.notes[0],
+            "the fault at kuri-1@migrate.filecoingw_kuri2.statement.after (hit 1) never "
+            "happened: the run reached that site 0 times");
 }
 
 }  // namespace
