@@ -23,19 +23,8 @@ namespace {
 namespace cql = models::cql;
 namespace s3 = models::s3;
 
-// The store's database as its volume holds it now; NotFound when there is
-// no store or it never wrote a database.
 sim::Result<std::unique_ptr<cql::StoreSnapshot>> OpenStore(World& world) {
-  for (const ServedService& service : world.served) {
-    if (service.image != cql::kStoreImage) continue;
-    const fakes::Volume* volume = MountedVolume(world, service.name, cql::kStoreDataDirectory);
-    if (volume == nullptr) break;
-    const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                    world.simulation.Now().time_since_epoch())
-                                    .count();
-    return cql::StoreSnapshot::Open(*volume, fakes::SqliteVfs::kEpochUnixMs + now_ms);
-  }
-  return sim::Status::NotFound("the compose file has no store with a data volume");
+  return ObserveStore(world);
 }
 
 // The node service whose node_id is `node_id`, if any.

@@ -18,19 +18,25 @@ namespace faultline::scenarios {
 
 struct Expectation {
   enum class Kind : unsigned char {
-    kStatus,          // The S3 response's status is `number`.
-    kOutputContains,  // The step's output (body, CQL result, operator answer) contains `text`.
-    kOutputLacks,     // ... does not contain `text`.
-    kLogContains,     // `service`'s log contains `text`.
-    kRestarted,       // `service` has been restarted by its policy at least `number` times.
-    kServing,         // `service` answers its health check (`number` 1) or not (0).
-    kState,           // `service`'s container is in state `text` (running, restarting, exited).
-    kExitCode,        // `service`'s last exit code was `number`.
+    kStatus,            // The S3 response's status is `number`.
+    kOutputContains,    // The step's output (body, CQL result, operator answer) contains `text`.
+    kOutputLacks,       // ... does not contain `text`.
+    kLogContains,       // `service`'s log contains `text`.
+    kRestarted,         // `service` has been restarted by its policy at least `number` times.
+    kServing,           // `service` answers its health check (`number` 1) or not (0).
+    kState,             // `service`'s container is in state `text` (running, restarting, exited).
+    kExitCode,          // `service`'s last exit code was `number`.
+    kLogLacks,          // No line of `service`'s log contains `text`.
+    kStatusIn,          // The S3 response's status is one of `numbers`.
+    kRows,              // The CQL result has `number` rows.
+    kRowWith,           // A row of the CQL result has a cell that is `text`.
+    kSchemaMigrations,  // Keyspace `service`'s schema_migrations holds `text` ("1754293669 dirty").
   };
   Kind kind = Kind::kOutputContains;
-  std::string service;
+  std::string service;  // Or, for kSchemaMigrations, the keyspace.
   std::string text;
   std::int64_t number = 0;
+  std::vector<std::int64_t> numbers;  // kStatusIn.
   friend bool operator==(const Expectation&, const Expectation&) = default;
 };
 

@@ -720,7 +720,11 @@ class Reader {
     };
     static const Form kForms[] = {
         {"status", Expectation::Kind::kStatus, {"status"}},
-        {"log", Expectation::Kind::kLogContains, {"log", "contains"}},
+        {"status_in", Expectation::Kind::kStatusIn, {"status_in"}},
+        {"log", Expectation::Kind::kLogContains, {"log", "contains", "lacks"}},
+        {"rows", Expectation::Kind::kRows, {"rows"}},
+        {"row_with", Expectation::Kind::kRowWith, {"row_with"}},
+        {"schema_migrations", Expectation::Kind::kSchemaMigrations, {"schema_migrations", "is"}},
         {"restarted", Expectation::Kind::kRestarted, {"restarted", "times"}},
         {"state", Expectation::Kind::kState, {"state", "is"}},
         {"exited", Expectation::Kind::kExitCode, {"exited", "code"}},
@@ -729,10 +733,11 @@ class Reader {
         {"contains", Expectation::Kind::kOutputContains, {"contains"}},
         {"lacks", Expectation::Kind::kOutputLacks, {"lacks"}},
     };
-    OnlyKeys(table,
-             {"status", "contains", "lacks", "log", "restarted", "times", "serving", "not_serving",
-              "state", "is", "exited", "code"},
-             where + "expect: ");
+    OnlyKeys(
+        table,
+        {"status", "status_in", "contains", "lacks", "log", "restarted", "times", "serving",
+         "not_serving", "state", "is", "exited", "code", "rows", "row_with", "schema_migrations"},
+        where + "expect: ");
     const Form* form = nullptr;
     for (const Form& candidate : kForms) {
       if (table.contains(candidate.key)) {
@@ -742,8 +747,9 @@ class Reader {
     }
     if (form == nullptr) {
       Fail(&table, where +
-                       "an expectation needs one of status, contains, lacks, log, restarted, "
-                       "serving, not_serving, state or exited");
+                       "an expectation needs one of status, status_in, contains, lacks, log, "
+                       "restarted, serving, not_serving, state, exited, rows, row_with or "
+                       "schema_migrations");
     }
     const std::string what = fmt::format("{}a '{}' expectation: ", where, form->key);
     OnlyKeys(table, form->keys, what);
@@ -757,8 +763,40 @@ class Reader {
         }
         break;
       case Expectation::Kind::kLogContains:
+      case Expectation::Kind::kLogLacks:
         expectation.service = ServiceName(table, "log", what, /*pattern=*/true);
-        expectation.text = String(table, "contains", what, true);
+        if (table.contains("contains") == table.contains("lacks")) {
+          Fail(&table, what + "it needs 'contains' or 'lacks', one of them");
+        }
+        if (table.contains("lacks")) expectation.kind = Expectation::Kind::kLogLacks;
+        expectation.text = NonEmpty(table, table.contains("lacks") ? "lacks" : "contains", what);
+        break;
+      case Expectation::Kind::kStatusIn: {
+        const toml::array* list = table.get("status_in")->as_array();
+        if (list == nullptr || list->empty() || list->size() > 100) {
+          Fail(table.get("status_in"), what + "'status_in' is a list of 1 to 100 HTTP statuses");
+        }
+        for (const toml::node& item : *list) {
+          const auto* status = item.as_integer();
+          if (status == nullptr || status->get() < 100 || status->get() > 599) {
+            Fail(&item, what + "an HTTP status is 100 to 599");
+          }
+          expectation.numbers.push_back(status->get());
+        }
+        break;
+      }
+      case Expectation::Kind::kRows: {
+        const std::optional<std::int64_t> rows = Integer(table, "rows", what);
+        if (!rows || *rows < 0) Fail(table.get("rows"), what + "'rows' is a count, 0 or more");
+        expectation.number = *rows;
+        break;
+      }
+      case Expectation::Kind::kRowWith:
+        expectation.text = NonEmpty(table, "row_with", what);
+        break;
+      case Expectation::Kind::kSchemaMigrations:
+        expectation.service = NonEmpty(table, "schema_migrations", what);
+        expectation.text = NonEmpty(table, "is", what);
         break;
       case Expectation::Kind::kRestarted:
         expectation.service = ServiceName(table, "restarted", what);
@@ -940,6 +978,20 @@ std::string ExpectationToml(const Expectation& e) {
       return fmt::format("{{ contains = {} }}", Quoted(e.text));
     case Expectation::Kind::kOutputLacks:
       return fmt::format("{{ lacks = {} }}", Quoted(e.text));
+    case Expectation::Kind::kStatusIn: {
+      std::string list;
+      for (const std::int64_t n : e.numbers) list += (list.empty() ? "" : ", ") + std::to_string(n);
+      return fmt::format("{{ status_in = [{}] }}", list);
+    }
+    case Expectation::Kind::kLogLacks:
+      return fmt::format("{{ log = {}, lacks = {} }}", Quoted(e.service), Quoted(e.text));
+    case Expectation::Kind::kRows:
+      return fmt::format("{{ rows = {} }}", e.number);
+    case Expectation::Kind::kRowWith:
+      return fmt::format("{{ row_with = {} }}", Quoted(e.text));
+    case Expectation::Kind::kSchemaMigrations:
+      return fmt::format("{{ schema_migrations = {}, is = {} }}", Quoted(e.service),
+                         Quoted(e.text));
     case Expectation::Kind::kLogContains:
       return fmt::format("{{ log = {}, contains = {} }}", Quoted(e.service), Quoted(e.text));
     case Expectation::Kind::kRestarted:

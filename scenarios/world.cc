@@ -154,6 +154,20 @@ bool IsServing(const World& world, const std::string& service) {
   return false;
 }
 
+sim::Result<std::unique_ptr<models::cql::StoreSnapshot>> ObserveStore(World& world) {
+  for (const ServedService& service : world.served) {
+    if (service.image != models::cql::kStoreImage) continue;
+    const fakes::Volume* volume =
+        MountedVolume(world, service.name, models::cql::kStoreDataDirectory);
+    if (volume == nullptr) break;
+    const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    world.simulation.Now().time_since_epoch())
+                                    .count();
+    return models::cql::StoreSnapshot::Open(*volume, fakes::SqliteVfs::kEpochUnixMs + now_ms);
+  }
+  return sim::Status::NotFound("the compose file has no store with a data volume");
+}
+
 const fakes::Volume* MountedVolume(World& world, const std::string& service,
                                    const std::string& target) {
   for (const fakes::ServiceSpec& spec : world.spec.services) {

@@ -17,6 +17,7 @@
 #include "fakes/runtime.h"
 #include "fakes/sqlite_vfs.h"
 #include "models/cql/client.h"
+#include "models/cql/store_snapshot.h"
 #include "models/migrate/source.h"
 #include "models/operator/operator.h"
 #include "models/s3/seed_images.h"
@@ -105,6 +106,10 @@ std::vector<ServedService> ServedServices(const fakes::ComposeSpec& spec);
 // backend). No process starts, no message is sent, the trace is untouched.
 bool IsServing(const World& world, const std::string& service);
 bool IsServing(const World& world, const ServedService& service);
+
+// The store's database as its volume holds it now (models/cql/store_snapshot.h),
+// for observers; NotFound when there is no store or it never wrote one.
+sim::Result<std::unique_ptr<models::cql::StoreSnapshot>> ObserveStore(World& world);
 
 // The volume the compose file mounts at `target` in `service` (whether or
 // not its container exists now), or nullptr when there is none yet.

@@ -54,10 +54,10 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
   EXPECT_EQ(Error("title = \"t\"\n[[step]]\ndo = \"up\"\n"), "story.toml:1:1: missing 'name'");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n"),
             "story.toml:1:1: a scenario needs at least one [[step]]");
-  EXPECT_EQ(
-      Error("name = \"x\"\ntitle = \"t\"\ncolour = 3\n[[step]]\ndo = \"up\"\n"),
-      "story.toml:3:1: unknown key 'colour' (expected one of: budget, checkers, crash, fault, image, "
-      "lesson, name, seed, service, step, story, title, topology)");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\ncolour = 3\n[[step]]\ndo = \"up\"\n"),
+            "story.toml:3:1: unknown key 'colour' (expected one of: budget, checkers, crash, "
+            "fault, image, "
+            "lesson, name, seed, service, step, story, title, topology)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"wait\"\nfor = \"soon\"\n"),
             "story.toml:5:7: step 1: 'soon' is not a duration of at most 8760h (write 500ms, 15s, "
             "8m, 2h)");
@@ -66,7 +66,8 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
   EXPECT_EQ(
       Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"up\"\nexpect = [ { colour = 1 } ]\n"),
       "story.toml:5:14: step 1: expect: unknown key 'colour' (expected one of: code, contains, "
-      "exited, is, lacks, log, not_serving, restarted, serving, state, status, times)");
+      "exited, is, lacks, log, not_serving, restarted, row_with, rows, schema_migrations, "
+      "serving, state, status, status_in, times)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = 5\n[[step]]\ndo = \"up\"\n"),
             "story.toml:2:9: 'title' must be a string");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[crash]\nsite = \"s\"\nhit = 0\n"),
@@ -711,6 +712,43 @@ expect = [ { serving = "kuri-2" }, { restarted = "kuri-2", times = 0 } ]
   EXPECT_EQ(result.notes[0],
             "the fault at kuri-1@migrate.filecoingw_kuri2.statement.after (hit 1) never "
             "happened: the run reached that site 0 times");
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// The new expectations hold when they should and fail when they should not,
+// read back as written, and refuse what they cannot check.
+TEST(ScenarioFileTest, ResultAndStateExpectationsCanFail) {
+  std::variant<Scenario, FileError> loaded =
+      LoadScenarioFile(std::string(FAULTLINE_TEST_FILES_DIR) + "/expectations.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(loaded)) << std::get<FileError>(loaded).message;
+  Scenario scenario = std::get<Scenario>(loaded);
+  EXPECT_EQ(std::get<Scenario>(ParseScenario(ToToml(scenario), "again")), scenario);
+  scenario.steps[0].expect[0].text = "starting node";  // The log has it: "lacks" fails.
+  scenario.steps[0].expect[1].text = "1754293669 dirty";
+  scenario.steps[1].expect[0].number = 2;
+  scenario.steps[1].expect[1].text = "1754293670";
+  scenario.steps[2].expect[0].numbers = {200};
+  const ScenarioResult result = RunScenario(scenario, {.seed = 1});
+  EXPECT_FALSE(result.passed);
+  int failed = 0;
+  for (const StepResult& step : result.steps) {
+    for (const CheckResult& check : step.checks) failed += check.held ? 0 : 1;
+  }
+  EXPECT_EQ(failed, 5) << Failures(result);
+
+  const std::string head = "name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"up\"\nexpect = [ ";
+  EXPECT_EQ(Error(head + "{ log = \"kuri-1\", contains = \"a\", lacks = \"b\" } ]\n"),
+            "story.toml:5:12: step 1: a 'log' expectation: it needs 'contains' or 'lacks', one of "
+            "them");
+  EXPECT_EQ(Error(head + "{ status_in = [200, 42] } ]\n"),
+            "story.toml:5:32: step 1: a 'status_in' expectation: an HTTP status is 100 to 599");
+  EXPECT_EQ(Error(head + "{ rows = -1 } ]\n"),
+            "story.toml:5:21: step 1: a 'rows' expectation: 'rows' is a count, 0 or more");
 }
 
 }  // namespace
