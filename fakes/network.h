@@ -132,6 +132,8 @@ class Network {
   bool IsListening(const Endpoint& endpoint) const;
   // Holds messages from `from` to `to` until virtual time `until`.
   void Clog(const std::string& from, const std::string& to, sim::TimePoint until);
+  // Whether any link is blocked or clogged (what Heal() would clear).
+  bool HasBlockedOrClogged() const { return !blocked_.empty() || !clogged_until_.empty(); }
 
   struct Counters {
     std::uint64_t sent = 0;  // Also the id of the last message sent.

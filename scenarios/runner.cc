@@ -341,6 +341,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   // The liveness phase: faults stop, and the cluster has kLivenessBound to
   // converge (safety was checked after every step, under the faults).
   world.simulation.faults().StopFaults();
+  if (world.network.HasBlockedOrClogged()) world.network.Heal();
   world.Advance(kLivenessBound, [&world, served = world.served] {
     return world.runtime.idle() && std::all_of(served.begin(), served.end(),
                                                [&](const auto& s) { return IsServing(world, s); });

@@ -57,6 +57,9 @@ struct Step {
     kMultipart,         // a whole multipart upload of `parts` to `path`: initiate, parts, complete
     kKill,              // crash `service` (its restart policy applies)
     kStop,              // stop `service` gracefully (it stays stopped)
+    kPartition,         // block the links between `service` and `peer` (or every other host)
+    kHeal,              // unblock every link, unclog every clog
+    kClog,              // hold messages between `service` and `peer` for `duration`
   };
   Kind kind = Kind::kWait;
   std::string narration;  // What this step means in the story.
@@ -70,6 +73,8 @@ struct Step {
   std::string keyspace;
   std::string state;               // kWaitFor: created, running, restarting, exited
   std::vector<std::string> parts;  // kMultipart: each part's bytes
+  std::string peer;                // kPartition, kClog: the other side (none: every other host)
+  bool one_way = false;            // kPartition, kClog: from `service` to `peer` only
   std::int64_t number = 0;
   sim::Duration duration{};
   std::vector<Expectation> expect;

@@ -672,13 +672,24 @@ class Reader {
         }
         return;
       }
+      case StepField::kPeer:
+        step.peer = ServiceName(table, key, where);
+        if (step.peer == step.service) Fail(at, where + "'peer' is another service");
+        return;
+      case StepField::kOneWay: {
+        const auto* flag = at->as_boolean();
+        if (flag == nullptr) Fail(at, where + "'one_way' is true or false");
+        step.one_way = flag->get();
+        return;
+      }
       case StepField::kFor: {
         const std::string text = String(table, key, where, true);
         const std::optional<sim::Duration> duration = ParseDuration(text);
         if (!duration) Fail(at, where + DurationError(text));
         // Waiting for a state needs some time to wait in.
-        if (step.kind == Step::Kind::kWaitFor && *duration == sim::Duration::zero()) {
-          Fail(at, where + "wait-for needs a 'for' longer than 0");
+        if ((step.kind == Step::Kind::kWaitFor || step.kind == Step::Kind::kClog) &&
+            *duration == sim::Duration::zero()) {
+          Fail(at, fmt::format("{}{} needs a 'for' longer than 0", where, StepKindOf(step).name));
         }
         step.duration = *duration;
         return;
@@ -953,6 +964,10 @@ std::string FieldToml(StepField field, const Step& step) {
       return text(step.statement);
     case StepField::kKeyspace:
       return text(step.keyspace);
+    case StepField::kPeer:
+      return text(step.peer);
+    case StepField::kOneWay:
+      return step.one_way ? std::string("one_way = true\n") : std::string();
     case StepField::kUntil:
       return text(step.state);
     case StepField::kTo:

@@ -159,7 +159,7 @@ std::string PerformS3(World& world, const Step& step, int& status) {
   FL_ASSERT(!step.path.empty());
   auto code = std::make_shared<int>(0);
   std::string out = world.RunProcess(
-      "client", [&world, &step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
+      kClientHost, [&world, &step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
         fakes::Request request(step.method, step.path, step.body, {}, step.query);
         sim::Result<fakes::Response> response =
             co_await world.network.Call(Proxy(), std::move(request), kRequestTimeout);
@@ -217,7 +217,7 @@ std::string PerformMultipart(World& world, const Step& step, int& status) {
   FL_ASSERT(step.parts.size() <= kMaxParts);  // The reader bounds them.
   auto code = std::make_shared<int>(0);
   std::string out = world.RunProcess(
-      "client", [&world, &step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
+      kClientHost, [&world, &step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
         co_return co_await Upload(world, step, code);
       });
   status = *code;
@@ -232,31 +232,73 @@ std::string PerformMultipart(World& world, const Step& step, int& status) {
 // --- The operator: ycqlsh and the migrate CLI ------------------------------
 
 std::string PerformCql(World& world, const Step& step, int&) {
-  return world.RunProcess("ycqlsh",
+  return world.RunProcess(kShellHost,
                           [&world, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
                             co_return co_await world.op.Cql(s, step.statement);
                           });
 }
 
 std::string PerformMigrateVersion(World& world, const Step& step, int&) {
-  return world.RunProcess("migrate",
+  return world.RunProcess(kMigrateHost,
                           [&world, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
                             co_return co_await world.op.MigrateVersion(s, step.keyspace);
                           });
 }
 
 std::string PerformMigrateForce(World& world, const Step& step, int&) {
-  return world.RunProcess("migrate",
+  return world.RunProcess(kMigrateHost,
                           [&world, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
                             co_return co_await world.op.MigrateForce(s, step.keyspace, step.number);
                           });
 }
 
 std::string PerformRecreateKeyspace(World& world, const Step& step, int&) {
-  return world.RunProcess("ycqlsh",
+  return world.RunProcess(kShellHost,
                           [&world, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
                             co_return co_await world.op.RecreateKeyspace(s, step.keyspace);
                           });
+}
+
+// --- The network ---------------------------------------------------------
+
+// The hosts on the other side of `step`: its peer, or every other service
+// and helper host.
+std::vector<std::string> OtherSide(const World& world, const Step& step) {
+  if (!step.peer.empty()) return {step.peer};
+  std::vector<std::string> hosts;
+  for (const fakes::ServiceSpec& service : world.spec.services) {
+    if (service.name != step.service) hosts.push_back(service.name);
+  }
+  for (const char* helper : kHelperHosts) hosts.emplace_back(helper);
+  FL_ASSERT(!hosts.empty());
+  return hosts;
+}
+
+std::string PerformPartition(World& world, const Step& step, int&) {
+  FL_ASSERT(!step.service.empty());
+  for (const std::string& other : OtherSide(world, step)) {
+    world.network.BlockLink(step.service, other);
+    if (!step.one_way) world.network.BlockLink(other, step.service);
+  }
+  return step.peer.empty() ? step.service + " cut off from every other host"
+         : step.one_way ? fmt::format("messages from {} to {} are dropped", step.service, step.peer)
+                        : fmt::format("{} and {} cannot reach each other", step.service, step.peer);
+}
+
+std::string PerformHeal(World& world, const Step&, int&) {
+  world.network.Heal();
+  return "every link unblocked and unclogged";
+}
+
+std::string PerformClog(World& world, const Step& step, int&) {
+  FL_ASSERT(step.duration > sim::Duration::zero());
+  const sim::TimePoint until = world.simulation.Now() + step.duration;
+  for (const std::string& other : OtherSide(world, step)) {
+    world.network.Clog(step.service, other, until);
+    if (!step.one_way) world.network.Clog(other, step.service, until);
+  }
+  return fmt::format("messages between {} and {} held until {}", step.service,
+                     step.peer.empty() ? "every other host" : step.peer, sim::FormatTime(until));
 }
 
 // --- The table -----------------------------------------------------------
@@ -388,6 +430,35 @@ std::vector<StepKind> MakeStepKinds() {
        none,
        [](const Step& s) { return "docker compose stop " + s.service; },
        PerformStop},
+      {Kind::kPartition,
+       "partition",
+       0,
+       {required(Field::kService), optional(Field::kPeer), optional(Field::kOneWay)},
+       none,
+       [](const Step& s) {
+         return s.peer.empty() ? "isolate " + s.service
+                               : fmt::format("partition {} {} {}", s.service,
+                                             s.one_way ? "->" : "<->", s.peer);
+       },
+       PerformPartition},
+      {Kind::kHeal,
+       "heal",
+       0,
+       {},
+       none,
+       [](const Step&) -> std::string { return "heal the network"; },
+       PerformHeal},
+      {Kind::kClog,
+       "clog",
+       0,
+       {required(Field::kService), optional(Field::kPeer), required(Field::kFor),
+        optional(Field::kOneWay)},
+       none,
+       [](const Step& s) {
+         return fmt::format("clog {} {} {} for {}", s.service, s.one_way ? "->" : "<->",
+                            s.peer.empty() ? "everyone" : s.peer, sim::FormatDuration(s.duration));
+       },
+       PerformClog},
   };
 }
 
@@ -419,6 +490,10 @@ std::string_view StepFieldKey(StepField field) {
       return "until";
     case Field::kFor:
       return "for";
+    case Field::kPeer:
+      return "peer";
+    case Field::kOneWay:
+      return "one_way";
   }
   FL_PANIC("a StepField without a key: {}", static_cast<int>(field));
 }
@@ -447,7 +522,7 @@ void CheckTable(const std::vector<StepKind>& kinds) {
     // A kind whose number is a field (-1) takes `to`, and only it.
     FL_ASSERT((kind.number < 0) == fields.contains(Field::kTo));
   }
-  FL_ASSERT_MSG(reached.size() == static_cast<std::size_t>(Kind::kStop) + 1,
+  FL_ASSERT_MSG(reached.size() == static_cast<std::size_t>(Kind::kClog) + 1,
                 "a Step::Kind has no entry in the step table");
 }
 

@@ -31,6 +31,8 @@ enum class StepField : unsigned char {
   kTo,         // to = 1754293669     -> Step::number
   kUntil,      // until = "running"   -> Step::state
   kFor,        // for = "15s"         -> Step::duration
+  kPeer,       // peer = "yugabyte"   -> Step::peer (a service)
+  kOneWay,     // one_way = true      -> Step::one_way
 };
 // The key a file uses for `field`.
 std::string_view StepFieldKey(StepField field);

@@ -35,6 +35,13 @@ struct ServedService {
   std::string keyspace;
 };
 
+// The runner's helper hosts: the S3 client, the ycqlsh shell and the
+// migrate CLI each act from a host of its own name.
+inline constexpr const char* kClientHost = "client";
+inline constexpr const char* kShellHost = "ycqlsh";
+inline constexpr const char* kMigrateHost = "migrate";
+inline constexpr const char* kHelperHosts[] = {kClientHost, kShellHost, kMigrateHost};
+
 // The cluster for one run.
 struct World {
   explicit World(sim::SimulationOptions options);

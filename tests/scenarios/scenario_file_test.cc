@@ -47,10 +47,11 @@ TEST(ScenarioFileTest, TheCatalogueIsTheFilesUnderScenariosCatalogue) {
 }
 
 TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
-  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"upp\"\n"),
-            "story.toml:4:6: step 1: unknown action 'upp' (expected one of: clean, cql, down, "
-            "down -v, kill, migrate-force, migrate-version, multipart, recreate-keyspace, "
-            "restart, s3, set-image, stop, up, wait, wait-for)");
+  EXPECT_EQ(
+      Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"upp\"\n"),
+      "story.toml:4:6: step 1: unknown action 'upp' (expected one of: clean, clog, cql, down, "
+      "down -v, heal, kill, migrate-force, migrate-version, multipart, partition, "
+      "recreate-keyspace, restart, s3, set-image, stop, up, wait, wait-for)");
   EXPECT_EQ(Error("title = \"t\"\n[[step]]\ndo = \"up\"\n"), "story.toml:1:1: missing 'name'");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n"),
             "story.toml:1:1: a scenario needs at least one [[step]]");
@@ -511,6 +512,12 @@ TEST(ScenarioFileTest, EveryStepKindReadsBackAsWrittenAndIsDocumented) {
         case StepField::kFor:
           step.duration = std::chrono::seconds(3);
           break;
+        case StepField::kPeer:
+          step.peer = "yugabyte";
+          break;
+        case StepField::kOneWay:
+          step.one_way = true;
+          break;
       }
     }
     EXPECT_EQ(&StepKindOf(step), &kind) << kind.name;
@@ -749,6 +756,53 @@ TEST(ScenarioFileTest, ResultAndStateExpectationsCanFail) {
             "story.toml:5:32: step 1: a 'status_in' expectation: an HTTP status is 100 to 599");
   EXPECT_EQ(Error(head + "{ rows = -1 } ]\n"),
             "story.toml:5:21: step 1: a 'rows' expectation: 'rows' is a count, 0 or more");
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// Network steps: a one-way cut drops only one direction; an isolated node
+// serves no request from the proxy or the client; a clog holds, then lets go.
+TEST(ScenarioFileTest, PartitionsAndClogsActOnTheLinksTheyName) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(R"(
+name = "links"
+title = "Cut, isolate, clog, heal"
+[[step]]
+do = "up"
+[[step]]
+do = "partition"
+service = "s3-proxy"
+peer = "kuri-1"
+one_way = true
+[[step]]
+do = "clog"
+service = "kuri-2"
+peer = "s3-proxy"
+for = "1s"
+[[step]]
+do = "partition"
+service = "yugabyte"
+[[step]]
+do = "heal"
+)",
+                                                           "links.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  const Scenario& scenario = std::get<Scenario>(parsed);
+  EXPECT_EQ(std::get<Scenario>(ParseScenario(ToToml(scenario), "again")), scenario);
+  const ScenarioResult result = RunScenario(scenario, {.seed = 1});
+  EXPECT_TRUE(result.passed) << Failures(result);
+  ASSERT_EQ(result.steps.size(), 5u);
+  EXPECT_EQ(result.steps[1].outcome, "messages from s3-proxy to kuri-1 are dropped");
+  EXPECT_EQ(result.steps[3].outcome, "yugabyte cut off from every other host");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"partition\"\nservice = "
+                  "\"kuri-1\"\npeer = \"kuri-1\"\n"),
+            "story.toml:6:8: step 1: 'peer' is another service");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"clog\"\nservice = \"kuri-1\"\n"
+                  "for = \"0s\"\n"),
+            "story.toml:6:7: step 1: clog needs a 'for' longer than 0");
 }
 
 }  // namespace
