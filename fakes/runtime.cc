@@ -52,7 +52,8 @@ struct Container {
   sim::Process* process = nullptr;  // The same process across restarts.
   ContainerState state = ContainerState::kCreated;
   Health health = Health::kNone;
-  std::optional<int> exit_code;
+  std::optional<int> exit_code;       // Of the current incarnation, once it ended.
+  std::optional<int> last_exit_code;  // Of the last incarnation that ended: kept across starts.
   int restarts = 0;
   Intent intent = Intent::kRun;
   bool run_once = false;  // Started by RunJob: no restart policy.
@@ -163,6 +164,10 @@ bool Runtime::HasContainer(const std::string& service) const {
 
 ContainerState Runtime::state(const std::string& service) const { return At(service).state; }
 Health Runtime::health(const std::string& service) const { return At(service).health; }
+std::optional<int> Runtime::last_exit_code(const std::string& service) const {
+  return At(service).last_exit_code;
+}
+
 std::optional<int> Runtime::exit_code(const std::string& service) const {
   return At(service).exit_code;
 }
@@ -374,6 +379,7 @@ sim::Awaitable<void> Runtime::Supervise(Container& container) {
     const sim::ExitStatus exit = co_await container.process->WaitForExit();
     if (container.process->running()) continue;  // Already started again by hand.
     container.exit_code = exit.code;
+    container.last_exit_code = exit.code;
     container.health = container.spec.healthcheck ? Health::kStarting : Health::kNone;
     const sim::Duration ran = simulation_.Now() - container.started_at;
     simulation_.Emit(

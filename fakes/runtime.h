@@ -135,6 +135,9 @@ class Runtime {
   ContainerState state(const std::string& service) const;
   Health health(const std::string& service) const;
   std::optional<int> exit_code(const std::string& service) const;
+  // The exit code of its last incarnation that ended, even once it has been
+  // started again (what `docker inspect` shows of the last exit).
+  std::optional<int> last_exit_code(const std::string& service) const;
   int restart_count(const std::string& service) const;
   // The container's own spec (the compose file's as of its creation, with
   // later SetImageVersion changes), the image version its current or last

@@ -269,7 +269,7 @@ CheckResult Check(World& world, const Expectation& expectation, const std::strin
     case Kind::kExitCode: {
       check.what = fmt::format("{} exited with {}", expectation.service, expectation.number);
       const std::optional<int> code = world.runtime.HasContainer(expectation.service)
-                                          ? world.runtime.exit_code(expectation.service)
+                                          ? world.runtime.last_exit_code(expectation.service)
                                           : std::nullopt;
       check.held = code == expectation.number;
       check.actual = code ? std::to_string(*code) : "no exit";
