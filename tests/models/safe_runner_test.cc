@@ -263,8 +263,8 @@ TEST(SchemaCheckTest, AnIfNotExistsRedeclarationIsTheTablesNewDefinition) {
                      "CREATE TABLE IF NOT EXISTS a (k int PRIMARY KEY, v text, size bigint);");
   const SchemaModel expected =
       ExpectedSchema(std::move(MigrationSource::FromFiles(files)).value(), "ks");
-  EXPECT_EQ(expected, (SchemaModel{{"a", {{"k", "int, partition key"}, {"v", "text"},
-                                          {"size", "bigint"}}}}));
+  EXPECT_EQ(expected,
+            (SchemaModel{{"a", {{"k", "int, partition key"}, {"v", "text"}, {"size", "bigint"}}}}));
   const SchemaModel live{{"a", {{"k", "int, partition key"}, {"v", "text"}}}};
   EXPECT_EQ(SchemaDiff(expected, live),
             std::vector<std::string>{"table a: column size (bigint) is missing"});
