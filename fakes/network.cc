@@ -265,6 +265,25 @@ void Network::Partition(const std::vector<std::string>& side_a,
   }
 }
 
+void Network::SetLatency(NetworkOptions::Latency distribution, sim::Duration base,
+                         sim::Duration extra_mean) {
+  FL_ASSERT(base >= sim::Duration::zero());
+  FL_ASSERT(extra_mean >= sim::Duration::zero());
+  options_.latency_distribution = distribution;
+  options_.latency_base = base;
+  options_.latency_extra_mean = extra_mean;
+  simulation_.Emit("net.latency", {{"distribution", static_cast<int>(distribution)},
+                                   {"base_ns", base.count()},
+                                   {"extra_mean_ns", extra_mean.count()}});
+}
+
+void Network::SetLoss(double probability) {
+  FL_ASSERT(probability >= 0.0);
+  FL_ASSERT(probability <= 1.0);
+  options_.loss_probability = probability;
+  simulation_.Emit("net.loss", {{"permille", static_cast<std::int64_t>(probability * 1000)}});
+}
+
 void Network::Heal() {
   blocked_.clear();
   clogged_until_.clear();

@@ -132,6 +132,13 @@ class Network {
   bool IsListening(const Endpoint& endpoint) const;
   // Holds messages from `from` to `to` until virtual time `until`.
   void Clog(const std::string& from, const std::string& to, sim::TimePoint until);
+  // Latency and loss from now on (messages in flight keep their arrival).
+  // REQUIRES: durations >= 0, 0 <= probability <= 1.
+  void SetLatency(NetworkOptions::Latency distribution, sim::Duration base,
+                  sim::Duration extra_mean);
+  void SetLoss(double probability);
+  const NetworkOptions& options() const { return options_; }
+
   // Whether any link is blocked or clogged (what Heal() would clear).
   bool HasBlockedOrClogged() const { return !blocked_.empty() || !clogged_until_.empty(); }
 

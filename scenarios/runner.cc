@@ -342,6 +342,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   // converge (safety was checked after every step, under the faults).
   world.simulation.faults().StopFaults();
   if (world.network.HasBlockedOrClogged()) world.network.Heal();
+  if (world.network.options().loss_probability > 0) world.network.SetLoss(0);
   world.Advance(kLivenessBound, [&world, served = world.served] {
     return world.runtime.idle() && std::all_of(served.begin(), served.end(),
                                                [&](const auto& s) { return IsServing(world, s); });

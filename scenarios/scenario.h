@@ -60,6 +60,8 @@ struct Step {
     kPartition,         // block the links between `service` and `peer` (or every other host)
     kHeal,              // unblock every link, unclog every clog
     kClog,              // hold messages between `service` and `peer` for `duration`
+    kLatency,           // every message takes `duration` plus an extra of mean `extra`
+    kLoss,              // every message is dropped with `probability`
   };
   Kind kind = Kind::kWait;
   std::string narration;  // What this step means in the story.
@@ -75,6 +77,9 @@ struct Step {
   std::vector<std::string> parts;  // kMultipart: each part's bytes
   std::string peer;                // kPartition, kClog: the other side (none: every other host)
   bool one_way = false;            // kPartition, kClog: from `service` to `peer` only
+  std::string distribution;        // kLatency: fixed, uniform, exponential
+  sim::Duration extra{};           // kLatency: the mean extra over `duration` (the base)
+  double probability = 0;          // kLoss: of each message being dropped
   std::int64_t number = 0;
   sim::Duration duration{};
   std::vector<Expectation> expect;

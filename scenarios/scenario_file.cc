@@ -682,6 +682,32 @@ class Reader {
         step.one_way = flag->get();
         return;
       }
+      case StepField::kDistribution:
+        step.distribution = String(table, key, where, true);
+        if (step.distribution != "fixed" && step.distribution != "uniform" &&
+            step.distribution != "exponential") {
+          Fail(at, where + "'distribution' is fixed, uniform or exponential");
+        }
+        return;
+      case StepField::kBase:
+      case StepField::kExtra: {
+        const std::string text = String(table, key, where, true);
+        const std::optional<sim::Duration> duration = ParseDuration(text);
+        // A message that takes an hour is no network: a bound on both.
+        if (!duration || *duration > std::chrono::hours(1)) {
+          Fail(at, fmt::format("{}'{}' is a duration of at most 1h (write 500ms, 2s)", where, key));
+        }
+        (use.field == StepField::kBase ? step.duration : step.extra) = *duration;
+        return;
+      }
+      case StepField::kProbability: {
+        const std::optional<double> probability = at->value<double>();
+        if (!probability || *probability < 0.0 || *probability > 1.0) {
+          Fail(at, where + "'probability' is a number from 0 to 1");
+        }
+        step.probability = *probability;
+        return;
+      }
       case StepField::kFor: {
         const std::string text = String(table, key, where, true);
         const std::optional<sim::Duration> duration = ParseDuration(text);

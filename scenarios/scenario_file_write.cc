@@ -45,6 +45,18 @@ std::string FieldToml(StepField field, const Step& step) {
       return text(step.peer);
     case StepField::kOneWay:
       return step.one_way ? std::string("one_way = true\n") : std::string();
+    case StepField::kDistribution:
+      return text(step.distribution);
+    case StepField::kBase:
+      return fmt::format("{} = \"{}\"\n", key, DurationText(step.duration));
+    case StepField::kExtra:
+      return fmt::format("{} = \"{}\"\n", key, DurationText(step.extra));
+    case StepField::kProbability: {
+      // A TOML float always: 1 would read back as an integer.
+      std::string number = fmt::format("{}", step.probability);
+      if (number.find_first_of(".e") == std::string::npos) number += ".0";
+      return fmt::format("{} = {}\n", key, number);
+    }
     case StepField::kUntil:
       return text(step.state);
     case StepField::kTo:

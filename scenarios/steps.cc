@@ -5,6 +5,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "fakes/network.h"
@@ -301,6 +302,30 @@ std::string PerformClog(World& world, const Step& step, int&) {
                      step.peer.empty() ? "every other host" : step.peer, sim::FormatTime(until));
 }
 
+std::optional<fakes::NetworkOptions::Latency> LatencyNamed(std::string_view name) {
+  if (name == "fixed") return fakes::NetworkOptions::Latency::kFixed;
+  if (name == "uniform") return fakes::NetworkOptions::Latency::kUniform;
+  if (name == "exponential") return fakes::NetworkOptions::Latency::kExponential;
+  return std::nullopt;
+}
+
+std::string PerformLatency(World& world, const Step& step, int&) {
+  const std::optional<fakes::NetworkOptions::Latency> distribution =
+      LatencyNamed(step.distribution.empty() ? "exponential" : step.distribution);
+  FL_ASSERT(distribution.has_value());  // The reader checks the name.
+  world.network.SetLatency(*distribution, step.duration, step.extra);
+  return fmt::format("every message takes {} plus a {} extra of mean {}",
+                     sim::FormatDuration(step.duration),
+                     step.distribution.empty() ? "exponential" : step.distribution,
+                     sim::FormatDuration(step.extra));
+}
+
+std::string PerformLoss(World& world, const Step& step, int&) {
+  FL_ASSERT(step.probability >= 0.0 && step.probability <= 1.0);
+  world.network.SetLoss(step.probability);
+  return fmt::format("each message is lost with probability {:g}", step.probability);
+}
+
 // --- The table -----------------------------------------------------------
 
 std::vector<StepKind> MakeStepKinds() {
@@ -459,6 +484,24 @@ std::vector<StepKind> MakeStepKinds() {
                             s.peer.empty() ? "everyone" : s.peer, sim::FormatDuration(s.duration));
        },
        PerformClog},
+      {Kind::kLatency,
+       "latency",
+       0,
+       {required(Field::kBase), optional(Field::kExtra), optional(Field::kDistribution)},
+       none,
+       [](const Step& s) {
+         return fmt::format("latency {} + {} {}", sim::FormatDuration(s.duration),
+                            s.distribution.empty() ? "exponential" : s.distribution,
+                            sim::FormatDuration(s.extra));
+       },
+       PerformLatency},
+      {Kind::kLoss,
+       "loss",
+       0,
+       {required(Field::kProbability)},
+       none,
+       [](const Step& s) { return fmt::format("loss {:g}", s.probability); },
+       PerformLoss},
   };
 }
 
@@ -494,6 +537,14 @@ std::string_view StepFieldKey(StepField field) {
       return "peer";
     case Field::kOneWay:
       return "one_way";
+    case Field::kDistribution:
+      return "distribution";
+    case Field::kBase:
+      return "base";
+    case Field::kExtra:
+      return "extra";
+    case Field::kProbability:
+      return "probability";
   }
   FL_PANIC("a StepField without a key: {}", static_cast<int>(field));
 }
@@ -522,7 +573,7 @@ void CheckTable(const std::vector<StepKind>& kinds) {
     // A kind whose number is a field (-1) takes `to`, and only it.
     FL_ASSERT((kind.number < 0) == fields.contains(Field::kTo));
   }
-  FL_ASSERT_MSG(reached.size() == static_cast<std::size_t>(Kind::kClog) + 1,
+  FL_ASSERT_MSG(reached.size() == static_cast<std::size_t>(Kind::kLoss) + 1,
                 "a Step::Kind has no entry in the step table");
 }
 

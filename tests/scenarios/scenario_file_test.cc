@@ -50,7 +50,7 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
   EXPECT_EQ(
       Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"upp\"\n"),
       "story.toml:4:6: step 1: unknown action 'upp' (expected one of: clean, clog, cql, down, "
-      "down -v, heal, kill, migrate-force, migrate-version, multipart, partition, "
+      "down -v, heal, kill, latency, loss, migrate-force, migrate-version, multipart, partition, "
       "recreate-keyspace, restart, s3, set-image, stop, up, wait, wait-for)");
   EXPECT_EQ(Error("title = \"t\"\n[[step]]\ndo = \"up\"\n"), "story.toml:1:1: missing 'name'");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n"),
@@ -518,6 +518,18 @@ TEST(ScenarioFileTest, EveryStepKindReadsBackAsWrittenAndIsDocumented) {
         case StepField::kOneWay:
           step.one_way = true;
           break;
+        case StepField::kDistribution:
+          step.distribution = "uniform";
+          break;
+        case StepField::kBase:
+          step.duration = std::chrono::milliseconds(2);
+          break;
+        case StepField::kExtra:
+          step.extra = std::chrono::milliseconds(1);
+          break;
+        case StepField::kProbability:
+          step.probability = 0.25;
+          break;
       }
     }
     EXPECT_EQ(&StepKindOf(step), &kind) << kind.name;
@@ -803,6 +815,63 @@ do = "heal"
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"clog\"\nservice = \"kuri-1\"\n"
                   "for = \"0s\"\n"),
             "story.toml:6:7: step 1: clog needs a 'for' longer than 0");
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// latency and loss change the whole network from the step on: a request
+// under 50 ms a hop takes longer; with every message lost it times out;
+// back to 0, it works again.
+TEST(ScenarioFileTest, LatencyAndLossStepsChangeTheNetwork) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(R"(
+name = "slow-and-lossy"
+title = "A slow network, then a dead one, then a good one"
+[[step]]
+do = "up"
+[[step]]
+do = "latency"
+base = "50ms"
+extra = "1ms"
+distribution = "fixed"
+[[step]]
+do = "s3"
+method = "GET"
+path = "/b/none"
+expect = [ { status = 404 } ]
+[[step]]
+do = "loss"
+probability = 1.0
+[[step]]
+do = "s3"
+method = "GET"
+path = "/b/none"
+expect = [ { contains = "TimedOut: no response within" } ]
+[[step]]
+do = "loss"
+probability = 0.0
+[[step]]
+do = "s3"
+method = "GET"
+path = "/b/none"
+expect = [ { status = 404 } ]
+)",
+                                                           "slow.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  const Scenario& scenario = std::get<Scenario>(parsed);
+  EXPECT_EQ(std::get<Scenario>(ParseScenario(ToToml(scenario), "again")), scenario);
+  const ScenarioResult result = RunScenario(scenario, {.seed = 1});
+  EXPECT_TRUE(result.passed) << Failures(result);
+  ASSERT_EQ(result.steps.size(), 7u);
+  // A GET through the proxy is four hops (client, proxy, node, store, back).
+  EXPECT_GE(result.steps[2].at - result.steps[1].at, std::chrono::milliseconds(200));
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"loss\"\nprobability = 2\n"),
+            "story.toml:5:15: step 1: 'probability' is a number from 0 to 1");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"latency\"\nbase = \"2h\"\n"),
+            "story.toml:5:8: step 1: 'base' is a duration of at most 1h (write 500ms, 2s)");
 }
 
 }  // namespace
