@@ -23,10 +23,6 @@ namespace {
 namespace cql = models::cql;
 namespace s3 = models::s3;
 
-sim::Result<std::unique_ptr<cql::StoreSnapshot>> OpenStore(World& world) {
-  return ObserveStore(world);
-}
-
 // The node service whose node_id is `node_id`, if any.
 std::optional<ServedService> NodeWithId(World& world, const std::string& node_id) {
   for (const fakes::ServiceSpec& spec : world.spec.services) {
@@ -161,7 +157,7 @@ CheckResult IndexPointsAtBytes(World& world, const sim::Result<Index>& index) {
 
 // The index, or an empty one when the store never wrote a database.
 sim::Result<Index> ObservedIndex(World& world) {
-  sim::Result<std::unique_ptr<cql::StoreSnapshot>> store = OpenStore(world);
+  sim::Result<std::unique_ptr<cql::StoreSnapshot>> store = ObserveStore(world);
   if (store.status().code() == sim::StatusCode::kNotFound) return Index{};  // Nothing indexed.
   if (!store.ok()) return store.status();
   return ReadIndex(**store);
@@ -215,7 +211,7 @@ std::string SchemaViolations(World& world) {
     const models::migrate::MigrationSource* migrations = MigrationsOf(world, service);
     if (migrations == nullptr) continue;  // An image without migrations.
     if (store == nullptr) {
-      sim::Result<std::unique_ptr<cql::StoreSnapshot>> opened = OpenStore(world);
+      sim::Result<std::unique_ptr<cql::StoreSnapshot>> opened = ObserveStore(world);
       if (!opened.ok()) {
         return fmt::format("{} serves, but {}", service.name, opened.status().message());
       }

@@ -1,5 +1,6 @@
 #include "scenarios/scenario_file.h"
 
+#include "fakes/runtime.h"
 #include "models/migrate/cassandra_driver.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/steps.h"
@@ -664,10 +665,8 @@ class Reader {
         return;
       }
       case StepField::kUntil: {
-        static const std::set<std::string, std::less<>> kStates = {"created", "running",
-                                                                   "restarting", "exited"};
         step.state = String(table, key, where, true);
-        if (!kStates.contains(step.state)) {
+        if (!IsContainerState(step.state)) {
           Fail(at, where + "'until' is created, running, restarting or exited");
         }
         return;
@@ -721,6 +720,16 @@ class Reader {
         return;
       }
     }
+  }
+
+  // A container state as `docker ps` names it (fakes::ContainerStateName).
+  static bool IsContainerState(std::string_view name) {
+    for (const fakes::ContainerState state :
+         {fakes::ContainerState::kCreated, fakes::ContainerState::kRunning,
+          fakes::ContainerState::kRestarting, fakes::ContainerState::kExited}) {
+      if (fakes::ContainerStateName(state) == name) return true;
+    }
+    return false;
   }
 
   // A required text that must say something: an empty one would be written
@@ -841,11 +850,9 @@ class Reader {
         if (expectation.number < 0) Fail(table.get("times"), what + "'times' must not be negative");
         break;
       case Expectation::Kind::kState: {
-        static const std::set<std::string, std::less<>> kStates = {"created", "running",
-                                                                   "restarting", "exited"};
         expectation.service = ServiceName(table, "state", what);
         expectation.text = String(table, "is", what, true);
-        if (!kStates.contains(expectation.text)) {
+        if (!IsContainerState(expectation.text)) {
           Fail(table.get("is"), what + "'is' is created, running, restarting or exited");
         }
         break;
