@@ -33,11 +33,19 @@ bool Usable(const OpenFile* file) {
   return file->vfs->simulation().scheduler().IsLive(file->owner);
 }
 
-// Passes fault point `site`; true when the call must fail.
+// Passes fault point `site`; true when the call must fail. A power loss
+// there ends the opener (as a crash does) and drops the unsynced writes of
+// the file's volume, keeping what the decision's model lets survive: so a
+// power loss can land in the middle of a transaction, between its writes.
 bool Fails(OpenFile* file, const char* site) {
   if (!Usable(file)) return true;
   const sim::FaultDecision decision = file->vfs->simulation().HitFaultPoint(site, file->owner);
-  return decision.action == sim::FaultAction::kError || decision.action == sim::FaultAction::kCrash;
+  if (decision.action == sim::FaultAction::kPowerLoss) {
+    file->volume->LoseUnsynced(file->vfs->random(), CrashModel::Of(decision.survivors));
+  }
+  return decision.action == sim::FaultAction::kError ||
+         decision.action == sim::FaultAction::kCrash ||
+         decision.action == sim::FaultAction::kPowerLoss;
 }
 
 SimFile* FileOnVolume(OpenFile* file) { return file->volume->Find(file->path); }
@@ -156,7 +164,7 @@ int VfsOpen(sqlite3_vfs* raw_vfs, sqlite3_filename name, sqlite3_file* base, int
   if (!vfs->simulation().scheduler().IsLive(owner)) return SQLITE_CANTOPEN;
   owner.task = 0;
   const sim::FaultDecision decision = vfs->simulation().HitFaultPoint(SqliteVfs::kSiteOpen, owner);
-  if (decision.action == sim::FaultAction::kError || decision.action == sim::FaultAction::kCrash) {
+  if (decision.action != sim::FaultAction::kNone && decision.action != sim::FaultAction::kDelay) {
     return SQLITE_CANTOPEN;
   }
   const bool exists = where.first->Exists(where.second);
@@ -177,7 +185,7 @@ int VfsDelete(sqlite3_vfs* raw_vfs, const char* name, int /*sync_dir*/) {
     return SQLITE_IOERR_DELETE;
   }
   const sim::FaultDecision decision = vfs->simulation().HitFaultPoint(SqliteVfs::kSiteDelete);
-  if (decision.action == sim::FaultAction::kError || decision.action == sim::FaultAction::kCrash) {
+  if (decision.action != sim::FaultAction::kNone && decision.action != sim::FaultAction::kDelay) {
     return SQLITE_IOERR_DELETE;
   }
   auto [volume, path] = vfs->Resolve(name);

@@ -9,8 +9,10 @@
 // every file handle remembers the process incarnation that opened it, and from
 // the crash on each call through it fails without touching the volume. Nothing
 // the dead process does after its crash point reaches the disk, which is what
-// a crash means. Delay decisions are taken as none (a synchronous call cannot
-// wait on virtual time).
+// a crash means. A power-loss decision is a crash that also drops the
+// unsynced writes of the file's volume (per the decision's survivors), so it
+// can land between two writes of one transaction. Delay decisions are taken
+// as none (a synchronous call cannot wait on virtual time).
 //
 // SQLite's own pseudo-random generator is process-wide; constructing a VFS
 // reseeds it from the simulation, so keep one SqliteVfs alive at a time.

@@ -10,6 +10,22 @@
 
 namespace faultline::fakes {
 
+CrashModel CrashModel::Of(sim::Survivors survivors) {
+  CrashModel model;
+  switch (survivors) {
+    case sim::Survivors::kNothingUnsynced:
+      model.mode = Mode::kDropAll;
+      break;
+    case sim::Survivors::kInOrderPrefix:
+      model.mode = Mode::kKeepPrefix;
+      break;
+    case sim::Survivors::kTornBlocks:
+      model.mode = Mode::kTornBlocks;
+      break;
+  }
+  return model;
+}
+
 std::size_t SimFile::Read(std::uint64_t offset, std::span<char> out) const {
   if (offset >= current_.size()) return 0;
   const std::size_t count = std::min<std::uint64_t>(out.size(), current_.size() - offset);

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/fault.h"
 #include "sim/random.h"
 #include "sim/status.h"
 
@@ -39,6 +40,9 @@ struct CrashModel {
   Mode mode = Mode::kDropAll;
   std::size_t block_size = 512;       // For kTornBlocks.
   double survival_probability = 0.5;  // For kTornBlocks.
+
+  // The model of a fault plan's power loss (sim::FaultAction::kPowerLoss).
+  static CrashModel Of(sim::Survivors survivors);
 };
 
 class SimFile {

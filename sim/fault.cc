@@ -15,6 +15,8 @@ std::string DescribeDecision(const FaultDecision& decision) {
       return fmt::format("delay {}", FormatDuration(decision.delay));
     case FaultAction::kError:
       return fmt::format("error {}", StatusCodeName(decision.error));
+    case FaultAction::kPowerLoss:
+      return fmt::format("power-loss keeping {}", SurvivorsName(decision.survivors));
     default:
       return std::string(FaultActionName(decision.action));
   }
@@ -32,6 +34,20 @@ std::string_view FaultActionName(FaultAction action) {
       return "error";
     case FaultAction::kDelay:
       return "delay";
+    case FaultAction::kPowerLoss:
+      return "power-loss";
+  }
+  return "unknown";
+}
+
+std::string_view SurvivorsName(Survivors survivors) {
+  switch (survivors) {
+    case Survivors::kNothingUnsynced:
+      return "nothing-unsynced";
+    case Survivors::kInOrderPrefix:
+      return "in-order-prefix";
+    case Survivors::kTornBlocks:
+      return "torn-blocks";
   }
   return "unknown";
 }
@@ -63,6 +79,13 @@ ExplicitFaultPlan& ExplicitFaultPlan::FailFrom(std::string site, std::uint64_t h
 ExplicitFaultPlan& ExplicitFaultPlan::DelayAt(std::string site, std::uint64_t hit, Duration delay) {
   FL_ASSERT(delay >= Duration::zero());
   return Add(std::move(site), hit, FaultDecision{FaultAction::kDelay, delay});
+}
+
+ExplicitFaultPlan& ExplicitFaultPlan::PowerLossAt(std::string site, std::uint64_t hit,
+                                                  Survivors survivors) {
+  FaultDecision decision{FaultAction::kPowerLoss};
+  decision.survivors = survivors;
+  return Add(std::move(site), hit, std::move(decision));
 }
 
 ExplicitFaultPlan& ExplicitFaultPlan::Add(std::string site, std::uint64_t hit,
@@ -180,7 +203,9 @@ FaultInjector::Hit FaultInjector::OnHit(std::string_view site, bool may_crash,
   if (plan_ != nullptr && hit.decision.action == FaultAction::kNone) {
     hit.decision = plan_->Decide(site, hit.number, state.random);
   }
-  if (hit.decision.action == FaultAction::kCrash && !may_crash) hit.decision = {};
+  const bool ends_the_process =
+      hit.decision.action == FaultAction::kCrash || hit.decision.action == FaultAction::kPowerLoss;
+  if (ends_the_process && !may_crash) hit.decision = {};
   if (hit.decision.action != FaultAction::kNone) ++state.fires;
   return hit;
 }

@@ -26,15 +26,27 @@
 
 namespace faultline::sim {
 
-enum class FaultAction : unsigned char { kNone, kCrash, kError, kDelay };
+// kPowerLoss: the machine loses power at the hit. The process ends as for a
+// crash, and the layer that holds the data (fakes/sqlite_vfs.h) drops the
+// writes that were never synced, keeping what `survivors` says.
+enum class FaultAction : unsigned char { kNone, kCrash, kError, kDelay, kPowerLoss };
 
 std::string_view FaultActionName(FaultAction action);
+
+// What a power loss keeps of the writes made since the last sync.
+enum class Survivors : unsigned char {
+  kNothingUnsynced,  // Only what was synced.
+  kInOrderPrefix,    // The oldest unsynced writes, up to a point drawn at random.
+  kTornBlocks,       // Any blocks of the unsynced writes, each on its own.
+};
+std::string_view SurvivorsName(Survivors survivors);
 
 struct FaultDecision {
   FaultAction action = FaultAction::kNone;
   Duration delay{};                         // For kDelay.
   StatusCode error = StatusCode::kIoError;  // For kError.
   std::string message;  // For kError: the error's text; empty: "injected fault at <site>".
+  Survivors survivors = Survivors::kNothingUnsynced;  // For kPowerLoss.
 };
 
 // A site as one process sees it: `process@site`. A plan may name such a
@@ -65,6 +77,7 @@ class ExplicitFaultPlan final : public FaultPlan {
   ExplicitFaultPlan& FailFrom(std::string site, std::uint64_t hit,
                               StatusCode error = StatusCode::kIoError);
   ExplicitFaultPlan& DelayAt(std::string site, std::uint64_t hit, Duration delay);
+  ExplicitFaultPlan& PowerLossAt(std::string site, std::uint64_t hit, Survivors survivors);
 
   FaultDecision Decide(std::string_view site, std::uint64_t hit, Rng& site_random) const override;
   std::string Describe() const override;

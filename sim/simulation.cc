@@ -65,7 +65,10 @@ FaultDecision Simulation::HitFaultPoint(std::string_view site, const Owner& call
   if (hit.decision.action == FaultAction::kNone) return hit.decision;
   EmitFor(caller.process, caller.incarnation, "fault.fire",
           {{"site", site}, {"hit", hit.number}, {"action", FaultActionName(hit.decision.action)}});
-  if (hit.decision.action == FaultAction::kCrash) {
+  // A power loss ends the process as a crash does; the data layer drops
+  // what was never synced.
+  if (hit.decision.action == FaultAction::kCrash ||
+      hit.decision.action == FaultAction::kPowerLoss) {
     if (scheduler_.InJob() && scheduler_.current().process == caller.process) {
       caller_process.EndFromInside(/*killed=*/true, kKilledExitCode);
     } else {

@@ -15,6 +15,7 @@
 #include "fakes/network.h"
 #include "models/cql/engine.h"
 #include "models/cql/schema_agreement.h"
+#include "models/cql/store_database.h"
 
 namespace faultline::models::cql {
 
@@ -26,6 +27,7 @@ struct StoreOptions {
   sim::Duration statement_time = std::chrono::microseconds(50);
   SchemaAgreement schema_agreement = SchemaAgreement::kStrong;
   CassandraSchemaOptions cassandra;  // For SchemaAgreement::kCassandra.
+  StoreDurability durability;        // The store's own unless a test weakens it.
 };
 
 // Serves requests with an engine; remembers prepared statements by id.

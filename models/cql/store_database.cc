@@ -1,14 +1,29 @@
 #include "models/cql/store_database.h"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "sim/assert.h"
+
 namespace faultline::models::cql {
 
 std::variant<std::unique_ptr<StoreDatabase>, sim::Status> StoreDatabase::Open(
-    fakes::SqliteVfs& vfs, const std::string& path) {
+    fakes::SqliteVfs& vfs, const std::string& path, const StoreDurability& durability) {
+  // Pragmas take no bound parameters: accept only the names SQLite knows.
+  const auto one_of = [](const std::string& value, std::initializer_list<std::string_view> names) {
+    return std::find(names.begin(), names.end(), value) != names.end();
+  };
+  FL_ASSERT_MSG(one_of(durability.journal_mode, {"DELETE", "TRUNCATE", "PERSIST", "MEMORY", "OFF"}),
+                "journal_mode {}", durability.journal_mode);
+  FL_ASSERT_MSG(one_of(durability.synchronous, {"OFF", "NORMAL", "FULL", "EXTRA"}),
+                "synchronous {}", durability.synchronous);
   sim::Result<fakes::SqliteDatabase> database = fakes::SqliteDatabase::Open(vfs, path);
   if (!database.ok()) return database.status();
   std::unique_ptr<StoreDatabase> store(new StoreDatabase(std::move(database).value()));
   if (sim::Status status =
-          store->database_.Exec("PRAGMA journal_mode=PERSIST; PRAGMA synchronous=FULL;");
+          store->database_.Exec(fmt::format("PRAGMA journal_mode={}; PRAGMA synchronous={};",
+                                            durability.journal_mode, durability.synchronous));
       !status.ok()) {
     return status;
   }

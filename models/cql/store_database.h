@@ -11,6 +11,13 @@
 
 namespace faultline::models::cql {
 
+// How the store asks SQLite to keep its data. The defaults are the store's;
+// the others exist to show that the durability tests catch a weaker store.
+struct StoreDurability {
+  std::string journal_mode = "PERSIST";  // PRAGMA journal_mode: PERSIST, DELETE, OFF, ...
+  std::string synchronous = "FULL";      // PRAGMA synchronous: FULL, NORMAL, OFF.
+};
+
 class StoreDatabase {
  public:
   // Opens (creating if missing) the database at `path`, a path under a mount
@@ -18,8 +25,8 @@ class StoreDatabase {
   // statement is on disk when it returns. The journal file stays between
   // transactions (journal_mode=PERSIST zeroes its header at commit), which
   // spares creating and deleting a file per statement.
-  static std::variant<std::unique_ptr<StoreDatabase>, sim::Status> Open(fakes::SqliteVfs& vfs,
-                                                                        const std::string& path);
+  static std::variant<std::unique_ptr<StoreDatabase>, sim::Status> Open(
+      fakes::SqliteVfs& vfs, const std::string& path, const StoreDurability& durability = {});
 
   Engine& engine() { return *engine_; }
   sqlite3* handle() { return database_.handle(); }

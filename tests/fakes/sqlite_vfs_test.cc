@@ -232,6 +232,59 @@ TEST(SqliteVfsCrashTest, EveryTransactionIsWholeOrAbsentAfterACrash) {
   EXPECT_GT(crashed_mid_workload, 40);  // Most seeds crash before the workload ends.
 }
 
+// A power loss as a fault decision: at the Nth write the store process ends
+// and the volume drops its unsynced writes there and then (torn), so the
+// loss lands between two writes of one transaction; SQLite's journal must
+// still give every transaction whole or not at all.
+TEST(SqliteVfsCrashTest, APowerLossAtAWriteKeepsEveryTransactionWholeOrAbsent) {
+  constexpr int kTransactions = 4;
+  int lost_power_mid_workload = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    Volume volume("yugabyte-data", VolumeKind::kNamedVolume);
+    const std::uint64_t loss_at = sim::Rng(seed).UniformInt(1, 80);
+    auto plan = std::make_shared<sim::ExplicitFaultPlan>();
+    plan->PowerLossAt(SqliteVfs::kSiteWrite, loss_at, sim::Survivors::kTornBlocks);
+    int acknowledged = 0;
+    {
+      Storage storage(volume, {.seed = seed, .fault_plan = plan});
+      sim::Process& store = storage.simulation.AddProcess("yugabyte");
+      store.Start([&]() -> Awaitable<int> {
+        sim::Result<SqliteDatabase> db = SqliteDatabase::Open(storage.vfs, kDatabase);
+        if (!db.ok()) co_return 1;
+        if (!db->Exec("PRAGMA cache_size=1; CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT)").ok()) {
+          co_return 1;
+        }
+        for (int i = 0; i < kTransactions; ++i) {
+          co_await sim::SleepFor(std::chrono::milliseconds(1));
+          if (!db->Exec(InsertTransaction(i)).ok()) co_return 1;
+          ++acknowledged;
+        }
+        co_return 0;
+      });
+      storage.simulation.RunUntilIdle();
+      if (store.state() == sim::ProcessState::kKilled) {
+        ++lost_power_mid_workload;
+        // The loss already happened: nothing unsynced is left to lose.
+        for (const std::string& path : volume.List()) {
+          ASSERT_FALSE(volume.Find(path)->has_pending()) << path;
+        }
+      }
+    }
+    const Verdict verdict = Inspect(volume);
+    SCOPED_TRACE(fmt::format("seed {}: power loss at write #{}, {} acknowledged", seed, loss_at,
+                             acknowledged));
+    if (verdict.rows < 0) {
+      ASSERT_EQ(acknowledged, 0);
+      continue;
+    }
+    ASSERT_EQ(verdict.integrity, "ok");
+    ASSERT_EQ(verdict.rows % kRowsPerTransaction, 0);
+    ASSERT_GE(verdict.rows, acknowledged * kRowsPerTransaction);
+    ASSERT_LE(verdict.rows, (acknowledged + 1) * kRowsPerTransaction);
+  }
+  EXPECT_GT(lost_power_mid_workload, 40);
+}
+
 TEST(SqliteVfsTest, SqliteRandomnessAndTimeComeFromTheSimulation) {
   auto query = [](std::uint64_t seed) {
     Volume volume("v", VolumeKind::kNamedVolume);
