@@ -446,6 +446,22 @@ void Runtime::Kill(const std::string& service) {
   if (container.process->running()) container.process->Kill();
 }
 
+void Runtime::PowerOff(const std::string& service) {
+  Container& container = At(service);
+  // The intent first, so the supervisor sees a stop, not a crash to restart.
+  if (!container.removed()) container.Want(Intent::kStop);
+  if (container.process->running()) container.process->Kill();
+  simulation_.Emit("container.power", {{"service", service}, {"on", false}});
+}
+
+void Runtime::PowerOn(const std::string& service) {
+  Container& container = At(service);
+  simulation_.Emit("container.power", {{"service", service}, {"on", true}});
+  if (container.removed() || container.process->running()) return;
+  if (container.spec.restart == RestartPolicy::kNo) return;
+  StartProcess(container);
+}
+
 void Runtime::Stop(const std::string& service) {
   Container& container = At(service);
   SpawnOperation("stop " + service, [this, &container] { return StopGracefully(container); });

@@ -111,6 +111,13 @@ class Runtime {
   void Kill(const std::string& service);
   // Stops it gracefully; it stays stopped.
   void Stop(const std::string& service);
+  // Its machine loses power: the process dies at once and nothing restarts
+  // it until PowerOn. The caller drops the volumes' unsynced writes.
+  void PowerOff(const std::string& service);
+  // Power is back: the machine boots and docker starts the container again
+  // if its restart policy says so (always; on-failure, since a power loss
+  // is a failure), as after a reboot.
+  void PowerOn(const std::string& service);
   // Stops it gracefully, then starts it (with its current image version).
   void Restart(const std::string& service);
   // The version its next start will run. InvalidArgument if unregistered.

@@ -39,6 +39,14 @@ bool Usable(const OpenFile* file) {
 // power loss can land in the middle of a transaction, between its writes.
 bool Fails(OpenFile* file, const char* site) {
   if (!Usable(file)) return true;
+  // A failing disk fails the I/O before any fault plan is asked.
+  const std::string_view name(site);
+  if (name == SqliteVfs::kSiteRead && file->volume->TakeError(DiskIo::kRead)) return true;
+  if ((name == SqliteVfs::kSiteWrite || name == SqliteVfs::kSiteTruncate) &&
+      file->volume->TakeError(DiskIo::kWrite)) {
+    return true;
+  }
+  if (name == SqliteVfs::kSiteSync && file->volume->TakeError(DiskIo::kSync)) return true;
   const sim::FaultDecision decision = file->vfs->simulation().HitFaultPoint(site, file->owner);
   if (decision.action == sim::FaultAction::kPowerLoss) {
     file->volume->LoseUnsynced(file->vfs->random(), CrashModel::Of(decision.survivors));

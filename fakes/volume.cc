@@ -162,6 +162,27 @@ sim::Status Volume::Write(SimFile& file, std::uint64_t offset, std::string_view 
   return sim::Status::Ok();
 }
 
+std::string_view DiskIoName(DiskIo io) {
+  switch (io) {
+    case DiskIo::kRead:
+      return "read";
+    case DiskIo::kWrite:
+      return "write";
+    case DiskIo::kSync:
+      return "sync";
+  }
+  FL_PANIC("a DiskIo without a name: {}", static_cast<int>(io));
+}
+
+bool Volume::TakeError(DiskIo io) {
+  bool& fails = io == DiskIo::kRead    ? errors_.read
+                : io == DiskIo::kWrite ? errors_.write
+                                       : errors_.sync;
+  if (!fails) return false;
+  if (!errors_.persistent) fails = false;
+  return true;
+}
+
 void Volume::SyncAll() {
   for (auto& [path, file] : files_) file.Sync();
 }

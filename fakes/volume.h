@@ -9,11 +9,15 @@
 //   random subset of their blocks (torn writes, in any order).
 // - Creating and deleting files is durable at once (as if every directory
 //   operation were followed by a directory sync).
-// - A volume has a capacity; a write past it fails with "disk full".
+// - A volume has a capacity; a write past it fails with "disk full". The
+//   capacity can change during a run (a disk that fills up, then is freed).
+// - A volume can be set to fail reads, writes or syncs with EIO (DiskErrors),
+//   once each (transient) or until cleared (persistent), as a dying disk does.
 // A process crash by itself loses nothing: the page cache outlives the
 // process. Only what calls LoseUnsynced (a machine crash) drops writes.
-// I/O errors are injected by the layer above (fakes/sqlite_vfs.h) through
-// fault points, so that one fault plan drives every failure.
+// The layer above (fakes/sqlite_vfs.h) asks the volume about DiskErrors at
+// each I/O, and also passes fault points, so that a fault plan can aim at
+// one hit.
 #pragma once
 
 #include <cstdint>
@@ -95,6 +99,19 @@ enum class VolumeKind : unsigned char {
   kHostDirectory,  // A bind-mounted host directory: a "clean" step empties it.
 };
 
+// The I/O a volume fails with EIO, set by a disk-errors step and cleared by
+// disk-ok. Transient: the next such I/O fails, once; persistent: every one.
+enum class DiskIo : unsigned char { kRead, kWrite, kSync };
+std::string_view DiskIoName(DiskIo io);
+struct DiskErrors {
+  bool read = false;
+  bool write = false;
+  bool sync = false;
+  bool persistent = false;
+  bool any() const { return read || write || sync; }
+  friend bool operator==(const DiskErrors&, const DiskErrors&) = default;
+};
+
 // The files of one volume, as they were at some moment.
 struct VolumeSnapshot {
   std::map<std::string, std::string> files;
@@ -113,6 +130,13 @@ class Volume {
   const std::string& name() const { return name_; }
   VolumeKind kind() const { return kind_; }
   std::uint64_t capacity_bytes() const { return capacity_bytes_; }
+  // A new capacity; files already past it stay, but cannot grow.
+  void SetCapacity(std::uint64_t capacity_bytes) { capacity_bytes_ = capacity_bytes; }
+
+  const DiskErrors& errors() const { return errors_; }
+  void SetErrors(const DiskErrors& errors) { errors_ = errors; }
+  // Whether this I/O fails with EIO; a transient error is spent by failing.
+  bool TakeError(DiskIo io);
   // The bytes its files hold: kept as they change, so O(1).
   std::uint64_t used_bytes() const { return used_bytes_; }
 
@@ -155,6 +179,7 @@ class Volume {
   VolumeKind kind_;
   std::uint64_t capacity_bytes_;
   std::uint64_t used_bytes_ = 0;
+  DiskErrors errors_;
   std::map<std::string, SimFile> files_;
 };
 

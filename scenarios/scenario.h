@@ -13,6 +13,7 @@
 
 #include "models/migrate/source.h"
 #include "sim/clock.h"
+#include "sim/fault.h"
 
 namespace faultline::scenarios {
 
@@ -62,6 +63,11 @@ struct Step {
     kClog,              // hold messages between `service` and `peer` for `duration`
     kLatency,           // every message takes `duration` plus an extra of mean `extra`
     kLoss,              // every message is dropped with `probability`
+    kPowerLoss,         // `service`'s machine loses power: killed, its volumes keep `survivors`
+    kDiskFull,          // `service`'s volumes (or `volume`) cannot grow any more
+    kDiskErrors,        // `service`'s volumes fail the `io` named with EIO (`persistent` or once)
+    kDiskOk,            // `service`'s volumes have room again and fail nothing
+    kMigrate,           // the migrate CLI's `command` on `keyspace`, -path: `service`'s folder
   };
   Kind kind = Kind::kWait;
   std::string narration;  // What this step means in the story.
@@ -80,6 +86,11 @@ struct Step {
   std::string distribution;        // kLatency: fixed, uniform, exponential
   sim::Duration extra{};           // kLatency: the mean extra over `duration` (the base)
   double probability = 0;          // kLoss: of each message being dropped
+  sim::Survivors survivors = sim::Survivors::kNothingUnsynced;  // kPowerLoss
+  std::string volume;           // Disk steps: one of the service's volumes (none: all)
+  std::vector<std::string> io;  // kDiskErrors: "read", "write", "sync"
+  bool persistent = false;      // kDiskErrors: every such I/O fails, not just the next
+  std::string command;          // kMigrate: "up", "goto 3", "down -all", ...
   std::int64_t number = 0;
   sim::Duration duration{};
   std::vector<Expectation> expect;

@@ -2,6 +2,7 @@
 
 #include "fakes/runtime.h"
 #include "models/migrate/cassandra_driver.h"
+#include "models/operator/migrate_cli.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/steps.h"
 #include "scenarios/topology.h"
@@ -576,6 +577,10 @@ class Reader {
     step.narration = String(*table, "say", where, false);
     step.duration = kind->default_duration;
     for (const StepFieldUse& use : kind->fields) ReadField(use, *table, scenario, where, step);
+    if (std::any_of(kind->fields.begin(), kind->fields.end(),
+                    [](const StepFieldUse& use) { return use.field == StepField::kVolume; })) {
+      CheckVolume(*table, step, scenario, where);
+    }
     FL_ASSERT(&StepKindOf(step) == kind);  // What is read is written back as the same kind.
     if (const toml::node* expect = table->get("expect"))
       step.expect = ReadExpectations(*expect, where);
@@ -707,18 +712,89 @@ class Reader {
         step.probability = *probability;
         return;
       }
+      case StepField::kSurvives: {
+        const std::string text = String(table, key, where, true);
+        for (const sim::Survivors survivors :
+             {sim::Survivors::kNothingUnsynced, sim::Survivors::kInOrderPrefix,
+              sim::Survivors::kTornBlocks}) {
+          if (sim::SurvivorsName(survivors) == text) {
+            step.survivors = survivors;
+            return;
+          }
+        }
+        Fail(at, where + "'survives' is nothing-unsynced, in-order-prefix or torn-blocks");
+        return;
+      }
+      case StepField::kCommand: {
+        step.command = NonEmpty(table, key, where);
+        const std::vector<std::string> words = models::ops::MigrateCliWords(step.command);
+        if (words.empty() || !models::ops::IsMigrateCliCommand(words[0])) {
+          Fail(at, where +
+                       "'command' is a migrate command: up [N], down [N], down -all, goto V, "
+                       "force V or version");
+        }
+        return;
+      }
+      case StepField::kVolume:
+        step.volume = NonEmpty(table, key, where);
+        return;  // Checked against the service's mounts by CheckVolume.
+      case StepField::kOn: {
+        const toml::array* list = at == nullptr ? nullptr : at->as_array();
+        const std::string_view usage =
+            "'on' lists the I/O that fails: \"read\", \"write\", \"sync\"";
+        if (list == nullptr || list->empty())
+          Fail(at == nullptr ? &table : at, where + std::string(usage));
+        for (const toml::node& item : *list) {
+          const std::string* io = item.as_string() == nullptr ? nullptr : &item.as_string()->get();
+          if (io == nullptr || (*io != "read" && *io != "write" && *io != "sync")) {
+            Fail(&item, where + std::string(usage));
+          }
+          if (std::find(step.io.begin(), step.io.end(), *io) != step.io.end()) {
+            Fail(&item, fmt::format("{}'on' names {} twice", where, *io));
+          }
+          step.io.push_back(*io);
+        }
+        return;
+      }
+      case StepField::kPersistent: {
+        const auto* flag = at->as_boolean();
+        if (flag == nullptr) Fail(at, where + "'persistent' is true or false");
+        step.persistent = flag->get();
+        return;
+      }
       case StepField::kFor: {
         const std::string text = String(table, key, where, true);
         const std::optional<sim::Duration> duration = ParseDuration(text);
         if (!duration) Fail(at, where + DurationError(text));
         // Waiting for a state needs some time to wait in.
-        if ((step.kind == Step::Kind::kWaitFor || step.kind == Step::Kind::kClog) &&
+        if ((step.kind == Step::Kind::kWaitFor || step.kind == Step::Kind::kClog ||
+             step.kind == Step::Kind::kPowerLoss) &&
             *duration == sim::Duration::zero()) {
           Fail(at, fmt::format("{}{} needs a 'for' longer than 0", where, StepKindOf(step).name));
         }
         step.duration = *duration;
         return;
       }
+    }
+  }
+
+  // A disk step's service mounts a volume, and its `volume` is one of them.
+  void CheckVolume(const toml::table& table, const Step& step, const Scenario& scenario,
+                   const std::string& where) const {
+    const fakes::ComposeSpec spec = ComposeSpecOf(scenario);
+    std::vector<std::string> sources;
+    for (const fakes::ServiceSpec& service : spec.services) {
+      if (service.name != step.service) continue;
+      for (const fakes::MountSpec& mount : service.mounts) sources.push_back(mount.source);
+    }
+    if (sources.empty()) {
+      Fail(table.get("service"),
+           fmt::format("{}{} mounts no volume: there is no disk to act on", where, step.service));
+    }
+    if (!step.volume.empty() &&
+        std::find(sources.begin(), sources.end(), step.volume) == sources.end()) {
+      Fail(table.get("volume"), fmt::format("{}{} mounts no volume '{}' (it mounts {})", where,
+                                            step.service, step.volume, fmt::join(sources, ", ")));
     }
   }
 

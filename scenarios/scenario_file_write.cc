@@ -57,6 +57,23 @@ std::string FieldToml(StepField field, const Step& step) {
       if (number.find_first_of(".e") == std::string::npos) number += ".0";
       return fmt::format("{} = {}\n", key, number);
     }
+    case StepField::kSurvives:
+      return step.survivors == sim::Survivors::kNothingUnsynced
+                 ? std::string()
+                 : fmt::format("{} = \"{}\"\n", key, sim::SurvivorsName(step.survivors));
+    case StepField::kVolume:
+      return text(step.volume);
+    case StepField::kCommand:
+      return text(step.command);
+    case StepField::kOn: {
+      std::string out = std::string(key) + " = [";
+      for (std::size_t i = 0; i < step.io.size(); ++i) {
+        out += (i == 0 ? " " : ", ") + Quoted(step.io[i]);
+      }
+      return out + " ]\n";
+    }
+    case StepField::kPersistent:
+      return step.persistent ? std::string("persistent = true\n") : std::string();
     case StepField::kUntil:
       return text(step.state);
     case StepField::kTo:

@@ -1,6 +1,7 @@
 #include "scenarios/steps.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <functional>
@@ -253,6 +254,35 @@ std::string PerformMigrateForce(World& world, const Step& step, int&) {
                           });
 }
 
+// The folder the CLI's -path names: the migrations of the image version
+// `service` runs (or, without one, of the service that migrates the
+// keyspace), as its image ships them.
+const models::migrate::MigrationSource& MigrateCliFolder(World& world, const Step& step) {
+  static const models::migrate::MigrationSource kNone;
+  for (const ServedService& served : world.served) {
+    const bool chosen =
+        step.service.empty() ? served.keyspace == step.keyspace : served.name == step.service;
+    if (!chosen || !world.runtime.HasContainer(served.name)) continue;
+    const auto image =
+        world.images.find({served.image, world.runtime.container_spec(served.name).version});
+    if (image != world.images.end()) return image->second.migrations;
+  }
+  return kNone;
+}
+
+std::string PerformMigrate(World& world, const Step& step, int&) {
+  const models::migrate::MigrationSource& folder = MigrateCliFolder(world, step);
+  return world.RunProcess(
+      kMigrateHost, [&world, &step, &folder](models::cql::CqlSession& s) -> Awaitable<std::string> {
+        const models::ops::MigrateCliOutcome outcome =
+            co_await world.op.MigrateCli(s, step.keyspace, folder, step.command);
+        std::string text = outcome.output;
+        if (!text.empty() && text.back() == '\n') text.pop_back();
+        if (outcome.exit_code != 0) text += fmt::format("\n(exit status {})", outcome.exit_code);
+        co_return text.empty() ? std::string("(no output, exit status 0)") : text;
+      });
+}
+
 std::string PerformRecreateKeyspace(World& world, const Step& step, int&) {
   return world.RunProcess(kShellHost,
                           [&world, &step](models::cql::CqlSession& s) -> Awaitable<std::string> {
@@ -326,7 +356,85 @@ std::string PerformLoss(World& world, const Step& step, int&) {
   return fmt::format("each message is lost with probability {:g}", step.probability);
 }
 
+// --- Disks -----------------------------------------------------------------
+
+// The volumes `step` acts on: the one it names, or every one its service
+// mounts (the reader checked that there is one).
+std::vector<fakes::Volume*> VolumesOf(World& world, const Step& step) {
+  std::vector<fakes::Volume*> volumes;
+  for (const fakes::ServiceSpec& service : world.spec.services) {
+    if (service.name != step.service) continue;
+    for (const fakes::MountSpec& mount : service.mounts) {
+      if (!step.volume.empty() && mount.source != step.volume) continue;
+      if (fakes::Volume* volume = world.runtime.FindVolume(mount.source, mount.kind)) {
+        volumes.push_back(volume);
+      }
+    }
+  }
+  return volumes;
+}
+
+std::string VolumeNames(const std::vector<fakes::Volume*>& volumes) {
+  std::string names;
+  for (const fakes::Volume* volume : volumes) names += (names.empty() ? "" : ", ") + volume->name();
+  return names.empty() ? "no volume (none exists yet)" : names;
+}
+
+std::string PerformPowerLoss(World& world, const Step& step, int&) {
+  FL_ASSERT(step.duration > sim::Duration::zero());  // The table's default, or the reader's check.
+  const bool had_container = world.runtime.HasContainer(step.service);
+  if (had_container) world.runtime.PowerOff(step.service);
+  // Each loss draws from a stream of its own, named by where and when.
+  sim::Rng random = world.simulation.Random(fmt::format(
+      "power-loss/{}/{}", step.service, world.simulation.Now().time_since_epoch().count()));
+  const std::vector<fakes::Volume*> volumes = VolumesOf(world, step);
+  for (fakes::Volume* volume : volumes) {
+    volume->LoseUnsynced(random, fakes::CrashModel::Of(step.survivors));
+  }
+  world.Advance(step.duration, nullptr);  // The power stays off.
+  if (had_container) world.runtime.PowerOn(step.service);
+  return fmt::format("{} lost power for {}{}; {} kept {}", step.service,
+                     sim::FormatDuration(step.duration),
+                     had_container ? "" : " (no container was there)", VolumeNames(volumes),
+                     sim::SurvivorsName(step.survivors));
+}
+
+std::string PerformDiskFull(World& world, const Step& step, int&) {
+  const std::vector<fakes::Volume*> volumes = VolumesOf(world, step);
+  for (fakes::Volume* volume : volumes) volume->SetCapacity(volume->used_bytes());
+  return "full: " + VolumeNames(volumes);
+}
+
+std::string PerformDiskErrors(World& world, const Step& step, int&) {
+  FL_ASSERT(!step.io.empty());  // The reader requires one at least.
+  fakes::DiskErrors errors;
+  errors.persistent = step.persistent;
+  for (const std::string& io : step.io) {
+    errors.read = errors.read || io == fakes::DiskIoName(fakes::DiskIo::kRead);
+    errors.write = errors.write || io == fakes::DiskIoName(fakes::DiskIo::kWrite);
+    errors.sync = errors.sync || io == fakes::DiskIoName(fakes::DiskIo::kSync);
+  }
+  FL_ASSERT(errors.any());
+  const std::vector<fakes::Volume*> volumes = VolumesOf(world, step);
+  for (fakes::Volume* volume : volumes) volume->SetErrors(errors);
+  return fmt::format("{} fail{} with EIO: {}", fmt::join(step.io, ", "),
+                     step.persistent ? " every time" : " once", VolumeNames(volumes));
+}
+
+std::string PerformDiskOk(World& world, const Step& step, int&) {
+  const std::vector<fakes::Volume*> volumes = VolumesOf(world, step);
+  for (fakes::Volume* volume : volumes) {
+    volume->SetCapacity(fakes::Volume::kUnlimited);
+    volume->SetErrors({});
+  }
+  return "healthy again: " + VolumeNames(volumes);
+}
+
 // --- The table -----------------------------------------------------------
+
+std::string OnVolume(const Step& step) {
+  return step.volume.empty() ? std::string() : " (volume " + step.volume + ")";
+}
 
 std::vector<StepKind> MakeStepKinds() {
   const auto required = [](Field field) { return StepFieldUse{field, true}; };
@@ -415,6 +523,17 @@ std::vector<StepKind> MakeStepKinds() {
        none,
        [](const Step& s) { return fmt::format("migrate force {} ({})", s.number, s.keyspace); },
        PerformMigrateForce},
+      {Kind::kMigrate,
+       "migrate",
+       0,
+       {required(Field::kKeyspace), required(Field::kCommand), optional(Field::kService)},
+       none,
+       [](const Step& s) {
+         return fmt::format("migrate -path {} -database cassandra://yugabyte:9042/{} {}",
+                            s.service.empty() ? "<its folder>" : s.service + "'s folder",
+                            s.keyspace, s.command);
+       },
+       PerformMigrate},
       {Kind::kRecreateKeyspace,
        "recreate-keyspace",
        0,
@@ -502,6 +621,41 @@ std::vector<StepKind> MakeStepKinds() {
        none,
        [](const Step& s) { return fmt::format("loss {:g}", s.probability); },
        PerformLoss},
+      {Kind::kPowerLoss,
+       "power-loss",
+       0,
+       {required(Field::kService), optional(Field::kSurvives), optional(Field::kFor)},
+       std::chrono::seconds(10),
+       [](const Step& s) {
+         return fmt::format("power loss on {} for {} (keeping {})", s.service,
+                            sim::FormatDuration(s.duration), sim::SurvivorsName(s.survivors));
+       },
+       PerformPowerLoss},
+      {Kind::kDiskFull,
+       "disk-full",
+       0,
+       {required(Field::kService), optional(Field::kVolume)},
+       none,
+       [](const Step& s) { return "fill the disk of " + s.service + OnVolume(s); },
+       PerformDiskFull},
+      {Kind::kDiskErrors,
+       "disk-errors",
+       0,
+       {required(Field::kService), required(Field::kOn), optional(Field::kPersistent),
+        optional(Field::kVolume)},
+       none,
+       [](const Step& s) {
+         return fmt::format("EIO on {} {} for {}{}", fmt::join(s.io, ", "),
+                            s.persistent ? "from now on" : "once", s.service, OnVolume(s));
+       },
+       PerformDiskErrors},
+      {Kind::kDiskOk,
+       "disk-ok",
+       0,
+       {required(Field::kService), optional(Field::kVolume)},
+       none,
+       [](const Step& s) { return "repair the disk of " + s.service + OnVolume(s); },
+       PerformDiskOk},
   };
 }
 
@@ -545,6 +699,16 @@ std::string_view StepFieldKey(StepField field) {
       return "extra";
     case Field::kProbability:
       return "probability";
+    case Field::kSurvives:
+      return "survives";
+    case Field::kVolume:
+      return "volume";
+    case Field::kOn:
+      return "on";
+    case Field::kPersistent:
+      return "persistent";
+    case Field::kCommand:
+      return "command";
   }
   FL_PANIC("a StepField without a key: {}", static_cast<int>(field));
 }
@@ -573,7 +737,7 @@ void CheckTable(const std::vector<StepKind>& kinds) {
     // A kind whose number is a field (-1) takes `to`, and only it.
     FL_ASSERT((kind.number < 0) == fields.contains(Field::kTo));
   }
-  FL_ASSERT_MSG(reached.size() == static_cast<std::size_t>(Kind::kLoss) + 1,
+  FL_ASSERT_MSG(reached.size() == static_cast<std::size_t>(Kind::kMigrate) + 1,
                 "a Step::Kind has no entry in the step table");
 }
 

@@ -37,6 +37,11 @@ enum class StepField : unsigned char {
   kBase,          // base = "2ms"       -> Step::duration (kLatency)
   kExtra,         // extra = "1ms"      -> Step::extra
   kProbability,   // probability = 0.1  -> Step::probability
+  kSurvives,      // survives = "torn-blocks" -> Step::survivors
+  kVolume,        // volume = "yugabyte-data" -> Step::volume
+  kOn,            // on = ["write", "sync"] -> Step::io
+  kPersistent,    // persistent = true  -> Step::persistent
+  kCommand,       // command = "goto 3" -> Step::command (kMigrate)
 };
 // The key a file uses for `field`.
 std::string_view StepFieldKey(StepField field);

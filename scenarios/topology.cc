@@ -144,7 +144,8 @@ std::vector<std::string> FaultSitesOf(const Scenario& scenario) {
     }
   }
   for (const Step& step : scenario.steps) {
-    if (step.kind == Step::Kind::kMigrateVersion || step.kind == Step::Kind::kMigrateForce) {
+    if (step.kind == Step::Kind::kMigrateVersion || step.kind == Step::Kind::kMigrateForce ||
+        step.kind == Step::Kind::kMigrate) {
       AddRunnerSites("golang-migrate", step.keyspace, sites);
     }
   }

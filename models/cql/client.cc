@@ -2,10 +2,33 @@
 
 #include "models/cql/wire.h"
 
+#include <fmt/format.h>
+
+#include "sim/assert.h"
+
 namespace faultline::models::cql {
 
+namespace {
+
+// A transport failure as gocql reports it on a session that is up: a host
+// that refuses is marked down, and with none left Exec finds no connection
+// (query_executor.go); no answer within the timeout is ErrTimeoutNoResponse.
+sim::Status AsGocqlError(const sim::Status& transport) {
+  FL_ASSERT(!transport.ok());
+  switch (transport.code()) {
+    case sim::StatusCode::kTimedOut:
+      return sim::Status::TimedOut(kGocqlTimeout);
+    case sim::StatusCode::kUnavailable:
+      return sim::Status::Unavailable(kGocqlNoHosts);
+    default:
+      return transport;
+  }
+}
+
+}  // namespace
+
 std::string ClientResult::ToString() const {
-  if (!status.ok()) return status.ToString();
+  if (!status.ok()) return status.message();
   if (error) return error->message;
   return "ok";
 }
@@ -23,7 +46,7 @@ sim::Awaitable<ClientResult> CqlSession::Send(std::string method, std::string st
       co_await network_.Call(options_.store, std::move(request), options_.timeout);
   ClientResult result;
   if (!response.ok()) {
-    result.status = response.status();
+    result.status = AsGocqlError(response.status());
     co_return result;
   }
   std::optional<Outcome> outcome = wire::DecodeOutcome(response.value().body);
@@ -38,6 +61,24 @@ sim::Awaitable<ClientResult> CqlSession::Send(std::string method, std::string st
   result.result = std::move(std::get<QueryResult>(*outcome));
   if (result.result.kind == QueryResult::Kind::kSetKeyspace) keyspace_ = result.result.text;
   co_return result;
+}
+
+sim::Awaitable<sim::Status> CqlSession::Connect() {
+  fakes::Request request(wire::kOptions, "/cql", wire::EncodeRequest(wire::RequestBody{}));
+  sim::Result<fakes::Response> response =
+      co_await network_.Call(options_.store, std::move(request), options_.timeout);
+  if (response.ok()) co_return sim::Status::Ok();
+  // session.go: "gocql: unable to create session: %v" around the control
+  // connection's "unable to discover protocol version: %v" around the dial
+  // error. The host is shown by name (the simulation has no addresses).
+  const std::string dial = response.status().code() == sim::StatusCode::kTimedOut
+                               ? "i/o timeout"
+                               : "connect: connection refused";
+  co_return sim::Status::FromCode(
+      response.status().code(),
+      fmt::format("gocql: unable to create session: unable to discover protocol version: dial "
+                  "tcp {}: {}",
+                  fakes::FormatEndpoint(options_.store), dial));
 }
 
 sim::Awaitable<ClientResult> CqlSession::Query(std::string statement, std::vector<Value> values,

@@ -21,6 +21,12 @@ struct ClientOptions {
   sim::Duration timeout = std::chrono::seconds(2);
 };
 
+// gocql's own error texts (gocql/gocql conn.go, session.go), for failures
+// that happen in the client: no answer in time, no host to send to.
+inline constexpr const char* kGocqlTimeout =
+    "gocql: no response received from cassandra within timeout period";
+inline constexpr const char* kGocqlNoHosts = "gocql: no hosts available in the pool";
+
 struct ClientResult {
   sim::Status status;             // The call: ok, Unavailable, TimedOut, or Corruption.
   std::optional<CqlError> error;  // The store answered with this error.
@@ -28,6 +34,8 @@ struct ClientResult {
 
   bool ok() const { return status.ok() && !error; }
   // "ok", the status, or the CQL error's text.
+  // What gocql's err.Error() says: the server's message, or the client's
+  // own text (no status code in front).
   std::string ToString() const;
 };
 
@@ -54,6 +62,9 @@ class CqlSession {
   explicit CqlSession(fakes::Network& network, ClientOptions options = {})
       : network_(network), options_(std::move(options)) {}
 
+  // gocql's CreateSession: the handshake with the store. Its errors read as
+  // gocql's ("gocql: unable to create session: ...").
+  sim::Awaitable<sim::Status> Connect();
   sim::Awaitable<ClientResult> Query(std::string statement, std::vector<Value> values = {},
                                      PageRequest page = {});
   // On success, *prepared is set.

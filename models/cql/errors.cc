@@ -2,17 +2,49 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+
 namespace faultline::models::cql {
 
-std::string CqlError::WireText(std::string_view statement, std::size_t offset) const {
-  offset = std::min(offset, statement.size());
-  std::size_t line_start = offset;
-  while (line_start > 0 && statement[line_start - 1] != '\n') --line_start;
-  std::size_t line_end = offset;
-  while (line_end < statement.size() && statement[line_end] != '\n') ++line_end;
-  return fmt::format("{}\n{}\n{}^ (ql error {})", message,
-                     statement.substr(line_start, line_end - line_start),
-                     std::string(offset - line_start, ' '), static_cast<int>(code));
+namespace {
+
+// How many characters the token at `offset` spans: a word (a qualified
+// name with its dots), a quoted name or string, or one character.
+std::size_t TokenLength(std::string_view statement, std::size_t offset) {
+  if (offset >= statement.size()) return 1;
+  const char first = statement[offset];
+  if (first == '\'' || first == '"') {
+    const std::size_t close = statement.find(first, offset + 1);
+    return close == std::string_view::npos ? statement.size() - offset : close - offset + 1;
+  }
+  const auto word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.';
+  };
+  std::size_t end = offset;
+  while (end < statement.size() && word(statement[end])) ++end;
+  return std::max<std::size_t>(end - offset, 1);
+}
+
+}  // namespace
+
+std::string CqlError::WireText(std::string_view statement,
+                               std::optional<std::size_t> offset) const {
+  std::string text = message + "\n";
+  std::size_t line_start = 0;
+  constexpr std::size_t kMaxLines = 100'000;  // A bound far past any statement.
+  for (std::size_t line = 0; line < kMaxLines && line_start <= statement.size(); ++line) {
+    std::size_t line_end = statement.find('\n', line_start);
+    if (line_end == std::string_view::npos) line_end = statement.size();
+    text += std::string(statement.substr(line_start, line_end - line_start)) + "\n";
+    if (offset && *offset >= line_start && (*offset < line_end || line_end == statement.size())) {
+      const std::size_t column = std::min(*offset, line_end) - line_start;
+      text += std::string(column, ' ') + std::string(TokenLength(statement, *offset), '^') + "\n";
+      offset.reset();  // One caret line.
+    }
+    line_start = line_end + 1;
+  }
+  return text + fmt::format(" (ql error {})", static_cast<int>(code));
 }
 
 CqlError DuplicateObject(std::string_view keyspace, std::string_view table) {
@@ -39,11 +71,9 @@ CqlError ObjectNotFound() { return {ErrorCode::kObjectNotFound, "Object Not Foun
 
 CqlError KeyspaceNotFound() { return {ErrorCode::kKeyspaceNotFound, "Keyspace Not Found"}; }
 
-CqlError NoKeyspace() {
-  return {ErrorCode::kNoKeyspace,
-          "No keyspace has been specified. USE a keyspace, or explicitly specify "
-          "keyspace.tablename"};
-}
+// yb/yql/cql/ql/util/errcodes.cc: NO_NAMESPACE_USED, "No Namespace Used"
+// (pt_name.cc raises it without a detail).
+CqlError NoKeyspace() { return {ErrorCode::kNoKeyspace, "No Namespace Used"}; }
 
 CqlError InvalidArgument(std::string_view detail) {
   return {ErrorCode::kInvalidArgument, fmt::format("Invalid Arguments. {}", detail)};

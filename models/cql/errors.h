@@ -27,7 +27,7 @@ enum class ErrorCode : int {
   kNullArgumentForPrimaryKey = -208,
   kInvalidTableProperty = -210,
   kSystemNamespaceReadonly = -213,
-  kNoKeyspace = -215,  // NO_NAMESPACE_USED, with Cassandra's text.
+  kNoKeyspace = -215,  // NO_NAMESPACE_USED: "No Namespace Used" (Cassandra words it otherwise).
   kInsertTableOfCounters = -216,
   kInvalidCountingExpression = -217,
   kAlterKeyColumn = -220,
@@ -50,10 +50,19 @@ struct CqlError {
   // Where in the statement's text the offending token starts, when known.
   std::optional<std::size_t> offset;
 
-  // "<message>\n<statement line>\n<caret> (ql error -NNN)", as a driver sees it.
-  std::string WireText(std::string_view statement, std::size_t offset) const;
+  // The message as YCQL sends it to a driver (ProcessContextBase::Error in
+  // yb/yql/cql/ql/ptree/process_context.cc): the message, every line of the
+  // statement, under the line of `offset` a caret per character of the
+  // token there, then " (ql error -NNN)". Without an offset, no caret line.
+  std::string WireText(std::string_view statement, std::optional<std::size_t> offset) const;
   friend bool operator==(const CqlError&, const CqlError&) = default;
 };
+
+// The first line of a store's error message as a driver receives it: YCQL's
+// title and detail, without the statement and carets that follow.
+inline std::string_view Headline(std::string_view message) {
+  return message.substr(0, message.find('\n'));
+}
 
 // The errors the seed failures turn on, worded exactly as YCQL words them.
 CqlError DuplicateObject(std::string_view keyspace, std::string_view table);
@@ -63,6 +72,10 @@ CqlError AlterKeyColumn();
 CqlError ObjectNotFound();
 CqlError KeyspaceNotFound();
 CqlError NoKeyspace();
+// Cassandra's wording of NO_NAMESPACE_USED (ClientState.java), for the store
+// in Cassandra mode.
+inline constexpr const char* kCassandraNoKeyspaceText =
+    "No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename";
 CqlError InvalidArgument(std::string_view detail);
 CqlError SyntaxError(std::string message);
 CqlError DatatypeMismatch(std::string_view detail);

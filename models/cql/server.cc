@@ -24,6 +24,16 @@ std::string PreparedId(std::string_view keyspace, std::string_view text) {
 
 }  // namespace
 
+CqlError StoreService::Worded(CqlError error, std::string_view statement) const {
+  if (error.code == ErrorCode::kUnprepared) return error;  // A protocol answer, not a statement's.
+  if (gossip_) {                                           // Cassandra mode.
+    if (error.code == ErrorCode::kNoKeyspace) error.message = kCassandraNoKeyspaceText;
+    return error;
+  }
+  error.message = error.WireText(statement, error.offset);
+  return error;
+}
+
 StoreService::Reply StoreService::Serve(const fakes::Request& request) {
   std::optional<wire::RequestBody> body = wire::DecodeRequest(request.body);
   if (!body) return {fakes::Response(400, "malformed request")};
@@ -36,6 +46,7 @@ StoreService::Reply StoreService::Serve(const fakes::Request& request) {
     return Run(Session{found->second.keyspace}, found->second.statement, body->values, body->page,
                request.peer);
   }
+  if (request.method == wire::kOptions) return {Answer(QueryResult{})};
   if (request.method != wire::kQuery && request.method != wire::kPrepare) {
     return {fakes::Response(400, "unknown method")};
   }
@@ -50,10 +61,10 @@ StoreService::Reply StoreService::Serve(const fakes::Request& request) {
   if (parsed.error) {
     CqlError error = SyntaxError(parsed.error->message);
     error.offset = parsed.error->position.offset;  // Into the request's text.
-    return {Answer(error)};
+    return {Answer(Worded(std::move(error), body->statement))};
   }
   if (parsed.statements.size() != 1) {
-    return {Answer(InvalidArgument("Expected exactly one statement"))};
+    return {Answer(Worded(InvalidArgument("Expected exactly one statement"), body->statement))};
   }
   if (request.method == wire::kQuery) {
     constexpr std::size_t kMaxParsed = 1'000;  // A bound; past it, start over.
@@ -103,6 +114,9 @@ StoreService::Reply StoreService::Run(const Session& session, const ParsedStatem
           "cql.statement",
           {{"statement", statement.text}, {"keyspace", session.keyspace}, {"outcome", result}});
     }
+  }
+  if (auto* error = std::get_if<CqlError>(&outcome)) {
+    outcome = Worded(std::move(*error), statement.text);
   }
   Reply reply{Answer(outcome)};
   if (gossip_ && (schema_changed || race)) reply.delay = gossip_->propagation();

@@ -54,6 +54,9 @@ class StoreService {
   fakes::Response Handle(const fakes::Request& request) { return Serve(request).response; }
 
  private:
+  // An error as this store sends it: YCQL's message with the statement and
+  // carets; in Cassandra mode, Cassandra's plain message.
+  CqlError Worded(CqlError error, std::string_view statement) const;
   Reply Run(const Session& session, const ParsedStatement& statement,
             const std::vector<Value>& values, const PageRequest& page, const std::string& peer);
   // Cassandra mode: the mismatch error when another coordinator's create of

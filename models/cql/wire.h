@@ -19,6 +19,9 @@ namespace faultline::models::cql::wire {
 inline constexpr const char* kQuery = "QUERY";
 inline constexpr const char* kPrepare = "PREPARE";
 inline constexpr const char* kExecute = "EXECUTE";
+// The protocol's handshake (OPTIONS, then STARTUP) as one request: a
+// session's connect. Answered with an empty result.
+inline constexpr const char* kOptions = "OPTIONS";
 
 struct RequestBody {
   std::string statement;  // QUERY, PREPARE: the text; EXECUTE: the prepared id.

@@ -93,8 +93,10 @@ sim::Awaitable<sim::Status> CassandraDriver::Exec(std::string statement,
 sim::Awaitable<sim::Status> CassandraDriver::Open() {
   if (keyspace_.empty()) co_return sim::Status::InvalidArgument("no keyspace provided");
   // gocql binds the session with USE when it connects.
-  cql::ClientResult use = co_await session_.Query("USE \"" + keyspace_ + "\"");
-  if (!use.ok()) co_return sim::Status::Unavailable(Cause(use));
+  if (options_.bound_session) {
+    cql::ClientResult use = co_await session_.Query("USE \"" + keyspace_ + "\"");
+    if (!use.ok()) co_return sim::Status::Unavailable(Cause(use));
+  }
   if (sim::Status status = Lock(); !status.ok()) co_return status;
   cql::ClientResult create = co_await session_.Query(
       fmt::format("CREATE TABLE IF NOT EXISTS {} (version bigint, dirty boolean, PRIMARY "
@@ -139,6 +141,10 @@ sim::Status CassandraDriver::Unlock() {
 sim::Awaitable<sim::Result<VersionState>> CassandraDriver::Version() {
   const std::string query =
       fmt::format("SELECT version, dirty FROM \"{}\" LIMIT 1", options_.migrations_table);
+  // Where a crash, or a hold before the read goes out, can land.
+  if (sim::Status fault = co_await sim::FaultPoint(Site("version.before")); !fault.ok()) {
+    co_return sim::Status::FromCode(fault.code(), QueryErrorText(query, fault.message()));
+  }
   cql::ClientResult result = co_await session_.Query(query);
   // golang-migrate v4 database/cassandra/cassandra.go Version(): ErrNotFound
   // (no row) is the nil version; every other error comes back as

@@ -9,7 +9,8 @@
 // land), named for the keyspace so that a plan can aim at one service's
 // migrations: migrate.<keyspace>.set_version.after_select, .after_delete
 // (after each row's delete), .before_insert, and
-// migrate.<keyspace>.statement.before / .after around each statement.
+// migrate.<keyspace>.statement.before / .after around each statement, and
+// .version.before before each read of the version.
 #pragma once
 
 #include <cstdint>
@@ -35,8 +36,13 @@ class CassandraDriver {
  public:
   struct Options {
     Options() {}
-    std::string migrations_table = "schema_migrations";
-    bool multi_statement = true;  // The seed cluster runs with it on.
+    std::string migrations_table = "schema_migrations";  // x-migrations-table
+    bool multi_statement = true;  // x-multi-statement; the seed cluster runs with it on.
+    // Whether the session is bound to the keyspace (gocql's
+    // ClusterConfig.Keyspace, as the seed gateway sets it). Unbound, the
+    // driver's unqualified statements meet the store's "no keyspace" error.
+    bool bound_session = true;
+    friend bool operator==(const Options&, const Options&) = default;
   };
 
   CassandraDriver(cql::CqlSession& session, std::string keyspace, Options options = {})
@@ -46,8 +52,9 @@ class CassandraDriver {
   // this driver's life (a FaultPoint keeps a view of it).
   const std::string& Site(std::string_view point);
 
-  // WithInstance: binds the session to the keyspace (`no keyspace provided`
-  // without one), then creates the version table if missing, under the lock.
+  // WithInstance: `no keyspace provided` without a keyspace; binds the
+  // session to it (unless options say the caller's session is unbound),
+  // then creates the version table if missing, under the lock.
   sim::Awaitable<sim::Status> Open();
 
   // The in-process lock: an atomic flag of this driver instance. Two
@@ -103,8 +110,10 @@ std::optional<BodySyntaxError> FindSyntaxError(std::string_view body);
 // inside SetVersion and around each statement. Site() accepts no other, so
 // this list is the one source of the sites a scenario may name.
 inline constexpr std::string_view kGolangMigrateFaultPoints[] = {
-    "before_set_dirty",          "after_set_dirty",          "before_set_clean",
-    "after_set_clean",           "set_version.after_select", "set_version.after_delete",
-    "set_version.before_insert", "statement.before",         "statement.after"};
+    "before_set_dirty",          "after_set_dirty",
+    "before_set_clean",          "after_set_clean",
+    "set_version.after_select",  "set_version.after_delete",
+    "set_version.before_insert", "statement.before",
+    "statement.after",           "version.before"};
 
 }  // namespace faultline::models::migrate

@@ -14,6 +14,28 @@ std::string DirtyText(std::int64_t version) {
   return fmt::format("Dirty database version {}. Fix and force version.", version);
 }
 
+std::string GoDuration(sim::Duration duration) {
+  FL_ASSERT(duration >= sim::Duration::zero());
+  const std::int64_t ns = duration.count();
+  // A number of `unit`s with up to `digits` decimals, trailing zeros dropped.
+  const auto decimal = [](std::int64_t value, std::int64_t unit, int digits) {
+    std::string text = fmt::format("{}", value / unit);
+    std::string fraction = fmt::format("{:0{}}", value % unit, digits);
+    while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+    return fraction.empty() ? text : text + "." + fraction;
+  };
+  if (ns == 0) return "0s";
+  if (ns < 1'000) return fmt::format("{}ns", ns);
+  if (ns < 1'000'000) return decimal(ns, 1'000, 3) + "\u00b5s";
+  if (ns < 1'000'000'000) return decimal(ns, 1'000'000, 6) + "ms";
+  std::string text;
+  const std::int64_t hours = ns / 3'600'000'000'000;
+  const std::int64_t minutes = ns / 60'000'000'000 % 60;
+  if (hours > 0) text += fmt::format("{}h", hours);
+  if (hours > 0 || minutes > 0) text += fmt::format("{}m", minutes);
+  return text + decimal(ns % 60'000'000'000, 1'000'000'000, 9) + "s";
+}
+
 sim::Status Migrate::VersionExists(std::int64_t version) const {
   if (version < 0 || source_.Find(static_cast<std::uint64_t>(version)) != nullptr) {
     return sim::Status::Ok();
@@ -148,14 +170,24 @@ Migrate::Plan Migrate::PlanBetween(std::int64_t from, std::int64_t to) const {
 // it has a body), and recorded clean.
 sim::Awaitable<sim::Status> Migrate::RunPlan(Plan plan) {
   FL_ASSERT(plan.steps.size() < static_cast<std::size_t>(kMaxSteps));
+  const sim::Executor self = co_await sim::asio::this_coro::executor;
   for (const Step& step : plan.steps) {
     const Migration& migration = *step.migration;
     TraceMigrationBegin(driver_.session(), step.up ? "golang-migrate up" : "golang-migrate down",
                         driver_.keyspace(), migration.version,
                         step.up ? migration.up_name : migration.down_name);
+    const sim::TimePoint began = self.scheduler().Now();
     sim::Status status = co_await RunStep(step);
     TraceMigrationEnd(driver_.session(), driver_.keyspace(), migration.version, status);
     if (!status.ok()) co_return status;
+    // migrate.go runMigrations: LogString (the title empty when that
+    // direction has no file), then the time it took.
+    if (log_) {
+      const bool has_file = step.body != nullptr;
+      log_(fmt::format("{}/{} {} ({})\n", migration.version, step.up ? "u" : "d",
+                       has_file ? migration.title : "",
+                       GoDuration(self.scheduler().Now() - began)));
+    }
   }
   co_return plan.error.value_or(sim::Status::Ok());
 }

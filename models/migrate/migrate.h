@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,11 @@ class Migrate {
 
   Migrate(const MigrationSource& source, CassandraDriver& driver)
       : source_(source), driver_(driver) {}
+
+  // m.Log: where a migration that ran is reported, as the CLI's default
+  // logger writes it: "<version>/<u|d> <title> (<duration>)\n". Unset (as
+  // in a library caller such as the seed gateway), nothing is written.
+  void SetLog(std::function<void(const std::string&)> log) { log_ = std::move(log); }
 
   // Applies every pending up migration; "no change" when there is none.
   sim::Awaitable<sim::Status> Up();
@@ -81,6 +87,10 @@ class Migrate {
 
   const MigrationSource& source_;
   CassandraDriver& driver_;
+  std::function<void(const std::string&)> log_;
 };
+
+// A duration as Go's time.Duration.String writes it: "1.5ms", "2m3.25s".
+std::string GoDuration(sim::Duration duration);
 
 }  // namespace faultline::models::migrate

@@ -15,24 +15,21 @@ namespace faultline::models::migrate {
 sim::Awaitable<sim::Status> GolangMigrateRunner::Migrate(cql::CqlSession& session,
                                                          const std::string& keyspace,
                                                          const MigrationSource& source,
-                                                         const std::string&, LogSink log) {
-  FL_ASSERT(log);
-  CassandraDriver driver(session, keyspace);
+                                                         const std::string&, LogSink) {
+  const auto wrapped = [](std::string_view what, const sim::Status& status) {
+    return sim::Status::FromCode(status.code(), fmt::format("{}: {}", what, status.message()));
+  };
+  if (sim::Status connected = co_await session.Connect(); !connected.ok()) {
+    co_return wrapped("create cql migrate session", connected);
+  }
+  CassandraDriver driver(session, keyspace, options_);
   if (sim::Status opened = co_await driver.Open(); !opened.ok()) {
-    log(fmt::format("migrate: cannot open keyspace {}: {}", keyspace, opened.message()));
-    co_return opened;
+    co_return wrapped("create cql migrations driver", opened);
   }
   migrate::Migrate runner(source, driver);
   sim::Status status = co_await runner.Up();
-  if (status.message() == kNoChange) {
-    log(fmt::format("migrate: {}: no change", keyspace));
-    co_return sim::Status::Ok();
-  }
-  if (!status.ok()) {
-    log(fmt::format("migrate: {}: {}", keyspace, status.message()));
-    co_return status;
-  }
-  log(fmt::format("migrate: {}: up to date", keyspace));
+  if (status.message() == kNoChange) co_return sim::Status::Ok();
+  if (!status.ok()) co_return wrapped("run cql migrations", status);
   co_return status;
 }
 
@@ -107,7 +104,9 @@ sim::Awaitable<sim::Status> RunDbInit(cql::CqlSession& session, const DbInitPlan
         cql::ClientResult result = co_await session.Query(statement);
         if (Unreachable(result)) co_return result.status;
         if (result.error) {
-          log(fmt::format("db-init: {}: ignored: {}", migration.up_name, result.error->message));
+          // The first line: ycqlsh's error would repeat the statement after it.
+          log(fmt::format("db-init: {}: ignored: {}", migration.up_name,
+                          cql::Headline(result.error->message)));
         }
       }
     }

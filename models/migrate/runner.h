@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "models/cql/client.h"
+#include "models/migrate/cassandra_driver.h"
 #include "models/migrate/source.h"
 #include "sim/sim.h"
 
@@ -37,15 +38,25 @@ class MigrationRunner {
 inline constexpr std::string_view kRunnerNames[] = {"golang-migrate", "safe", "db-init"};
 std::shared_ptr<MigrationRunner> MakeRunner(std::string_view name);
 
-// golang-migrate v4 with its Cassandra driver, multi-statement mode on: Open,
-// then Up; "no change" counts as success, as the seed's callers treat it.
+// golang-migrate v4 with its Cassandra driver, as the seed gateway calls it
+// (runMigrations in filecoin-gateway's db/cql): a new session, the driver
+// (WithInstance), then Up; "no change" counts as success. As a library it
+// logs nothing; its errors carry the caller's words: "create cql migrate
+// session: ...", "run cql migrations: ...". The driver's options are the
+// image's (multi-statement mode, the version table, a bound session).
 class GolangMigrateRunner final : public MigrationRunner {
  public:
+  explicit GolangMigrateRunner(CassandraDriver::Options options = {})
+      : options_(std::move(options)) {}
   std::string_view name() const override { return "golang-migrate"; }
+  const CassandraDriver::Options& options() const { return options_; }
   sim::Awaitable<sim::Status> Migrate(cql::CqlSession& session, const std::string& keyspace,
                                       const MigrationSource& source, const std::string& owner,
                                       LogSink log) override;
   std::vector<std::string> FaultSites(const std::string& keyspace) const override;
+
+ private:
+  CassandraDriver::Options options_;
 };
 
 // db-init's way as a runner: every statement of every file, in order, each

@@ -58,6 +58,17 @@ sim::Awaitable<std::string> Operator::MigrateVersion(cql::CqlSession& shell, std
   co_return outcome;
 }
 
+sim::Awaitable<MigrateCliOutcome> Operator::MigrateCli(cql::CqlSession& session,
+                                                       std::string keyspace,
+                                                       const migrate::MigrationSource& source,
+                                                       std::string command_line) {
+  MigrateCliOutcome outcome =
+      co_await RunMigrateCli(session, keyspace, source, MigrateCliWords(command_line));
+  Record("migrate", fmt::format("{} {}", keyspace, command_line),
+         fmt::format("exit {}: {}", outcome.exit_code, outcome.output));
+  co_return outcome;
+}
+
 sim::Awaitable<std::string> Operator::RecreateKeyspace(cql::CqlSession& session,
                                                        std::string keyspace) {
   std::vector<cql::Value> values;

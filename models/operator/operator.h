@@ -14,6 +14,7 @@
 #include "fakes/runtime.h"
 #include "models/cql/client.h"
 #include "models/migrate/migrate.h"
+#include "models/operator/migrate_cli.h"
 
 namespace faultline::models::ops {
 
@@ -31,6 +32,11 @@ class Operator {
   sim::Awaitable<std::string> MigrateForce(cql::CqlSession& session, std::string keyspace,
                                            std::int64_t version);
   sim::Awaitable<std::string> MigrateVersion(cql::CqlSession& session, std::string keyspace);
+  // The whole migrate CLI (migrate_cli.h): `command_line` such as "goto 3"
+  // on `keyspace` with `source` as its -path.
+  sim::Awaitable<MigrateCliOutcome> MigrateCli(cql::CqlSession& session, std::string keyspace,
+                                               const migrate::MigrationSource& source,
+                                               std::string command_line);
   sim::Awaitable<std::string> RecreateKeyspace(cql::CqlSession& session, std::string keyspace);
 
   void ComposeDown(bool remove_volumes);

@@ -16,12 +16,6 @@ namespace {
 using fakes::Request;
 using fakes::Response;
 
-// "2s", "15s", "0.5s": how the gateway's logs write its back-off.
-std::string Seconds(sim::Duration duration) {
-  FL_ASSERT(duration >= sim::Duration::zero());
-  return fmt::format("{:g}s", std::chrono::duration<double>(duration).count());
-}
-
 std::string DataPath(const ObjectPath& object) { return NodeObjectPath(object); }
 
 // A running node: its configuration, session, and request handlers.
@@ -70,25 +64,15 @@ class KuriNode {
     return options;
   }
 
+  // NewYugabyteCqlDb: the migrations inside the gateway's start-up retry.
   sim::Awaitable<sim::Status> MigrateWithRetries() {
     FL_ASSERT(retry_.has_value());  // Run refuses a malformed policy first.
-    const RetryPolicy& retry = *retry_;
-    FL_ASSERT(retry.initial <= retry.cap);  // NodeRetryPolicy raises the cap to the delay.
-    sim::Duration delay = retry.initial;
-    sim::Status status = sim::Status::Ok();
-    for (int attempt = 1; attempt <= retry.attempts; ++attempt) {
-      FL_ASSERT(delay <= retry.cap);
-      status = co_await image_.runner->Migrate(
-          session_, keyspace_, image_.migrations, LockOwner(context_),
-          [this](const std::string& line) { context_.Log(line); });
-      if (status.ok()) co_return status;
-      if (attempt == retry.attempts) break;
-      context_.Log(fmt::format("database migration failed (attempt {}/{}), retrying in {}: {}",
-                               attempt, retry.attempts, Seconds(delay), status.message()));
-      co_await sim::SleepFor(delay);
-      delay = std::min(delay * 2, retry.cap);
-    }
-    co_return status;
+    co_return co_await RetryCqlStartup(
+        "initialize yugabyte cql", *retry_, [this]() -> sim::Awaitable<sim::Status> {
+          co_return co_await image_.runner->Migrate(
+              session_, keyspace_, image_.migrations, LockOwner(context_),
+              [this](const std::string& line) { context_.Log(line); });
+        });
   }
 
   sim::Awaitable<Response> Handle(Request request) {

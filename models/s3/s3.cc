@@ -60,6 +60,23 @@ std::uint16_t ParsePort(std::string_view text) {
   return error == std::errc() && end == text.data() + text.size() ? port : 0;
 }
 
+sim::Awaitable<sim::Status> RetryCqlStartup(std::string what, const RetryPolicy& policy,
+                                            std::function<sim::Awaitable<sim::Status>()> attempt) {
+  FL_ASSERT(policy.attempts >= 1);
+  FL_ASSERT(policy.initial <= policy.cap);
+  sim::Duration delay = policy.initial;
+  sim::Status status = sim::Status::Ok();
+  for (int tried = 1; tried <= policy.attempts; ++tried) {
+    status = co_await attempt();
+    if (status.ok()) co_return status;
+    if (tried == policy.attempts) break;
+    co_await sim::SleepFor(delay);
+    delay = std::min(delay * 2, policy.cap);
+  }
+  co_return sim::Status::FromCode(status.code(), fmt::format("{} after {} attempts: {}", what,
+                                                             policy.attempts, status.message()));
+}
+
 std::string LockOwner(fakes::ContainerContext& context) {
   return fmt::format("{}/{}", context.name(), context.process().incarnation());
 }

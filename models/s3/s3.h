@@ -3,6 +3,8 @@
 // seed gateway puts around its migrations.
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,6 +48,14 @@ struct RetryPolicy {
   int attempts = 30;
   sim::Duration initial = std::chrono::seconds(2);
   sim::Duration cap = std::chrono::seconds(15);
+  friend bool operator==(const RetryPolicy&, const RetryPolicy&) = default;
 };
+
+// The gateway's retryCQLStartup (filecoin-gateway, db/cql/cql.go): calls
+// `attempt` up to policy.attempts times, sleeping between tries (doubling up
+// to the cap), and logs nothing; the last error comes back as
+// "<what> after <N> attempts: <error>".
+sim::Awaitable<sim::Status> RetryCqlStartup(std::string what, const RetryPolicy& policy,
+                                            std::function<sim::Awaitable<sim::Status>()> attempt);
 
 }  // namespace faultline::models::s3

@@ -75,22 +75,14 @@ class Proxy {
     return options;
   }
 
+  // The same gateway start-up as a node's (models/s3/s3.h).
   sim::Awaitable<sim::Status> MigrateWithRetries() {
-    sim::Duration delay = image_.startup_retry.initial;
-    sim::Status status = sim::Status::Ok();
-    for (int attempt = 1; attempt <= image_.startup_retry.attempts; ++attempt) {
-      status = co_await image_.runner->Migrate(
-          session_, kIndexKeyspace, image_.migrations, LockOwner(context_),
-          [this](const std::string& line) { context_.Log(line); });
-      if (status.ok() || attempt == image_.startup_retry.attempts) break;
-      context_.Log(fmt::format("database migration failed (attempt {}/{}), retrying in {}s: {}",
-                               attempt, image_.startup_retry.attempts,
-                               std::chrono::duration_cast<std::chrono::seconds>(delay).count(),
-                               status.message()));
-      co_await sim::SleepFor(delay);
-      delay = std::min(delay * 2, image_.startup_retry.cap);
-    }
-    co_return status;
+    co_return co_await RetryCqlStartup(
+        "initialize yugabyte cql", image_.startup_retry, [this]() -> sim::Awaitable<sim::Status> {
+          co_return co_await image_.runner->Migrate(
+              session_, kIndexKeyspace, image_.migrations, LockOwner(context_),
+              [this](const std::string& line) { context_.Log(line); });
+        });
   }
 
   sim::Awaitable<void> Probe(std::size_t i) {

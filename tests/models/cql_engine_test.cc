@@ -243,27 +243,28 @@ TEST(CqlEngineTest, ErrorsPointAtTheOffendingName) {
     if (error == nullptr || !error->offset) return std::string("no offset");
     return error->WireText(statement, *error->offset);
   };
-  EXPECT_EQ(caret("SELECT k, node_id FROM ks.t"),
-            "Undefined Column. Column doesn't exist\nSELECT k, node_id FROM ks.t\n          ^ "
-            "(ql error -203)");
+  EXPECT_EQ(
+      caret("SELECT k, node_id FROM ks.t"),
+      "Undefined Column. Column doesn't exist\nSELECT k, node_id FROM ks.t\n          ^^^^^^^\n "
+      "(ql error -203)");
   EXPECT_EQ(caret("SELECT * FROM ks.nope"),
-            "Object Not Found\nSELECT * FROM ks.nope\n              ^ (ql error -301)");
+            "Object Not Found\nSELECT * FROM ks.nope\n              ^^^^^^^\n (ql error -301)");
   EXPECT_EQ(caret("UPDATE ks.t SET v = 'x' WHERE k = 1 AND v = 'y'"),
             "Invalid CQL Statement. Non primary key cannot be used in where clause for write "
             "requests\nUPDATE ks.t SET v = 'x' WHERE k = 1 AND v = 'y'\n"
-            "                                        ^ (ql error -12)");
+            "                                        ^\n (ql error -12)");
   EXPECT_EQ(caret("ALTER TABLE ks.t ADD v int"),
             "Duplicate Column. Invalid column name because it conflicts with the existing "
-            "column: v\nALTER TABLE ks.t ADD v int\n                     ^ (ql error -204)");
+            "column: v\nALTER TABLE ks.t ADD v int\n                     ^\n (ql error -204)");
   // Values too: the literal, or the element of a collection, that is wrong.
   EXPECT_EQ(caret("INSERT INTO ks.t (k, v) VALUES (2147483648, 'x')"),
             "Invalid Arguments. Value 2147483648 is out of range for int\n"
             "INSERT INTO ks.t (k, v) VALUES (2147483648, 'x')\n"
-            "                                ^ (ql error -304)");
+            "                                ^^^^^^^^^^\n (ql error -304)");
   EXPECT_EQ(caret("UPDATE ks.t SET v = 5 WHERE k = 1"),
             "Datatype Mismatch. Cannot convert an integer to text\n"
             "UPDATE ks.t SET v = 5 WHERE k = 1\n"
-            "                    ^ (ql error -201)");
+            "                    ^\n (ql error -201)");
 }
 
 TEST(CqlEngineTest, DeepNestingIsASyntaxErrorNotACrash) {

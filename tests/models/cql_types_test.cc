@@ -76,7 +76,13 @@ TEST(CqlErrorsTest, WireTextAddsTheStatementCaretAndCode) {
   EXPECT_EQ(UndefinedColumn().WireText(statement, 7),
             "Undefined Column. Column doesn't exist\n"
             "SELECT node_id FROM filecoingw_s3.S3Objects WHERE bucket = ?\n"
-            "       ^ (ql error -203)");
+            "       ^^^^^^^\n (ql error -203)");
+  // Every line of the statement, the carets under the token's line only
+  // (yb/yql/cql/ql/ptree/process_context.cc); without an offset, no carets.
+  EXPECT_EQ(ObjectNotFound().WireText("SELECT *\nFROM ks.nope\nLIMIT 1", 14),
+            "Object Not Found\nSELECT *\nFROM ks.nope\n     ^^^^^^^\nLIMIT 1\n (ql error -301)");
+  EXPECT_EQ(NoKeyspace().WireText("CREATE TABLE t (k int PRIMARY KEY)", std::nullopt),
+            "No Namespace Used\nCREATE TABLE t (k int PRIMARY KEY)\n (ql error -215)");
 }
 
 }  // namespace

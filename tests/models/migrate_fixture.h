@@ -69,12 +69,13 @@ struct MigrateWorld {
     return Command([](Migrate& m) -> sim::Awaitable<sim::Status> { co_return co_await m.Up(); });
   }
 
-  // A statement at a ycqlsh prompt: the formatted result or the error text.
+  // A statement at a ycqlsh prompt: the formatted result or the error's
+  // headline (without the statement and carets YCQL sends after it).
   std::string Cql(const std::string& statement) {
     std::optional<std::string> out =
         Run([statement](cql::CqlSession& session) -> sim::Awaitable<std::string> {
           cql::ClientResult result = co_await session.Query(statement);
-          if (!result.ok()) co_return result.ToString();
+          if (!result.ok()) co_return std::string(cql::Headline(result.ToString()));
           co_return cql::FormatResult(result.result);
         });
     return out.value_or("crashed");

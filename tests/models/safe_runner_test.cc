@@ -83,7 +83,8 @@ TEST(SafeRunnerTest, AFreshMigrationMeetingAStaleTableStops) {
   world.source = std::move(MigrationSource::FromFiles(files)).value();
   EXPECT_EQ(RunSafe(world).value_or("crashed"),
             "migration 1_create_a.up.cql statement 1 failed: CREATE TABLE a (k int PRIMARY KEY, "
-            "node_id text) (Duplicate Object. Object 'ks.a' already exists)");
+            "node_id text) (Duplicate Object. Object 'ks.a' already exists\nCREATE TABLE a (k int "
+            "PRIMARY KEY, node_id text)\n             ^\n (ql error -202))");
 }
 
 // Each migration is a step in the trace: begun, then ended with its outcome.

@@ -47,11 +47,12 @@ TEST(ScenarioFileTest, TheCatalogueIsTheFilesUnderScenariosCatalogue) {
 }
 
 TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
-  EXPECT_EQ(
-      Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"upp\"\n"),
-      "story.toml:4:6: step 1: unknown action 'upp' (expected one of: clean, clog, cql, down, "
-      "down -v, heal, kill, latency, loss, migrate-force, migrate-version, multipart, partition, "
-      "recreate-keyspace, restart, s3, set-image, stop, up, wait, wait-for)");
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"upp\"\n"),
+            "story.toml:4:6: step 1: unknown action 'upp' (expected one of: clean, clog, cql, "
+            "disk-errors, disk-full, disk-ok, down, down -v, heal, kill, latency, loss, "
+            "migrate, migrate-force, migrate-version, multipart, partition, power-loss, "
+            "recreate-keyspace, "
+            "restart, s3, set-image, stop, up, wait, wait-for)");
   EXPECT_EQ(Error("title = \"t\"\n[[step]]\ndo = \"up\"\n"), "story.toml:1:1: missing 'name'");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n"),
             "story.toml:1:1: a scenario needs at least one [[step]]");
@@ -477,7 +478,14 @@ TEST(ScenarioFileTest, EveryStepKindReadsBackAsWrittenAndIsDocumented) {
     for (const StepFieldUse& use : kind.fields) {
       switch (use.field) {
         case StepField::kService:
-          step.service = "kuri-1";
+          // Disk steps act on a service with a volume: the store.
+          step.service =
+              std::any_of(kind.fields.begin(), kind.fields.end(),
+                          [](const StepFieldUse& u) {
+                            return u.field == StepField::kVolume || u.field == StepField::kSurvives;
+                          })
+                  ? "yugabyte"
+                  : "kuri-1";
           break;
         case StepField::kVersion:
           step.version = "v1";
@@ -529,6 +537,21 @@ TEST(ScenarioFileTest, EveryStepKindReadsBackAsWrittenAndIsDocumented) {
           break;
         case StepField::kProbability:
           step.probability = 0.25;
+          break;
+        case StepField::kSurvives:
+          step.survivors = sim::Survivors::kTornBlocks;
+          break;
+        case StepField::kVolume:
+          step.volume = "yugabyte-data";
+          break;
+        case StepField::kOn:
+          step.io = {"write", "sync"};
+          break;
+        case StepField::kPersistent:
+          step.persistent = true;
+          break;
+        case StepField::kCommand:
+          step.command = "goto 1754293669";
           break;
       }
     }
