@@ -176,9 +176,18 @@ void Network::Reply(HostId from, HostId to, const std::shared_ptr<PendingCall>& 
 
 sim::TimePoint Network::ArrivalTime(HostId from, HostId to) {
   sim::Duration latency = options_.latency_base;
-  const sim::Duration mean = options_.latency_extra_mean;
+  sim::Duration mean = options_.latency_extra_mean;
+  NetworkOptions::Latency distribution = options_.latency_distribution;
+  if (!link_models_.empty()) {
+    if (auto link = link_models_.find({from, to});
+        link != link_models_.end() && link->second.distribution) {
+      latency = link->second.base;
+      mean = link->second.extra_mean;
+      distribution = *link->second.distribution;
+    }
+  }
   if (mean > sim::Duration::zero()) {
-    switch (options_.latency_distribution) {
+    switch (distribution) {
       case NetworkOptions::Latency::kFixed:
         break;
       case NetworkOptions::Latency::kUniform:
@@ -209,7 +218,14 @@ void Network::Transmit(HostId from, HostId to, const Describe& describe, OnArriv
     TraceDrop(id, from, to, what, "partition");
     return;
   }
-  if (options_.loss_probability > 0 && random_.Bernoulli(options_.loss_probability)) {
+  double loss = options_.loss_probability;
+  if (!link_models_.empty()) {
+    if (auto link = link_models_.find({from, to});
+        link != link_models_.end() && link->second.loss_probability) {
+      loss = *link->second.loss_probability;
+    }
+  }
+  if (loss > 0 && random_.Bernoulli(loss)) {
     ++counters_.lost;
     TraceDrop(id, from, to, what, "loss");
     return;
@@ -282,6 +298,41 @@ void Network::SetLoss(double probability) {
   FL_ASSERT(probability <= 1.0);
   options_.loss_probability = probability;
   simulation_.Emit("net.loss", {{"permille", static_cast<std::int64_t>(probability * 1000)}});
+}
+
+void Network::SetLinkLatency(const std::string& from, const std::string& to,
+                             NetworkOptions::Latency distribution, sim::Duration base,
+                             sim::Duration extra_mean) {
+  FL_ASSERT(base >= sim::Duration::zero());
+  FL_ASSERT(extra_mean >= sim::Duration::zero());
+  LinkModel& link = link_models_[{Intern(from), Intern(to)}];
+  link.distribution = distribution;
+  link.base = base;
+  link.extra_mean = extra_mean;
+  simulation_.Emit("net.latency", {{"from", from},
+                                   {"to", to},
+                                   {"distribution", static_cast<int>(distribution)},
+                                   {"base_ns", base.count()},
+                                   {"extra_mean_ns", extra_mean.count()}});
+}
+
+void Network::SetLinkLoss(const std::string& from, const std::string& to, double probability) {
+  FL_ASSERT(probability >= 0.0);
+  FL_ASSERT(probability <= 1.0);
+  link_models_[{Intern(from), Intern(to)}].loss_probability = probability;
+  simulation_.Emit(
+      "net.loss",
+      {{"from", from}, {"to", to}, {"permille", static_cast<std::int64_t>(probability * 1000)}});
+}
+
+void Network::ClearLinkLoss() {
+  for (auto& [link, model] : link_models_) model.loss_probability.reset();
+}
+
+bool Network::HasLinkLoss() const {
+  return std::any_of(link_models_.begin(), link_models_.end(), [](const auto& entry) {
+    return entry.second.loss_probability.value_or(0.0) > 0.0;
+  });
 }
 
 void Network::Heal() {

@@ -24,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -137,6 +138,15 @@ class Network {
   void SetLatency(NetworkOptions::Latency distribution, sim::Duration base,
                   sim::Duration extra_mean);
   void SetLoss(double probability);
+  // The same for the messages from `from` to `to` only, in place of the
+  // network's own.
+  void SetLinkLatency(const std::string& from, const std::string& to,
+                      NetworkOptions::Latency distribution, sim::Duration base,
+                      sim::Duration extra_mean);
+  void SetLinkLoss(const std::string& from, const std::string& to, double probability);
+  // Drops every link's own loss (the network's stays): no link loses on purpose.
+  void ClearLinkLoss();
+  bool HasLinkLoss() const;
   const NetworkOptions& options() const { return options_; }
 
   // Whether any link is blocked or clogged (what Heal() would clear).
@@ -218,6 +228,14 @@ class Network {
   std::vector<HostId> process_hosts_;  // By process id; kNoHost until known.
   std::set<Link> blocked_;
   std::map<Link, sim::TimePoint> clogged_until_;
+  // Links with latency or loss of their own (NetworkOptions' fields).
+  struct LinkModel {
+    std::optional<NetworkOptions::Latency> distribution;  // Set with the latency.
+    sim::Duration base{};
+    sim::Duration extra_mean{};
+    std::optional<double> loss_probability;
+  };
+  std::map<Link, LinkModel> link_models_;
   Counters counters_;
 };
 

@@ -27,6 +27,17 @@ namespace {
 
 using sim::Awaitable;
 
+// The image's runner, with its settings (golang-migrate's driver options).
+std::shared_ptr<models::migrate::MigrationRunner> RunnerOf(const ImageSpec& image) {
+  if (image.runner == "golang-migrate") {
+    return std::make_shared<models::migrate::GolangMigrateRunner>(image.golang_migrate);
+  }
+  FL_ASSERT_MSG(image.golang_migrate == models::migrate::CassandraDriver::Options(),
+                "image {}: golang-migrate settings on runner {} (refused when read)", image.version,
+                image.runner);
+  return models::migrate::MakeRunner(image.runner);
+}
+
 // A scenario's own image version, on the runtime. The files were checked
 // when the scenario was read.
 void RegisterImage(World& world, const ImageSpec& image) {
@@ -35,23 +46,27 @@ void RegisterImage(World& world, const ImageSpec& image) {
   FL_ASSERT_MSG(source.ok(), "image {} {}: {}", image.service, image.version,
                 source.status().ToString());
   if (image.service == "proxy") {
-    world.images.insert_or_assign({models::s3::kProxyImage, image.version},
-                                  World::ImageFacts{*source, image.reads_node_id});
+    world.images.insert_or_assign(
+        {models::s3::kProxyImage, image.version},
+        World::ImageFacts{*source, image.reads_node_id, image.golang_migrate.migrations_table});
     models::s3::ProxyImage proxy;
     proxy.migrations = std::move(source).value();
     proxy.reads_node_id = image.reads_node_id;
-    proxy.runner = models::migrate::MakeRunner(image.runner);
+    proxy.runner = RunnerOf(image);
+    proxy.startup_retry = image.retry;
     FL_ASSERT(proxy.runner != nullptr);
     world.runtime.RegisterImage(models::s3::kProxyImage, image.version,
                                 models::s3::ProxyEntryPoint(std::move(proxy)));
     return;
   }
-  world.images.insert_or_assign({models::s3::kNodeImage, image.version},
-                                World::ImageFacts{*source});
+  world.images.insert_or_assign(
+      {models::s3::kNodeImage, image.version},
+      World::ImageFacts{*source, true, image.golang_migrate.migrations_table});
   models::s3::NodeImage node;
   node.migrations = std::move(source).value();
   node.writes_node_id = image.writes_node_id;
-  node.runner = models::migrate::MakeRunner(image.runner);
+  node.runner = RunnerOf(image);
+  node.startup_retry = image.retry;
   FL_ASSERT(node.runner != nullptr);
   world.runtime.RegisterImage(models::s3::kNodeImage, image.version,
                               models::s3::NodeEntryPoint(std::move(node)));
@@ -343,6 +358,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   world.simulation.faults().StopFaults();
   if (world.network.HasBlockedOrClogged()) world.network.Heal();
   if (world.network.options().loss_probability > 0) world.network.SetLoss(0);
+  if (world.network.HasLinkLoss()) world.network.ClearLinkLoss();
   world.Advance(kLivenessBound, [&world, served = world.served] {
     return world.runtime.idle() && std::all_of(served.begin(), served.end(),
                                                [&](const auto& s) { return IsServing(world, s); });

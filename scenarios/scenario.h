@@ -11,7 +11,9 @@
 #include <tuple>
 #include <vector>
 
+#include "models/migrate/cassandra_driver.h"
 #include "models/migrate/source.h"
+#include "models/s3/s3.h"
 #include "sim/clock.h"
 #include "sim/fault.h"
 
@@ -98,17 +100,22 @@ struct Step {
 };
 
 // An image version a scenario defines: a node or proxy image with its own
-// migration folder and runner.
+// migration folder and runner, and the runner's settings.
 struct ImageSpec {
   std::string service;  // "node" (kuri) or "proxy" (s3-proxy)
   std::string version;
   std::string runner = "golang-migrate";  // or "safe", "db-init"
   bool writes_node_id = true;             // node images: whether the code writes node_id
   bool reads_node_id = true;              // proxy images: whether the code routes by node_id
+  // golang-migrate's driver: multi-statement mode, the version table's
+  // name, whether the session is bound to the keyspace.
+  models::migrate::CassandraDriver::Options golang_migrate;
+  models::s3::RetryPolicy retry;  // The gateway's start-up retry (retryCQLStartup).
   std::vector<models::migrate::MigrationFile> files;
   friend bool operator==(const ImageSpec& a, const ImageSpec& b) {
     auto key = [](const ImageSpec& i) {
-      return std::tie(i.service, i.version, i.runner, i.writes_node_id, i.reads_node_id);
+      return std::tie(i.service, i.version, i.runner, i.writes_node_id, i.reads_node_id,
+                      i.golang_migrate, i.retry);
     };
     if (key(a) != key(b) || a.files.size() != b.files.size()) return false;
     for (std::size_t i = 0; i < a.files.size(); ++i) {

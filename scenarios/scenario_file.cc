@@ -276,10 +276,10 @@ class Reader {
       const std::string where = fmt::format("image {}: ", ++number);
       const toml::table* table = item.as_table();
       if (table == nullptr) Fail(&item, where + "an image must be a table");
-      OnlyKeys(
-          *table,
-          {"service", "version", "runner", "writes_node_id", "reads_node_id", "migrations", "file"},
-          where);
+      OnlyKeys(*table,
+               {"service", "version", "runner", "writes_node_id", "reads_node_id", "migrations",
+                "file", "multi_statement", "migrations_table", "bound_session", "retry"},
+               where);
       ImageSpec image;
       image.service = String(*table, "service", where, true);
       if (image.service != "node" && image.service != "proxy") {
@@ -307,6 +307,7 @@ class Reader {
         if (image.service != "proxy") Fail(reads, where + "'reads_node_id' is for proxy images");
         image.reads_node_id = reads->as_boolean()->get();
       }
+      ReadRunnerSettings(*table, where, image);
       if (table->contains("migrations")) {
         const std::string folder = String(*table, "migrations", where, true);
         image.files = ReadFolder(folder, table->get("migrations"), where);
@@ -324,6 +325,72 @@ class Reader {
       }
       scenario.images.push_back(std::move(image));
     }
+  }
+
+  // golang-migrate's driver options (its URL's x-multi-statement and
+  // x-migrations-table, and gocql's ClusterConfig.Keyspace) and the
+  // gateway's start-up retry.
+  void ReadRunnerSettings(const toml::table& table, const std::string& where,
+                          ImageSpec& image) const {
+    const auto flag = [&](std::string_view key, bool& value) {
+      const toml::node* at = table.get(key);
+      if (at == nullptr) return;
+      if (at->as_boolean() == nullptr) Fail(at, fmt::format("{}'{}' is true or false", where, key));
+      value = at->as_boolean()->get();
+    };
+    for (const std::string_view key : {"multi_statement", "migrations_table", "bound_session"}) {
+      if (table.contains(key) && image.runner != "golang-migrate") {
+        Fail(table.get(key), fmt::format("{}'{}' is a setting of the golang-migrate runner, not "
+                                         "of {}",
+                                         where, key, image.runner));
+      }
+    }
+    flag("multi_statement", image.golang_migrate.multi_statement);
+    flag("bound_session", image.golang_migrate.bound_session);
+    if (table.contains("migrations_table")) {
+      const std::string name = NonEmpty(table, "migrations_table", where);
+      const bool identifier =
+          std::all_of(
+              name.begin(), name.end(),
+              [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }) &&
+          std::isalpha(static_cast<unsigned char>(name[0]));
+      if (!identifier || name.size() > 48) {
+        Fail(table.get("migrations_table"),
+             where +
+                 "'migrations_table' is a table name: a letter, then letters, digits or _ (at "
+                 "most 48)");
+      }
+      image.golang_migrate.migrations_table = name;
+    }
+    if (const toml::node* retry = table.get("retry")) ReadRetry(*retry, where, image.retry);
+  }
+
+  void ReadRetry(const toml::node& node, const std::string& where,
+                 models::s3::RetryPolicy& retry) const {
+    const toml::table* table = node.as_table();
+    const std::string usage = where + "'retry' is { attempts = 30, delay = \"2s\", cap = \"15s\" }";
+    if (table == nullptr) Fail(&node, usage);
+    OnlyKeys(*table, {"attempts", "delay", "cap"}, where + "retry: ");
+    if (const std::optional<std::int64_t> attempts = Integer(*table, "attempts", where)) {
+      if (*attempts < 1 || *attempts > models::s3::kMaxRetryAttempts) {
+        Fail(table->get("attempts"),
+             fmt::format("{}'attempts' is from 1 to {}", where, models::s3::kMaxRetryAttempts));
+      }
+      retry.attempts = static_cast<int>(*attempts);
+    }
+    for (const std::string_view key : {"delay", "cap"}) {
+      if (!table->contains(key)) continue;
+      const std::string text = String(*table, key, where, true);
+      const std::optional<sim::Duration> duration = ParseDuration(text);
+      if (!duration || *duration <= sim::Duration::zero() || *duration > std::chrono::hours(1)) {
+        Fail(
+            table->get(key),
+            fmt::format("{}retry '{}' is a duration from 1ms to 1h (write 2s, 500ms)", where, key));
+      }
+      (key == "delay" ? retry.initial : retry.cap) = *duration;
+    }
+    // As the gateway: the back-off doubles up to the cap, never past it.
+    retry.cap = std::max(retry.cap, retry.initial);
   }
 
   void ReadFiles(const toml::node& node, const std::string& where, ImageSpec& image) const {
@@ -577,6 +644,12 @@ class Reader {
     step.narration = String(*table, "say", where, false);
     step.duration = kind->default_duration;
     for (const StepFieldUse& use : kind->fields) ReadField(use, *table, scenario, where, step);
+    // A link has two ends: the other end, or a direction, needs the first.
+    if (step.service.empty() && (!step.peer.empty() || step.one_way)) {
+      Fail(table->get(step.peer.empty() ? "one_way" : "peer"),
+           fmt::format("{}'{}' needs 'service', the link's other end", where,
+                       step.peer.empty() ? "one_way" : "peer"));
+    }
     if (std::any_of(kind->fields.begin(), kind->fields.end(),
                     [](const StepFieldUse& use) { return use.field == StepField::kVolume; })) {
       CheckVolume(*table, step, scenario, where);

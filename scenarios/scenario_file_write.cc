@@ -192,6 +192,21 @@ std::string ToToml(const Scenario& s) {
     } else {
       out += fmt::format("reads_node_id = {}\n", image.reads_node_id ? "true" : "false");
     }
+    const models::migrate::CassandraDriver::Options defaults;
+    if (image.golang_migrate.multi_statement != defaults.multi_statement) {
+      out += fmt::format("multi_statement = {}\n", image.golang_migrate.multi_statement);
+    }
+    if (image.golang_migrate.bound_session != defaults.bound_session) {
+      out += fmt::format("bound_session = {}\n", image.golang_migrate.bound_session);
+    }
+    if (image.golang_migrate.migrations_table != defaults.migrations_table) {
+      out += fmt::format("migrations_table = {}\n", Quoted(image.golang_migrate.migrations_table));
+    }
+    if (image.retry != models::s3::RetryPolicy()) {
+      out += fmt::format("retry = {{ attempts = {}, delay = \"{}\", cap = \"{}\" }}\n",
+                         image.retry.attempts, DurationText(image.retry.initial),
+                         DurationText(image.retry.cap));
+    }
     for (const models::migrate::MigrationFile& file : image.files) {
       out += fmt::format("[[image.file]]\nname = {}\nbody = {}\n", Quoted(file.name),
                          Quoted(file.contents));

@@ -332,6 +332,13 @@ std::string PerformClog(World& world, const Step& step, int&) {
                      step.peer.empty() ? "every other host" : step.peer, sim::FormatTime(until));
 }
 
+// "from kuri-1 to yugabyte", "between kuri-1 and every other host".
+std::string Between(const Step& step) {
+  const std::string peer = step.peer.empty() ? "every other host" : step.peer;
+  return step.one_way ? fmt::format("from {} to {}", step.service, peer)
+                      : fmt::format("between {} and {}", step.service, peer);
+}
+
 std::optional<fakes::NetworkOptions::Latency> LatencyNamed(std::string_view name) {
   if (name == "fixed") return fakes::NetworkOptions::Latency::kFixed;
   if (name == "uniform") return fakes::NetworkOptions::Latency::kUniform;
@@ -343,17 +350,35 @@ std::string PerformLatency(World& world, const Step& step, int&) {
   const std::optional<fakes::NetworkOptions::Latency> distribution =
       LatencyNamed(step.distribution.empty() ? "exponential" : step.distribution);
   FL_ASSERT(distribution.has_value());  // The reader checks the name.
-  world.network.SetLatency(*distribution, step.duration, step.extra);
-  return fmt::format("every message takes {} plus a {} extra of mean {}",
-                     sim::FormatDuration(step.duration),
-                     step.distribution.empty() ? "exponential" : step.distribution,
-                     sim::FormatDuration(step.extra));
+  const std::string extra =
+      fmt::format("{} plus an extra of mean {} ({})", sim::FormatDuration(step.duration),
+                  sim::FormatDuration(step.extra),
+                  step.distribution.empty() ? "exponential" : step.distribution);
+  if (step.service.empty()) {
+    world.network.SetLatency(*distribution, step.duration, step.extra);
+    return "every message takes " + extra;
+  }
+  for (const std::string& other : OtherSide(world, step)) {
+    world.network.SetLinkLatency(step.service, other, *distribution, step.duration, step.extra);
+    if (!step.one_way) {
+      world.network.SetLinkLatency(other, step.service, *distribution, step.duration, step.extra);
+    }
+  }
+  return fmt::format("messages {} take {}", Between(step), extra);
 }
 
 std::string PerformLoss(World& world, const Step& step, int&) {
   FL_ASSERT(step.probability >= 0.0 && step.probability <= 1.0);
-  world.network.SetLoss(step.probability);
-  return fmt::format("each message is lost with probability {:g}", step.probability);
+  if (step.service.empty()) {
+    world.network.SetLoss(step.probability);
+    return fmt::format("each message is lost with probability {:g}", step.probability);
+  }
+  for (const std::string& other : OtherSide(world, step)) {
+    world.network.SetLinkLoss(step.service, other, step.probability);
+    if (!step.one_way) world.network.SetLinkLoss(other, step.service, step.probability);
+  }
+  return fmt::format("each message {} is lost with probability {:g}", Between(step),
+                     step.probability);
 }
 
 // --- Disks -----------------------------------------------------------------
@@ -606,20 +631,26 @@ std::vector<StepKind> MakeStepKinds() {
       {Kind::kLatency,
        "latency",
        0,
-       {required(Field::kBase), optional(Field::kExtra), optional(Field::kDistribution)},
+       {required(Field::kBase), optional(Field::kExtra), optional(Field::kDistribution),
+        optional(Field::kService), optional(Field::kPeer), optional(Field::kOneWay)},
        none,
        [](const Step& s) {
-         return fmt::format("latency {} + {} {}", sim::FormatDuration(s.duration),
+         return fmt::format("latency {} + {} {}{}", sim::FormatDuration(s.duration),
                             s.distribution.empty() ? "exponential" : s.distribution,
-                            sim::FormatDuration(s.extra));
+                            sim::FormatDuration(s.extra),
+                            s.service.empty() ? std::string() : " " + Between(s));
        },
        PerformLatency},
       {Kind::kLoss,
        "loss",
        0,
-       {required(Field::kProbability)},
+       {required(Field::kProbability), optional(Field::kService), optional(Field::kPeer),
+        optional(Field::kOneWay)},
        none,
-       [](const Step& s) { return fmt::format("loss {:g}", s.probability); },
+       [](const Step& s) {
+         return fmt::format("loss {:g}{}", s.probability,
+                            s.service.empty() ? std::string() : " " + Between(s));
+       },
        PerformLoss},
       {Kind::kPowerLoss,
        "power-loss",

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "fakes/sqlite_vfs.h"
+#include "models/cql/client.h"
 #include "models/cql/server.h"
 #include "models/migrate/runner.h"
 #include "models/s3/kuri_node.h"
@@ -158,9 +159,8 @@ const std::vector<FaultError>& FaultErrors() {
   // ErrNoConnections) and the kernel's, as the runners pass them on.
   static const std::vector<FaultError> kErrors = {
       {"server", sim::StatusCode::kInternal, "Server Error"},
-      {"timeout", sim::StatusCode::kTimedOut,
-       "gocql: no response received from cassandra within timeout period"},
-      {"refused", sim::StatusCode::kUnavailable, "gocql: no hosts available in the pool"},
+      {"timeout", sim::StatusCode::kTimedOut, models::cql::kGocqlTimeout},
+      {"refused", sim::StatusCode::kUnavailable, models::cql::kGocqlNoHosts},
       {"io", sim::StatusCode::kIoError, "input/output error"},
   };
   return kErrors;

@@ -88,6 +88,7 @@ struct World {
   struct ImageFacts {
     models::migrate::MigrationSource migrations;
     bool reads_node_id = true;  // Proxy images: routes by the index's node_id.
+    std::string version_table = "schema_migrations";  // golang-migrate's, as the image names it.
   };
   std::map<std::pair<std::string, std::string>, ImageFacts> images;
 
