@@ -21,6 +21,129 @@ std::string Lower(std::string text) {
   return text;
 }
 
+std::string Upper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// The words YCQL's grammar will not take as a bare name: its
+// reserved_keyword and type_func_name_keyword lists (ColId is IDENT,
+// unreserved_keyword or col_name_keyword), yugabyte-db
+// src/yb/yql/cql/ql/parser/parser_gram.y. Sorted, for a binary search.
+bool IsReservedWord(std::string_view word) {
+  static constexpr std::string_view kReserved[] = {"all",
+                                                   "allow",
+                                                   "analyse",
+                                                   "analyze",
+                                                   "and",
+                                                   "any",
+                                                   "array",
+                                                   "as",
+                                                   "asc",
+                                                   "asymmetric",
+                                                   "authorization",
+                                                   "authorize",
+                                                   "binary",
+                                                   "both",
+                                                   "case",
+                                                   "cast",
+                                                   "check",
+                                                   "collate",
+                                                   "collation",
+                                                   "column",
+                                                   "concurrently",
+                                                   "constraint",
+                                                   "create",
+                                                   "cross",
+                                                   "current_catalog",
+                                                   "current_date",
+                                                   "current_role",
+                                                   "current_schema",
+                                                   "current_time",
+                                                   "current_timestamp",
+                                                   "current_user",
+                                                   "default",
+                                                   "deferrable",
+                                                   "desc",
+                                                   "describe",
+                                                   "distinct",
+                                                   "do",
+                                                   "else",
+                                                   "end",
+                                                   "except",
+                                                   "false",
+                                                   "fetch",
+                                                   "for",
+                                                   "foreign",
+                                                   "freeze",
+                                                   "from",
+                                                   "full",
+                                                   "grant",
+                                                   "having",
+                                                   "if",
+                                                   "ilike",
+                                                   "in",
+                                                   "infinity",
+                                                   "initially",
+                                                   "inner",
+                                                   "intersect",
+                                                   "into",
+                                                   "is",
+                                                   "isnull",
+                                                   "join",
+                                                   "keyspace",
+                                                   "keyspaces",
+                                                   "lateral",
+                                                   "leading",
+                                                   "left",
+                                                   "like",
+                                                   "limit",
+                                                   "localtime",
+                                                   "localtimestamp",
+                                                   "modify",
+                                                   "nan",
+                                                   "natural",
+                                                   "not",
+                                                   "notnull",
+                                                   "null",
+                                                   "on",
+                                                   "only",
+                                                   "or",
+                                                   "order",
+                                                   "outer",
+                                                   "overlaps",
+                                                   "partition_hash",
+                                                   "placing",
+                                                   "primary",
+                                                   "returning",
+                                                   "returns",
+                                                   "right",
+                                                   "schema",
+                                                   "select",
+                                                   "session_user",
+                                                   "similar",
+                                                   "some",
+                                                   "symmetric",
+                                                   "table",
+                                                   "tablesample",
+                                                   "then",
+                                                   "to",
+                                                   "token",
+                                                   "trailing",
+                                                   "true",
+                                                   "union",
+                                                   "unique",
+                                                   "use",
+                                                   "using",
+                                                   "variadic",
+                                                   "verbose",
+                                                   "where",
+                                                   "window",
+                                                   "with"};
+  static_assert(std::is_sorted(std::begin(kReserved), std::end(kReserved)));
+  return std::binary_search(std::begin(kReserved), std::end(kReserved), word);
+}
+
 class Parser {
  public:
   explicit Parser(const std::vector<Token>& tokens) : tokens_(tokens) {}
@@ -75,8 +198,26 @@ class Parser {
     if (!AcceptSymbol(symbol)) Fail(Peek(), fmt::format("'{}'", symbol));
   }
 
-  // An identifier, lower-cased unless it was double-quoted.
+  // An identifier, lower-cased unless it was double-quoted. A reserved word
+  // of YCQL's grammar is no name unless quoted: bison reports the keyword's
+  // token (YCQL's messages name it in capitals: "unexpected TABLE").
   std::string Identifier(std::string_view what) {
+    const Token& token = Peek();
+    if (token.kind == TokenKind::kIdentifier) {
+      std::string name = Lower(token.text);
+      if (IsReservedWord(name)) {
+        throw SyntaxError{ParseError{token.position,
+                                     fmt::format("{}, unexpected {}", kSyntaxError, Upper(name))}};
+      }
+      ++next_;
+      return name;
+    }
+    if (token.kind == TokenKind::kQuotedIdentifier) return Next().text;
+    Fail(token, what);
+  }
+  // A type's or an option's name: keywords such as `text` or `set` are not
+  // reserved there.
+  std::string Word(std::string_view what) {
     const Token& token = Peek();
     if (token.kind == TokenKind::kIdentifier) return Lower(Next().text);
     if (token.kind == TokenKind::kQuotedIdentifier) return Next().text;
@@ -90,8 +231,10 @@ class Parser {
     name.offset = Here();
     name.name = Identifier("a table name");
     if (AcceptSymbol(".")) {
+      // After the dot any keyword is a name (the grammar's attr_name is a
+      // ColLabel): system_schema.keyspaces.
       name.keyspace = std::move(name.name);
-      name.name = Identifier("a table name");
+      name.name = Word("a table name");
     }
     return name;
   }
@@ -110,7 +253,7 @@ class Parser {
   TypeName Type() {
     const Nested nested(*this);
     TypeName type;
-    type.base = Identifier("a type");
+    type.base = Word("a type");
     if (AcceptSymbol("<")) {
       do {
         type.parameters.push_back(Type());
@@ -356,7 +499,7 @@ class Parser {
 
   // name = value, the value kept as written.
   std::vector<std::pair<std::string, std::string>> OneOption() {
-    std::string name = Identifier("an option name");
+    std::string name = Word("an option name");
     ExpectSymbol("=");
     const std::size_t from = Peek().position.offset;
     (void)ParseTerm();

@@ -229,8 +229,7 @@ TEST(CqlEngineTest, AScriptStopsAtTheFirstError) {
   EXPECT_EQ(store.engine().catalog().FindTable("ks", "u"), nullptr);
   outcomes = store.engine().ExecuteScript(store.session(), "USE ks; SELECT FROM t;");
   ASSERT_EQ(outcomes.size(), 2u);
-  EXPECT_EQ(Show(outcomes[1]),
-            "error: Invalid SQL Statement. syntax error, unexpected 't', expecting 'from'");
+  EXPECT_EQ(Show(outcomes[1]), "error: Invalid SQL Statement. syntax error, unexpected FROM");
 }
 
 TEST(CqlEngineTest, ErrorsPointAtTheOffendingName) {

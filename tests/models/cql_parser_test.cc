@@ -1,5 +1,6 @@
 #include "models/cql/parser.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace faultline::models::cql {
@@ -248,6 +249,31 @@ TEST(CqlParserTest, EveryPrefixParsesOrFailsCleanly) {
       EXPECT_LE(result.error->position.offset, length);
     }
   }
+}
+
+}  // namespace
+}  // namespace faultline::models::cql
+
+namespace faultline::models::cql {
+namespace {
+
+// YCQL's grammar (yugabyte-db parser_gram.y: ColId is IDENT,
+// unreserved_keyword or col_name_keyword) refuses its reserved words as bare
+// names, naming the keyword's token; quoted, or after a dot, they are names.
+TEST(CqlParserTest, ReservedWordsAreNoBareNamesAsInYcql) {
+  const std::string statement = "CREATE TABLE ks.t (k int PRIMARY KEY, table text)";
+  const ParseResult refused = Parse(statement);
+  ASSERT_TRUE(refused.error.has_value());
+  EXPECT_EQ(refused.error->message, "Invalid SQL Statement. syntax error, unexpected TABLE");
+  EXPECT_EQ(refused.error->position.offset, statement.find("table text"));
+  for (const char* word : {"select", "from", "token", "limit", "keyspace", "order"}) {
+    EXPECT_TRUE(Parse(fmt::format("SELECT {} FROM ks.t", word)).error.has_value()) << word;
+  }
+  // Unreserved words are names; so is any word quoted, or after a dot.
+  EXPECT_FALSE(Parse("CREATE TABLE ks.t (key int PRIMARY KEY, user text, value text, type text, "
+                     "\"table\" text)")
+                   .error.has_value());
+  EXPECT_FALSE(Parse("SELECT keyspace_name FROM system_schema.keyspaces").error.has_value());
 }
 
 }  // namespace
