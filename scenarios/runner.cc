@@ -97,6 +97,9 @@ std::shared_ptr<const sim::FaultPlan> FaultPlanOf(const Scenario& scenario) {
       case FaultSpec::Action::kDelay:
         plan->DelayAt(site, fault.hit, fault.delay);
         break;
+      case FaultSpec::Action::kPowerLoss:
+        plan->PowerLossAt(site, fault.hit, fault.survivors);
+        break;
     }
   }
   return plan;

@@ -214,7 +214,8 @@ class Reader {
       const std::string where = fmt::format("fault {}: ", ++number);
       const toml::table* table = item.as_table();
       if (table == nullptr) Fail(&item, where + "a fault must be a table");
-      OnlyKeys(*table, {"site", "hit", "action", "error", "message", "for", "service"}, where);
+      OnlyKeys(*table, {"site", "hit", "action", "error", "message", "for", "survives", "service"},
+               where);
       FaultSpec fault;
       fault.site = NonEmpty(*table, "site", where);
       CheckSite(table->get("site"), fault.site, scenario, where);
@@ -222,15 +223,17 @@ class Reader {
       if (hit && *hit < 1) Fail(table->get("hit"), where + "'hit' must be a positive integer");
       fault.hit = hit ? static_cast<std::uint64_t>(*hit) : 1;
       const std::string action = String(*table, "action", where, true);
-      static const std::map<std::string, FaultSpec::Action, std::less<>> kActions = {
-          {"crash", FaultSpec::Action::kCrash},
-          {"error", FaultSpec::Action::kError},
-          {"delay", FaultSpec::Action::kDelay}};
-      const auto found = kActions.find(action);
-      if (found == kActions.end()) {
-        Fail(table->get("action"), where + "'action' is crash, error or delay");
+      const auto found = std::find_if(FaultActions().begin(), FaultActions().end(),
+                                      [&](const FaultActionName& a) { return a.name == action; });
+      if (found == FaultActions().end()) {
+        Fail(table->get("action"), where + "'action' is crash, error, delay or power-loss");
       }
-      fault.action = found->second;
+      fault.action = found->action;
+      // A power loss drops unsynced writes: only where data is written.
+      if (fault.action == FaultSpec::Action::kPowerLoss && !fault.site.starts_with("disk.")) {
+        Fail(table->get("site"),
+             where + "a power-loss is at a disk site (disk.write, disk.sync, ...)");
+      }
       ReadFaultDetails(*table, where, fault);
       if (table->contains("service")) fault.service = ServiceName(*table, "service", where);
       scenario.faults.push_back(std::move(fault));
@@ -247,6 +250,26 @@ class Reader {
         Fail(table.get(key), fmt::format("{}'{}' is for an error", where, key));
     }
     if (table.contains("for") && !delay) Fail(table.get("for"), where + "'for' is for a delay");
+    const bool power_loss = fault.action == FaultSpec::Action::kPowerLoss;
+    if (table.contains("survives") && !power_loss) {
+      Fail(table.get("survives"), where + "'survives' is for a power-loss");
+    }
+    if (power_loss && table.contains("survives")) {
+      const std::string text = String(table, "survives", where, true);
+      bool known = false;
+      for (const sim::Survivors survivors :
+           {sim::Survivors::kNothingUnsynced, sim::Survivors::kInOrderPrefix,
+            sim::Survivors::kTornBlocks}) {
+        if (sim::SurvivorsName(survivors) == text) {
+          fault.survivors = survivors;
+          known = true;
+        }
+      }
+      if (!known) {
+        Fail(table.get("survives"),
+             where + "'survives' is nothing-unsynced, in-order-prefix or torn-blocks");
+      }
+    }
     if (error) {
       fault.error = table.contains("error") ? String(table, "error", where, true) : "server";
       std::string kinds;

@@ -149,9 +149,12 @@ std::string ToToml(const Scenario& s) {
     out += fmt::format("\n[crash]\nsite = {}\nhit = {}\n", Quoted(s.crash_site), s.crash_hit);
   }
   for (const FaultSpec& fault : s.faults) {
-    static constexpr std::string_view kActionNames[] = {"crash", "error", "delay"};
     out += fmt::format("\n[[fault]]\nsite = {}\nhit = {}\naction = \"{}\"\n", Quoted(fault.site),
-                       fault.hit, kActionNames[static_cast<int>(fault.action)]);
+                       fault.hit, NameOf(fault.action));
+    if (fault.action == FaultSpec::Action::kPowerLoss &&
+        fault.survivors != sim::Survivors::kNothingUnsynced) {
+      out += fmt::format("survives = \"{}\"\n", sim::SurvivorsName(fault.survivors));
+    }
     if (fault.action == FaultSpec::Action::kError) {
       out += fmt::format("error = {}\n", Quoted(fault.error));
       if (!fault.message.empty()) out += fmt::format("message = {}\n", Quoted(fault.message));

@@ -442,8 +442,8 @@ std::string PerformDiskErrors(World& world, const Step& step, int&) {
   FL_ASSERT(errors.any());
   const std::vector<fakes::Volume*> volumes = VolumesOf(world, step);
   for (fakes::Volume* volume : volumes) volume->SetErrors(errors);
-  return fmt::format("{} fail{} with EIO: {}", fmt::join(step.io, ", "),
-                     step.persistent ? " every time" : " once", VolumeNames(volumes));
+  return fmt::format("EIO on {} {}: {}", step.persistent ? "every" : "the next",
+                     fmt::join(step.io, ", "), VolumeNames(volumes));
 }
 
 std::string PerformDiskOk(World& world, const Step& step, int&) {

@@ -10,6 +10,7 @@
 
 #include "scenarios/catalogue.h"
 #include "scenarios/scenario_file.h"
+#include "scenarios/steps.h"
 #include "tests/scenarios/failures.h"
 
 namespace faultline::scenarios {
@@ -117,6 +118,46 @@ TEST(CheckersTest, SchemaMatchesTheImageEachServiceRuns) {
                                          "migrations"),
             std::string::npos)
       << verdict(by_hand).actual;
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// docs/scenario-format.md promises that every step, fault and expectation
+// is used by a file: the test files and the catalogue, together.
+TEST(CheckersTest, EveryStepFaultAndExpectationIsUsedByAFile) {
+  std::set<std::string_view> steps;
+  std::set<std::string_view> actions;
+  std::set<std::string> errors;
+  std::set<Expectation::Kind> expectations;
+  for (const Scenario& scenario : EveryScenario()) {
+    if (!scenario.crash_site.empty()) actions.insert("crash");
+    for (const FaultSpec& fault : scenario.faults) {
+      actions.insert(NameOf(fault.action));
+      if (fault.action == FaultSpec::Action::kError) errors.insert(fault.error);
+    }
+    for (const Step& step : scenario.steps) {
+      steps.insert(StepKindOf(step).name);
+      for (const Expectation& e : step.expect) expectations.insert(e.kind);
+    }
+  }
+  for (const StepKind& kind : StepKinds()) {
+    EXPECT_TRUE(steps.contains(kind.name)) << "no file has a step '" << kind.name << "'";
+  }
+  for (const FaultActionName& action : FaultActions()) {
+    EXPECT_TRUE(actions.contains(action.name)) << "no file has a fault '" << action.name << "'";
+  }
+  for (const FaultError& error : FaultErrors()) {
+    EXPECT_TRUE(errors.contains(std::string(error.name)))
+        << "no file has an error fault '" << error.name << "'";
+  }
+  for (int kind = 0; kind <= static_cast<int>(Expectation::Kind::kSchemaMigrations); ++kind) {
+    EXPECT_TRUE(expectations.contains(static_cast<Expectation::Kind>(kind)))
+        << "no file has an expectation of kind " << kind;
+  }
 }
 
 }  // namespace
