@@ -719,7 +719,16 @@ do = "up"
                   .starts_with("story.toml:6:8: fault 1: no runner of this cluster has a fault "
                                "site 'migrate.nowhere.statement.after' (its sites: "));
   EXPECT_EQ(Error(head + "site = \"disk.sync\"\naction = \"explode\"\n"),
-            "story.toml:7:10: fault 1: 'action' is crash, error or delay");
+            "story.toml:7:10: fault 1: 'action' is crash, error, delay or power-loss");
+  // A power loss drops unsynced writes: only at a disk site, with a model.
+  EXPECT_EQ(Error(head + "site = \"migrate.filecoingw_s3.before_set_clean\"\naction = "
+                         "\"power-loss\"\n"),
+            "story.toml:6:8: fault 1: a power-loss is at a disk site (disk.write, disk.sync, ...)");
+  EXPECT_EQ(Error(head + "site = \"disk.sync\"\naction = \"power-loss\"\nsurvives = \"most\"\n"),
+            "story.toml:8:12: fault 1: 'survives' is nothing-unsynced, in-order-prefix or "
+            "torn-blocks");
+  EXPECT_EQ(Error(head + "site = \"disk.sync\"\naction = \"crash\"\nsurvives = \"torn-blocks\"\n"),
+            "story.toml:8:12: fault 1: 'survives' is for a power-loss");
   EXPECT_EQ(Error(head + "site = \"disk.sync\"\naction = \"error\"\nerror = \"gone\"\n"),
             "story.toml:8:9: fault 1: 'error' is one of server, timeout, refused, io");
   EXPECT_EQ(Error(head + "site = \"disk.sync\"\naction = \"crash\"\nfor = \"1s\"\n"),
@@ -895,6 +904,53 @@ expect = [ { status = 404 } ]
             "story.toml:5:15: step 1: 'probability' is a number from 0 to 1");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"latency\"\nbase = \"2h\"\n"),
             "story.toml:5:8: step 1: 'base' is a duration of at most 1h (write 500ms, 2s)");
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+std::string ReadError(const std::string& text) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(text, "story.toml");
+  return std::holds_alternative<FileError>(parsed) ? std::get<FileError>(parsed).message : "read";
+}
+
+// The steps and settings of faults in files are checked when read, each
+// mistake at its place.
+TEST(ScenarioFileTest, DiskNetworkMigrateAndImageSettingsAreCheckedWhenRead) {
+  const std::string head = "name = \"x\"\ntitle = \"t\"\n";
+  const auto step = [&](const std::string& body) { return ReadError(head + "[[step]]\n" + body); };
+  EXPECT_EQ(step("do = \"disk-full\"\nservice = \"s3-proxy\"\n"),
+            "story.toml:5:11: step 1: s3-proxy mounts no volume: there is no disk to act on");
+  EXPECT_EQ(step("do = \"disk-ok\"\nservice = \"yugabyte\"\nvolume = \"other\"\n"),
+            "story.toml:6:10: step 1: yugabyte mounts no volume 'other' (it mounts yugabyte-data)");
+  EXPECT_EQ(step("do = \"disk-errors\"\nservice = \"yugabyte\"\non = [\"fsync\"]\n"),
+            "story.toml:6:7: step 1: 'on' lists the I/O that fails: \"read\", \"write\", \"sync\"");
+  EXPECT_EQ(step("do = \"power-loss\"\nservice = \"yugabyte\"\nsurvives = \"all\"\n"),
+            "story.toml:6:12: step 1: 'survives' is nothing-unsynced, in-order-prefix or "
+            "torn-blocks");
+  EXPECT_EQ(step("do = \"migrate\"\nkeyspace = \"filecoingw_kuri1\"\ncommand = \"drop -f\"\n"),
+            "story.toml:6:11: step 1: 'command' is a migrate command: up [N], down [N], down "
+            "-all, goto V, force V or version");
+  EXPECT_EQ(step("do = \"loss\"\nprobability = 0.5\npeer = \"yugabyte\"\n"),
+            "story.toml:6:8: step 1: 'peer' needs 'service', the link's other end");
+  const auto image = [&](const std::string& body) {
+    return ReadError(head + "[[image]]\nservice = \"node\"\nversion = \"mine\"\n" + body +
+                     "[[step]]\ndo = \"up\"\n");
+  };
+  EXPECT_EQ(image("runner = \"safe\"\nmulti_statement = false\n"),
+            "story.toml:7:19: image 1: 'multi_statement' is a setting of the golang-migrate "
+            "runner, not of safe");
+  EXPECT_EQ(image("migrations_table = \"bad name\"\n"),
+            "story.toml:6:20: image 1: 'migrations_table' is a table name: a letter, then "
+            "letters, digits or _ (at most 48)");
+  EXPECT_EQ(image("retry = { attempts = 0 }\n"),
+            "story.toml:6:22: image 1: 'attempts' is from 1 to 10000");
+  EXPECT_EQ(image("retry = { delay = \"0s\" }\n"),
+            "story.toml:6:19: image 1: retry 'delay' is a duration from 1ms to 1h (write 2s, "
+            "500ms)");
 }
 
 }  // namespace
