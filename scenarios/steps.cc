@@ -554,9 +554,9 @@ std::vector<StepKind> MakeStepKinds() {
        {required(Field::kKeyspace), required(Field::kCommand), optional(Field::kService)},
        none,
        [](const Step& s) {
-         return fmt::format("migrate -path {} -database cassandra://yugabyte:9042/{} {}",
-                            s.service.empty() ? "<its folder>" : s.service + "'s folder",
-                            s.keyspace, s.command);
+         return fmt::format(
+             "migrate -path {} -database 'cassandra://yugabyte:9042/{}?x-multi-statement=true' {}",
+             s.service.empty() ? "<its folder>" : s.service + "'s folder", s.keyspace, s.command);
        },
        PerformMigrate},
       {Kind::kRecreateKeyspace,

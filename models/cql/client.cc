@@ -63,11 +63,18 @@ sim::Awaitable<ClientResult> CqlSession::Send(std::string method, std::string st
   co_return result;
 }
 
-sim::Awaitable<sim::Status> CqlSession::Connect() {
+sim::Awaitable<sim::Status> CqlSession::Connect(std::string keyspace) {
   fakes::Request request(wire::kOptions, "/cql", wire::EncodeRequest(wire::RequestBody{}));
   sim::Result<fakes::Response> response =
       co_await network_.Call(options_.store, std::move(request), options_.timeout);
-  if (response.ok()) co_return sim::Status::Ok();
+  if (response.ok()) {
+    if (keyspace.empty()) co_return sim::Status::Ok();
+    // connectionpool.go: each connection USEs the keyspace; one that cannot
+    // is dropped, and session.go finds the pool empty (ErrNoConnectionsStarted).
+    ClientResult use = co_await Query("USE \"" + keyspace + "\"");
+    if (use.ok()) co_return sim::Status::Ok();
+    co_return sim::Status::Unavailable(kGocqlNoConnectionsStarted);
+  }
   // session.go: "gocql: unable to create session: %v" around the control
   // connection's "unable to discover protocol version: %v" around the dial
   // error. The host is shown by name (the simulation has no addresses).

@@ -26,6 +26,8 @@ struct ClientOptions {
 inline constexpr const char* kGocqlTimeout =
     "gocql: no response received from cassandra within timeout period";
 inline constexpr const char* kGocqlNoHosts = "gocql: no hosts available in the pool";
+inline constexpr const char* kGocqlNoConnectionsStarted =
+    "no connections were made when creating the session";
 
 struct ClientResult {
   sim::Status status;             // The call: ok, Unavailable, TimedOut, or Corruption.
@@ -62,9 +64,12 @@ class CqlSession {
   explicit CqlSession(fakes::Network& network, ClientOptions options = {})
       : network_(network), options_(std::move(options)) {}
 
-  // gocql's CreateSession: the handshake with the store. Its errors read as
-  // gocql's ("gocql: unable to create session: ...").
-  sim::Awaitable<sim::Status> Connect();
+  // gocql's CreateSession: the handshake with the store, then, with a
+  // `keyspace` (ClusterConfig.Keyspace), the pool's USE of it. Its errors
+  // read as gocql's: "gocql: unable to create session: ..." for the
+  // handshake, and a keyspace that cannot be used leaves the pool empty:
+  // "no connections were made when creating the session".
+  sim::Awaitable<sim::Status> Connect(std::string keyspace = {});
   sim::Awaitable<ClientResult> Query(std::string statement, std::vector<Value> values = {},
                                      PageRequest page = {});
   // On success, *prepared is set.

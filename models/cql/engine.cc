@@ -74,7 +74,8 @@ std::variant<const TableInfo*, CqlError> Engine::ResolveTable(const Session& ses
                                                               const QualifiedName& name,
                                                               bool for_write) const {
   std::variant<std::string, CqlError> keyspace = ResolveKeyspaceName(session, name.keyspace);
-  if (auto* error = std::get_if<CqlError>(&keyspace)) return std::move(*error);
+  // pt_name.cc raises NO_NAMESPACE_USED at the table's name.
+  if (auto* error = std::get_if<CqlError>(&keyspace)) return At(std::move(*error), name.offset);
   const TableInfo* table = catalog_.FindTable(std::get<std::string>(keyspace), name.name);
   if (table == nullptr) return At(ObjectNotFound(), name.offset);
   if (for_write && table->read_only) return At(SystemNamespaceReadonly(), name.offset);

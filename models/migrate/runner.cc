@@ -19,9 +19,11 @@ sim::Awaitable<sim::Status> GolangMigrateRunner::Migrate(cql::CqlSession& sessio
   const auto wrapped = [](std::string_view what, const sim::Status& status) {
     return sim::Status::FromCode(status.code(), fmt::format("{}: {}", what, status.message()));
   };
-  if (sim::Status connected = co_await session.Connect(); !connected.ok()) {
-    co_return wrapped("create cql migrate session", connected);
-  }
+  // Named, not a temporary in the co_await: GCC 12 destroys such a
+  // temporary twice.
+  const std::string bound_to = options_.bound_session ? keyspace : std::string();
+  const sim::Status connected = co_await session.Connect(bound_to);
+  if (!connected.ok()) co_return wrapped("create cql migrate session", connected);
   CassandraDriver driver(session, keyspace, options_);
   if (sim::Status opened = co_await driver.Open(); !opened.ok()) {
     co_return wrapped("create cql migrations driver", opened);

@@ -49,8 +49,13 @@ std::variant<std::vector<std::string>, Outcome> ParseFlags(const std::vector<std
       *all = true;
       continue;
     }
-    return Outcome{
-        2, fmt::format("flag provided but not defined: {}\nUsage of {}:\n", word, words[0])};
+    // flag.ExitOnError: the error, then the flag set's usage, its defaults
+    // (newFlagSetWithHelp defines -help; down also -all).
+    const std::string_view all_flag =
+        all != nullptr ? "  -all\n    \tApply all down migrations\n" : "";
+    return Outcome{2, fmt::format("flag provided but not defined: {}\nUsage of {}:\n{}  -help\n"
+                                  "    \tPrint help information\n",
+                                  word, words[0], all_flag)};
   }
   for (; i < words.size(); ++i) positional.push_back(words[i]);
   return positional;
@@ -162,22 +167,28 @@ sim::Awaitable<MigrateCliOutcome> RunMigrateCli(cql::CqlSession& shell, std::str
   FL_ASSERT(!words.empty());
   FL_ASSERT_MSG(IsMigrateCliCommand(words[0]), "migrate {} (checked when read)", words[0]);
   const std::string& command = words[0];
+  // migrate.New first (main.go, before the command's flags are parsed): the
+  // database, as cassandra.Open makes it: a session bound to the keyspace,
+  // with a one-minute timeout, then the version table. The URL the step
+  // shows asks for multi-statement mode, as the seed's gateway runs it.
+  cql::ClientOptions options = shell.options();
+  options.timeout = std::chrono::minutes(1);
+  cql::CqlSession session(shell.network(), options);
+  if (sim::Status connected = co_await session.Connect(keyspace); !connected.ok()) {
+    co_return Fatal("", "error: failed to open database: " + connected.message());
+  }
+  migrate::CassandraDriver::Options driver_options;
+  driver_options.multi_statement = true;  // x-multi-statement=true
+  migrate::CassandraDriver driver(session, keyspace, driver_options);
+  if (sim::Status opened = co_await driver.Open(); !opened.ok()) {
+    co_return Fatal("", "error: failed to open database: " + opened.message());
+  }
   bool all = false;
   std::vector<std::string> args;
   if (command != "version") {  // version parses no flags.
     auto parsed = ParseFlags(words, command == "down" ? &all : nullptr);
     if (auto* refused = std::get_if<Outcome>(&parsed)) co_return std::move(*refused);
     args = std::move(std::get<std::vector<std::string>>(parsed));
-  }
-  // migrate.New: the database (cassandra.Open: a session bound to the
-  // keyspace, then the version table), before the command runs.
-  cql::CqlSession session(shell.network(), shell.options());
-  if (sim::Status connected = co_await session.Connect(); !connected.ok()) {
-    co_return Fatal("", "error: failed to open database: " + connected.message());
-  }
-  migrate::CassandraDriver driver(session, keyspace);
-  if (sim::Status opened = co_await driver.Open(); !opened.ok()) {
-    co_return Fatal("", "error: failed to open database: " + opened.message());
   }
   Migrate m(source, driver);
   // What m.Log writes as migrations run; each command reads it once done

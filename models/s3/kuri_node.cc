@@ -47,6 +47,11 @@ class KuriNode {
       context_.Log(StartupFailureLine(migrated));
       co_return 1;
     }
+    if (sim::Status connected = co_await CreateGatewaySession(session_, keyspace_, *retry_);
+        !connected.ok()) {
+      context_.Log(StartupFailureLine(connected));
+      co_return 1;
+    }
     context_.network().Listen(context_.process(), port_,
                               [this](Request request) -> sim::Awaitable<Response> {
                                 co_return co_await Handle(std::move(request));

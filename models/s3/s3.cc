@@ -60,7 +60,7 @@ std::uint16_t ParsePort(std::string_view text) {
   return error == std::errc() && end == text.data() + text.size() ? port : 0;
 }
 
-sim::Awaitable<sim::Status> RetryCqlStartup(std::string what, const RetryPolicy& policy,
+sim::Awaitable<sim::Status> RetryCqlStartup(std::string what, RetryPolicy policy,
                                             std::function<sim::Awaitable<sim::Status>()> attempt) {
   FL_ASSERT(policy.attempts >= 1);
   FL_ASSERT(policy.initial <= policy.cap);
@@ -75,6 +75,17 @@ sim::Awaitable<sim::Status> RetryCqlStartup(std::string what, const RetryPolicy&
   }
   co_return sim::Status::FromCode(status.code(), fmt::format("{} after {} attempts: {}", what,
                                                              policy.attempts, status.message()));
+}
+
+sim::Awaitable<sim::Status> CreateGatewaySession(cql::CqlSession& session, std::string keyspace,
+                                                 RetryPolicy policy) {
+  const sim::Status created =
+      co_await RetryCqlStartup("create yugabyte cql session", policy,
+                               [&session, &keyspace]() -> sim::Awaitable<sim::Status> {
+                                 co_return co_await session.Connect(keyspace);
+                               });
+  if (created.ok()) co_return created;
+  co_return sim::Status::FromCode(created.code(), "create cql session: " + created.message());
 }
 
 std::string LockOwner(fakes::ContainerContext& context) {

@@ -11,6 +11,7 @@
 
 #include "fakes/network.h"
 #include "fakes/runtime.h"
+#include "models/cql/client.h"
 #include "sim/sim.h"
 
 namespace faultline::models::s3 {
@@ -55,7 +56,13 @@ struct RetryPolicy {
 // `attempt` up to policy.attempts times, sleeping between tries (doubling up
 // to the cap), and logs nothing; the last error comes back as
 // "<what> after <N> attempts: <error>".
-sim::Awaitable<sim::Status> RetryCqlStartup(std::string what, const RetryPolicy& policy,
+sim::Awaitable<sim::Status> RetryCqlStartup(std::string what, RetryPolicy policy,
                                             std::function<sim::Awaitable<sim::Status>()> attempt);
+
+// After its migrations, NewYugabyteCqlDb makes the gateway's own session
+// (bound to `keyspace`) in the same retry: "create cql session: create
+// yugabyte cql session after N attempts: <gocql's error>".
+sim::Awaitable<sim::Status> CreateGatewaySession(cql::CqlSession& session, std::string keyspace,
+                                                 RetryPolicy policy);
 
 }  // namespace faultline::models::s3

@@ -46,6 +46,12 @@ class Proxy {
       context_.Log("s3-proxy: cannot start: " + migrated.message());
       co_return 1;
     }
+    if (sim::Status connected =
+            co_await CreateGatewaySession(session_, kIndexKeyspace, image_.startup_retry);
+        !connected.ok()) {
+      context_.Log("s3-proxy: cannot start: " + connected.message());
+      co_return 1;
+    }
     if (backends_.empty()) {
       context_.Log("s3-proxy: no valid backend in BACKENDS '" + context_.Env("BACKENDS") + "'");
       co_return 1;

@@ -209,6 +209,26 @@ TEST(CqlStoreTest, APartitionedStoreTimesOut) {
   EXPECT_EQ(outcome, kGocqlTimeout);  // gocql's ErrTimeoutNoResponse.
 }
 
+// A statement without a keyspace: YCQL says "No Namespace Used" (errcodes.cc)
+// and sends the statement with it; Cassandra says its own sentence
+// (ClientState.java), without the statement.
+TEST(CqlStoreTest, NoKeyspaceIsWordedAsEachStoreWordsIt) {
+  for (const char* version : {"2.20", "cassandra"}) {
+    StoreCluster cluster;
+    cluster.Up(version);
+    std::string outcome;
+    cluster.Client("kuri-1", [&](CqlSession& session) -> Awaitable<void> {
+      outcome = (co_await session.Query("SELECT * FROM t")).ToString();
+    });
+    cluster.simulation.RunFor(seconds(1));
+    if (std::string_view(version) == "cassandra") {
+      EXPECT_EQ(outcome, kCassandraNoKeyspaceText);
+    } else {
+      EXPECT_EQ(outcome, "No Namespace Used\nSELECT * FROM t\n              ^\n (ql error -215)");
+    }
+  }
+}
+
 TEST(CqlStoreTest, KeptVolumesKeepTheDataAndDownVWipesIt) {
   StoreCluster cluster;
   cluster.Up();

@@ -76,7 +76,13 @@ TEST(MigrateCliTest, GotoAndForceWithTheirArgumentErrors) {
       "error: no migration found for version 7: read down for version 7 .: file does not exist";
   EXPECT_EQ(cli.Run("goto 7"), "exit 1: " + missing + missing + "\n");
   // Go's flag package takes "-1" for a flag (exit 2); after "--" it is the value.
-  EXPECT_EQ(cli.Run("force -1"), "exit 2: flag provided but not defined: -1\nUsage of force:\n");
+  EXPECT_EQ(cli.Run("force -1"),
+            "exit 2: flag provided but not defined: -1\nUsage of force:\n  -help\n    \tPrint help "
+            "information\n");
+  EXPECT_EQ(
+      cli.Run("down -2"),
+      "exit 2: flag provided but not defined: -2\nUsage of down:\n  -all\n    \tApply all down "
+      "migrations\n  -help\n    \tPrint help information\n");
   EXPECT_EQ(cli.Run("force -- -2"), "exit 1: error: argument V must be >= -1\n");
   EXPECT_EQ(cli.Run("force -- -1"), "exit 0: ");  // force prints nothing.
   EXPECT_EQ(cli.Run("version"), "exit 1: error: no migration\n");
