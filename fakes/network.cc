@@ -325,14 +325,9 @@ void Network::SetLinkLoss(const std::string& from, const std::string& to, double
       {{"from", from}, {"to", to}, {"permille", static_cast<std::int64_t>(probability * 1000)}});
 }
 
-void Network::ClearLinkLoss() {
-  for (auto& [link, model] : link_models_) model.loss_probability.reset();
-}
-
-bool Network::HasLinkLoss() const {
-  return std::any_of(link_models_.begin(), link_models_.end(), [](const auto& entry) {
-    return entry.second.loss_probability.value_or(0.0) > 0.0;
-  });
+void Network::ClearLinkModels() {
+  simulation_.Emit("net.links", {{"cleared", static_cast<std::int64_t>(link_models_.size())}});
+  link_models_.clear();
 }
 
 void Network::Heal() {

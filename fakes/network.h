@@ -144,9 +144,9 @@ class Network {
                       NetworkOptions::Latency distribution, sim::Duration base,
                       sim::Duration extra_mean);
   void SetLinkLoss(const std::string& from, const std::string& to, double probability);
-  // Drops every link's own loss (the network's stays): no link loses on purpose.
-  void ClearLinkLoss();
-  bool HasLinkLoss() const;
+  // Drops every link's own latency and loss (the network's stay), traced.
+  void ClearLinkModels();
+  bool HasLinkModels() const { return !link_models_.empty(); }
   const NetworkOptions& options() const { return options_; }
 
   // Whether any link is blocked or clogged (what Heal() would clear).

@@ -56,7 +56,9 @@ struct Container {
   std::optional<int> last_exit_code;  // Of the last incarnation that ended: kept across starts.
   int restarts = 0;
   Intent intent = Intent::kRun;
-  bool run_once = false;  // Started by RunJob: no restart policy.
+  bool run_once = false;         // Started by RunJob: no restart policy.
+  bool powered_off = false;      // Its machine has no power: nothing starts it.
+  bool up_at_power_off = false;  // Running or restarting when the power went.
   bool supervised = false;
   sim::TimePoint started_at{};
   std::string running_version;  // The image version its current (or last) start ran.
@@ -131,9 +133,23 @@ Runtime::Runtime(sim::Simulation& simulation, Network& network, SqliteVfs& vfs)
     co_await daemon_never_set_.Wait();
     co_return 0;
   });
+  // A power-loss fault at a container's disk I/O is its machine's: every
+  // volume it mounts drops what was never synced.
+  vfs_.SetPowerLossHandler(
+      [this](sim::ProcessId process, sim::Survivors survivors, sim::Rng& random) {
+        for (auto& [name, container] : containers_) {
+          if (container->process->id() != process) continue;
+          for (const MountSpec& mount : container->spec.mounts) {
+            if (Volume* volume = FindVolume(mount.source, mount.kind)) {
+              volume->LoseUnsynced(random, CrashModel::Of(survivors));
+            }
+          }
+        }
+      });
 }
 
 Runtime::~Runtime() {
+  vfs_.SetPowerLossHandler(nullptr);
   for (auto& [name, container] : containers_) {
     if (container->process->running()) container->process->Kill();
   }
@@ -343,7 +359,8 @@ sim::Awaitable<void> Runtime::StartWhenReady(Container& container) {
 
 void Runtime::StartProcess(Container& container) {
   FL_ASSERT(!container.process->running());
-  if (container.removed()) return;  // `down` came first.
+  if (container.removed()) return;    // `down` came first.
+  if (container.powered_off) return;  // Its machine is off: PowerOn decides.
   const auto image = images_.find({container.spec.image, container.spec.version});
   FL_ASSERT(image != images_.end());
   container.Want(Intent::kRun);
@@ -446,9 +463,20 @@ void Runtime::Kill(const std::string& service) {
   if (container.process->running()) container.process->Kill();
 }
 
+void Runtime::RepairDisks() {
+  for (auto* volumes : {&named_volumes_, &host_directories_}) {
+    for (auto& [name, volume] : *volumes) {
+      if (volume->Repair()) simulation_.Emit("volume.repair", {{"volume", name}});
+    }
+  }
+}
+
 void Runtime::PowerOff(const std::string& service) {
   Container& container = At(service);
-  // The intent first, so the supervisor sees a stop, not a crash to restart.
+  container.up_at_power_off =
+      container.process->running() || container.state == ContainerState::kRestarting;
+  container.powered_off = true;  // Until PowerOn, nothing starts it (StartProcess).
+  // The intent too, so the supervisor takes the exit for a stop, not a crash.
   if (!container.removed()) container.Want(Intent::kStop);
   if (container.process->running()) container.process->Kill();
   simulation_.Emit("container.power", {{"service", service}, {"on", false}});
@@ -457,7 +485,10 @@ void Runtime::PowerOff(const std::string& service) {
 void Runtime::PowerOn(const std::string& service) {
   Container& container = At(service);
   simulation_.Emit("container.power", {{"service", service}, {"on", true}});
-  if (container.removed() || container.process->running()) return;
+  FL_ASSERT_MSG(container.powered_off, "power on for {}, which has power", service);
+  container.powered_off = false;
+  // The machine boots: docker starts what was up and whose policy says so.
+  if (container.removed() || container.process->running() || !container.up_at_power_off) return;
   if (container.spec.restart == RestartPolicy::kNo) return;
   StartProcess(container);
 }

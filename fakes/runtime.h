@@ -107,6 +107,8 @@ class Runtime {
   void Down(bool remove_volumes);
   // Empties every host directory; named volumes are untouched.
   void CleanHostDirectories();
+  // Every volume's disk as it was made (Volume::Repair), each change traced.
+  void RepairDisks();
   // Crashes the service's container; its restart policy applies.
   void Kill(const std::string& service);
   // Stops it gracefully; it stays stopped.

@@ -39,18 +39,15 @@ bool Usable(const OpenFile* file) {
 // power loss can land in the middle of a transaction, between its writes.
 bool Fails(OpenFile* file, const char* site) {
   if (!Usable(file)) return true;
-  // A failing disk fails the I/O before any fault plan is asked.
+  // A failing disk fails the I/O before any fault plan is asked (a write's
+  // own check is Volume::Write's; a truncate counts as a write).
   const std::string_view name(site);
   if (name == SqliteVfs::kSiteRead && file->volume->TakeError(DiskIo::kRead)) return true;
-  if ((name == SqliteVfs::kSiteWrite || name == SqliteVfs::kSiteTruncate) &&
-      file->volume->TakeError(DiskIo::kWrite)) {
-    return true;
-  }
+  if (name == SqliteVfs::kSiteTruncate && file->volume->TakeError(DiskIo::kWrite)) return true;
   if (name == SqliteVfs::kSiteSync && file->volume->TakeError(DiskIo::kSync)) return true;
   const sim::FaultDecision decision = file->vfs->simulation().HitFaultPoint(site, file->owner);
-  if (decision.action == sim::FaultAction::kPowerLoss) {
-    file->volume->LoseUnsynced(file->vfs->random(), CrashModel::Of(decision.survivors));
-  }
+  if (decision.action == sim::FaultAction::kPowerLoss)
+    file->vfs->LosePower(file->owner, *file->volume, decision.survivors);
   return decision.action == sim::FaultAction::kError ||
          decision.action == sim::FaultAction::kCrash ||
          decision.action == sim::FaultAction::kPowerLoss;
@@ -91,7 +88,8 @@ int FileWrite(sqlite3_file* base, const void* data, int amount, sqlite3_int64 of
   const sim::Status status = file->volume->Write(
       sim_file, static_cast<std::uint64_t>(offset),
       std::string_view(static_cast<const char*>(data), static_cast<std::size_t>(amount)));
-  return status.ok() ? SQLITE_OK : SQLITE_FULL;
+  if (status.ok()) return SQLITE_OK;
+  return status.code() == sim::StatusCode::kIoError ? SQLITE_IOERR_WRITE : SQLITE_FULL;
 }
 
 int FileTruncate(sqlite3_file* base, sqlite3_int64 size) {
@@ -159,6 +157,18 @@ constexpr sqlite3_io_methods kIoMethods = {
     nullptr,
     nullptr,
     nullptr};
+
+}  // namespace
+
+void SqliteVfs::LosePower(const sim::Owner& owner, Volume& volume, sim::Survivors survivors) {
+  if (power_loss_handler_) {
+    power_loss_handler_(owner.process, survivors, random_);
+    return;
+  }
+  volume.LoseUnsynced(random_, CrashModel::Of(survivors));
+}
+
+namespace {
 
 int VfsOpen(sqlite3_vfs* raw_vfs, sqlite3_filename name, sqlite3_file* base, int flags,
             int* out_flags) {

@@ -21,6 +21,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -64,6 +65,13 @@ class SqliteVfs {
   // Creates a file for SQLite's temporary storage.
   std::pair<Volume*, std::string> NewTempFile();
   sim::Rng& random() { return random_; }
+
+  // A power-loss decision at `owner`'s I/O: its machine loses power. The
+  // handler (the container runtime's) drops the unsynced writes of every
+  // volume that machine mounts; without one, only `volume`'s.
+  using PowerLossHandler = std::function<void(sim::ProcessId, sim::Survivors, sim::Rng&)>;
+  void SetPowerLossHandler(PowerLossHandler handler) { power_loss_handler_ = std::move(handler); }
+  void LosePower(const sim::Owner& owner, Volume& volume, sim::Survivors survivors);
   void OnFileOpened() { ++open_files_; }
   void OnFileClosed() { --open_files_; }
 
@@ -76,6 +84,7 @@ class SqliteVfs {
   Volume temp_volume_;
   std::uint64_t temp_files_ = 0;
   std::int64_t open_files_ = 0;  // Must be zero when the VFS goes.
+  PowerLossHandler power_loss_handler_;
 };
 
 // An open SQLite database on a SqliteVfs; closes it when destroyed.

@@ -110,7 +110,17 @@ void SimFile::LoseUnsynced(sim::Rng& random, const CrashModel& model) {
 }
 
 Volume::Volume(std::string name, VolumeKind kind, std::uint64_t capacity_bytes)
-    : name_(std::move(name)), kind_(kind), capacity_bytes_(capacity_bytes) {}
+    : name_(std::move(name)),
+      kind_(kind),
+      capacity_bytes_(capacity_bytes),
+      made_with_capacity_bytes_(capacity_bytes) {}
+
+bool Volume::Repair() {
+  const bool changed = capacity_bytes_ != made_with_capacity_bytes_ || errors_.any();
+  capacity_bytes_ = made_with_capacity_bytes_;
+  errors_ = {};
+  return changed;
+}
 
 SimFile* Volume::Find(const std::string& path) {
   auto it = files_.find(path);
@@ -151,7 +161,19 @@ std::vector<std::string> Volume::List() const {
   return paths;
 }
 
+sim::Status Volume::Sync(SimFile& file) {
+  if (TakeError(DiskIo::kSync)) return sim::Status::IoError("input/output error");
+  file.Sync();
+  return sim::Status::Ok();
+}
+
+sim::Status Volume::CheckRead() {
+  if (TakeError(DiskIo::kRead)) return sim::Status::IoError("input/output error");
+  return sim::Status::Ok();
+}
+
 sim::Status Volume::Write(SimFile& file, std::uint64_t offset, std::string_view data) {
+  if (TakeError(DiskIo::kWrite)) return sim::Status::IoError("input/output error");
   const std::uint64_t end = offset + data.size();
   const std::uint64_t growth = end > file.size() ? end - file.size() : 0;
   if (growth > 0 && (capacity_bytes_ - std::min(capacity_bytes_, used_bytes_)) < growth) {

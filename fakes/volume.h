@@ -137,6 +137,9 @@ class Volume {
   void SetErrors(const DiskErrors& errors) { errors_ = errors; }
   // Whether this I/O fails with EIO; a transient error is spent by failing.
   bool TakeError(DiskIo io);
+  // The disk as it was made: its first capacity, no errors. True when that
+  // changed anything.
+  bool Repair();
   // The bytes its files hold: kept as they change, so O(1).
   std::uint64_t used_bytes() const { return used_bytes_; }
 
@@ -151,9 +154,14 @@ class Volume {
   // Every file's path, sorted.
   std::vector<std::string> List() const;
 
-  // Writes through the capacity check: "disk full" when the volume would
-  // grow past its capacity.
+  // Writes through the volume's checks: "input/output error" when its disk
+  // fails writes (DiskErrors), "disk full" when it would grow past its
+  // capacity.
   [[nodiscard]] sim::Status Write(SimFile& file, std::uint64_t offset, std::string_view data);
+  // Makes `file`'s pending writes durable, unless the disk fails syncs.
+  [[nodiscard]] sim::Status Sync(SimFile& file);
+  // Whether a read may go on: "input/output error" when the disk fails reads.
+  [[nodiscard]] sim::Status CheckRead();
 
   void SyncAll();
   // Power loss for every file on the volume.
@@ -178,6 +186,7 @@ class Volume {
   std::string name_;
   VolumeKind kind_;
   std::uint64_t capacity_bytes_;
+  std::uint64_t made_with_capacity_bytes_;
   std::uint64_t used_bytes_ = 0;
   DiskErrors errors_;
   std::map<std::string, SimFile> files_;

@@ -266,7 +266,6 @@ void ServingFingerprint(const World& world,
 CheckResult Converges(World& world) {
   CheckResult check{"converges", true, ""};
   for (const ServedService& service : world.served) {
-    if (service.keyspace.empty()) continue;  // The store serves its clients' needs.
     if (!IsServing(world, service.name)) {
       check.held = false;
       check.actual += fmt::format("{} is not serving; ", service.name);

@@ -356,12 +356,15 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
     if (!world.budget_spent().empty()) break;
     if (options.checkers) checkers.After(world);
   }
-  // The liveness phase: faults stop, and the cluster has kLivenessBound to
-  // converge (safety was checked after every step, under the faults).
+  // The liveness phase: faults stop (fault points, partitions, clogs, loss,
+  // a link's own latency, disk errors and full disks), and the cluster has
+  // kLivenessBound to converge (safety was checked after every step, under
+  // the faults). A network-wide latency stays: it is the network's.
   world.simulation.faults().StopFaults();
   if (world.network.HasBlockedOrClogged()) world.network.Heal();
   if (world.network.options().loss_probability > 0) world.network.SetLoss(0);
-  if (world.network.HasLinkLoss()) world.network.ClearLinkLoss();
+  if (world.network.HasLinkModels()) world.network.ClearLinkModels();
+  world.runtime.RepairDisks();
   world.Advance(kLivenessBound, [&world, served = world.served] {
     return world.runtime.idle() && std::all_of(served.begin(), served.end(),
                                                [&](const auto& s) { return IsServing(world, s); });

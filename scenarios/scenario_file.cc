@@ -1,6 +1,7 @@
 #include "scenarios/scenario_file.h"
 
 #include "fakes/runtime.h"
+#include "fakes/sqlite_vfs.h"
 #include "models/migrate/cassandra_driver.h"
 #include "models/operator/migrate_cli.h"
 #include "models/s3/seed_images.h"
@@ -230,14 +231,26 @@ class Reader {
       }
       fault.action = found->action;
       // A power loss drops unsynced writes: only where data is written.
-      if (fault.action == FaultSpec::Action::kPowerLoss && !fault.site.starts_with("disk.")) {
+      if (fault.action == FaultSpec::Action::kPowerLoss && !IsDataIoSite(fault.site)) {
         Fail(table->get("site"),
-             where + "a power-loss is at a disk site (disk.write, disk.sync, ...)");
+             where +
+                 "a power-loss is at a disk I/O site: disk.read, disk.write, disk.sync or "
+                 "disk.truncate");
       }
       ReadFaultDetails(*table, where, fault);
       if (table->contains("service")) fault.service = ServiceName(*table, "service", where);
       scenario.faults.push_back(std::move(fault));
     }
+  }
+
+  // The disk sites where data moves, so where a power loss drops some.
+  static bool IsDataIoSite(std::string_view site) {
+    for (const std::string_view io :
+         {fakes::SqliteVfs::kSiteRead, fakes::SqliteVfs::kSiteWrite, fakes::SqliteVfs::kSiteSync,
+          fakes::SqliteVfs::kSiteTruncate}) {
+      if (site == io) return true;
+    }
+    return false;
   }
 
   // What an error or a delay needs, and nothing an action does not use.

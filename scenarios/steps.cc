@@ -263,8 +263,10 @@ const models::migrate::MigrationSource& MigrateCliFolder(World& world, const Ste
     const bool chosen =
         step.service.empty() ? served.keyspace == step.keyspace : served.name == step.service;
     if (!chosen || !world.runtime.HasContainer(served.name)) continue;
-    const auto image =
-        world.images.find({served.image, world.runtime.container_spec(served.name).version});
+    // The version its container runs (or, not started yet, will run).
+    std::string version = world.runtime.running_version(served.name);
+    if (version.empty()) version = world.runtime.container_spec(served.name).version;
+    const auto image = world.images.find({served.image, version});
     if (image != world.images.end()) return image->second.migrations;
   }
   return kNone;
@@ -448,10 +450,7 @@ std::string PerformDiskErrors(World& world, const Step& step, int&) {
 
 std::string PerformDiskOk(World& world, const Step& step, int&) {
   const std::vector<fakes::Volume*> volumes = VolumesOf(world, step);
-  for (fakes::Volume* volume : volumes) {
-    volume->SetCapacity(fakes::Volume::kUnlimited);
-    volume->SetErrors({});
-  }
+  for (fakes::Volume* volume : volumes) volume->Repair();
   return "healthy again: " + VolumeNames(volumes);
 }
 

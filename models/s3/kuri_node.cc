@@ -171,7 +171,10 @@ class KuriNode {
     }
     // Reads see every write: the file is the object, and synced, none of it is pending.
     FL_ASSERT(file.size() == body.size());
-    file.Sync();  // This object's bytes, not every file on the volume.
+    // This object's bytes, not every file on the volume.
+    if (sim::Status synced = data->Sync(file); !synced.ok()) {
+      co_return ErrorResponse(500, "InternalError", synced.message(), DataPath(object));
+    }
     FL_ASSERT(!file.has_pending());
     const std::string cid = ContentId(body);
     std::vector<cql::Value> values;
@@ -205,6 +208,9 @@ class KuriNode {
     const fakes::SimFile* file = data == nullptr ? nullptr : data->Find(DataPath(object));
     if (file == nullptr) {
       return ErrorResponse(404, "NoSuchKey", "The specified key does not exist.", resource);
+    }
+    if (sim::Status readable = data->CheckRead(); !readable.ok()) {
+      return ErrorResponse(500, "InternalError", readable.message(), resource);
     }
     // (The ETag is the index row's cid; a GET does not read the index.)
     fakes::Headers headers;

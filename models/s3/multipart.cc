@@ -118,7 +118,10 @@ sim::Awaitable<fakes::Response> NodeMultipart::UploadPart(std::string upload_id,
   }
   // Reads see every write: the file is the part, and nothing of it is pending once synced.
   FL_ASSERT(file.size() == body.size());
-  file.Sync();  // This part's bytes, not every file on the volume.
+  // This part's bytes, not every file on the volume.
+  if (sim::Status synced = data_->Sync(file); !synced.ok()) {
+    co_return ErrorResponse(500, "InternalError", synced.message(), upload_id);
+  }
   FL_ASSERT(!file.has_pending());
   fakes::Headers headers;
   headers["ETag"] = fmt::format("\"{}/{}\"", fakes::FormatEndpoint(self_), ContentId(body));

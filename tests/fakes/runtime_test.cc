@@ -375,3 +375,77 @@ TEST(RuntimeTest, VolumesSurviveDownAndCleanButNotDownV) {
 
 }  // namespace
 }  // namespace faultline::fakes
+
+namespace faultline::fakes {
+namespace {
+
+// A machine without power runs nothing: no restart, no operation starts
+// its container until the power is back, and then docker starts only what
+// was up, as its restart policy says.
+TEST(RuntimeTest, NothingStartsAContainerWhilePowerIsOff) {
+  World world;
+  world.runtime.RegisterImage("kuri", "v1", RunForever());
+  ComposeSpec spec;
+  spec.services.push_back(Service("kuri-1", "kuri", RestartPolicy::kAlways));
+  ASSERT_TRUE(world.runtime.Up(spec).ok());
+  world.simulation.RunFor(seconds(1));
+  world.runtime.PowerOff("kuri-1");
+  world.runtime.Restart("kuri-1");  // Asked while the machine is off: it does not start.
+  world.simulation.RunFor(seconds(30));
+  EXPECT_NE(world.runtime.state("kuri-1"), ContainerState::kRunning);
+  world.runtime.PowerOn("kuri-1");
+  world.simulation.RunFor(seconds(1));
+  EXPECT_EQ(world.runtime.state("kuri-1"), ContainerState::kRunning);
+}
+
+TEST(RuntimeTest, PowerOnStartsOnlyWhatWasUp) {
+  World world;
+  world.runtime.RegisterImage("kuri", "v1", RunForever());
+  ComposeSpec spec;
+  spec.services.push_back(Service("kuri-1", "kuri", RestartPolicy::kOnFailure));
+  ASSERT_TRUE(world.runtime.Up(spec).ok());
+  world.simulation.RunFor(seconds(1));
+  world.runtime.Stop("kuri-1");  // Exits 0: on-failure leaves it down.
+  world.simulation.RunFor(seconds(15));
+  ASSERT_EQ(world.runtime.state("kuri-1"), ContainerState::kExited);
+  world.runtime.PowerOff("kuri-1");
+  world.runtime.PowerOn("kuri-1");
+  world.simulation.RunFor(seconds(1));
+  EXPECT_EQ(world.runtime.state("kuri-1"), ContainerState::kExited);
+}
+
+// A power-loss decision at a container's disk I/O drops the unsynced
+// writes of every volume its machine mounts, not only the file's.
+TEST(RuntimeTest, APowerLossAtADiskIoDropsEveryVolumeOfTheMachine) {
+  auto plan = std::make_shared<sim::ExplicitFaultPlan>();
+  plan->PowerLossAt(SqliteVfs::kSiteWrite, 1, sim::Survivors::kNothingUnsynced);
+  sim::SimulationOptions options{.seed = 1, .fault_plan = plan};
+  sim::Simulation simulation(options);
+  Network network(simulation);
+  SqliteVfs vfs(simulation);
+  Runtime runtime(simulation, network, vfs);
+  runtime.RegisterImage("store", "v1", [](ContainerContext& context) -> Awaitable<int> {
+    // Unsynced bytes on its second volume, then SQLite's first write.
+    Volume* other = context.VolumeAt("/var/other");
+    SimFile& file = other->OpenOrCreate("pending");
+    (void)other->Write(file, 0, "not synced");
+    auto db = SqliteDatabase::Open(context.vfs(), context.SqlitePath("/var/data/db"));
+    if (db.ok()) (void)db->Exec("CREATE TABLE t (k INTEGER)");
+    co_await context.StopRequested();
+    co_return 0;
+  });
+  ComposeSpec spec;
+  ServiceSpec store = Service("store", "store");
+  store.mounts = {MountSpec{"data", "/var/data", VolumeKind::kNamedVolume},
+                  MountSpec{"other", "/var/other", VolumeKind::kNamedVolume}};
+  spec.services.push_back(store);
+  ASSERT_TRUE(runtime.Up(spec).ok());
+  simulation.RunFor(seconds(1));
+  EXPECT_NE(runtime.state("store"), ContainerState::kRunning);  // The loss ended it.
+  const SimFile* pending = runtime.FindVolume("other", VolumeKind::kNamedVolume)->Find("pending");
+  ASSERT_NE(pending, nullptr);
+  EXPECT_EQ(pending->contents(), "");  // Its other volume lost its unsynced bytes too.
+}
+
+}  // namespace
+}  // namespace faultline::fakes

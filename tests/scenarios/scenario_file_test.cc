@@ -723,7 +723,8 @@ do = "up"
   // A power loss drops unsynced writes: only at a disk site, with a model.
   EXPECT_EQ(Error(head + "site = \"migrate.filecoingw_s3.before_set_clean\"\naction = "
                          "\"power-loss\"\n"),
-            "story.toml:6:8: fault 1: a power-loss is at a disk site (disk.write, disk.sync, ...)");
+            "story.toml:6:8: fault 1: a power-loss is at a disk I/O site: disk.read, disk.write, "
+            "disk.sync or disk.truncate");
   EXPECT_EQ(Error(head + "site = \"disk.sync\"\naction = \"power-loss\"\nsurvives = \"most\"\n"),
             "story.toml:8:12: fault 1: 'survives' is nothing-unsynced, in-order-prefix or "
             "torn-blocks");
