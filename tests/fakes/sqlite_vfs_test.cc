@@ -3,6 +3,7 @@
 // tests), and that no real time or entropy leaks in.
 #include "fakes/sqlite_vfs.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -184,20 +185,20 @@ TEST(SqliteVfsFaultLoopTest, PersistentSyncErrors) { RunFaultLoop(SqliteVfs::kSi
 TEST(SqliteVfsFaultLoopTest, TransientReadErrors) { RunFaultLoop(SqliteVfs::kSiteRead, false); }
 TEST(SqliteVfsFaultLoopTest, PersistentReadErrors) { RunFaultLoop(SqliteVfs::kSiteRead, true); }
 
-// Crash tests: the store process crashes at its Nth write (N drawn from the
-// seed), the machine then loses unsynced writes (torn, in any order), and
-// every transaction is there whole or not at all.
-TEST(SqliteVfsCrashTest, EveryTransactionIsWholeOrAbsentAfterACrash) {
+// Crash tests: over 60 seeds, the store process runs a workload of
+// transactions under `plan_for(seed)` (a crash or power loss at its Nth
+// write, N drawn from the seed); `after(seed, volume, killed)` then acts as
+// the machine (or checks it); every transaction must be there whole or not
+// at all. Returns in how many seeds the fault ended the process.
+int RunCrashLoop(const std::function<std::shared_ptr<sim::FaultPlan>(std::uint64_t)>& plan_for,
+                 const std::function<void(std::uint64_t, Volume&, bool)>& after) {
   constexpr int kTransactions = 4;
-  int crashed_mid_workload = 0;
+  int ended_mid_workload = 0;
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
     Volume volume("yugabyte-data", VolumeKind::kNamedVolume);
-    const std::uint64_t crash_at = sim::Rng(seed).UniformInt(1, 80);
-    auto plan = std::make_shared<sim::ExplicitFaultPlan>();
-    plan->CrashAt(SqliteVfs::kSiteWrite, crash_at);
     int acknowledged = 0;
     {
-      Storage storage(volume, {.seed = seed, .fault_plan = plan});
+      Storage storage(volume, {.seed = seed, .fault_plan = plan_for(seed)});
       sim::Process& store = storage.simulation.AddProcess("yugabyte");
       store.Start([&]() -> Awaitable<int> {
         sim::Result<SqliteDatabase> db = SqliteDatabase::Open(storage.vfs, kDatabase);
@@ -213,23 +214,40 @@ TEST(SqliteVfsCrashTest, EveryTransactionIsWholeOrAbsentAfterACrash) {
         co_return 0;
       });
       storage.simulation.RunUntilIdle();
-      if (store.state() == sim::ProcessState::kKilled) ++crashed_mid_workload;
-      sim::Rng random(seed);
-      volume.LoseUnsynced(random, {CrashModel::Mode::kTornBlocks});
+      const bool killed = store.state() == sim::ProcessState::kKilled;
+      if (killed) ++ended_mid_workload;
+      after(seed, volume, killed);
     }
     const Verdict verdict = Inspect(volume);
-    SCOPED_TRACE(
-        fmt::format("seed {}: crash at write #{}, {} acknowledged", seed, crash_at, acknowledged));
+    SCOPED_TRACE(fmt::format("seed {}: {} acknowledged", seed, acknowledged));
     if (verdict.rows < 0) {
-      ASSERT_EQ(acknowledged, 0);
+      EXPECT_EQ(acknowledged, 0);
       continue;
     }
-    ASSERT_EQ(verdict.integrity, "ok");
-    ASSERT_EQ(verdict.rows % kRowsPerTransaction, 0);
-    ASSERT_GE(verdict.rows, acknowledged * kRowsPerTransaction);
-    ASSERT_LE(verdict.rows, (acknowledged + 1) * kRowsPerTransaction);
+    EXPECT_EQ(verdict.integrity, "ok");
+    EXPECT_EQ(verdict.rows % kRowsPerTransaction, 0);
+    EXPECT_GE(verdict.rows, acknowledged * kRowsPerTransaction);
+    EXPECT_LE(verdict.rows, (acknowledged + 1) * kRowsPerTransaction);
   }
-  EXPECT_GT(crashed_mid_workload, 40);  // Most seeds crash before the workload ends.
+  return ended_mid_workload;
+}
+
+std::uint64_t WriteHitFor(std::uint64_t seed) { return sim::Rng(seed).UniformInt(1, 80); }
+
+// The process crashes at a write, then the machine loses unsynced writes
+// (torn, in any order).
+TEST(SqliteVfsCrashTest, EveryTransactionIsWholeOrAbsentAfterACrash) {
+  const int crashed = RunCrashLoop(
+      [](std::uint64_t seed) {
+        auto plan = std::make_shared<sim::ExplicitFaultPlan>();
+        plan->CrashAt(SqliteVfs::kSiteWrite, WriteHitFor(seed));
+        return plan;
+      },
+      [](std::uint64_t seed, Volume& volume, bool) {
+        sim::Rng random(seed);
+        volume.LoseUnsynced(random, {CrashModel::Mode::kTornBlocks});
+      });
+  EXPECT_GT(crashed, 40);  // Most seeds crash before the workload ends.
 }
 
 // A power loss as a fault decision: at the Nth write the store process ends
@@ -237,52 +255,20 @@ TEST(SqliteVfsCrashTest, EveryTransactionIsWholeOrAbsentAfterACrash) {
 // loss lands between two writes of one transaction; SQLite's journal must
 // still give every transaction whole or not at all.
 TEST(SqliteVfsCrashTest, APowerLossAtAWriteKeepsEveryTransactionWholeOrAbsent) {
-  constexpr int kTransactions = 4;
-  int lost_power_mid_workload = 0;
-  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
-    Volume volume("yugabyte-data", VolumeKind::kNamedVolume);
-    const std::uint64_t loss_at = sim::Rng(seed).UniformInt(1, 80);
-    auto plan = std::make_shared<sim::ExplicitFaultPlan>();
-    plan->PowerLossAt(SqliteVfs::kSiteWrite, loss_at, sim::Survivors::kTornBlocks);
-    int acknowledged = 0;
-    {
-      Storage storage(volume, {.seed = seed, .fault_plan = plan});
-      sim::Process& store = storage.simulation.AddProcess("yugabyte");
-      store.Start([&]() -> Awaitable<int> {
-        sim::Result<SqliteDatabase> db = SqliteDatabase::Open(storage.vfs, kDatabase);
-        if (!db.ok()) co_return 1;
-        if (!db->Exec("PRAGMA cache_size=1; CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT)").ok()) {
-          co_return 1;
-        }
-        for (int i = 0; i < kTransactions; ++i) {
-          co_await sim::SleepFor(std::chrono::milliseconds(1));
-          if (!db->Exec(InsertTransaction(i)).ok()) co_return 1;
-          ++acknowledged;
-        }
-        co_return 0;
-      });
-      storage.simulation.RunUntilIdle();
-      if (store.state() == sim::ProcessState::kKilled) {
-        ++lost_power_mid_workload;
+  const int lost_power = RunCrashLoop(
+      [](std::uint64_t seed) {
+        auto plan = std::make_shared<sim::ExplicitFaultPlan>();
+        plan->PowerLossAt(SqliteVfs::kSiteWrite, WriteHitFor(seed), sim::Survivors::kTornBlocks);
+        return plan;
+      },
+      [](std::uint64_t, Volume& volume, bool killed) {
+        if (!killed) return;
         // The loss already happened: nothing unsynced is left to lose.
         for (const std::string& path : volume.List()) {
-          ASSERT_FALSE(volume.Find(path)->has_pending()) << path;
+          EXPECT_FALSE(volume.Find(path)->has_pending()) << path;
         }
-      }
-    }
-    const Verdict verdict = Inspect(volume);
-    SCOPED_TRACE(fmt::format("seed {}: power loss at write #{}, {} acknowledged", seed, loss_at,
-                             acknowledged));
-    if (verdict.rows < 0) {
-      ASSERT_EQ(acknowledged, 0);
-      continue;
-    }
-    ASSERT_EQ(verdict.integrity, "ok");
-    ASSERT_EQ(verdict.rows % kRowsPerTransaction, 0);
-    ASSERT_GE(verdict.rows, acknowledged * kRowsPerTransaction);
-    ASSERT_LE(verdict.rows, (acknowledged + 1) * kRowsPerTransaction);
-  }
-  EXPECT_GT(lost_power_mid_workload, 40);
+      });
+  EXPECT_GT(lost_power, 40);
 }
 
 TEST(SqliteVfsTest, SqliteRandomnessAndTimeComeFromTheSimulation) {
