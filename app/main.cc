@@ -41,6 +41,8 @@ commands:
               each step, its outcome, each expectation's verdict
               options: --seed N, --json, --timeline, --trace FILE (JSON Lines),
               --perfetto FILE (open in ui.perfetto.dev), --check-determinism
+  explore N|FILE  draw fault schedules around a scenario's steps, group the
+              failures, shrink each to a scenario file (`faultline explore --help`)
   help        show this help
   version     print the version
 
@@ -92,6 +94,26 @@ whole-run checkers. Exit 0 when every expectation held, 1 when one did not,
   --perfetto FILE      write Chrome Trace Event JSON for ui.perfetto.dev
   --check-determinism  run twice more; fail, naming the first divergent
                        event, if the trace hashes differ
+)";
+
+constexpr std::string_view kExploreUsage =
+    R"(usage: faultline explore NAME|FILE [options]
+
+Takes a scenario's steps as the workload; each run draws a fault schedule
+from its seed (crashes, errors and delays at fault sites, kills, restarts,
+partitions and power losses between the steps; each fault kind switched on
+or off for the whole run; at most 3 events, 3 crashes and 1 power loss),
+plays it, and asks the whole-run checkers. Failures are grouped by the
+failing checker, the kind of its first violation and the faults involved;
+each group's first failure is shrunk to a scenario file that `faultline run`
+replays. Exit 0 when nothing failed, 1 when a group was found, 2 for bad
+input.
+
+  --runs N     how many runs (default 100)
+  --seed S     the first run's seed (default 1; run r uses S + r)
+  --out DIR    where to write summary.json and, per group, repro.toml and
+               shrink.log (default: a new faultline-results/explore-<name>-<S>)
+  --json       print summary.json instead of the text report
 )";
 
 bool AsksForHelp(const std::vector<std::string>& args) {
@@ -229,8 +251,11 @@ int Main(int argc, char** argv) {
     std::cout << "faultline 0.1.0\n";
     return kExitOk;
   }
-  const std::pair<std::string_view, std::string_view> helps[] = {
-      {"demo", kDemoUsage}, {"list", kListUsage}, {"explain", kExplainUsage}, {"run", kRunUsage}};
+  const std::pair<std::string_view, std::string_view> helps[] = {{"demo", kDemoUsage},
+                                                                 {"list", kListUsage},
+                                                                 {"explain", kExplainUsage},
+                                                                 {"run", kRunUsage},
+                                                                 {"explore", kExploreUsage}};
   for (const auto& [name, usage] : helps) {
     if (command == name && AsksForHelp(args)) {
       std::cout << usage;
@@ -242,6 +267,7 @@ int Main(int argc, char** argv) {
   if (command == "list") return RunList(args);
   if (command == "explain") return RunExplain(args);
   if (command == "run") return RunScenarioCommand(args);
+  if (command == "explore") return RunExploreCommand(args);
   BadInput(fmt::format("unknown command '{}'", command));
 }
 

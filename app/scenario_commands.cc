@@ -8,11 +8,14 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <tuple>
+#include <variant>
 
 #include <fmt/format.h>
 
 #include "scenarios/catalogue.h"
+#include "scenarios/explore.h"
 #include "scenarios/perfetto.h"
 #include "scenarios/runner.h"
 #include "scenarios/scenario_file.h"
@@ -299,6 +302,153 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   return result.passed && deterministic ? kExitOk : kExitFailureFound;
+}
+
+namespace {
+
+struct ExploreFlags {
+  std::string scenario;
+  int runs = 100;
+  std::uint64_t seed = 1;
+  std::string out;
+  bool json = false;
+};
+
+// The flags, or the message that says what was wrong.
+std::variant<ExploreFlags, std::string> ParseExploreFlags(const std::vector<std::string>& args) {
+  ExploreFlags flags;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (!arg.starts_with("--")) {
+      if (!flags.scenario.empty()) return "explore takes one scenario, got '" + arg + "' too";
+      flags.scenario = arg;
+      continue;
+    }
+    if (!seen.insert(arg).second) return arg + " is given twice";
+    if (arg == "--json") {
+      flags.json = true;
+      continue;
+    }
+    if (arg != "--runs" && arg != "--seed" && arg != "--out") return "unknown option " + arg;
+    if (i + 1 == args.size()) return arg + " needs a value";
+    const std::string& value = args[++i];
+    if (arg == "--out") {
+      flags.out = value;
+      continue;
+    }
+    const std::optional<std::uint64_t> number = ParseSeed(value);
+    if (!number) return fmt::format("{} needs a number, not '{}'", arg, value);
+    if (arg == "--seed") flags.seed = *number;
+    constexpr std::uint64_t kMaxRuns = 100'000'000;
+    if (arg == "--runs") {
+      if (*number > kMaxRuns) return fmt::format("--runs is at most {}", kMaxRuns);
+      flags.runs = static_cast<int>(*number);
+    }
+  }
+  if (flags.scenario.empty()) return "usage: faultline explore NAME|FILE [options]";
+  return flags;
+}
+
+std::string SummaryJson(const scenarios::Scenario& workload, const ExploreFlags& flags,
+                        const scenarios::ExploreResult& result) {
+  std::string groups;
+  for (std::size_t i = 0; i < result.groups.size(); ++i) {
+    const scenarios::FailureGroup& group = result.groups[i];
+    std::string faults;
+    for (const std::string& fault : group.signature.faults) {
+      faults += fmt::format("{}\"{}\"", faults.empty() ? "" : ",", Escaped(fault));
+    }
+    groups += fmt::format(
+        "{}{{\"checker\":\"{}\",\"violation\":\"{}\",\"faults\":[{}],\"count\":{},"
+        "\"first_seed\":{},\"fault_events\":{},\"repro_fault_events\":{},"
+        "\"repro\":\"group-{}/repro.toml\"}}",
+        i == 0 ? "" : ",", Escaped(group.signature.checker), Escaped(group.signature.violation),
+        faults, group.count, group.first_seed, scenarios::FaultEventCount(group.first),
+        scenarios::FaultEventCount(group.repro.scenario), i + 1);
+  }
+  const double seconds = result.wall_ms / 1000.0;
+  return fmt::format(
+      "{{\"scenario\":\"{}\",\"runs\":{},\"first_seed\":{},\"last_seed\":{},"
+      "\"wall_time_ms\":{:.1f},\"runs_per_second\":{:.1f},\"groups\":[{}]}}\n",
+      Escaped(workload.name), result.runs, flags.seed,
+      flags.seed + static_cast<std::uint64_t>(std::max(result.runs, 1)) - 1, result.wall_ms,
+      seconds > 0 ? result.runs / seconds : 0.0, groups);
+}
+
+std::string ShrinkLog(const scenarios::Shrunk& shrunk) {
+  std::string log;
+  for (const scenarios::ShrinkStep& step : shrunk.log) {
+    log += fmt::format("{} {}\n", step.kept ? "kept   " : "dropped", step.tried);
+  }
+  return log;
+}
+
+bool WriteFile(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+int RunExploreCommand(const std::vector<std::string>& args) {
+  std::variant<ExploreFlags, std::string> parsed = ParseExploreFlags(args);
+  if (const auto* error = std::get_if<std::string>(&parsed)) return BadInput(*error);
+  const ExploreFlags& flags = std::get<ExploreFlags>(parsed);
+  std::optional<scenarios::Scenario> from_file;
+  const scenarios::Scenario* workload = NamedOrFile(flags.scenario, from_file);
+  if (workload == nullptr) return kExitBadInput;
+  const std::filesystem::path out =
+      flags.out.empty() ? std::filesystem::path("faultline-results") /
+                              fmt::format("explore-{}-{}", workload->name, flags.seed)
+                        : std::filesystem::path(flags.out);
+  std::error_code error;
+  std::filesystem::create_directories(out, error);
+  if (error)
+    return BadInput(fmt::format("--out: cannot create '{}': {}", out.string(), error.message()));
+  scenarios::ExploreOptions options{.seed = flags.seed, .runs = flags.runs};
+  const bool terminal = !flags.json;
+  options.on_new_group = [&](const scenarios::Signature& signature, std::uint64_t seed) {
+    if (terminal) std::cerr << fmt::format("new group (seed {}): {}\n", seed, signature.Key());
+  };
+  options.on_progress = [&](int done, int groups) {
+    if (terminal && (done % 100 == 0 || done == flags.runs)) {
+      std::cerr << fmt::format("{} of {} runs, {} group(s)\n", done, flags.runs, groups);
+    }
+  };
+  const scenarios::ExploreResult result = scenarios::Explore(*workload, options);
+  for (std::size_t i = 0; i < result.groups.size(); ++i) {
+    const std::filesystem::path dir = out / fmt::format("group-{}", i + 1);
+    std::filesystem::create_directories(dir, error);
+    if (error ||
+        !WriteFile(dir / "repro.toml", scenarios::ToToml(result.groups[i].repro.scenario)) ||
+        !WriteFile(dir / "shrink.log", ShrinkLog(result.groups[i].repro))) {
+      return CannotWrite("--out", dir.string());
+    }
+  }
+  const std::string summary = SummaryJson(*workload, flags, result);
+  if (!WriteFile(out / "summary.json", summary))
+    return CannotWrite("--out", (out / "summary.json").string());
+  if (flags.json) {
+    std::cout << summary;
+  } else {
+    std::cout << fmt::format(
+        "{}: {} runs, {} group(s) of failures ({:.0f} runs/s); results in {}\n", workload->name,
+        result.runs, result.groups.size(),
+        result.wall_ms > 0 ? result.runs * 1000.0 / result.wall_ms : 0.0, out.string());
+    for (std::size_t i = 0; i < result.groups.size(); ++i) {
+      const scenarios::FailureGroup& group = result.groups[i];
+      std::cout << fmt::format(
+          "  group {}: {} run(s), first seed {}; {} -> {} fault event(s): {}\n", i + 1, group.count,
+          group.first_seed, scenarios::FaultEventCount(group.first),
+          scenarios::FaultEventCount(group.repro.scenario), group.signature.Key());
+      std::cout << fmt::format("    faultline run {}\n",
+                               (out / fmt::format("group-{}", i + 1) / "repro.toml").string());
+    }
+  }
+  return result.groups.empty() ? kExitOk : kExitFailureFound;
 }
 
 }  // namespace faultline::app

@@ -10,5 +10,7 @@ namespace faultline::app {
 int RunList(const std::vector<std::string>& args);
 int RunExplain(const std::vector<std::string>& args);
 int RunScenarioCommand(const std::vector<std::string>& args);
+// `faultline explore NAME|FILE [--runs N] [--seed S] [--out DIR] [--json]`.
+int RunExploreCommand(const std::vector<std::string>& args);
 
 }  // namespace faultline::app

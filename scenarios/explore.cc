@@ -1,0 +1,356 @@
+#include "scenarios/explore.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <set>
+
+#include "scenarios/steps.h"
+#include "scenarios/topology.h"
+#include "sim/assert.h"
+#include "sim/random.h"
+
+namespace faultline::scenarios {
+namespace {
+
+// The kinds of fault event a schedule draws from, each switched on or off
+// for a whole run (swarm testing).
+enum class EventKind : unsigned char {
+  kSiteCrash,  // [[fault]] action = "crash" at a fault site
+  kSiteError,  // ... "error"
+  kSiteDelay,  // ... "delay"
+  kKill,       // a kill step
+  kRestart,    // a restart step
+  kPartition,  // a partition step isolating a service
+  kPowerLoss,  // a power-loss step
+};
+constexpr EventKind kEventKinds[] = {
+    EventKind::kSiteCrash, EventKind::kSiteError, EventKind::kSiteDelay, EventKind::kKill,
+    EventKind::kRestart,   EventKind::kPartition, EventKind::kPowerLoss};
+
+bool IsCrash(EventKind kind) {
+  return kind == EventKind::kSiteCrash || kind == EventKind::kKill || kind == EventKind::kPowerLoss;
+}
+
+// The step kinds a schedule inserts: a step of one of these is a fault event.
+bool IsFaultStep(Step::Kind kind) {
+  return kind == Step::Kind::kKill || kind == Step::Kind::kRestart ||
+         kind == Step::Kind::kPartition || kind == Step::Kind::kPowerLoss;
+}
+
+template <typename T>
+const T& Pick(const std::vector<T>& from, sim::Rng& random) {
+  FL_ASSERT(!from.empty());
+  return from[random.Uniform(from.size())];
+}
+
+FaultSpec DrawSiteFault(EventKind kind, const std::vector<std::string>& sites, sim::Rng& random) {
+  FaultSpec fault;
+  fault.site = Pick(sites, random);
+  fault.hit = 1 + random.Uniform(3);
+  switch (kind) {
+    case EventKind::kSiteCrash:
+      fault.action = FaultSpec::Action::kCrash;
+      break;
+    case EventKind::kSiteError:
+      fault.action = FaultSpec::Action::kError;
+      fault.error = std::string(FaultErrors()[random.Uniform(FaultErrors().size())].name);
+      break;
+    case EventKind::kSiteDelay:
+      fault.action = FaultSpec::Action::kDelay;
+      fault.delay = std::chrono::seconds(1 + random.Uniform(20));
+      break;
+    default:
+      FL_PANIC("not a site fault: {}", static_cast<int>(kind));
+  }
+  return fault;
+}
+
+Step DrawFaultStep(EventKind kind, const Scenario& workload, sim::Rng& random) {
+  const fakes::ComposeSpec spec = ComposeSpecOf(workload);
+  std::vector<std::string> services;
+  std::vector<std::string> with_volumes;
+  for (const fakes::ServiceSpec& service : spec.services) {
+    if (service.image == "db-init") continue;  // A job: killing it is no story.
+    services.push_back(service.name);
+    if (!service.mounts.empty()) with_volumes.push_back(service.name);
+  }
+  Step step;
+  step.narration = "explore: a fault drawn from the seed";
+  switch (kind) {
+    case EventKind::kKill:
+      step.kind = Step::Kind::kKill;
+      step.service = Pick(services, random);
+      break;
+    case EventKind::kRestart:
+      step.kind = Step::Kind::kRestart;
+      step.service = Pick(services, random);
+      break;
+    case EventKind::kPartition:
+      step.kind = Step::Kind::kPartition;
+      step.service = Pick(services, random);
+      break;
+    case EventKind::kPowerLoss:
+      step.kind = Step::Kind::kPowerLoss;
+      step.service = Pick(with_volumes, random);
+      step.survivors = static_cast<sim::Survivors>(random.Uniform(3));
+      break;
+    default:
+      FL_PANIC("not a fault step: {}", static_cast<int>(kind));
+  }
+  step.duration = StepKindOf(step).default_duration;
+  return step;
+}
+
+// The first violation of a checker's report, with what names one instance
+// (numbers, service names, times) left out: "kuri-1 is not serving" and
+// "kuri-2 is not serving" are one kind.
+std::string ViolationKind(std::string_view actual) {
+  std::string_view first = actual.substr(0, actual.find(';'));
+  if (first.starts_with("at ")) {
+    const std::size_t colon = first.find(": ");
+    if (colon != std::string_view::npos) first.remove_prefix(colon + 2);
+  }
+  std::string kind;
+  std::size_t at = 0;
+  constexpr std::size_t kMaxWords = 12;
+  for (std::size_t words = 0; at < first.size() && words < kMaxWords; ++words) {
+    const std::size_t end = std::min(first.find(' ', at), first.size());
+    const std::string_view word = first.substr(at, end - at);
+    const bool instance = std::any_of(word.begin(), word.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) != 0;
+    });
+    if (!word.empty()) kind += (kind.empty() ? "" : " ") + std::string(instance ? "*" : word);
+    at = end + 1;
+  }
+  return kind;
+}
+
+bool SameFailure(const Signature& a, const Signature& b) {
+  return a.checker == b.checker && a.violation == b.violation;
+}
+
+std::string Describe(const FaultSpec& fault) {
+  std::string text = fmt::format("{} at {} (hit {})", NameOf(fault.action), fault.site, fault.hit);
+  if (fault.action == FaultSpec::Action::kError) text += ", error " + fault.error;
+  if (fault.action == FaultSpec::Action::kDelay) {
+    text += ", for " + sim::FormatDuration(fault.delay);
+  }
+  return text;
+}
+
+}  // namespace
+
+Scenario DrawSchedule(const Scenario& workload, std::uint64_t seed, const ExploreBounds& bounds) {
+  FL_ASSERT(bounds.max_events >= 1);
+  Scenario drawn = workload;
+  sim::Rng random = sim::Rng(seed).Fork("explore");
+  std::vector<EventKind> on;
+  for (const EventKind kind : kEventKinds) {
+    if (random.Bernoulli(0.5)) on.push_back(kind);
+  }
+  if (on.empty()) on.push_back(kEventKinds[random.Uniform(std::size(kEventKinds))]);
+  const std::vector<std::string> sites = FaultSitesOf(workload);
+  const int events =
+      1 + static_cast<int>(random.Uniform(static_cast<std::uint64_t>(bounds.max_events)));
+  int crashes = 0;
+  int power_losses = 0;
+  std::vector<std::string> said;
+  for (int tries = 0, made = 0; made < events && tries < 8 * events; ++tries) {
+    const EventKind kind = Pick(on, random);
+    if (IsCrash(kind) && crashes >= bounds.max_crashes) continue;
+    if (kind == EventKind::kPowerLoss && power_losses >= bounds.max_power_losses) continue;
+    ++made;
+    crashes += IsCrash(kind) ? 1 : 0;
+    power_losses += kind == EventKind::kPowerLoss ? 1 : 0;
+    if (kind == EventKind::kSiteCrash || kind == EventKind::kSiteError ||
+        kind == EventKind::kSiteDelay) {
+      drawn.faults.push_back(DrawSiteFault(kind, sites, random));
+      said.push_back(Describe(drawn.faults.back()));
+      continue;
+    }
+    Step step = DrawFaultStep(kind, workload, random);
+    // Between two of the workload's steps, after its first (its `up`).
+    const std::size_t before = 1 + random.Uniform(drawn.steps.size());
+    said.push_back(fmt::format("{} before step {}", StepKindOf(step).show(step), before + 1));
+    drawn.steps.insert(
+        drawn.steps.begin() + static_cast<std::ptrdiff_t>(std::min(before, drawn.steps.size())),
+        std::move(step));
+  }
+  FL_ASSERT(FaultEventCount(drawn) >= FaultEventCount(workload));
+  drawn.story =
+      fmt::format("Drawn by faultline explore from seed {}: {}.", seed, fmt::join(said, "; "));
+  return drawn;
+}
+
+std::size_t FaultEventCount(const Scenario& scenario) {
+  const std::size_t steps = static_cast<std::size_t>(
+      std::count_if(scenario.steps.begin(), scenario.steps.end(),
+                    [](const Step& step) { return IsFaultStep(step.kind); }));
+  return scenario.faults.size() + (scenario.crash_site.empty() ? 0 : 1) + steps;
+}
+
+std::vector<std::string> SignatureFaults(const Scenario& scenario) {
+  std::set<std::string> faults;
+  if (!scenario.crash_site.empty()) faults.insert("crash@" + scenario.crash_site);
+  for (const FaultSpec& fault : scenario.faults) {
+    faults.insert(fmt::format("{}@{}", NameOf(fault.action), fault.site));
+  }
+  for (const Step& step : scenario.steps) {
+    if (IsFaultStep(step.kind)) faults.insert(std::string(StepKindOf(step).name));
+  }
+  return {faults.begin(), faults.end()};
+}
+
+std::string Signature::Key() const {
+  return fmt::format("{} | {} | {}", checker, violation, fmt::join(faults, ", "));
+}
+
+std::optional<Signature> SignatureOf(const Scenario& scenario, const ScenarioResult& result,
+                                     bool expectations) {
+  Signature signature;
+  for (const CheckResult& check : result.checkers) {
+    if (check.checker.empty() || !check.expected_to_hold || check.held) continue;
+    signature.checker = check.checker;
+    signature.violation = ViolationKind(check.actual);
+    break;
+  }
+  if (signature.checker.empty() && expectations) {
+    for (const StepResult& step : result.steps) {
+      for (const CheckResult& check : step.checks) {
+        if (check.held || !signature.checker.empty()) continue;
+        signature.checker = "expectation";
+        signature.violation = ViolationKind(check.what);
+      }
+    }
+  }
+  if (signature.checker.empty()) return std::nullopt;
+  signature.faults = SignatureFaults(scenario);
+  return signature;
+}
+
+Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& signature,
+              int max_runs) {
+  Shrunk shrunk{failing, {}};
+  int runs = 0;
+  // Whether `candidate` still fails the same way (the checker and the kind
+  // of violation; its faults are fewer, so its full signature differs).
+  const auto still_fails = [&](const Scenario& candidate) {
+    if (runs >= max_runs) return false;
+    ++runs;
+    const ScenarioResult result = RunScenario(candidate, {.seed = seed});
+    const std::optional<Signature> found = SignatureOf(candidate, result);
+    return found.has_value() && SameFailure(*found, signature);
+  };
+  const auto attempt = [&](std::string what, Scenario candidate) {
+    const bool kept = still_fails(candidate);
+    if (kept) shrunk.scenario = std::move(candidate);
+    shrunk.log.push_back(ShrinkStep{std::move(what), kept});
+  };
+  // 1. Fault events: each [[fault]], the [crash], each fault step.
+  for (std::size_t i = shrunk.scenario.faults.size(); i-- > 0;) {
+    Scenario candidate = shrunk.scenario;
+    candidate.faults.erase(candidate.faults.begin() + static_cast<std::ptrdiff_t>(i));
+    attempt(fmt::format("drop fault {} ({})", i + 1, Describe(shrunk.scenario.faults[i])),
+            std::move(candidate));
+  }
+  if (!shrunk.scenario.crash_site.empty()) {
+    Scenario candidate = shrunk.scenario;
+    candidate.crash_site.clear();
+    attempt("drop the [crash]", std::move(candidate));
+  }
+  // 2. Steps, fault steps first, then the workload's, from the last.
+  for (const bool fault_steps : {true, false}) {
+    for (std::size_t i = shrunk.scenario.steps.size(); i-- > 0;) {
+      const Step& step = shrunk.scenario.steps[i];
+      if (IsFaultStep(step.kind) != fault_steps) continue;
+      Scenario candidate = shrunk.scenario;
+      candidate.steps.erase(candidate.steps.begin() + static_cast<std::ptrdiff_t>(i));
+      attempt(fmt::format("drop step {} ({})", i + 1, StepKindOf(step).show(step)),
+              std::move(candidate));
+    }
+  }
+  // 3. What remains, simpler: the first hit, half the delay.
+  for (std::size_t i = 0; i < shrunk.scenario.faults.size(); ++i) {
+    if (shrunk.scenario.faults[i].hit > 1) {
+      Scenario candidate = shrunk.scenario;
+      candidate.faults[i].hit = 1;
+      attempt(fmt::format("fault {}: hit {} -> 1", i + 1, shrunk.scenario.faults[i].hit),
+              std::move(candidate));
+    }
+    constexpr int kMaxHalvings = 8;
+    for (int halving = 0; halving < kMaxHalvings; ++halving) {
+      const FaultSpec& fault = shrunk.scenario.faults[i];
+      if (fault.action != FaultSpec::Action::kDelay || fault.delay < std::chrono::seconds(2)) {
+        break;
+      }
+      Scenario candidate = shrunk.scenario;
+      candidate.faults[i].delay = fault.delay / 2;
+      const std::size_t kept_before = shrunk.log.size();
+      attempt(fmt::format("fault {}: delay {} -> {}", i + 1, sim::FormatDuration(fault.delay),
+                          sim::FormatDuration(fault.delay / 2)),
+              std::move(candidate));
+      if (!shrunk.log[kept_before].kept) break;
+    }
+  }
+  FL_ASSERT_MSG(FaultEventCount(shrunk.scenario) <= FaultEventCount(failing),
+                "shrinking added fault events: {} -> {}", FaultEventCount(failing),
+                FaultEventCount(shrunk.scenario));
+  return shrunk;
+}
+
+ExploreResult Explore(const Scenario& workload, const ExploreOptions& options) {
+  FL_ASSERT(options.runs >= 0);
+  const auto started = std::chrono::steady_clock::now();
+  ExploreResult result;
+  std::map<std::string, std::size_t> by_key;  // Signature::Key -> index in groups.
+  for (int run = 0; run < options.runs; ++run) {
+    const std::uint64_t seed = options.seed + static_cast<std::uint64_t>(run);
+    const Scenario drawn = DrawSchedule(workload, seed, options.bounds);
+    const ScenarioResult played = RunScenario(drawn, {.seed = seed});
+    ++result.runs;
+    if (const std::optional<Signature> signature =
+            SignatureOf(drawn, played, options.expectations)) {
+      auto [found, inserted] = by_key.emplace(signature->Key(), result.groups.size());
+      if (inserted) {
+        result.groups.push_back(FailureGroup{*signature, 0, seed, drawn, {}});
+        if (options.on_new_group) options.on_new_group(*signature, seed);
+      }
+      ++result.groups[found->second].count;
+    }
+    if (options.on_progress)
+      options.on_progress(result.runs, static_cast<int>(result.groups.size()));
+  }
+  std::vector<FailureGroup> merged;
+  std::map<std::string, std::size_t> by_repro;  // The repro's Signature::Key -> index in merged.
+  for (FailureGroup& group : result.groups) {
+    group.repro = Shrink(group.first, group.first_seed, group.signature);
+    group.repro.scenario.seed = group.first_seed;
+    group.repro.scenario.name = workload.name + "-repro";
+    group.repro.scenario.title =
+        fmt::format("Found by faultline explore in {}: {} fails ({})", workload.name,
+                    group.signature.checker, group.signature.violation);
+    group.repro.scenario.lesson.clear();  // The workload's lesson is not this failure's.
+    group.repro.scenario.story =
+        fmt::format("{} Shrunk to {} fault event(s): {}.", group.first.story,
+                    FaultEventCount(group.repro.scenario), group.signature.checker);
+    // The signature of what remains: the same failure, fewer faults.
+    group.signature.faults = SignatureFaults(group.repro.scenario);
+    auto [found, inserted] = by_repro.emplace(group.signature.Key(), merged.size());
+    if (inserted) {
+      merged.push_back(std::move(group));
+    } else {
+      // Groups are in the order found, so the one kept has the first seed.
+      FL_ASSERT(merged[found->second].first_seed < group.first_seed);
+      merged[found->second].count += group.count;
+    }
+  }
+  result.groups = std::move(merged);
+  result.wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+}  // namespace faultline::scenarios

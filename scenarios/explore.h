@@ -1,0 +1,106 @@
+// Exploration: a scenario's steps are the workload; each run draws a fault
+// schedule from its seed (swarm testing: whole fault kinds switched on or
+// off for the run, then a few events of the kinds on), plays the workload
+// under it, and asks the whole-run checkers. Failures are grouped by a
+// signature (the failing checker, its first violation's kind, the fault
+// kinds and sites), and each group's first failure is shrunk to a scenario
+// with nothing random left in it: every fault explicit, replayable with
+// `faultline run`.
+//
+// Bounds follow studies of real clusters (../shared/reference/
+// failure-catalog.md): by default at most 3 fault events, 3 crashes and one
+// power loss per run.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenarios/runner.h"
+#include "scenarios/scenario.h"
+
+namespace faultline::scenarios {
+
+struct ExploreBounds {
+  int max_events = 3;        // Fault events per run, 1 to this.
+  int max_crashes = 3;       // Crashes, kills and power losses among them.
+  int max_power_losses = 1;  // Reboots among them.
+};
+
+// The workload `scenario` under the fault schedule drawn from `seed`: the
+// scenario's own steps, faults and checkers, plus the drawn [[fault]]s and
+// fault steps (kill, restart, partition, power-loss) between its steps.
+Scenario DrawSchedule(const Scenario& workload, std::uint64_t seed, const ExploreBounds& bounds);
+
+// What a failure is, for grouping: the failing checker, its first
+// violation's kind (names and numbers left out), and the fault kinds and
+// sites of the scenario that failed, sorted.
+struct Signature {
+  std::string checker;
+  std::string violation;
+  std::vector<std::string> faults;  // "crash@migrate.filecoingw_kuri1.statement.after", "kill"
+  std::string Key() const;
+  friend bool operator==(const Signature&, const Signature&) = default;
+};
+
+// The run's signature, or nullopt when every checker held as the scenario
+// expects. With `expectations`, a failed step expectation counts too.
+std::optional<Signature> SignatureOf(const Scenario& scenario, const ScenarioResult& result,
+                                     bool expectations = false);
+
+// A scenario's fault kinds and sites, as a signature names them, sorted.
+std::vector<std::string> SignatureFaults(const Scenario& scenario);
+
+// How many fault events a scenario has: its [[fault]]s and fault steps.
+std::size_t FaultEventCount(const Scenario& scenario);
+
+struct ShrinkStep {
+  std::string tried;  // "drop fault 2", "drop step 4 (kill kuri-1)", "hit 3 -> 1"
+  bool kept = false;  // It kept the signature, so the change stays.
+};
+
+struct Shrunk {
+  Scenario scenario;
+  std::vector<ShrinkStep> log;
+};
+
+// Drops fault events, then workload steps, then simplifies what remains
+// (earlier hits, shorter delays), keeping each change only if a run from
+// `seed` still has `signature`. Never adds anything: the result has at most
+// the fault events it started with. At most `max_runs` runs.
+Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& signature,
+              int max_runs = 500);
+
+struct ExploreOptions {
+  std::uint64_t seed = 1;  // Run r uses seed + r.
+  int runs = 100;
+  ExploreBounds bounds;
+  bool expectations = false;  // Count the scenario's own expectations too.
+  // Called after each run, and once per new group (progress).
+  std::function<void(int runs_done, int groups)> on_progress;
+  std::function<void(const Signature&, std::uint64_t seed)> on_new_group;
+};
+
+// Failures of one kind. Runs are grouped by their signature as drawn; once
+// each group's first failure is shrunk, groups whose repros have the same
+// signature (the same failure from the same remaining faults) are one.
+struct FailureGroup {
+  Signature signature;  // The shrunk repro's: the faults that remain.
+  int count = 0;        // Runs that failed so.
+  std::uint64_t first_seed = 0;
+  Scenario first;  // The drawn scenario of its first failure.
+  Shrunk repro;    // That failure, shrunk.
+};
+
+struct ExploreResult {
+  int runs = 0;
+  std::vector<FailureGroup> groups;  // In the order they were found.
+  double wall_ms = 0;
+};
+
+ExploreResult Explore(const Scenario& workload, const ExploreOptions& options);
+
+}  // namespace faultline::scenarios

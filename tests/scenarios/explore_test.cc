@@ -1,0 +1,99 @@
+// Exploration: schedules drawn from seeds, failures grouped and shrunk to
+// scenarios that replay (scenarios/explore.h).
+#include "scenarios/explore.h"
+
+#include <gtest/gtest.h>
+
+#include "scenarios/catalogue.h"
+#include "scenarios/scenario_file.h"
+
+namespace faultline::scenarios {
+namespace {
+
+// dirty-migration's steps with no written fault: the workload alone.
+Scenario StartUpWorkload(const char* name = "dirty-migration") {
+  const Scenario* story = FindScenario(name);
+  EXPECT_NE(story, nullptr);
+  Scenario workload = *story;
+  workload.crash_site.clear();
+  workload.faults.clear();
+  workload.checkers.clear();  // Every checker must hold.
+  // Up, a wait, a PUT and a GET: the start-up workload.
+  workload.steps.clear();
+  Step up;
+  up.kind = Step::Kind::kUp;
+  Step wait;
+  wait.kind = Step::Kind::kWait;
+  wait.duration = std::chrono::minutes(1);
+  Step put;
+  put.kind = Step::Kind::kS3;
+  put.method = "PUT";
+  put.path = "/b/k";
+  put.body = "bytes";
+  Step get = put;
+  get.method = "GET";
+  get.body.clear();
+  workload.steps = {up, wait, put, get};
+  return workload;
+}
+
+TEST(ExploreTest, TheSameSeedDrawsTheSameScheduleAndOthersDiffer) {
+  const Scenario workload = StartUpWorkload();
+  EXPECT_EQ(ToToml(DrawSchedule(workload, 7, {})), ToToml(DrawSchedule(workload, 7, {})));
+  std::set<std::string> different;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const Scenario drawn = DrawSchedule(workload, seed, {});
+    EXPECT_GE(FaultEventCount(drawn), 1u);
+    EXPECT_LE(FaultEventCount(drawn), 3u);
+    different.insert(ToToml(drawn));
+    // A drawn schedule is an ordinary scenario file: it reads back as written.
+    std::variant<Scenario, FileError> again = ParseScenario(ToToml(drawn), "drawn.toml");
+    ASSERT_TRUE(std::holds_alternative<Scenario>(again)) << std::get<FileError>(again).message;
+  }
+  EXPECT_GT(different.size(), 15u);
+}
+
+// Explore finds a crash that leaves a keyspace dirty on the golang-migrate
+// cluster, and shrinks it to one fault event that replays to the failure.
+TEST(ExploreTest, FindsADirtyKeyspaceAndShrinksItToOneFault) {
+  const Scenario workload = StartUpWorkload();
+  const ExploreResult found = Explore(workload, {.seed = 1, .runs = 60});
+  ASSERT_FALSE(found.groups.empty()) << "nothing found in 60 runs";
+  bool dirty = false;
+  for (const FailureGroup& group : found.groups) {
+    const Scenario& repro = group.repro.scenario;
+    // Shrinking never adds: at most the events of the run it came from.
+    EXPECT_LE(FaultEventCount(repro), FaultEventCount(group.first));
+    EXPECT_GE(FaultEventCount(repro), 1u) << group.signature.Key();
+    // The repro file replays, from its own seed, to the same failure.
+    std::variant<Scenario, FileError> again = ParseScenario(ToToml(repro), "repro.toml");
+    ASSERT_TRUE(std::holds_alternative<Scenario>(again)) << std::get<FileError>(again).message;
+    const Scenario& reread = std::get<Scenario>(again);
+    const ScenarioResult replayed = RunScenario(reread, {.seed = reread.seed});
+    const std::optional<Signature> signature = SignatureOf(reread, replayed);
+    ASSERT_TRUE(signature.has_value()) << group.signature.Key();
+    EXPECT_EQ(signature->checker, group.signature.checker);
+    EXPECT_EQ(signature->violation, group.signature.violation);
+    const bool crash_left_dirty = FaultEventCount(repro) == 1 && repro.faults.size() == 1 &&
+                                  repro.faults[0].action == FaultSpec::Action::kCrash &&
+                                  repro.faults[0].site.starts_with("migrate.") &&
+                                  group.signature.checker == "converges";
+    dirty = dirty || crash_left_dirty;
+  }
+  EXPECT_TRUE(dirty) << "no group shrank to one crash at a migration site";
+}
+
+TEST(ExploreTest, TheSameExploreSeedGivesTheSameGroupsAndRepros) {
+  const Scenario workload = StartUpWorkload();
+  const ExploreResult first = Explore(workload, {.seed = 5, .runs = 20});
+  const ExploreResult again = Explore(workload, {.seed = 5, .runs = 20});
+  ASSERT_EQ(first.groups.size(), again.groups.size());
+  for (std::size_t i = 0; i < first.groups.size(); ++i) {
+    EXPECT_EQ(first.groups[i].signature, again.groups[i].signature);
+    EXPECT_EQ(first.groups[i].count, again.groups[i].count);
+    EXPECT_EQ(ToToml(first.groups[i].repro.scenario), ToToml(again.groups[i].repro.scenario));
+  }
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
