@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <optional>
+
 #include "models/cql/parser.h"
 #include "models/migrate/cassandra_driver.h"
 #include "models/migrate/migration_trace.h"
@@ -131,11 +134,58 @@ class SafeMigration {
       // Our own lease (the same token, from before a failed attempt): take
       // it back with a fresh TTL.
       if (holder == owner_) co_return co_await Renew(options);
+      // A lease of this container's earlier life ("kuri-2/2" for us,
+      // "kuri-2/3"): that process is dead, restarted into us, so its lease
+      // guards nothing. Take it over rather than wait for it to expire (a
+      // crash loop would otherwise wait out a lease at every restart).
+      if (IsEarlierLifeOfUs(holder)) co_return co_await TakeOver(holder, options);
       if (attempt == 0)
         log_(fmt::format("migrate: waiting for the migration lock held by {}", holder));
       co_await sim::SleepFor(options.lock_retry);
     }
     co_return sim::Status::Unavailable("cannot take the migration lock: another runner holds it");
+  }
+
+  // Whether `holder` names this container at an earlier incarnation: the
+  // owners are "<container>/<incarnation>" (models/s3/s3.h LockOwner).
+  bool IsEarlierLifeOfUs(const std::string& holder) const {
+    const std::size_t ours = owner_.rfind('/');
+    const std::size_t theirs = holder.rfind('/');
+    if (ours == std::string::npos || theirs == std::string::npos) return false;
+    if (owner_.compare(0, ours, holder, 0, theirs) != 0 || ours != theirs) return false;
+    const auto incarnation = [](const std::string& owner, std::size_t slash) {
+      std::uint64_t value = 0;
+      const auto [end, error] =
+          std::from_chars(owner.data() + slash + 1, owner.data() + owner.size(), value);
+      return error == std::errc() && end == owner.data() + owner.size()
+                 ? std::optional<std::uint64_t>(value)
+                 : std::nullopt;
+    };
+    const std::optional<std::uint64_t> mine = incarnation(owner_, ours);
+    const std::optional<std::uint64_t> earlier = incarnation(holder, theirs);
+    return mine && earlier && *earlier < *mine;
+  }
+
+  // Moves the lease from `holder` to us, if it is still theirs.
+  sim::Awaitable<sim::Status> TakeOver(const std::string& holder,
+                                       const SafeRunner::Options& options) {
+    log_(fmt::format("migrate: taking over the migration lock of {}, an earlier life of {}",
+                     holder, owner_));
+    std::vector<Value> values;
+    values.push_back(
+        Value::Int(std::chrono::duration_cast<std::chrono::seconds>(options.lease).count()));
+    values.push_back(Value::Text(owner_));
+    values.push_back(Value::Text(holder));
+    ClientResult taken = co_await session_.Query(
+        "UPDATE faultline_migration_lock USING TTL ? SET owner = ? WHERE id = 1 IF owner = ?",
+        std::move(values));
+    if (!taken.ok()) co_return sim::Status::Unavailable(taken.ToString());
+    if (!IsLwtAnswer(taken)) co_return NotAnLwtAnswer();
+    FL_ASSERT(!taken.result.rows.front().empty());
+    if (taken.result.rows.front().front().integer == 0) {
+      co_return sim::Status::Unavailable("the migration lock changed hands while taking it over");
+    }
+    co_return sim::Status::Ok();
   }
 
   // Extends the lease; fails when it is no longer ours (it expired and

@@ -3,7 +3,9 @@
 // - A real cross-process lock: a lease row taken with a lightweight
 //   transaction (INSERT ... IF NOT EXISTS USING TTL), so two services never
 //   migrate one keyspace at once, and a crashed holder's lease expires. The
-//   holder itself may take its lease back after a restart.
+//   holder itself may take its lease back after a restart: its own token, or
+//   a token of an earlier incarnation of its container (whose process is
+//   dead) is taken over at once instead of waited out.
 // - Progress per statement (faultline_migrations: version, checksum,
 //   statements done, complete): a crashed migration resumes at the first
 //   statement not recorded, tolerating "already exists" for that one
