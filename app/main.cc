@@ -43,6 +43,7 @@ commands:
               --perfetto FILE (open in ui.perfetto.dev), --check-determinism
   explore N|FILE  draw fault schedules around a scenario's steps, group the
               failures, shrink each to a scenario file (`faultline explore --help`)
+  merge DIR...  fold the results of explore's shards into one
   help        show this help
   version     print the version
 
@@ -111,9 +112,14 @@ input.
 
   --runs N     how many runs (default 100)
   --seed S     the first run's seed (default 1; run r uses S + r)
-  --out DIR    where to write summary.json and, per group, repro.toml and
-               shrink.log (default: a new faultline-results/explore-<name>-<S>)
+  --out DIR    where to write summary.json, groups.tsv and, per group,
+               repro.toml, shrink.log, trace.jsonl, perfetto.json and
+               timeline.txt (default: faultline-results/explore-<name>-...)
   --json       print summary.json instead of the text report
+  --shard I/N  play only every N-th run from run I (0 <= I < N); fold the
+               shards' directories with `faultline merge DIR...`
+  --jobs N     play the runs in N worker processes (the results are the same)
+  --time D     stop starting runs after D of wall time (90s, 10m, 2h)
 )";
 
 bool AsksForHelp(const std::vector<std::string>& args) {
@@ -268,6 +274,7 @@ int Main(int argc, char** argv) {
   if (command == "explain") return RunExplain(args);
   if (command == "run") return RunScenarioCommand(args);
   if (command == "explore") return RunExploreCommand(args);
+  if (command == "merge") return RunMergeCommand(args);
   BadInput(fmt::format("unknown command '{}'", command));
 }
 

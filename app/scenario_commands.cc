@@ -14,43 +14,14 @@
 
 #include <fmt/format.h>
 
+#include "app/command_util.h"
 #include "scenarios/catalogue.h"
-#include "scenarios/explore.h"
 #include "scenarios/perfetto.h"
 #include "scenarios/runner.h"
 #include "scenarios/scenario_file.h"
 
 namespace faultline::app {
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitFailureFound = 1;
-constexpr int kExitBadInput = 2;
-
-int BadInput(const std::string& message) {
-  std::cerr << "faultline: " << message << "\n(run `faultline help` for usage)\n";
-  return kExitBadInput;
-}
-
-int CannotWrite(std::string_view flag, const std::string& path) {
-  const int error = errno;
-  return BadInput(fmt::format("{}: cannot write '{}': {}", flag, path,
-                              error != 0 ? std::strerror(error) : "write failed"));
-}
-
-const scenarios::Scenario* Named(const std::string& name) {
-  const scenarios::Scenario* scenario = scenarios::FindScenario(name);
-  if (scenario == nullptr) {
-    std::cerr << "faultline: no scenario named '" << name << "'; `faultline list` shows them\n";
-  }
-  return scenario;
-}
-
-// `text` escaped for inside a JSON string.
-std::string Escaped(std::string_view text) {
-  const std::string quoted = sim::JsonQuoted(text);
-  return quoted.substr(1, quoted.size() - 2);
-}
 
 std::string Json(const scenarios::ScenarioResult& result) {
   std::string steps;
@@ -106,15 +77,6 @@ void PrintSteps(const scenarios::ScenarioResult& result) {
   }
 }
 
-std::optional<std::uint64_t> ParseSeed(const std::string& text) {
-  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
-  if (*end != '\0' || errno == ERANGE) return std::nullopt;
-  return value;
-}
-
 }  // namespace
 
 int RunList(const std::vector<std::string>& args) {
@@ -123,26 +85,6 @@ int RunList(const std::vector<std::string>& args) {
     std::cout << fmt::format("{:<28} {}\n", scenario.name, scenario.title);
   }
   return kExitOk;
-}
-
-// A scenario of the catalogue by name, or one read from a file (a path, a
-// name ending in .toml, or a file that no catalogue name shadows); nullptr
-// after saying what was wrong (file:line:col for a file).
-const scenarios::Scenario* NamedOrFile(const std::string& name,
-                                       std::optional<scenarios::Scenario>& from_file) {
-  std::error_code exists_error;
-  const bool file =
-      name.find('/') != std::string::npos || name.ends_with(".toml") ||
-      (scenarios::FindScenario(name) == nullptr && std::filesystem::exists(name, exists_error));
-  if (!file) return Named(name);
-  std::variant<scenarios::Scenario, scenarios::FileError> loaded =
-      scenarios::LoadScenarioFile(name);
-  if (const auto* error = std::get_if<scenarios::FileError>(&loaded)) {
-    std::cerr << error->message << "\n";
-    return nullptr;
-  }
-  from_file = std::move(std::get<scenarios::Scenario>(loaded));
-  return &*from_file;
 }
 
 int RunExplain(const std::vector<std::string>& args) {
@@ -302,153 +244,6 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   return result.passed && deterministic ? kExitOk : kExitFailureFound;
-}
-
-namespace {
-
-struct ExploreFlags {
-  std::string scenario;
-  int runs = 100;
-  std::uint64_t seed = 1;
-  std::string out;
-  bool json = false;
-};
-
-// The flags, or the message that says what was wrong.
-std::variant<ExploreFlags, std::string> ParseExploreFlags(const std::vector<std::string>& args) {
-  ExploreFlags flags;
-  std::set<std::string> seen;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (!arg.starts_with("--")) {
-      if (!flags.scenario.empty()) return "explore takes one scenario, got '" + arg + "' too";
-      flags.scenario = arg;
-      continue;
-    }
-    if (!seen.insert(arg).second) return arg + " is given twice";
-    if (arg == "--json") {
-      flags.json = true;
-      continue;
-    }
-    if (arg != "--runs" && arg != "--seed" && arg != "--out") return "unknown option " + arg;
-    if (i + 1 == args.size()) return arg + " needs a value";
-    const std::string& value = args[++i];
-    if (arg == "--out") {
-      flags.out = value;
-      continue;
-    }
-    const std::optional<std::uint64_t> number = ParseSeed(value);
-    if (!number) return fmt::format("{} needs a number, not '{}'", arg, value);
-    if (arg == "--seed") flags.seed = *number;
-    constexpr std::uint64_t kMaxRuns = 100'000'000;
-    if (arg == "--runs") {
-      if (*number > kMaxRuns) return fmt::format("--runs is at most {}", kMaxRuns);
-      flags.runs = static_cast<int>(*number);
-    }
-  }
-  if (flags.scenario.empty()) return "usage: faultline explore NAME|FILE [options]";
-  return flags;
-}
-
-std::string SummaryJson(const scenarios::Scenario& workload, const ExploreFlags& flags,
-                        const scenarios::ExploreResult& result) {
-  std::string groups;
-  for (std::size_t i = 0; i < result.groups.size(); ++i) {
-    const scenarios::FailureGroup& group = result.groups[i];
-    std::string faults;
-    for (const std::string& fault : group.signature.faults) {
-      faults += fmt::format("{}\"{}\"", faults.empty() ? "" : ",", Escaped(fault));
-    }
-    groups += fmt::format(
-        "{}{{\"checker\":\"{}\",\"violation\":\"{}\",\"faults\":[{}],\"count\":{},"
-        "\"first_seed\":{},\"fault_events\":{},\"repro_fault_events\":{},"
-        "\"repro\":\"group-{}/repro.toml\"}}",
-        i == 0 ? "" : ",", Escaped(group.signature.checker), Escaped(group.signature.violation),
-        faults, group.count, group.first_seed, scenarios::FaultEventCount(group.first),
-        scenarios::FaultEventCount(group.repro.scenario), i + 1);
-  }
-  const double seconds = result.wall_ms / 1000.0;
-  return fmt::format(
-      "{{\"scenario\":\"{}\",\"runs\":{},\"first_seed\":{},\"last_seed\":{},"
-      "\"wall_time_ms\":{:.1f},\"runs_per_second\":{:.1f},\"groups\":[{}]}}\n",
-      Escaped(workload.name), result.runs, flags.seed,
-      flags.seed + static_cast<std::uint64_t>(std::max(result.runs, 1)) - 1, result.wall_ms,
-      seconds > 0 ? result.runs / seconds : 0.0, groups);
-}
-
-std::string ShrinkLog(const scenarios::Shrunk& shrunk) {
-  std::string log;
-  for (const scenarios::ShrinkStep& step : shrunk.log) {
-    log += fmt::format("{} {}\n", step.kept ? "kept   " : "dropped", step.tried);
-  }
-  return log;
-}
-
-bool WriteFile(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  return static_cast<bool>(out);
-}
-
-}  // namespace
-
-int RunExploreCommand(const std::vector<std::string>& args) {
-  std::variant<ExploreFlags, std::string> parsed = ParseExploreFlags(args);
-  if (const auto* error = std::get_if<std::string>(&parsed)) return BadInput(*error);
-  const ExploreFlags& flags = std::get<ExploreFlags>(parsed);
-  std::optional<scenarios::Scenario> from_file;
-  const scenarios::Scenario* workload = NamedOrFile(flags.scenario, from_file);
-  if (workload == nullptr) return kExitBadInput;
-  const std::filesystem::path out =
-      flags.out.empty() ? std::filesystem::path("faultline-results") /
-                              fmt::format("explore-{}-{}", workload->name, flags.seed)
-                        : std::filesystem::path(flags.out);
-  std::error_code error;
-  std::filesystem::create_directories(out, error);
-  if (error)
-    return BadInput(fmt::format("--out: cannot create '{}': {}", out.string(), error.message()));
-  scenarios::ExploreOptions options{.seed = flags.seed, .runs = flags.runs};
-  const bool terminal = !flags.json;
-  options.on_new_group = [&](const scenarios::Signature& signature, std::uint64_t seed) {
-    if (terminal) std::cerr << fmt::format("new group (seed {}): {}\n", seed, signature.Key());
-  };
-  options.on_progress = [&](int done, int groups) {
-    if (terminal && (done % 100 == 0 || done == flags.runs)) {
-      std::cerr << fmt::format("{} of {} runs, {} group(s)\n", done, flags.runs, groups);
-    }
-  };
-  const scenarios::ExploreResult result = scenarios::Explore(*workload, options);
-  for (std::size_t i = 0; i < result.groups.size(); ++i) {
-    const std::filesystem::path dir = out / fmt::format("group-{}", i + 1);
-    std::filesystem::create_directories(dir, error);
-    if (error ||
-        !WriteFile(dir / "repro.toml", scenarios::ToToml(result.groups[i].repro.scenario)) ||
-        !WriteFile(dir / "shrink.log", ShrinkLog(result.groups[i].repro))) {
-      return CannotWrite("--out", dir.string());
-    }
-  }
-  const std::string summary = SummaryJson(*workload, flags, result);
-  if (!WriteFile(out / "summary.json", summary))
-    return CannotWrite("--out", (out / "summary.json").string());
-  if (flags.json) {
-    std::cout << summary;
-  } else {
-    std::cout << fmt::format(
-        "{}: {} runs, {} group(s) of failures ({:.0f} runs/s); results in {}\n", workload->name,
-        result.runs, result.groups.size(),
-        result.wall_ms > 0 ? result.runs * 1000.0 / result.wall_ms : 0.0, out.string());
-    for (std::size_t i = 0; i < result.groups.size(); ++i) {
-      const scenarios::FailureGroup& group = result.groups[i];
-      std::cout << fmt::format(
-          "  group {}: {} run(s), first seed {}; {} -> {} fault event(s): {}\n", i + 1, group.count,
-          group.first_seed, scenarios::FaultEventCount(group.first),
-          scenarios::FaultEventCount(group.repro.scenario), group.signature.Key());
-      std::cout << fmt::format("    faultline run {}\n",
-                               (out / fmt::format("group-{}", i + 1) / "repro.toml").string());
-    }
-  }
-  return result.groups.empty() ? kExitOk : kExitFailureFound;
 }
 
 }  // namespace faultline::app

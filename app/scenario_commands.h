@@ -10,7 +10,10 @@ namespace faultline::app {
 int RunList(const std::vector<std::string>& args);
 int RunExplain(const std::vector<std::string>& args);
 int RunScenarioCommand(const std::vector<std::string>& args);
-// `faultline explore NAME|FILE [--runs N] [--seed S] [--out DIR] [--json]`.
+// `faultline explore NAME|FILE [--runs N] [--seed S] [--out DIR] [--json]
+// [--shard I/N] [--jobs N] [--time D]` (explore_command.cc).
 int RunExploreCommand(const std::vector<std::string>& args);
+// `faultline merge DIR... [--out DIR] [--json]`: shards as one exploration.
+int RunMergeCommand(const std::vector<std::string>& args);
 
 }  // namespace faultline::app

@@ -301,31 +301,72 @@ Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& sign
   return shrunk;
 }
 
-ExploreResult Explore(const Scenario& workload, const ExploreOptions& options) {
+bool InShard(std::uint64_t run, const Shard& shard) {
+  FL_ASSERT(shard.count >= 1 && shard.index < shard.count);
+  return run % shard.count == shard.index;
+}
+
+std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptions& options,
+                                    int* runs_done) {
   FL_ASSERT(options.runs >= 0);
   const auto started = std::chrono::steady_clock::now();
-  ExploreResult result;
+  std::vector<DrawnGroup> groups;
   std::map<std::string, std::size_t> by_key;  // Signature::Key -> index in groups.
+  int done = 0;
   for (int run = 0; run < options.runs; ++run) {
+    if (!InShard(static_cast<std::uint64_t>(run), options.shard)) continue;
+    if (options.wall_time_limit &&
+        std::chrono::steady_clock::now() - started >= *options.wall_time_limit) {
+      break;
+    }
     const std::uint64_t seed = options.seed + static_cast<std::uint64_t>(run);
     const Scenario drawn = DrawSchedule(workload, seed, options.bounds);
     const ScenarioResult played = RunScenario(drawn, {.seed = seed});
-    ++result.runs;
+    ++done;
     if (const std::optional<Signature> signature =
             SignatureOf(drawn, played, options.expectations)) {
-      auto [found, inserted] = by_key.emplace(signature->Key(), result.groups.size());
+      auto [found, inserted] = by_key.emplace(signature->Key(), groups.size());
       if (inserted) {
-        result.groups.push_back(FailureGroup{*signature, 0, seed, drawn, {}});
+        groups.push_back(DrawnGroup{*signature, 0, seed});
         if (options.on_new_group) options.on_new_group(*signature, seed);
       }
-      ++result.groups[found->second].count;
+      ++groups[found->second].count;
     }
-    if (options.on_progress)
-      options.on_progress(result.runs, static_cast<int>(result.groups.size()));
+    if (options.on_progress) options.on_progress(done, static_cast<int>(groups.size()));
   }
+  if (runs_done != nullptr) *runs_done = done;
+  return groups;
+}
+
+std::vector<DrawnGroup> MergeDrawnGroups(const std::vector<std::vector<DrawnGroup>>& parts) {
+  std::map<std::string, DrawnGroup> by_key;
+  for (const std::vector<DrawnGroup>& part : parts) {
+    for (const DrawnGroup& group : part) {
+      auto [found, inserted] = by_key.emplace(group.signature.Key(), group);
+      if (inserted) continue;
+      found->second.count += group.count;
+      found->second.first_seed = std::min(found->second.first_seed, group.first_seed);
+    }
+  }
+  std::vector<DrawnGroup> merged;
+  for (auto& [key, group] : by_key) merged.push_back(std::move(group));
+  // In the order a single run would have found them: by first seed.
+  std::sort(merged.begin(), merged.end(),
+            [](const DrawnGroup& a, const DrawnGroup& b) { return a.first_seed < b.first_seed; });
+  return merged;
+}
+
+std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
+                                       const std::vector<DrawnGroup>& drawn,
+                                       const ExploreBounds& bounds) {
   std::vector<FailureGroup> merged;
   std::map<std::string, std::size_t> by_repro;  // The repro's Signature::Key -> index in merged.
-  for (FailureGroup& group : result.groups) {
+  for (const DrawnGroup& found : drawn) {
+    FailureGroup group{found.signature,
+                       found.count,
+                       found.first_seed,
+                       DrawSchedule(workload, found.first_seed, bounds),
+                       {}};
     group.repro = Shrink(group.first, group.first_seed, group.signature);
     group.repro.scenario.seed = group.first_seed;
     group.repro.scenario.name = workload.name + "-repro";
@@ -338,16 +379,23 @@ ExploreResult Explore(const Scenario& workload, const ExploreOptions& options) {
                     FaultEventCount(group.repro.scenario), group.signature.checker);
     // The signature of what remains: the same failure, fewer faults.
     group.signature.faults = SignatureFaults(group.repro.scenario);
-    auto [found, inserted] = by_repro.emplace(group.signature.Key(), merged.size());
+    auto [at, inserted] = by_repro.emplace(group.signature.Key(), merged.size());
     if (inserted) {
       merged.push_back(std::move(group));
     } else {
-      // Groups are in the order found, so the one kept has the first seed.
-      FL_ASSERT(merged[found->second].first_seed < group.first_seed);
-      merged[found->second].count += group.count;
+      // Groups come by first seed, so the one kept has the first seed.
+      FL_ASSERT(merged[at->second].first_seed < group.first_seed);
+      merged[at->second].count += group.count;
     }
   }
-  result.groups = std::move(merged);
+  return merged;
+}
+
+ExploreResult Explore(const Scenario& workload, const ExploreOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  ExploreResult result;
+  const std::vector<DrawnGroup> drawn = ExploreRuns(workload, options, &result.runs);
+  result.groups = ShrinkGroups(workload, drawn, options.bounds);
   result.wall_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return result;

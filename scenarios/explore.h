@@ -12,6 +12,7 @@
 // power loss per run.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -74,9 +75,21 @@ struct Shrunk {
 Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& signature,
               int max_runs = 500);
 
+// Which runs of an exploration one process plays: every count-th run from
+// index (run r when r % count == index), so shards on several machines
+// share one exploration's seeds.
+struct Shard {
+  std::uint64_t index = 0;
+  std::uint64_t count = 1;
+};
+bool InShard(std::uint64_t run, const Shard& shard);
+
 struct ExploreOptions {
   std::uint64_t seed = 1;  // Run r uses seed + r.
   int runs = 100;
+  Shard shard;
+  // Stop starting runs once this much wall time has passed (--time).
+  std::optional<std::chrono::steady_clock::duration> wall_time_limit;
   ExploreBounds bounds;
   bool expectations = false;  // Count the scenario's own expectations too.
   // Called after each run, and once per new group (progress).
@@ -101,6 +114,27 @@ struct ExploreResult {
   double wall_ms = 0;
 };
 
+// The runs alone: failures grouped by their drawn signature, each with its
+// count and first seed, not yet shrunk (a schedule is drawn again from its
+// seed, so a group is whole with these three). `runs_done` receives how
+// many runs were played.
+struct DrawnGroup {
+  Signature signature;
+  int count = 0;
+  std::uint64_t first_seed = 0;
+};
+std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptions& options,
+                                    int* runs_done = nullptr);
+// Shards' groups as one exploration's: counts added, the first seed kept,
+// ordered by first seed.
+std::vector<DrawnGroup> MergeDrawnGroups(const std::vector<std::vector<DrawnGroup>>& parts);
+// Each group's first failure, drawn again and shrunk; groups whose repros
+// have the same signature are merged.
+std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
+                                       const std::vector<DrawnGroup>& drawn,
+                                       const ExploreBounds& bounds);
+
+// ExploreRuns, then ShrinkGroups.
 ExploreResult Explore(const Scenario& workload, const ExploreOptions& options);
 
 }  // namespace faultline::scenarios

@@ -95,5 +95,37 @@ TEST(ExploreTest, TheSameExploreSeedGivesTheSameGroupsAndRepros) {
   }
 }
 
+// Three shards (every third run) merged are the run unsharded: the same
+// groups, counts, first seeds, and (shrunk again from those seeds) repros.
+TEST(ExploreTest, ShardsMergedAreTheUnshardedRun) {
+  const Scenario workload = StartUpWorkload();
+  const ExploreOptions whole{.seed = 3, .runs = 30};
+  const std::vector<DrawnGroup> unsharded = ExploreRuns(workload, whole);
+  ASSERT_FALSE(unsharded.empty());
+  std::vector<std::vector<DrawnGroup>> parts;
+  int runs = 0;
+  for (std::uint64_t index = 0; index < 3; ++index) {
+    ExploreOptions shard = whole;
+    shard.shard = {index, 3};
+    int done = 0;
+    parts.push_back(ExploreRuns(workload, shard, &done));
+    runs += done;
+  }
+  EXPECT_EQ(runs, 30);
+  const std::vector<DrawnGroup> merged = MergeDrawnGroups(parts);
+  ASSERT_EQ(merged.size(), unsharded.size());
+  for (std::size_t i = 0; i < merged.size(); ++i) {
+    EXPECT_EQ(merged[i].signature, unsharded[i].signature);
+    EXPECT_EQ(merged[i].count, unsharded[i].count);
+    EXPECT_EQ(merged[i].first_seed, unsharded[i].first_seed);
+  }
+  const std::vector<FailureGroup> a = ShrinkGroups(workload, merged, {});
+  const std::vector<FailureGroup> b = ShrinkGroups(workload, unsharded, {});
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(ToToml(a[i].repro.scenario), ToToml(b[i].repro.scenario));
+  }
+}
+
 }  // namespace
 }  // namespace faultline::scenarios

@@ -1,0 +1,75 @@
+#include "app/command_util.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "scenarios/catalogue.h"
+#include "scenarios/scenario_file.h"
+#include "sim/trace.h"
+
+namespace faultline::app {
+namespace {
+
+const scenarios::Scenario* Named(const std::string& name) {
+  const scenarios::Scenario* scenario = scenarios::FindScenario(name);
+  if (scenario == nullptr) {
+    std::cerr << "faultline: no scenario named '" << name << "'; `faultline list` shows them\n";
+  }
+  return scenario;
+}
+
+}  // namespace
+
+int BadInput(const std::string& message) {
+  std::cerr << "faultline: " << message << "\n(run `faultline help` for usage)\n";
+  return kExitBadInput;
+}
+
+int CannotWrite(std::string_view flag, const std::string& path) {
+  const int error = errno;
+  return BadInput(fmt::format("{}: cannot write '{}': {}", flag, path,
+                              error != 0 ? std::strerror(error) : "write failed"));
+}
+
+// `text` escaped for inside a JSON string.
+std::string Escaped(std::string_view text) {
+  const std::string quoted = sim::JsonQuoted(text);
+  return quoted.substr(1, quoted.size() - 2);
+}
+
+// A scenario of the catalogue by name, or one read from a file (a path, a
+// name ending in .toml, or a file that no catalogue name shadows); nullptr
+// after saying what was wrong (file:line:col for a file).
+const scenarios::Scenario* NamedOrFile(const std::string& name,
+                                       std::optional<scenarios::Scenario>& from_file) {
+  std::error_code exists_error;
+  const bool file =
+      name.find('/') != std::string::npos || name.ends_with(".toml") ||
+      (scenarios::FindScenario(name) == nullptr && std::filesystem::exists(name, exists_error));
+  if (!file) return Named(name);
+  std::variant<scenarios::Scenario, scenarios::FileError> loaded =
+      scenarios::LoadScenarioFile(name);
+  if (const auto* error = std::get_if<scenarios::FileError>(&loaded)) {
+    std::cerr << error->message << "\n";
+    return nullptr;
+  }
+  from_file = std::move(std::get<scenarios::Scenario>(loaded));
+  return &*from_file;
+}
+
+std::optional<std::uint64_t> ParseSeed(const std::string& text) {
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  if (*end != '\0' || errno == ERANGE) return std::nullopt;
+  return value;
+}
+
+}  // namespace faultline::app

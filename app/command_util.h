@@ -1,0 +1,35 @@
+// What the scenario commands share: exit statuses, how bad input is said,
+// how a scenario is named on the command line, numbers and JSON text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "scenarios/scenario.h"
+
+namespace faultline::app {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailureFound = 1;
+constexpr int kExitBadInput = 2;
+
+// Says `message` on standard error, with a pointer to the help; returns 2.
+int BadInput(const std::string& message);
+// The output `path` of `flag` could not be written (errno says why); 2.
+int CannotWrite(std::string_view flag, const std::string& path);
+
+// `text` escaped for inside a JSON string.
+std::string Escaped(std::string_view text);
+
+// A scenario of the catalogue by name, or one read from a file (a path, a
+// name ending in .toml, or a file that no catalogue name shadows); nullptr
+// after saying what was wrong (file:line:col for a file).
+const scenarios::Scenario* NamedOrFile(const std::string& name,
+                                       std::optional<scenarios::Scenario>& from_file);
+
+// A non-negative decimal integer, all of `text`.
+std::optional<std::uint64_t> ParseSeed(const std::string& text);
+
+}  // namespace faultline::app

@@ -1,0 +1,493 @@
+// `faultline explore` and `faultline merge`: exploration from the command
+// line (scenarios/explore.h), its results directory, shards, and worker
+// processes. Each worker is a process of its own (fork), so no two
+// simulations share SQLite's process-wide random generator; the parent
+// merges their groups and shrinks each group's first failure, drawn again
+// from its seed, so the results are the same whatever --jobs is.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <variant>
+
+#include <fmt/format.h>
+
+#include "app/command_util.h"
+#include "app/scenario_commands.h"
+#include "scenarios/explore.h"
+#include "scenarios/perfetto.h"
+#include "scenarios/runner.h"
+#include "scenarios/scenario_file.h"
+#include "sim/trace.h"
+
+namespace faultline::app {
+namespace {
+
+namespace fs = std::filesystem;
+using scenarios::DrawnGroup;
+
+constexpr int kMaxJobs = 64;
+constexpr std::uint64_t kMaxRuns = 100'000'000;
+
+struct ExploreFlags {
+  std::string scenario;
+  int runs = 100;
+  std::uint64_t seed = 1;
+  std::string out;
+  bool json = false;
+  scenarios::Shard shard;
+  int jobs = 1;
+  std::optional<std::chrono::seconds> time;
+};
+
+// "3/8": shard 3 of 8 (from 0).
+std::optional<scenarios::Shard> ParseShard(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  const std::optional<std::uint64_t> index = ParseSeed(text.substr(0, slash));
+  const std::optional<std::uint64_t> count = ParseSeed(text.substr(slash + 1));
+  if (!index || !count || *count == 0 || *count > kMaxRuns || *index >= *count) return std::nullopt;
+  return scenarios::Shard{*index, *count};
+}
+
+// "90s", "10m", "2h".
+std::optional<std::chrono::seconds> ParseWallTime(const std::string& text) {
+  if (text.size() < 2) return std::nullopt;
+  const std::optional<std::uint64_t> number = ParseSeed(text.substr(0, text.size() - 1));
+  if (!number || *number == 0 || *number > 7 * 24 * 3600) return std::nullopt;
+  const char unit = text.back();
+  if (unit == 's') return std::chrono::seconds(*number);
+  if (unit == 'm') return std::chrono::minutes(*number);
+  if (unit == 'h') return std::chrono::hours(*number);
+  return std::nullopt;
+}
+
+// The flags, or the message that says what was wrong.
+std::variant<ExploreFlags, std::string> ParseExploreFlags(const std::vector<std::string>& args) {
+  ExploreFlags flags;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (!arg.starts_with("--")) {
+      if (!flags.scenario.empty()) return "explore takes one scenario, got '" + arg + "' too";
+      flags.scenario = arg;
+      continue;
+    }
+    if (!seen.insert(arg).second) return arg + " is given twice";
+    if (arg == "--json") {
+      flags.json = true;
+      continue;
+    }
+    static const std::set<std::string> kValued = {"--runs",  "--seed", "--out",
+                                                  "--shard", "--jobs", "--time"};
+    if (!kValued.contains(arg)) return "unknown option " + arg;
+    if (i + 1 == args.size()) return arg + " needs a value";
+    const std::string& value = args[++i];
+    if (arg == "--out") {
+      flags.out = value;
+    } else if (arg == "--shard") {
+      const std::optional<scenarios::Shard> shard = ParseShard(value);
+      if (!shard) return "--shard is I/N with 0 <= I < N (e.g. 0/4), not '" + value + "'";
+      flags.shard = *shard;
+    } else if (arg == "--time") {
+      flags.time = ParseWallTime(value);
+      if (!flags.time)
+        return "--time is a wall-clock duration such as 90s, 10m or 2h, not '" + value + "'";
+    } else {
+      const std::optional<std::uint64_t> number = ParseSeed(value);
+      if (!number) return fmt::format("{} needs a number, not '{}'", arg, value);
+      if (arg == "--seed") flags.seed = *number;
+      if (arg == "--runs") {
+        if (*number > kMaxRuns) return fmt::format("--runs is at most {}", kMaxRuns);
+        flags.runs = static_cast<int>(*number);
+      }
+      if (arg == "--jobs") {
+        if (*number < 1 || *number > kMaxJobs)
+          return fmt::format("--jobs is from 1 to {}", kMaxJobs);
+        flags.jobs = static_cast<int>(*number);
+      }
+    }
+  }
+  if (flags.scenario.empty()) return "usage: faultline explore NAME|FILE [options]";
+  return flags;
+}
+
+// --- Groups as text (worker pipes, groups.tsv) -----------------------------
+
+std::string OneLine(std::string text) {
+  for (char& c : text) {
+    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
+std::string GroupLine(const DrawnGroup& group) {
+  std::string faults;
+  for (const std::string& fault : group.signature.faults) {
+    faults += (faults.empty() ? "" : ",") + OneLine(fault);
+  }
+  return fmt::format("group\t{}\t{}\t{}\t{}\t{}\n", group.first_seed, group.count,
+                     OneLine(group.signature.checker), OneLine(group.signature.violation), faults);
+}
+
+std::optional<DrawnGroup> ParseGroupLine(const std::string& line) {
+  std::vector<std::string> fields;
+  std::stringstream in(line);
+  for (std::string field; std::getline(in, field, '\t');) fields.push_back(field);
+  if (fields.size() < 5 || fields.size() > 6 || fields[0] != "group") return std::nullopt;
+  const std::optional<std::uint64_t> seed = ParseSeed(fields[1]);
+  const std::optional<std::uint64_t> count = ParseSeed(fields[2]);
+  if (!seed || !count || *count == 0 || *count > kMaxRuns) return std::nullopt;
+  DrawnGroup group{{fields[3], fields[4], {}}, static_cast<int>(*count), *seed};
+  if (fields.size() == 6) {
+    std::stringstream faults(fields[5]);
+    for (std::string fault; std::getline(faults, fault, ',');)
+      group.signature.faults.push_back(fault);
+  }
+  return group;
+}
+
+// What a shard's results directory says of itself (groups.tsv), so that
+// `merge` can fold several into one exploration.
+struct ShardFile {
+  std::string scenario;  // As explore was given it (a path made absolute).
+  std::uint64_t seed = 1;
+  int runs = 0;       // Runs asked for in the whole exploration.
+  int runs_done = 0;  // Runs this shard played.
+  std::vector<DrawnGroup> groups;
+};
+
+std::string ShardText(const ShardFile& file) {
+  std::string text = fmt::format("scenario\t{}\nseed\t{}\nruns\t{}\nruns_done\t{}\n",
+                                 OneLine(file.scenario), file.seed, file.runs, file.runs_done);
+  for (const DrawnGroup& group : file.groups) text += GroupLine(group);
+  return text;
+}
+
+std::variant<ShardFile, std::string> ReadShardFile(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in)
+    return fmt::format("{}: cannot read it (is it an explore results directory?)", path.string());
+  ShardFile file;
+  int line_number = 0;
+  constexpr int kMaxLines = 10'000'000;
+  for (std::string line; std::getline(in, line) && line_number < kMaxLines;) {
+    ++line_number;
+    const std::string where = fmt::format("{}:{}", path.string(), line_number);
+    const std::size_t tab = line.find('\t');
+    const std::string key = line.substr(0, tab);
+    const std::string value = tab == std::string::npos ? "" : line.substr(tab + 1);
+    if (key == "group") {
+      std::optional<DrawnGroup> group = ParseGroupLine(line);
+      if (!group) return where + ": a malformed group line";
+      file.groups.push_back(std::move(*group));
+    } else if (key == "scenario") {
+      file.scenario = value;
+    } else if (key == "seed" || key == "runs" || key == "runs_done") {
+      const std::optional<std::uint64_t> number = ParseSeed(value);
+      if (!number || (key != "seed" && *number > kMaxRuns)) return where + ": a malformed " + key;
+      if (key == "seed") file.seed = *number;
+      if (key == "runs") file.runs = static_cast<int>(*number);
+      if (key == "runs_done") file.runs_done = static_cast<int>(*number);
+    } else {
+      return where + ": unknown line '" + key + "'";
+    }
+  }
+  if (file.scenario.empty()) return path.string() + ": names no scenario";
+  return file;
+}
+
+// --- Running: here, or in worker processes ---------------------------------
+
+// Runs the exploration's share of `shard` in `jobs` worker processes, each
+// taking every jobs-th of those runs; their groups merged. False when a
+// worker failed (said on standard error).
+bool RunInWorkers(const scenarios::Scenario& workload, const scenarios::ExploreOptions& options,
+                  int jobs, std::vector<DrawnGroup>& merged, int& runs_done) {
+  FL_ASSERT(jobs >= 2);
+  struct Worker {
+    pid_t pid;
+    int read_end;
+  };
+  std::vector<Worker> workers;
+  for (int job = 0; job < jobs; ++job) {
+    int fds[2];
+    if (pipe(fds) != 0) return false;
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t pid = fork();
+    if (pid < 0) return false;
+    if (pid == 0) {
+      close(fds[0]);
+      scenarios::ExploreOptions mine = options;
+      mine.on_progress = nullptr;
+      mine.on_new_group = nullptr;
+      // Shard I/N split J ways: I + j*N of N*J.
+      mine.shard = {options.shard.index + static_cast<std::uint64_t>(job) * options.shard.count,
+                    options.shard.count * static_cast<std::uint64_t>(jobs)};
+      int done = 0;
+      const std::vector<DrawnGroup> groups = scenarios::ExploreRuns(workload, mine, &done);
+      std::string text = fmt::format("runs_done\t{}\n", done);
+      for (const DrawnGroup& group : groups) text += GroupLine(group);
+      std::size_t written = 0;
+      while (written < text.size()) {
+        const ssize_t n = write(fds[1], text.data() + written, text.size() - written);
+        if (n <= 0) _exit(3);
+        written += static_cast<std::size_t>(n);
+      }
+      close(fds[1]);
+      _exit(0);
+    }
+    close(fds[1]);
+    workers.push_back({pid, fds[0]});
+  }
+  std::vector<std::vector<DrawnGroup>> parts;
+  bool all_well = true;
+  runs_done = 0;
+  for (const Worker& worker : workers) {
+    std::string text;
+    char buffer[65536];
+    for (ssize_t n; (n = read(worker.read_end, buffer, sizeof buffer)) > 0;) {
+      text.append(buffer, static_cast<std::size_t>(n));
+    }
+    close(worker.read_end);
+    int status = 0;
+    waitpid(worker.pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      std::cerr << "faultline: explore: a worker process failed\n";
+      all_well = false;
+      continue;
+    }
+    std::vector<DrawnGroup> part;
+    std::stringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.starts_with("runs_done\t")) {
+        runs_done += static_cast<int>(ParseSeed(line.substr(10)).value_or(0));
+      } else if (std::optional<DrawnGroup> group = ParseGroupLine(line)) {
+        part.push_back(std::move(*group));
+      }
+    }
+    parts.push_back(std::move(part));
+  }
+  merged = scenarios::MergeDrawnGroups(parts);
+  return all_well;
+}
+
+// --- Writing the results directory -----------------------------------------
+
+bool WriteFile(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  return static_cast<bool>(out);
+}
+
+// The repro replayed once more, recorded: trace.jsonl, perfetto.json and
+// timeline.txt beside it. False when a file cannot be written.
+bool WriteReplay(const fs::path& dir, const scenarios::Scenario& repro) {
+  std::ofstream trace(dir / "trace.jsonl", std::ios::binary);
+  std::ofstream timeline(dir / "timeline.txt", std::ios::binary);
+  std::ofstream perfetto_file(dir / "perfetto.json", std::ios::binary);
+  if (!trace || !timeline || !perfetto_file) return false;
+  sim::JsonLinesSink json_sink(trace);
+  sim::TextSink text_sink(timeline);
+  scenarios::PerfettoSink perfetto;
+  (void)scenarios::RunScenario(repro,
+                               {.seed = repro.seed, .sinks = {&json_sink, &text_sink, &perfetto}});
+  perfetto_file << perfetto.Json();
+  return trace.flush() && timeline.flush() && perfetto_file.flush();
+}
+
+std::string ShrinkLog(const scenarios::Shrunk& shrunk) {
+  std::string log;
+  for (const scenarios::ShrinkStep& step : shrunk.log) {
+    log += fmt::format("{} {}\n", step.kept ? "kept   " : "dropped", step.tried);
+  }
+  return log;
+}
+
+std::string SummaryJson(const std::string& name, const ShardFile& shard,
+                        const std::vector<scenarios::FailureGroup>& groups, double wall_ms) {
+  std::string list;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const scenarios::FailureGroup& group = groups[i];
+    std::string faults;
+    for (const std::string& fault : group.signature.faults) {
+      faults += fmt::format("{}\"{}\"", faults.empty() ? "" : ",", Escaped(fault));
+    }
+    list += fmt::format(
+        "{}{{\"checker\":\"{}\",\"violation\":\"{}\",\"faults\":[{}],\"count\":{},"
+        "\"first_seed\":{},\"fault_events\":{},\"repro_fault_events\":{},"
+        "\"repro\":\"group-{}/repro.toml\"}}",
+        i == 0 ? "" : ",", Escaped(group.signature.checker), Escaped(group.signature.violation),
+        faults, group.count, group.first_seed, scenarios::FaultEventCount(group.first),
+        scenarios::FaultEventCount(group.repro.scenario), i + 1);
+  }
+  const double seconds = wall_ms / 1000.0;
+  return fmt::format(
+      "{{\"scenario\":\"{}\",\"runs\":{},\"first_seed\":{},\"wall_time_ms\":{:.1f},"
+      "\"runs_per_second\":{:.1f},\"groups\":[{}]}}\n",
+      Escaped(name), shard.runs_done, shard.seed, wall_ms,
+      seconds > 0 ? shard.runs_done / seconds : 0.0, list);
+}
+
+// Shrinks the groups and writes every file of the results directory `out`;
+// prints the report (or the summary with `json`). The exit status.
+int Finish(const scenarios::Scenario& workload, ShardFile shard, const fs::path& out, bool json,
+           double wall_ms_so_far, std::chrono::steady_clock::time_point started) {
+  const std::vector<scenarios::FailureGroup> groups =
+      scenarios::ShrinkGroups(workload, shard.groups, {});
+  std::error_code error;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const fs::path dir = out / fmt::format("group-{}", i + 1);
+    fs::create_directories(dir, error);
+    if (error || !WriteFile(dir / "repro.toml", scenarios::ToToml(groups[i].repro.scenario)) ||
+        !WriteFile(dir / "shrink.log", ShrinkLog(groups[i].repro)) ||
+        !WriteReplay(dir, groups[i].repro.scenario)) {
+      return CannotWrite("--out", dir.string());
+    }
+  }
+  const double wall_ms =
+      wall_ms_so_far +
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  const std::string summary = SummaryJson(workload.name, shard, groups, wall_ms);
+  if (!WriteFile(out / "summary.json", summary) ||
+      !WriteFile(out / "groups.tsv", ShardText(shard))) {
+    return CannotWrite("--out", out.string());
+  }
+  if (json) {
+    std::cout << summary;
+  } else {
+    std::cout << fmt::format(
+        "{}: {} runs, {} group(s) of failures ({:.0f} runs/s); results in {}\n", workload.name,
+        shard.runs_done, groups.size(), wall_ms > 0 ? shard.runs_done * 1000.0 / wall_ms : 0.0,
+        out.string());
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const scenarios::FailureGroup& group = groups[i];
+      std::cout << fmt::format(
+          "  group {}: {} run(s), first seed {}; {} -> {} fault event(s): {}\n", i + 1, group.count,
+          group.first_seed, scenarios::FaultEventCount(group.first),
+          scenarios::FaultEventCount(group.repro.scenario), group.signature.Key());
+      std::cout << fmt::format("    faultline run {}\n",
+                               (out / fmt::format("group-{}", i + 1) / "repro.toml").string());
+    }
+  }
+  return groups.empty() ? kExitOk : kExitFailureFound;
+}
+
+// The results directory, created: --out, or a new one under
+// faultline-results/. Empty after saying why it could not be.
+std::optional<fs::path> ResultsDirectory(const std::string& flag, const std::string& stem) {
+  fs::path out = flag.empty() ? fs::path("faultline-results") / stem : fs::path(flag);
+  std::error_code error;
+  fs::create_directories(out, error);
+  if (error) {
+    BadInput(fmt::format("--out: cannot create '{}': {}", out.string(), error.message()));
+    return std::nullopt;
+  }
+  return out;
+}
+
+// How a scenario given on the command line is written in groups.tsv: a
+// file as an absolute path (merge may run elsewhere), a name as it is.
+std::string ScenarioReference(const std::string& given, bool from_file) {
+  if (!from_file) return given;
+  std::error_code error;
+  const fs::path absolute = fs::absolute(given, error);
+  return error ? given : absolute.string();
+}
+
+}  // namespace
+
+int RunExploreCommand(const std::vector<std::string>& args) {
+  std::variant<ExploreFlags, std::string> parsed = ParseExploreFlags(args);
+  if (const auto* error = std::get_if<std::string>(&parsed)) return BadInput(*error);
+  const ExploreFlags& flags = std::get<ExploreFlags>(parsed);
+  std::optional<scenarios::Scenario> from_file;
+  const scenarios::Scenario* workload = NamedOrFile(flags.scenario, from_file);
+  if (workload == nullptr) return kExitBadInput;
+  const std::optional<fs::path> out =
+      ResultsDirectory(flags.out, fmt::format("explore-{}-{}-shard-{}-of-{}", workload->name,
+                                              flags.seed, flags.shard.index, flags.shard.count));
+  if (!out) return kExitBadInput;
+  const auto started = std::chrono::steady_clock::now();
+  scenarios::ExploreOptions options{.seed = flags.seed, .runs = flags.runs, .shard = flags.shard};
+  if (flags.time) options.wall_time_limit = *flags.time;
+  const bool terminal = !flags.json;
+  options.on_new_group = [&](const scenarios::Signature& signature, std::uint64_t seed) {
+    if (terminal) std::cerr << fmt::format("new group (seed {}): {}\n", seed, signature.Key());
+  };
+  options.on_progress = [&](int done, int groups) {
+    if (!terminal || done % 500 != 0) return;
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::cerr << fmt::format("{} runs, {:.0f} runs/s, {} group(s)\n", done,
+                             seconds > 0 ? done / seconds : 0.0, groups);
+  };
+  ShardFile shard{
+      ScenarioReference(flags.scenario, from_file.has_value()), flags.seed, flags.runs, 0, {}};
+  if (flags.jobs > 1) {
+    if (!RunInWorkers(*workload, options, flags.jobs, shard.groups, shard.runs_done)) {
+      return kExitBadInput;
+    }
+  } else {
+    shard.groups = scenarios::ExploreRuns(*workload, options, &shard.runs_done);
+  }
+  return Finish(*workload, std::move(shard), *out, flags.json, 0, started);
+}
+
+int RunMergeCommand(const std::vector<std::string>& args) {
+  std::vector<std::string> directories;
+  std::string out_flag;
+  bool json = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--out") {
+      if (i + 1 == args.size() || !out_flag.empty()) return BadInput("--out needs one directory");
+      out_flag = args[++i];
+    } else if (args[i] == "--json") {
+      json = true;
+    } else if (args[i].starts_with("--")) {
+      return BadInput("merge: unknown option " + args[i]);
+    } else {
+      directories.push_back(args[i]);
+    }
+  }
+  if (directories.empty()) return BadInput("usage: faultline merge DIR... [--out DIR] [--json]");
+  std::vector<ShardFile> shards;
+  for (const std::string& directory : directories) {
+    std::variant<ShardFile, std::string> read = ReadShardFile(fs::path(directory) / "groups.tsv");
+    if (const auto* error = std::get_if<std::string>(&read)) return BadInput(*error);
+    shards.push_back(std::move(std::get<ShardFile>(read)));
+    const ShardFile& first = shards.front();
+    const ShardFile& last = shards.back();
+    if (last.scenario != first.scenario || last.seed != first.seed || last.runs != first.runs) {
+      return BadInput(fmt::format("{} is of another exploration ({} from seed {}, {} runs) than {}",
+                                  directory, last.scenario, last.seed, last.runs, directories[0]));
+    }
+  }
+  std::optional<scenarios::Scenario> from_file;
+  const scenarios::Scenario* workload = NamedOrFile(shards.front().scenario, from_file);
+  if (workload == nullptr) return kExitBadInput;
+  const std::optional<fs::path> out = ResultsDirectory(
+      out_flag, fmt::format("explore-{}-{}-merged", workload->name, shards.front().seed));
+  if (!out) return kExitBadInput;
+  ShardFile merged{shards.front().scenario, shards.front().seed, shards.front().runs, 0, {}};
+  std::vector<std::vector<DrawnGroup>> parts;
+  for (ShardFile& shard : shards) {
+    merged.runs_done += shard.runs_done;
+    parts.push_back(std::move(shard.groups));
+  }
+  merged.groups = scenarios::MergeDrawnGroups(parts);
+  return Finish(*workload, std::move(merged), *out, json, 0, std::chrono::steady_clock::now());
+}
+
+}  // namespace faultline::app
