@@ -44,6 +44,7 @@ struct ExploreFlags {
   std::uint64_t seed = 1;
   std::string out;
   bool json = false;
+  bool expectations = false;  // The scenario's own expectations count too.
   scenarios::Shard shard;
   int jobs = 1;
   std::optional<std::chrono::seconds> time;
@@ -83,8 +84,8 @@ std::variant<ExploreFlags, std::string> ParseExploreFlags(const std::vector<std:
       continue;
     }
     if (!seen.insert(arg).second) return arg + " is given twice";
-    if (arg == "--json") {
-      flags.json = true;
+    if (arg == "--json" || arg == "--expectations") {
+      (arg == "--json" ? flags.json : flags.expectations) = true;
       continue;
     }
     static const std::set<std::string> kValued = {"--runs",  "--seed", "--out",
@@ -161,14 +162,16 @@ std::optional<DrawnGroup> ParseGroupLine(const std::string& line) {
 struct ShardFile {
   std::string scenario;  // As explore was given it (a path made absolute).
   std::uint64_t seed = 1;
-  int runs = 0;       // Runs asked for in the whole exploration.
-  int runs_done = 0;  // Runs this shard played.
+  int runs = 0;               // Runs asked for in the whole exploration.
+  int runs_done = 0;          // Runs this shard played.
+  bool expectations = false;  // --expectations: the scenario's own count too.
   std::vector<DrawnGroup> groups;
 };
 
 std::string ShardText(const ShardFile& file) {
-  std::string text = fmt::format("scenario\t{}\nseed\t{}\nruns\t{}\nruns_done\t{}\n",
-                                 OneLine(file.scenario), file.seed, file.runs, file.runs_done);
+  std::string text = fmt::format(
+      "scenario\t{}\nseed\t{}\nruns\t{}\nruns_done\t{}\nexpectations\t{}\n", OneLine(file.scenario),
+      file.seed, file.runs, file.runs_done, file.expectations ? 1 : 0);
   for (const DrawnGroup& group : file.groups) text += GroupLine(group);
   return text;
 }
@@ -192,6 +195,9 @@ std::variant<ShardFile, std::string> ReadShardFile(const fs::path& path) {
       file.groups.push_back(std::move(*group));
     } else if (key == "scenario") {
       file.scenario = value;
+    } else if (key == "expectations") {
+      if (value != "0" && value != "1") return where + ": a malformed expectations";
+      file.expectations = value == "1";
     } else if (key == "seed" || key == "runs" || key == "runs_done") {
       const std::optional<std::uint64_t> number = ParseSeed(value);
       if (!number || (key != "seed" && *number > kMaxRuns)) return where + ": a malformed " + key;
@@ -345,7 +351,7 @@ std::string SummaryJson(const std::string& name, const ShardFile& shard,
 int Finish(const scenarios::Scenario& workload, ShardFile shard, const fs::path& out, bool json,
            double wall_ms_so_far, std::chrono::steady_clock::time_point started) {
   const std::vector<scenarios::FailureGroup> groups =
-      scenarios::ShrinkGroups(workload, shard.groups, {});
+      scenarios::ShrinkGroups(workload, shard.groups, {}, shard.expectations);
   std::error_code error;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const fs::path dir = out / fmt::format("group-{}", i + 1);
@@ -420,7 +426,10 @@ int RunExploreCommand(const std::vector<std::string>& args) {
                                               flags.seed, flags.shard.index, flags.shard.count));
   if (!out) return kExitBadInput;
   const auto started = std::chrono::steady_clock::now();
-  scenarios::ExploreOptions options{.seed = flags.seed, .runs = flags.runs, .shard = flags.shard};
+  scenarios::ExploreOptions options{.seed = flags.seed,
+                                    .runs = flags.runs,
+                                    .shard = flags.shard,
+                                    .expectations = flags.expectations};
   if (flags.time) options.wall_time_limit = *flags.time;
   const bool terminal = !flags.json;
   options.on_new_group = [&](const scenarios::Signature& signature, std::uint64_t seed) {
@@ -469,7 +478,8 @@ int RunMergeCommand(const std::vector<std::string>& args) {
     shards.push_back(std::move(std::get<ShardFile>(read)));
     const ShardFile& first = shards.front();
     const ShardFile& last = shards.back();
-    if (last.scenario != first.scenario || last.seed != first.seed || last.runs != first.runs) {
+    if (last.scenario != first.scenario || last.seed != first.seed || last.runs != first.runs ||
+        last.expectations != first.expectations) {
       return BadInput(fmt::format("{} is of another exploration ({} from seed {}, {} runs) than {}",
                                   directory, last.scenario, last.seed, last.runs, directories[0]));
     }
@@ -480,7 +490,9 @@ int RunMergeCommand(const std::vector<std::string>& args) {
   const std::optional<fs::path> out = ResultsDirectory(
       out_flag, fmt::format("explore-{}-{}-merged", workload->name, shards.front().seed));
   if (!out) return kExitBadInput;
-  ShardFile merged{shards.front().scenario, shards.front().seed, shards.front().runs, 0, {}};
+  ShardFile merged{shards.front().scenario,     shards.front().seed,
+                   shards.front().runs,         0,
+                   shards.front().expectations, {}};
   std::vector<std::vector<DrawnGroup>> parts;
   for (ShardFile& shard : shards) {
     merged.runs_done += shard.runs_done;

@@ -120,6 +120,8 @@ input.
                shards' directories with `faultline merge DIR...`
   --jobs N     play the runs in N worker processes (the results are the same)
   --time D     stop starting runs after D of wall time (90s, 10m, 2h)
+  --expectations  a failed expectation of the scenario's steps is a failure
+               too (by default only the whole-run checkers are the oracle)
 )";
 
 bool AsksForHelp(const std::vector<std::string>& args) {

@@ -7,6 +7,9 @@
 #include <chrono>
 #include <set>
 
+#include "models/s3/kuri_node.h"
+#include "models/s3/s3_proxy.h"
+#include "models/s3/seed_images.h"
 #include "scenarios/steps.h"
 #include "scenarios/topology.h"
 #include "sim/assert.h"
@@ -25,19 +28,33 @@ enum class EventKind : unsigned char {
   kRestart,    // a restart step
   kPartition,  // a partition step isolating a service
   kPowerLoss,  // a power-loss step
+  kUpgrade,    // set-image to the next or previous release, then restart
+  kCompose,    // down then up, down -v then up, or clean
 };
 constexpr EventKind kEventKinds[] = {
-    EventKind::kSiteCrash, EventKind::kSiteError, EventKind::kSiteDelay, EventKind::kKill,
-    EventKind::kRestart,   EventKind::kPartition, EventKind::kPowerLoss};
+    EventKind::kSiteCrash, EventKind::kSiteError, EventKind::kSiteDelay,
+    EventKind::kKill,      EventKind::kRestart,   EventKind::kPartition,
+    EventKind::kPowerLoss, EventKind::kUpgrade,   EventKind::kCompose};
+
+// One product's consecutive releases, oldest first: an upgrade moves a
+// service one release on, a rollback one back. (The other built-in
+// versions are other runners, not releases.)
+const std::vector<std::string>* ReleasesOf(std::string_view image) {
+  static const std::vector<std::string> kEras = {"v1", "v2"};
+  if (image == models::s3::kNodeImage || image == models::s3::kProxyImage) return &kEras;
+  return nullptr;
+}
 
 bool IsCrash(EventKind kind) {
   return kind == EventKind::kSiteCrash || kind == EventKind::kKill || kind == EventKind::kPowerLoss;
 }
 
-// The step kinds a schedule inserts: a step of one of these is a fault event.
+// The step kinds a schedule inserts: a step of one of these is a fault event
+// (an upgrade's restart and a down's up come with one and do not count).
 bool IsFaultStep(Step::Kind kind) {
   return kind == Step::Kind::kKill || kind == Step::Kind::kRestart ||
-         kind == Step::Kind::kPartition || kind == Step::Kind::kPowerLoss;
+         kind == Step::Kind::kPartition || kind == Step::Kind::kPowerLoss ||
+         kind == Step::Kind::kSetImage || kind == Step::Kind::kDown || kind == Step::Kind::kClean;
 }
 
 template <typename T>
@@ -68,40 +85,72 @@ FaultSpec DrawSiteFault(EventKind kind, const std::vector<std::string>& sites, s
   return fault;
 }
 
-Step DrawFaultStep(EventKind kind, const Scenario& workload, sim::Rng& random) {
+// The steps of one fault event (one, or two for an upgrade or a compose
+// cycle), or none when the cluster has nothing it applies to.
+std::vector<Step> DrawFaultSteps(EventKind kind, const Scenario& workload, sim::Rng& random) {
   const fakes::ComposeSpec spec = ComposeSpecOf(workload);
   std::vector<std::string> services;
   std::vector<std::string> with_volumes;
+  std::vector<std::pair<std::string, std::string>> upgradable;  // service, version to move to
   for (const fakes::ServiceSpec& service : spec.services) {
-    if (service.image == "db-init") continue;  // A job: killing it is no story.
+    if (service.image == models::s3::kDbInitImage) continue;  // A job: killing it is no story.
     services.push_back(service.name);
     if (!service.mounts.empty()) with_volumes.push_back(service.name);
+    if (const std::vector<std::string>* releases = ReleasesOf(service.image)) {
+      const auto at = std::find(releases->begin(), releases->end(), service.version);
+      if (at == releases->end()) continue;
+      if (at + 1 != releases->end()) upgradable.emplace_back(service.name, *(at + 1));
+      if (at != releases->begin()) upgradable.emplace_back(service.name, *(at - 1));
+    }
   }
   Step step;
   step.narration = "explore: a fault drawn from the seed";
+  const auto done = [&step](std::vector<Step> steps) {
+    for (Step& each : steps) each.duration = StepKindOf(each).default_duration;
+    return steps;
+  };
   switch (kind) {
     case EventKind::kKill:
-      step.kind = Step::Kind::kKill;
-      step.service = Pick(services, random);
-      break;
     case EventKind::kRestart:
-      step.kind = Step::Kind::kRestart;
-      step.service = Pick(services, random);
-      break;
     case EventKind::kPartition:
-      step.kind = Step::Kind::kPartition;
+      step.kind = kind == EventKind::kKill      ? Step::Kind::kKill
+                  : kind == EventKind::kRestart ? Step::Kind::kRestart
+                                                : Step::Kind::kPartition;
       step.service = Pick(services, random);
-      break;
+      return done({step});
     case EventKind::kPowerLoss:
+      if (with_volumes.empty()) return {};
       step.kind = Step::Kind::kPowerLoss;
       step.service = Pick(with_volumes, random);
       step.survivors = static_cast<sim::Survivors>(random.Uniform(3));
-      break;
+      return done({step});
+    case EventKind::kUpgrade: {
+      if (upgradable.empty()) return {};
+      const auto& [service, version] = Pick(upgradable, random);
+      step.kind = Step::Kind::kSetImage;
+      step.service = service;
+      step.version = version;
+      Step restart = step;
+      restart.kind = Step::Kind::kRestart;
+      restart.version.clear();
+      return done({step, restart});
+    }
+    case EventKind::kCompose: {
+      const std::uint64_t which = random.Uniform(3);
+      if (which == 2) {
+        step.kind = Step::Kind::kClean;
+        return done({step});
+      }
+      step.kind = Step::Kind::kDown;
+      step.number = static_cast<std::int64_t>(which);  // 1: down -v
+      Step up = step;
+      up.kind = Step::Kind::kUp;
+      up.number = 0;
+      return done({step, up});
+    }
     default:
       FL_PANIC("not a fault step: {}", static_cast<int>(kind));
   }
-  step.duration = StepKindOf(step).default_duration;
-  return step;
 }
 
 // The first violation of a checker's report, with what names one instance
@@ -158,6 +207,8 @@ Scenario DrawSchedule(const Scenario& workload, std::uint64_t seed, const Explor
   int crashes = 0;
   int power_losses = 0;
   std::vector<std::string> said;
+  // glued[i]: step i belongs to the event of step i - 1.
+  std::vector<bool> glued(drawn.steps.size(), false);
   for (int tries = 0, made = 0; made < events && tries < 8 * events; ++tries) {
     const EventKind kind = Pick(on, random);
     if (IsCrash(kind) && crashes >= bounds.max_crashes) continue;
@@ -171,13 +222,31 @@ Scenario DrawSchedule(const Scenario& workload, std::uint64_t seed, const Explor
       said.push_back(Describe(drawn.faults.back()));
       continue;
     }
-    Step step = DrawFaultStep(kind, workload, random);
-    // Between two of the workload's steps, after its first (its `up`).
-    const std::size_t before = 1 + random.Uniform(drawn.steps.size());
-    said.push_back(fmt::format("{} before step {}", StepKindOf(step).show(step), before + 1));
-    drawn.steps.insert(
-        drawn.steps.begin() + static_cast<std::ptrdiff_t>(std::min(before, drawn.steps.size())),
-        std::move(step));
+    std::vector<Step> steps = DrawFaultSteps(kind, workload, random);
+    if (steps.empty()) continue;
+    // Between two steps, after the first (the workload's `up`), and never
+    // inside an event of two steps (an upgrade's set-image and restart).
+    std::vector<std::size_t> places;
+    for (std::size_t at = 1; at <= drawn.steps.size(); ++at) {
+      if (at == drawn.steps.size() || !glued[at]) places.push_back(at);
+    }
+    const std::size_t before = Pick(places, random);
+    said.push_back(fmt::format("{} before step {}", StepKindOf(steps.front()).show(steps.front()),
+                               before + 1));
+    // Data gone by an operator's own action is no failure: a down -v or a
+    // clean exempts the data checkers for this run.
+    const Step& first = steps.front();
+    if ((first.kind == Step::Kind::kDown && first.number == 1) ||
+        first.kind == Step::Kind::kClean) {
+      drawn.checkers["acknowledged-writes"] = false;
+      drawn.checkers["index-points-at-bytes"] = false;
+    }
+    drawn.steps.insert(drawn.steps.begin() + static_cast<std::ptrdiff_t>(before), steps.begin(),
+                       steps.end());
+    std::vector<bool> joined(steps.size(), true);
+    joined.front() = false;
+    glued.insert(glued.begin() + static_cast<std::ptrdiff_t>(before), joined.begin(), joined.end());
+    FL_ASSERT(glued.size() == drawn.steps.size());
   }
   FL_ASSERT(FaultEventCount(drawn) >= FaultEventCount(workload));
   drawn.story =
@@ -186,9 +255,15 @@ Scenario DrawSchedule(const Scenario& workload, std::uint64_t seed, const Explor
 }
 
 std::size_t FaultEventCount(const Scenario& scenario) {
-  const std::size_t steps = static_cast<std::size_t>(
-      std::count_if(scenario.steps.begin(), scenario.steps.end(),
-                    [](const Step& step) { return IsFaultStep(step.kind); }));
+  std::size_t steps = 0;
+  for (std::size_t i = 0; i < scenario.steps.size(); ++i) {
+    const Step& step = scenario.steps[i];
+    // An upgrade is a set-image and the restart that applies it: one event.
+    const bool applies_an_upgrade = step.kind == Step::Kind::kRestart && i > 0 &&
+                                    scenario.steps[i - 1].kind == Step::Kind::kSetImage &&
+                                    scenario.steps[i - 1].service == step.service;
+    if (IsFaultStep(step.kind) && !applies_an_upgrade) ++steps;
+  }
   return scenario.faults.size() + (scenario.crash_site.empty() ? 0 : 1) + steps;
 }
 
@@ -232,7 +307,7 @@ std::optional<Signature> SignatureOf(const Scenario& scenario, const ScenarioRes
 }
 
 Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& signature,
-              int max_runs) {
+              bool expectations, int max_runs) {
   Shrunk shrunk{failing, {}};
   int runs = 0;
   // Whether `candidate` still fails the same way (the checker and the kind
@@ -241,7 +316,7 @@ Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& sign
     if (runs >= max_runs) return false;
     ++runs;
     const ScenarioResult result = RunScenario(candidate, {.seed = seed});
-    const std::optional<Signature> found = SignatureOf(candidate, result);
+    const std::optional<Signature> found = SignatureOf(candidate, result, expectations);
     return found.has_value() && SameFailure(*found, signature);
   };
   const auto attempt = [&](std::string what, Scenario candidate) {
@@ -261,14 +336,23 @@ Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& sign
     candidate.crash_site.clear();
     attempt("drop the [crash]", std::move(candidate));
   }
-  // 2. Steps, fault steps first, then the workload's, from the last.
+  // 2. Steps, fault steps first, then the workload's, from the last. An
+  // `up` stays (without it a cluster that is down fails for no fault), and
+  // a `down` goes with the `up` after it.
   for (const bool fault_steps : {true, false}) {
     for (std::size_t i = shrunk.scenario.steps.size(); i-- > 0;) {
       const Step& step = shrunk.scenario.steps[i];
-      if (IsFaultStep(step.kind) != fault_steps) continue;
+      if (IsFaultStep(step.kind) != fault_steps || step.kind == Step::Kind::kUp) continue;
+      const std::vector<Step>& steps = shrunk.scenario.steps;
+      const std::size_t count = step.kind == Step::Kind::kDown && i + 1 < steps.size() &&
+                                        steps[i + 1].kind == Step::Kind::kUp
+                                    ? 2
+                                    : 1;
       Scenario candidate = shrunk.scenario;
-      candidate.steps.erase(candidate.steps.begin() + static_cast<std::ptrdiff_t>(i));
-      attempt(fmt::format("drop step {} ({})", i + 1, StepKindOf(step).show(step)),
+      candidate.steps.erase(candidate.steps.begin() + static_cast<std::ptrdiff_t>(i),
+                            candidate.steps.begin() + static_cast<std::ptrdiff_t>(i + count));
+      attempt(fmt::format("drop step {} ({}){}", i + 1, StepKindOf(step).show(step),
+                          count == 2 ? " and the up after it" : ""),
               std::move(candidate));
     }
   }
@@ -358,7 +442,7 @@ std::vector<DrawnGroup> MergeDrawnGroups(const std::vector<std::vector<DrawnGrou
 
 std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
                                        const std::vector<DrawnGroup>& drawn,
-                                       const ExploreBounds& bounds) {
+                                       const ExploreBounds& bounds, bool expectations) {
   std::vector<FailureGroup> merged;
   std::map<std::string, std::size_t> by_repro;  // The repro's Signature::Key -> index in merged.
   for (const DrawnGroup& found : drawn) {
@@ -367,7 +451,7 @@ std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
                        found.first_seed,
                        DrawSchedule(workload, found.first_seed, bounds),
                        {}};
-    group.repro = Shrink(group.first, group.first_seed, group.signature);
+    group.repro = Shrink(group.first, group.first_seed, group.signature, expectations);
     group.repro.scenario.seed = group.first_seed;
     group.repro.scenario.name = workload.name + "-repro";
     group.repro.scenario.title =
@@ -395,7 +479,7 @@ ExploreResult Explore(const Scenario& workload, const ExploreOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   ExploreResult result;
   const std::vector<DrawnGroup> drawn = ExploreRuns(workload, options, &result.runs);
-  result.groups = ShrinkGroups(workload, drawn, options.bounds);
+  result.groups = ShrinkGroups(workload, drawn, options.bounds, options.expectations);
   result.wall_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return result;

@@ -73,7 +73,7 @@ struct Shrunk {
 // `seed` still has `signature`. Never adds anything: the result has at most
 // the fault events it started with. At most `max_runs` runs.
 Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& signature,
-              int max_runs = 500);
+              bool expectations = false, int max_runs = 500);
 
 // Which runs of an exploration one process plays: every count-th run from
 // index (run r when r % count == index), so shards on several machines
@@ -132,7 +132,7 @@ std::vector<DrawnGroup> MergeDrawnGroups(const std::vector<std::vector<DrawnGrou
 // have the same signature are merged.
 std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
                                        const std::vector<DrawnGroup>& drawn,
-                                       const ExploreBounds& bounds);
+                                       const ExploreBounds& bounds, bool expectations = false);
 
 // ExploreRuns, then ShrinkGroups.
 ExploreResult Explore(const Scenario& workload, const ExploreOptions& options);
