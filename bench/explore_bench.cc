@@ -1,0 +1,83 @@
+// Exploration throughput (issue #12): full runs per second on one core, each
+// a fault schedule drawn from its seed and played with every whole-run
+// checker, on two workloads of the catalogue:
+// 1. dirty-migration-fixed as it is (up, a 2 min wait, a PUT; safe runners);
+// 2. the start-up workload the tests explore: up, a 1 min wait, a PUT and a
+//    GET on dirty-migration's golang-migrate cluster, no written fault.
+// Also the curve over the number of runs (a run's cost must not grow with the
+// runs before it). Target: at least 250 runs per second per core. The
+// speed-up of `--jobs 2` is measured with the command line (see
+// docs/BENCHMARKS.md).
+//
+// Usage: explore_bench [--runs N] [--repeat N]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "bench/bench_flags.h"
+#include "scenarios/catalogue.h"
+#include "scenarios/explore.h"
+
+namespace {
+
+namespace scenarios = faultline::scenarios;
+using Clock = std::chrono::steady_clock;
+
+scenarios::Scenario StartUpWorkload() {
+  scenarios::Scenario workload = *scenarios::FindScenario("dirty-migration");
+  workload.crash_site.clear();
+  workload.faults.clear();
+  workload.checkers.clear();
+  scenarios::Step up;
+  up.kind = scenarios::Step::Kind::kUp;
+  scenarios::Step wait;
+  wait.kind = scenarios::Step::Kind::kWait;
+  wait.duration = std::chrono::minutes(1);
+  scenarios::Step put;
+  put.kind = scenarios::Step::Kind::kS3;
+  put.method = "PUT";
+  put.path = "/b/k";
+  put.body = "bytes";
+  scenarios::Step get = put;
+  get.method = "GET";
+  get.body.clear();
+  workload.steps = {up, wait, put, get};
+  return workload;
+}
+
+// Runs per second for `runs` runs from seed 1.
+double RunsPerSecond(const scenarios::Scenario& workload, int runs) {
+  const auto started = Clock::now();
+  int done = 0;
+  (void)scenarios::ExploreRuns(workload, {.seed = 1, .runs = runs}, &done);
+  const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  if (done != runs) {
+    std::fprintf(stderr, "explore_bench: %d of %d runs\n", done, runs);
+    std::exit(1);
+  }
+  return runs / seconds;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = 2000;
+  int repeat = 3;
+  faultline::bench::ParseFlags("explore_bench", "explore_bench [--runs N] [--repeat N]", argc, argv,
+                               {{"--runs", &runs}, {"--repeat", &repeat}});
+  const scenarios::Scenario* fixed = scenarios::FindScenario("dirty-migration-fixed");
+  if (fixed == nullptr) return 1;
+  const scenarios::Scenario start_up = StartUpWorkload();
+  std::printf("%-24s %8s %14s\n", "workload", "runs", "runs_per_sec");
+  for (const auto& [name, workload] :
+       {std::pair{"dirty-migration-fixed", fixed}, std::pair{"start-up", &start_up}}) {
+    for (int n = runs / 4; n <= runs; n *= 2) {
+      std::vector<double> rates;
+      for (int r = 0; r < repeat; ++r) rates.push_back(RunsPerSecond(*workload, n));
+      std::printf("%-24s %8d %14.1f\n", name, n, faultline::bench::Median(rates));
+    }
+  }
+  return 0;
+}
