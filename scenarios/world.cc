@@ -40,16 +40,22 @@ bool World::Acknowledged::Matches(std::string_view bytes) const {
 
 sim::Process& World::Host(const std::string& name) {
   auto found = hosts_.find(name);
-  if (found != hosts_.end()) return *found->second;
-  // A bound: the runner uses a handful of hosts, whatever the scenario's length.
-  constexpr std::size_t kMaxHosts = 64;
-  FL_ASSERT_MSG(hosts_.size() < kMaxHosts, "more than {} helper hosts", kMaxHosts);
-  sim::Process& process = simulation.AddProcess(name);
-  process.Start([this]() -> sim::Awaitable<int> {
-    co_await hosts_never_set_.Wait();
-    FL_PANIC("a helper host's main task was woken");
-  });
-  hosts_.emplace(name, &process);
+  if (found == hosts_.end()) {
+    // A bound: the runner uses a handful of hosts, whatever the scenario's length.
+    constexpr std::size_t kMaxHosts = 64;
+    FL_ASSERT_MSG(hosts_.size() < kMaxHosts, "more than {} helper hosts", kMaxHosts);
+    found = hosts_.emplace(name, &simulation.AddProcess(name)).first;
+  }
+  sim::Process& process = *found->second;
+  // New, or crashed by a fault at a site its command passed (the migrate
+  // CLI passes golang-migrate's): the operator's next command runs in a new
+  // process, as a shell starts a new one.
+  if (!process.running()) {
+    process.Start([this]() -> sim::Awaitable<int> {
+      co_await hosts_never_set_.Wait();
+      FL_PANIC("a helper host's main task was woken");
+    });
+  }
   return process;
 }
 

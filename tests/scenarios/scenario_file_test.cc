@@ -956,3 +956,42 @@ TEST(ScenarioFileTest, DiskNetworkMigrateAndImageSettingsAreCheckedWhenRead) {
 
 }  // namespace
 }  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// A fault that crashes the operator's migrate CLI (its process passes
+// golang-migrate's sites) leaves that command unanswered; the next command
+// runs in a new process, as a shell starts one (found by explore).
+TEST(ScenarioFileTest, ACrashedOperatorCommandDoesNotStopTheNextOne) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(R"(
+name = "crashed-cli"
+title = "The migrate CLI crashes once"
+[[fault]]
+site = "migrate.ops.version.before"
+hit = 1
+action = "crash"
+[[step]]
+do = "up"
+[[step]]
+do = "cql"
+statement = "CREATE KEYSPACE ops"
+[[step]]
+do = "migrate"
+keyspace = "ops"
+command = "version"
+expect = [ { contains = "no answer" } ]
+[[step]]
+do = "migrate"
+keyspace = "ops"
+command = "version"
+expect = [ { contains = "error: no migration" } ]
+)",
+                                                           "crashed-cli.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  const ScenarioResult result = RunScenario(std::get<Scenario>(parsed), {.seed = 1});
+  EXPECT_TRUE(result.passed) << Failures(result);
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
