@@ -140,7 +140,7 @@ const std::vector<std::string>& SeedImageVersions(std::string_view image) {
       {cql::kStoreImage, {"2.20", "cassandra"}},
       {kNodeImage, {"v1", "v2", "safe", "db-init"}},
       {kProxyImage, {"v1", "v2", "v2-versioned", "safe"}},
-      {kDbInitImage, {"v1", "buggy"}},
+      {kDbInitImage, {"v1", "buggy", "patient"}},
   };
   static const std::vector<std::string> kNone;
   auto found = kVersions.find(image);
@@ -204,6 +204,10 @@ void RegisterSeedImages(fakes::Runtime& runtime) {
   }
   runtime.RegisterImage(kDbInitImage, "v1", DbInitEntryPoint(SeedDbInitPlan(false)));
   runtime.RegisterImage(kDbInitImage, "buggy", DbInitEntryPoint(SeedDbInitPlan(true)));
+  // v1 that waits for the store as long as a partition may last (600 tries,
+  // about half an hour) instead of giving up after 30: the fix for
+  // db-init-gives-up-in-a-partition, found by explore.
+  runtime.RegisterImage(kDbInitImage, "patient", DbInitEntryPoint(SeedDbInitPlan(false), 600));
 }
 
 fakes::ComposeSpec ClusterComposeSpec(const ClusterShape& shape) {

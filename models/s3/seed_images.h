@@ -64,8 +64,8 @@ std::map<std::string, ProxyImage> SeedProxyImages();
 // Registers every image of the seed cluster on `runtime`: the store
 // ("yugabyte" 2.20 and "cassandra"), the node ("kuri" v1 old, v2 new, "safe" and "db-init"
 // with those runners), the proxy ("s3-proxy" v1 old, v2 new, "v2-versioned",
-// "safe") and db-init ("v1", and "buggy" which also runs the old S3Objects
-// file).
+// "safe") and db-init ("v1", "buggy" which also runs the old S3Objects
+// file, and "patient" which waits out a long partition).
 void RegisterSeedImages(fakes::Runtime& runtime);
 
 // The versions RegisterSeedImages registers for `image`, in order; the

@@ -95,6 +95,18 @@ TEST(ExploreTest, TheSameExploreSeedGivesTheSameGroupsAndRepros) {
   }
 }
 
+// The fixed story, with safe runners and a patient db-init, holds under
+// drawn faults (20,000 runs in docs/explore.md; a few hundred here).
+TEST(ExploreTest, TheFixedStoryHoldsUnderDrawnFaults) {
+  const ExploreResult found =
+      Explore(*FindScenario("dirty-migration-fixed"), {.seed = 1, .runs = 300});
+  EXPECT_EQ(found.runs, 300);
+  for (const FailureGroup& group : found.groups) {
+    ADD_FAILURE() << "seed " << group.first_seed << ": " << group.signature.Key() << "\n"
+                  << ToToml(group.repro.scenario);
+  }
+}
+
 // Three shards (every third run) merged are the run unsharded: the same
 // groups, counts, first seeds, and (shrunk again from those seeds) repros.
 TEST(ExploreTest, ShardsMergedAreTheUnshardedRun) {
