@@ -435,12 +435,18 @@ int RunExploreCommand(const std::vector<std::string>& args) {
   options.on_new_group = [&](const scenarios::Signature& signature, std::uint64_t seed) {
     if (terminal) std::cerr << fmt::format("new group (seed {}): {}\n", seed, signature.Key());
   };
+  // This shard's runs: every count-th of --runs.
+  const std::uint64_t mine =
+      (static_cast<std::uint64_t>(flags.runs) + flags.shard.count - 1 - flags.shard.index) /
+      flags.shard.count;
   options.on_progress = [&](int done, int groups) {
     if (!terminal || done % 500 != 0) return;
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::cerr << fmt::format("{} runs, {:.0f} runs/s, {} group(s)\n", done,
-                             seconds > 0 ? done / seconds : 0.0, groups);
+    const double rate = seconds > 0 ? done / seconds : 0.0;
+    const double left = rate > 0 ? (static_cast<double>(mine) - done) / rate : 0.0;
+    std::cerr << fmt::format("{} of {} runs, {:.0f} runs/s, {} group(s), about {:.0f}s left\n",
+                             done, mine, rate, groups, left);
   };
   ShardFile shard{
       ScenarioReference(flags.scenario, from_file.has_value()), flags.seed, flags.runs, 0, {}};

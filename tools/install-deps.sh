@@ -14,6 +14,7 @@ packages=(
   librapidcheck-dev
   libtomlplusplus-dev       # scenario files (TOML, with line and column for errors)
   clang libclang-rt-14-dev  # the parser's libFuzzer run (the suite itself builds with g++)
+  parallel                  # GNU parallel: the test that spreads explore's shards with it
 )
 case "${1:-}" in
   --bench) packages+=(libsimgrid-dev) ;;
