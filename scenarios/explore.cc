@@ -10,6 +10,7 @@
 #include "models/s3/kuri_node.h"
 #include "models/s3/s3_proxy.h"
 #include "models/s3/seed_images.h"
+#include "scenarios/scenario_file.h"
 #include "scenarios/steps.h"
 #include "scenarios/topology.h"
 #include "sim/assert.h"
@@ -378,6 +379,31 @@ Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& sign
               std::move(candidate));
       if (!shrunk.log[kept_before].kept) break;
     }
+  }
+  // 4. Fewer nodes, while nothing names the last one (its service or its
+  // keyspace) and the failure stays.
+  constexpr int kMaxNodeTries = models::s3::kMaxNodes;
+  for (int tries = 0; tries < kMaxNodeTries && shrunk.scenario.nodes > 1; ++tries) {
+    const int last = shrunk.scenario.nodes;
+    Scenario candidate = shrunk.scenario;
+    candidate.nodes = last - 1;
+    const std::string service = models::s3::NodeServiceName(last);
+    const std::string keyspace = fmt::format("filecoingw_kuri{}", last);
+    // Expectations are no oracle here (unless asked): those about the node go.
+    if (!expectations) {
+      for (Step& step : candidate.steps) {
+        std::erase_if(step.expect, [&](const Expectation& e) {
+          return e.service == service || e.service == keyspace;
+        });
+      }
+    }
+    const std::string text = ToToml(candidate);
+    if (text.find(service) != std::string::npos || text.find(keyspace) != std::string::npos) {
+      break;
+    }
+    const std::size_t at = shrunk.log.size();
+    attempt(fmt::format("nodes {} -> {}", last, last - 1), std::move(candidate));
+    if (!shrunk.log[at].kept) break;
   }
   FL_ASSERT_MSG(FaultEventCount(shrunk.scenario) <= FaultEventCount(failing),
                 "shrinking added fault events: {} -> {}", FaultEventCount(failing),

@@ -69,7 +69,7 @@ struct Shrunk {
 };
 
 // Drops fault events, then workload steps, then simplifies what remains
-// (earlier hits, shorter delays), keeping each change only if a run from
+// (earlier hits, shorter delays, fewer nodes), keeping each change only if a run from
 // `seed` still has `signature`. Never adds anything: the result has at most
 // the fault events it started with. At most `max_runs` runs.
 Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& signature,
