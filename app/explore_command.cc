@@ -17,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <variant>
 
 #include <fmt/format.h>
@@ -48,6 +49,7 @@ struct ExploreFlags {
   scenarios::Shard shard;
   int jobs = 1;
   std::optional<std::chrono::seconds> time;
+  scenarios::ExploreBounds bounds;
 };
 
 // "3/8": shard 3 of 8 (from 0).
@@ -88,8 +90,9 @@ std::variant<ExploreFlags, std::string> ParseExploreFlags(const std::vector<std:
       (arg == "--json" ? flags.json : flags.expectations) = true;
       continue;
     }
-    static const std::set<std::string> kValued = {"--runs",  "--seed", "--out",
-                                                  "--shard", "--jobs", "--time"};
+    static const std::set<std::string> kValued = {
+        "--runs", "--seed",       "--out",         "--shard",           "--jobs",
+        "--time", "--max-events", "--max-crashes", "--max-power-losses"};
     if (!kValued.contains(arg)) return "unknown option " + arg;
     if (i + 1 == args.size()) return arg + " needs a value";
     const std::string& value = args[++i];
@@ -110,6 +113,18 @@ std::variant<ExploreFlags, std::string> ParseExploreFlags(const std::vector<std:
       if (arg == "--runs") {
         if (*number > kMaxRuns) return fmt::format("--runs is at most {}", kMaxRuns);
         flags.runs = static_cast<int>(*number);
+      }
+      constexpr std::uint64_t kMaxBound = 100;
+      for (const auto& [name, field] :
+           {std::pair{"--max-events", &scenarios::ExploreBounds::max_events},
+            std::pair{"--max-crashes", &scenarios::ExploreBounds::max_crashes},
+            std::pair{"--max-power-losses", &scenarios::ExploreBounds::max_power_losses}}) {
+        if (arg != name) continue;
+        const bool events = arg == "--max-events";
+        if (*number > kMaxBound || (events && *number == 0)) {
+          return fmt::format("{} is from {} to {}", arg, events ? 1 : 0, kMaxBound);
+        }
+        flags.bounds.*field = static_cast<int>(*number);
       }
       if (arg == "--jobs") {
         if (*number < 1 || *number > kMaxJobs)
@@ -162,9 +177,10 @@ std::optional<DrawnGroup> ParseGroupLine(const std::string& line) {
 struct ShardFile {
   std::string scenario;  // As explore was given it (a path made absolute).
   std::uint64_t seed = 1;
-  int runs = 0;               // Runs asked for in the whole exploration.
-  int runs_done = 0;          // Runs this shard played.
-  bool expectations = false;  // --expectations: the scenario's own count too.
+  int runs = 0;                     // Runs asked for in the whole exploration.
+  int runs_done = 0;                // Runs this shard played.
+  bool expectations = false;        // --expectations: the scenario's own count too.
+  scenarios::ExploreBounds bounds;  // Every shard must draw with the same.
   std::vector<DrawnGroup> groups;
 };
 
@@ -198,6 +214,15 @@ std::variant<ShardFile, std::string> ReadShardFile(const fs::path& path) {
     } else if (key == "expectations") {
       if (value != "0" && value != "1") return where + ": a malformed expectations";
       file.expectations = value == "1";
+    } else if (key == "max_events" || key == "max_crashes" || key == "max_power_losses") {
+      const std::optional<std::uint64_t> number = ParseSeed(value);
+      if (!number || *number > 100 || (key == "max_events" && *number == 0)) {
+        return where + ": a malformed " + key;
+      }
+      const int bound = static_cast<int>(*number);
+      (key == "max_events"    ? file.bounds.max_events
+       : key == "max_crashes" ? file.bounds.max_crashes
+                              : file.bounds.max_power_losses) = bound;
     } else if (key == "seed" || key == "runs" || key == "runs_done") {
       const std::optional<std::uint64_t> number = ParseSeed(value);
       if (!number || (key != "seed" && *number > kMaxRuns)) return where + ": a malformed " + key;
@@ -351,7 +376,7 @@ std::string SummaryJson(const std::string& name, const ShardFile& shard,
 int Finish(const scenarios::Scenario& workload, ShardFile shard, const fs::path& out, bool json,
            double wall_ms_so_far, std::chrono::steady_clock::time_point started) {
   const std::vector<scenarios::FailureGroup> groups =
-      scenarios::ShrinkGroups(workload, shard.groups, {}, shard.expectations);
+      scenarios::ShrinkGroups(workload, shard.groups, shard.bounds, shard.expectations);
   std::error_code error;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const fs::path dir = out / fmt::format("group-{}", i + 1);
@@ -429,6 +454,7 @@ int RunExploreCommand(const std::vector<std::string>& args) {
   scenarios::ExploreOptions options{.seed = flags.seed,
                                     .runs = flags.runs,
                                     .shard = flags.shard,
+                                    .bounds = flags.bounds,
                                     .expectations = flags.expectations};
   if (flags.time) options.wall_time_limit = *flags.time;
   const bool terminal = !flags.json;
@@ -484,8 +510,11 @@ int RunMergeCommand(const std::vector<std::string>& args) {
     shards.push_back(std::move(std::get<ShardFile>(read)));
     const ShardFile& first = shards.front();
     const ShardFile& last = shards.back();
+    const auto bounds = [](const scenarios::ExploreBounds& b) {
+      return std::tuple(b.max_events, b.max_crashes, b.max_power_losses);
+    };
     if (last.scenario != first.scenario || last.seed != first.seed || last.runs != first.runs ||
-        last.expectations != first.expectations) {
+        last.expectations != first.expectations || bounds(last.bounds) != bounds(first.bounds)) {
       return BadInput(fmt::format("{} is of another exploration ({} from seed {}, {} runs) than {}",
                                   directory, last.scenario, last.seed, last.runs, directories[0]));
     }

@@ -122,6 +122,9 @@ input.
   --time D     stop starting runs after D of wall time (90s, 10m, 2h)
   --expectations  a failed expectation of the scenario's steps is a failure
                too (by default only the whole-run checkers are the oracle)
+  --max-events N, --max-crashes N, --max-power-losses N
+               the schedule's bounds (defaults 3, 3 and 1, after studies of
+               real cluster failures)
 )";
 
 bool AsksForHelp(const std::vector<std::string>& args) {

@@ -31,6 +31,8 @@ enum class EventKind : unsigned char {
   kPowerLoss,  // a power-loss step
   kUpgrade,    // set-image to the next or previous release, then restart
   kCompose,    // down then up, down -v then up, or clean
+  kNetwork,    // latency or loss on one service's links
+  kDisk,       // a full disk, or one that fails syncs or writes
 };
 constexpr EventKind kEventKinds[] = {
     EventKind::kSiteCrash, EventKind::kSiteError, EventKind::kSiteDelay,
@@ -106,18 +108,58 @@ std::vector<Step> DrawFaultSteps(EventKind kind, const Scenario& workload, sim::
   }
   Step step;
   step.narration = "explore: a fault drawn from the seed";
-  const auto done = [&step](std::vector<Step> steps) {
-    for (Step& each : steps) each.duration = StepKindOf(each).default_duration;
+  const auto done = [](std::vector<Step> steps) {
+    for (Step& each : steps) {
+      if (each.duration == sim::Duration::zero()) each.duration = StepKindOf(each).default_duration;
+    }
     return steps;
+  };
+  // Another service than `service`, or none (its links to every host).
+  const auto peer_of = [&](const std::string& service) {
+    std::vector<std::string> others;
+    for (const std::string& other : services) {
+      if (other != service) others.push_back(other);
+    }
+    return others.empty() || random.Bernoulli(0.5) ? std::string() : Pick(others, random);
   };
   switch (kind) {
     case EventKind::kKill:
     case EventKind::kRestart:
-    case EventKind::kPartition:
-      step.kind = kind == EventKind::kKill      ? Step::Kind::kKill
-                  : kind == EventKind::kRestart ? Step::Kind::kRestart
-                                                : Step::Kind::kPartition;
+      step.kind = kind == EventKind::kKill ? Step::Kind::kKill : Step::Kind::kRestart;
       step.service = Pick(services, random);
+      return done({step});
+    case EventKind::kPartition:
+      // Full (isolated from every host), partial (from one peer), or one way.
+      step.kind = Step::Kind::kPartition;
+      step.service = Pick(services, random);
+      step.peer = peer_of(step.service);
+      step.one_way = random.Uniform(3) == 0;
+      return done({step});
+    case EventKind::kNetwork:
+      step.service = Pick(services, random);
+      step.peer = peer_of(step.service);
+      step.one_way = random.Uniform(3) == 0;
+      if (random.Bernoulli(0.5)) {
+        static constexpr const char* kDistributions[] = {"fixed", "uniform", "exponential"};
+        step.kind = Step::Kind::kLatency;
+        step.duration = std::chrono::milliseconds(10 * (1 + random.Uniform(100)));
+        step.extra = std::chrono::milliseconds(random.Uniform(100));
+        step.distribution = kDistributions[random.Uniform(3)];
+      } else {
+        step.kind = Step::Kind::kLoss;
+        step.probability = static_cast<double>(1 + random.Uniform(5)) / 10.0;
+      }
+      return done({step});
+    case EventKind::kDisk:
+      if (with_volumes.empty()) return {};
+      step.service = Pick(with_volumes, random);
+      if (random.Bernoulli(0.5)) {
+        step.kind = Step::Kind::kDiskFull;
+      } else {
+        step.kind = Step::Kind::kDiskErrors;
+        step.io = {random.Bernoulli(0.5) ? "sync" : "write"};
+        step.persistent = random.Bernoulli(0.5);
+      }
       return done({step});
     case EventKind::kPowerLoss:
       if (with_volumes.empty()) return {};

@@ -53,6 +53,28 @@ TEST(ExploreTest, TheSameSeedDrawsTheSameScheduleAndOthersDiffer) {
   EXPECT_GT(different.size(), 15u);
 }
 
+// The bounds hold for every draw: events, crashes (kills and power losses
+// count), power losses.
+TEST(ExploreTest, DrawsStayWithinTheirBounds) {
+  const Scenario workload = StartUpWorkload();
+  for (const ExploreBounds bounds : {ExploreBounds{1, 1, 0}, ExploreBounds{3, 0, 0}}) {
+    for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+      const Scenario drawn = DrawSchedule(workload, seed, bounds);
+      EXPECT_LE(FaultEventCount(drawn), static_cast<std::size_t>(bounds.max_events));
+      int crashes = 0;
+      int power_losses = 0;
+      for (const FaultSpec& fault : drawn.faults)
+        crashes += fault.action == FaultSpec::Action::kCrash;
+      for (const Step& step : drawn.steps) {
+        crashes += step.kind == Step::Kind::kKill || step.kind == Step::Kind::kPowerLoss;
+        power_losses += step.kind == Step::Kind::kPowerLoss;
+      }
+      EXPECT_LE(crashes, bounds.max_crashes) << "seed " << seed;
+      EXPECT_LE(power_losses, bounds.max_power_losses) << "seed " << seed;
+    }
+  }
+}
+
 // Explore finds a crash that leaves a keyspace dirty on the golang-migrate
 // cluster, and shrinks it to one fault event that replays to the failure.
 TEST(ExploreTest, FindsADirtyKeyspaceAndShrinksItToOneFault) {
