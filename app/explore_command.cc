@@ -7,8 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -134,6 +136,8 @@ std::variant<ExploreFlags, std::string> ParseExploreFlags(const std::vector<std:
     }
   }
   if (flags.scenario.empty()) return "usage: faultline explore NAME|FILE [options]";
+  // --time alone: as many runs as fit in it.
+  if (flags.time && !seen.contains("--runs")) flags.runs = static_cast<int>(kMaxRuns);
   return flags;
 }
 
@@ -179,15 +183,20 @@ struct ShardFile {
   std::uint64_t seed = 1;
   int runs = 0;                     // Runs asked for in the whole exploration.
   int runs_done = 0;                // Runs this shard played.
+  scenarios::Shard shard;           // Which runs: every count-th from index.
   bool expectations = false;        // --expectations: the scenario's own count too.
   scenarios::ExploreBounds bounds;  // Every shard must draw with the same.
   std::vector<DrawnGroup> groups;
 };
 
 std::string ShardText(const ShardFile& file) {
-  std::string text = fmt::format(
-      "scenario\t{}\nseed\t{}\nruns\t{}\nruns_done\t{}\nexpectations\t{}\n", OneLine(file.scenario),
-      file.seed, file.runs, file.runs_done, file.expectations ? 1 : 0);
+  std::string text = fmt::format("scenario\t{}\n", OneLine(file.scenario));
+  text += fmt::format("seed\t{}\nruns\t{}\nruns_done\t{}\n", file.seed, file.runs, file.runs_done);
+  text += fmt::format("shard\t{}/{}\n", file.shard.index, file.shard.count);
+  text += fmt::format("expectations\t{}\n", file.expectations ? 1 : 0);
+  text +=
+      fmt::format("max_events\t{}\nmax_crashes\t{}\nmax_power_losses\t{}\n", file.bounds.max_events,
+                  file.bounds.max_crashes, file.bounds.max_power_losses);
   for (const DrawnGroup& group : file.groups) text += GroupLine(group);
   return text;
 }
@@ -211,6 +220,10 @@ std::variant<ShardFile, std::string> ReadShardFile(const fs::path& path) {
       file.groups.push_back(std::move(*group));
     } else if (key == "scenario") {
       file.scenario = value;
+    } else if (key == "shard") {
+      const std::optional<scenarios::Shard> shard = ParseShard(value);
+      if (!shard) return where + ": a malformed shard";
+      file.shard = *shard;
     } else if (key == "expectations") {
       if (value != "0" && value != "1") return where + ": a malformed expectations";
       file.expectations = value == "1";
@@ -250,13 +263,29 @@ bool RunInWorkers(const scenarios::Scenario& workload, const scenarios::ExploreO
     int read_end;
   };
   std::vector<Worker> workers;
+  // On a failure to start one, the ones started are stopped and reaped.
+  const auto abandon = [&workers](const char* what) {
+    std::cerr << "faultline: explore: cannot start a worker process (" << what
+              << "): " << std::strerror(errno) << "\n";
+    for (const Worker& worker : workers) {
+      kill(worker.pid, SIGKILL);
+      close(worker.read_end);
+      while (waitpid(worker.pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+    return false;
+  };
   for (int job = 0; job < jobs; ++job) {
     int fds[2];
-    if (pipe(fds) != 0) return false;
+    if (pipe(fds) != 0) return abandon("pipe");
     std::cout.flush();
     std::cerr.flush();
     const pid_t pid = fork();
-    if (pid < 0) return false;
+    if (pid < 0) {
+      close(fds[0]);
+      close(fds[1]);
+      return abandon("fork");
+    }
     if (pid == 0) {
       close(fds[0]);
       scenarios::ExploreOptions mine = options;
@@ -272,6 +301,7 @@ bool RunInWorkers(const scenarios::Scenario& workload, const scenarios::ExploreO
       std::size_t written = 0;
       while (written < text.size()) {
         const ssize_t n = write(fds[1], text.data() + written, text.size() - written);
+        if (n < 0 && errno == EINTR) continue;
         if (n <= 0) _exit(3);
         written += static_cast<std::size_t>(n);
       }
@@ -287,13 +317,21 @@ bool RunInWorkers(const scenarios::Scenario& workload, const scenarios::ExploreO
   for (const Worker& worker : workers) {
     std::string text;
     char buffer[65536];
-    for (ssize_t n; (n = read(worker.read_end, buffer, sizeof buffer)) > 0;) {
+    bool read_all = true;
+    for (;;) {
+      const ssize_t n = read(worker.read_end, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) read_all = false;
+      if (n <= 0) break;
       text.append(buffer, static_cast<std::size_t>(n));
     }
     close(worker.read_end);
     int status = 0;
-    waitpid(worker.pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    pid_t reaped = -1;
+    do {
+      reaped = waitpid(worker.pid, &status, 0);
+    } while (reaped < 0 && errno == EINTR);
+    if (!read_all || reaped != worker.pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       std::cerr << "faultline: explore: a worker process failed\n";
       all_well = false;
       continue;
@@ -418,8 +456,29 @@ int Finish(const scenarios::Scenario& workload, ShardFile shard, const fs::path&
 // The results directory, created: --out, or a new one under
 // faultline-results/. Empty after saying why it could not be.
 std::optional<fs::path> ResultsDirectory(const std::string& flag, const std::string& stem) {
-  fs::path out = flag.empty() ? fs::path("faultline-results") / stem : fs::path(flag);
   std::error_code error;
+  fs::path out;
+  if (!flag.empty()) {
+    out = fs::path(flag);
+    // Results are never mixed with, or written over, an earlier run's.
+    if (fs::exists(out / "summary.json", error) || fs::exists(out / "groups.tsv", error)) {
+      BadInput(fmt::format("--out: '{}' already holds results; remove it or name another",
+                           out.string()));
+      return std::nullopt;
+    }
+  } else {
+    // A new folder: the name made safe for a path, then -2, -3 ... if taken.
+    std::string safe = stem;
+    for (char& c : safe) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+    }
+    const fs::path base = fs::path("faultline-results") / safe;
+    out = base;
+    constexpr int kMaxTries = 10'000;
+    for (int n = 2; fs::exists(out, error) && n < kMaxTries; ++n) {
+      out = base.string() + "-" + std::to_string(n);
+    }
+  }
   fs::create_directories(out, error);
   if (error) {
     BadInput(fmt::format("--out: cannot create '{}': {}", out.string(), error.message()));
@@ -474,8 +533,13 @@ int RunExploreCommand(const std::vector<std::string>& args) {
     std::cerr << fmt::format("{} of {} runs, {:.0f} runs/s, {} group(s), about {:.0f}s left\n",
                              done, mine, rate, groups, left);
   };
-  ShardFile shard{
-      ScenarioReference(flags.scenario, from_file.has_value()), flags.seed, flags.runs, 0, {}};
+  ShardFile shard;
+  shard.scenario = ScenarioReference(flags.scenario, from_file.has_value());
+  shard.seed = flags.seed;
+  shard.runs = flags.runs;
+  shard.shard = flags.shard;
+  shard.expectations = flags.expectations;
+  shard.bounds = flags.bounds;
   if (flags.jobs > 1) {
     if (!RunInWorkers(*workload, options, flags.jobs, shard.groups, shard.runs_done)) {
       return kExitBadInput;
@@ -525,11 +589,37 @@ int RunMergeCommand(const std::vector<std::string>& args) {
   const std::optional<fs::path> out = ResultsDirectory(
       out_flag, fmt::format("explore-{}-{}-merged", workload->name, shards.front().seed));
   if (!out) return kExitBadInput;
-  ShardFile merged{shards.front().scenario,     shards.front().seed,
-                   shards.front().runs,         0,
-                   shards.front().expectations, {}};
+  // The merge is one exploration again: all of its runs, no shard.
+  ShardFile merged = shards.front();
+  merged.runs_done = 0;
+  merged.shard = {};
+  merged.groups.clear();
+  std::set<std::uint64_t> indexes;
   std::vector<std::vector<DrawnGroup>> parts;
-  for (ShardFile& shard : shards) {
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    ShardFile& shard = shards[i];
+    if (shard.shard.count != shards.front().shard.count) {
+      return BadInput(fmt::format("{} is a shard of {}, {} of {}", directories[i],
+                                  shard.shard.count, directories[0], shards.front().shard.count));
+    }
+    if (!indexes.insert(shard.shard.index).second) {
+      return BadInput(fmt::format("{}: shard {}/{} is given twice", directories[i],
+                                  shard.shard.index, shard.shard.count));
+    }
+    std::int64_t failed = 0;
+    for (const DrawnGroup& group : shard.groups) {
+      const bool in_range = group.first_seed >= shard.seed &&
+                            group.first_seed - shard.seed < static_cast<std::uint64_t>(shard.runs);
+      if (!in_range || !scenarios::InShard(group.first_seed - shard.seed, shard.shard)) {
+        return BadInput(fmt::format("{}: seed {} is not one of this shard's runs", directories[i],
+                                    group.first_seed));
+      }
+      failed += group.count;
+    }
+    if (shard.runs_done > shard.runs || failed > shard.runs_done) {
+      return BadInput(
+          fmt::format("{}: more runs or failures than the exploration had", directories[i]));
+    }
     merged.runs_done += shard.runs_done;
     parts.push_back(std::move(shard.groups));
   }

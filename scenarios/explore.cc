@@ -6,6 +6,7 @@
 #include <cctype>
 #include <chrono>
 #include <set>
+#include <variant>
 
 #include "models/s3/kuri_node.h"
 #include "models/s3/s3_proxy.h"
@@ -29,7 +30,7 @@ enum class EventKind : unsigned char {
   kRestart,    // a restart step
   kPartition,  // a partition step isolating a service
   kPowerLoss,  // a power-loss step
-  kUpgrade,    // set-image to the next or previous release, then restart
+  kUpgrade,    // set-image to the next or previous release, then up
   kCompose,    // down then up, down -v then up, or clean
   kNetwork,    // latency or loss on one service's links
   kDisk,       // a full disk, or one that fails syncs or writes
@@ -53,7 +54,8 @@ bool IsCrash(EventKind kind) {
 }
 
 // The step kinds a schedule inserts: a step of one of these is a fault event
-// (an upgrade's restart and a down's up come with one and do not count).
+// (the `up` after an upgrade's set-image or a down comes with it and does
+// not count).
 bool IsFaultStep(Step::Kind kind) {
   return kind == Step::Kind::kKill || kind == Step::Kind::kRestart ||
          kind == Step::Kind::kPartition || kind == Step::Kind::kPowerLoss ||
@@ -173,10 +175,13 @@ std::vector<Step> DrawFaultSteps(EventKind kind, const Scenario& workload, sim::
       step.kind = Step::Kind::kSetImage;
       step.service = service;
       step.version = version;
-      Step restart = step;
-      restart.kind = Step::Kind::kRestart;
-      restart.version.clear();
-      return done({step, restart});
+      // As an operator upgrades: edit the compose file, then `up`, which
+      // recreates the service at its new version (a restart would not).
+      Step up = step;
+      up.kind = Step::Kind::kUp;
+      up.service.clear();
+      up.version.clear();
+      return done({step, up});
     }
     case EventKind::kCompose: {
       const std::uint64_t which = random.Uniform(3);
@@ -197,7 +202,7 @@ std::vector<Step> DrawFaultSteps(EventKind kind, const Scenario& workload, sim::
 }
 
 // The first violation of a checker's report, with what names one instance
-// (numbers, service names, times) left out: "kuri-1 is not serving" and
+// (numbers, paths, service names, times) left out: "kuri-1 is not serving" and
 // "kuri-2 is not serving" are one kind.
 std::string ViolationKind(std::string_view actual) {
   std::string_view first = actual.substr(0, actual.find(';'));
@@ -211,8 +216,9 @@ std::string ViolationKind(std::string_view actual) {
   for (std::size_t words = 0; at < first.size() && words < kMaxWords; ++words) {
     const std::size_t end = std::min(first.find(' ', at), first.size());
     const std::string_view word = first.substr(at, end - at);
+    // A number, a path, or a hyphenated name (kuri-1, db-init) names one.
     const bool instance = std::any_of(word.begin(), word.end(), [](char c) {
-      return std::isdigit(static_cast<unsigned char>(c)) != 0;
+      return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '/' || c == '-';
     });
     if (!word.empty()) kind += (kind.empty() ? "" : " ") + std::string(instance ? "*" : word);
     at = end + 1;
@@ -256,19 +262,21 @@ Scenario DrawSchedule(const Scenario& workload, std::uint64_t seed, const Explor
     const EventKind kind = Pick(on, random);
     if (IsCrash(kind) && crashes >= bounds.max_crashes) continue;
     if (kind == EventKind::kPowerLoss && power_losses >= bounds.max_power_losses) continue;
-    ++made;
-    crashes += IsCrash(kind) ? 1 : 0;
-    power_losses += kind == EventKind::kPowerLoss ? 1 : 0;
     if (kind == EventKind::kSiteCrash || kind == EventKind::kSiteError ||
         kind == EventKind::kSiteDelay) {
       drawn.faults.push_back(DrawSiteFault(kind, sites, random));
       said.push_back(Describe(drawn.faults.back()));
+      ++made;
+      crashes += IsCrash(kind) ? 1 : 0;
       continue;
     }
     std::vector<Step> steps = DrawFaultSteps(kind, workload, random);
-    if (steps.empty()) continue;
+    if (steps.empty()) continue;  // Nothing in this cluster it applies to: no event.
+    ++made;
+    crashes += IsCrash(kind) ? 1 : 0;
+    power_losses += kind == EventKind::kPowerLoss ? 1 : 0;
     // Between two steps, after the first (the workload's `up`), and never
-    // inside an event of two steps (an upgrade's set-image and restart).
+    // inside an event of two steps (an upgrade's set-image and its up).
     std::vector<std::size_t> places;
     for (std::size_t at = 1; at <= drawn.steps.size(); ++at) {
       if (at == drawn.steps.size() || !glued[at]) places.push_back(at);
@@ -298,16 +306,10 @@ Scenario DrawSchedule(const Scenario& workload, std::uint64_t seed, const Explor
 }
 
 std::size_t FaultEventCount(const Scenario& scenario) {
-  std::size_t steps = 0;
-  for (std::size_t i = 0; i < scenario.steps.size(); ++i) {
-    const Step& step = scenario.steps[i];
-    // An upgrade is a set-image and the restart that applies it: one event.
-    const bool applies_an_upgrade = step.kind == Step::Kind::kRestart && i > 0 &&
-                                    scenario.steps[i - 1].kind == Step::Kind::kSetImage &&
-                                    scenario.steps[i - 1].service == step.service;
-    if (IsFaultStep(step.kind) && !applies_an_upgrade) ++steps;
-  }
-  return scenario.faults.size() + (scenario.crash_site.empty() ? 0 : 1) + steps;
+  const auto steps = std::count_if(scenario.steps.begin(), scenario.steps.end(),
+                                   [](const Step& step) { return IsFaultStep(step.kind); });
+  return scenario.faults.size() + (scenario.crash_site.empty() ? 0 : 1) +
+         static_cast<std::size_t>(steps);
 }
 
 std::vector<std::string> SignatureFaults(const Scenario& scenario) {
@@ -357,6 +359,11 @@ Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& sign
   // of violation; its faults are fewer, so its full signature differs).
   const auto still_fails = [&](const Scenario& candidate) {
     if (runs >= max_runs) return false;
+    // A repro is a file that reads back: a change that leaves, say, a fault
+    // at a site no step reaches any more is no repro.
+    if (!std::holds_alternative<Scenario>(ParseScenario(ToToml(candidate), "candidate.toml"))) {
+      return false;
+    }
     ++runs;
     const ScenarioResult result = RunScenario(candidate, {.seed = seed});
     const std::optional<Signature> found = SignatureOf(candidate, result, expectations);
@@ -439,7 +446,11 @@ Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& sign
         });
       }
     }
-    const std::string text = ToToml(candidate);
+    // What the run does names the node, not what the story says of it.
+    Scenario unworded = candidate;
+    unworded.title = unworded.story = unworded.lesson = "";
+    for (Step& each : unworded.steps) each.narration.clear();
+    const std::string text = ToToml(unworded);
     if (text.find(service) != std::string::npos || text.find(keyspace) != std::string::npos) {
       break;
     }
@@ -536,7 +547,6 @@ std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
       merged.push_back(std::move(group));
     } else {
       // Groups come by first seed, so the one kept has the first seed.
-      FL_ASSERT(merged[at->second].first_seed < group.first_seed);
       merged[at->second].count += group.count;
     }
   }

@@ -101,8 +101,8 @@ struct ExploreOptions {
 // each group's first failure is shrunk, groups whose repros have the same
 // signature (the same failure from the same remaining faults) are one.
 struct FailureGroup {
-  Signature signature;  // The shrunk repro's: the faults that remain.
-  int count = 0;        // Runs that failed so.
+  Signature signature;     // The shrunk repro's: the faults that remain.
+  std::int64_t count = 0;  // Runs that failed so.
   std::uint64_t first_seed = 0;
   Scenario first;  // The drawn scenario of its first failure.
   Shrunk repro;    // That failure, shrunk.
@@ -120,7 +120,7 @@ struct ExploreResult {
 // many runs were played.
 struct DrawnGroup {
   Signature signature;
-  int count = 0;
+  std::int64_t count = 0;
   std::uint64_t first_seed = 0;
 };
 std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptions& options,

@@ -1,0 +1,21 @@
+#!/bin/sh
+# merge refuses what is not one exploration's shards, each once, with exit
+# status 2 and a message: a shard given twice, shards of other explorations,
+# a malformed groups.tsv. And the bounds and --expectations travel with the
+# shards. Usage: faultline dir
+set -u
+faultline=$1
+dir=$2
+rm -rf "$dir" && mkdir -p "$dir" || exit 1
+run() { "$faultline" "$@" >/dev/null 2>&1; echo $?; }
+[ "$(run explore dirty-migration-fixed --runs 6 --shard 0/2 --max-events 2 --out "$dir/a")" = 0 ] || exit 1
+[ "$(run explore dirty-migration-fixed --runs 6 --shard 1/2 --max-events 2 --out "$dir/b")" = 0 ] || exit 1
+[ "$(run explore dirty-migration-fixed --runs 6 --shard 1/2 --out "$dir/c")" = 0 ] || exit 1
+grep -q "^max_events	2$" "$dir/a/groups.tsv" || { echo "the bound is not in groups.tsv"; exit 1; }
+grep -q "^shard	1/2$" "$dir/b/groups.tsv" || { echo "the shard is not in groups.tsv"; exit 1; }
+[ "$(run merge "$dir/a" "$dir/a" --out "$dir/m1")" = 2 ] || { echo "a shard twice"; exit 1; }
+[ "$(run merge "$dir/a" "$dir/c" --out "$dir/m2")" = 2 ] || { echo "other bounds"; exit 1; }
+mkdir -p "$dir/bad" && printf 'scenario\tdirty-migration-fixed\ngroup\tx\n' > "$dir/bad/groups.tsv"
+[ "$(run merge "$dir/a" "$dir/bad" --out "$dir/m3")" = 2 ] || { echo "a malformed file"; exit 1; }
+[ "$(run merge "$dir/a" "$dir/b" --out "$dir/m4")" = 0 ] || { echo "the good merge failed"; exit 1; }
+grep -q "^max_events	2$" "$dir/m4/groups.tsv" || { echo "the merge lost the bound"; exit 1; }
