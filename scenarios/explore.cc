@@ -519,6 +519,32 @@ std::vector<DrawnGroup> MergeDrawnGroups(const std::vector<std::vector<DrawnGrou
   return merged;
 }
 
+namespace {
+
+// The repro's story: where it was found, the schedule that remains after
+// shrinking (each fault and fault step, in order), and what fails.
+std::string RemainingSchedule(const FailureGroup& group, const std::string& workload) {
+  const Scenario& repro = group.repro.scenario;
+  std::vector<std::string> events;
+  if (!repro.crash_site.empty()) {
+    events.push_back(fmt::format("crash at {} (hit {})", repro.crash_site, repro.crash_hit));
+  }
+  for (const FaultSpec& fault : repro.faults) events.push_back(Describe(fault));
+  for (std::size_t i = 0; i < repro.steps.size(); ++i) {
+    const Step& step = repro.steps[i];
+    if (IsFaultStep(step.kind)) {
+      events.push_back(fmt::format("{} at step {}", StepKindOf(step).show(step), i + 1));
+    }
+  }
+  return fmt::format(
+      "Found by faultline explore in {} from seed {} ({} fault events drawn), shrunk to {}: {}. "
+      "Then {} fails: {}.",
+      workload, group.first_seed, FaultEventCount(group.first), FaultEventCount(repro),
+      fmt::join(events, "; "), group.signature.checker, group.signature.violation);
+}
+
+}  // namespace
+
 std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
                                        const std::vector<DrawnGroup>& drawn,
                                        const ExploreBounds& bounds, bool expectations) {
@@ -537,9 +563,7 @@ std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
         fmt::format("Found by faultline explore in {}: {} fails ({})", workload.name,
                     group.signature.checker, group.signature.violation);
     group.repro.scenario.lesson.clear();  // The workload's lesson is not this failure's.
-    group.repro.scenario.story =
-        fmt::format("{} Shrunk to {} fault event(s): {}.", group.first.story,
-                    FaultEventCount(group.repro.scenario), group.signature.checker);
+    group.repro.scenario.story = RemainingSchedule(group, workload.name);
     // The signature of what remains: the same failure, fewer faults.
     group.signature.faults = SignatureFaults(group.repro.scenario);
     auto [at, inserted] = by_repro.emplace(group.signature.Key(), merged.size());
