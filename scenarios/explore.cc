@@ -281,7 +281,24 @@ Scenario DrawSchedule(const Scenario& workload, std::uint64_t seed, const Explor
     for (std::size_t at = 1; at <= drawn.steps.size(); ++at) {
       if (at == drawn.steps.size() || !glued[at]) places.push_back(at);
     }
-    const std::size_t before = Pick(places, random);
+    std::size_t before = Pick(places, random);
+    // Inside a wait, at a time drawn from it: the wait is split in two.
+    if (before < drawn.steps.size() && drawn.steps[before].kind == Step::Kind::kWait &&
+        drawn.steps[before].duration > std::chrono::seconds(1) && random.Bernoulli(0.5)) {
+      Step& wait = drawn.steps[before];
+      const auto whole = std::chrono::duration_cast<std::chrono::milliseconds>(wait.duration);
+      const std::chrono::milliseconds first(
+          1 + random.Uniform(static_cast<std::uint64_t>(whole.count() - 1)));
+      Step rest = wait;
+      rest.narration.clear();
+      rest.expect.clear();  // The wait's expectations stay with its end.
+      std::swap(rest.expect, wait.expect);
+      rest.duration = wait.duration - first;
+      wait.duration = first;
+      drawn.steps.insert(drawn.steps.begin() + static_cast<std::ptrdiff_t>(before) + 1, rest);
+      glued.insert(glued.begin() + static_cast<std::ptrdiff_t>(before) + 1, false);
+      ++before;
+    }
     said.push_back(fmt::format("{} before step {}", StepKindOf(steps.front()).show(steps.front()),
                                before + 1));
     // Data gone by an operator's own action is no failure: a down -v or a
