@@ -169,8 +169,8 @@ class SafeMigration {
   // Moves the lease from `holder` to us, if it is still theirs.
   sim::Awaitable<sim::Status> TakeOver(const std::string& holder,
                                        const SafeRunner::Options& options) {
-    log_(fmt::format("migrate: taking over the migration lock of {}, an earlier life of {}",
-                     holder, owner_));
+    log_(fmt::format("migrate: taking over the migration lock of {}, an earlier life of {}", holder,
+                     owner_));
     std::vector<Value> values;
     values.push_back(
         Value::Int(std::chrono::duration_cast<std::chrono::seconds>(options.lease).count()));
