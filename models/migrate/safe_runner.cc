@@ -171,40 +171,36 @@ class SafeMigration {
                                        const SafeRunner::Options& options) {
     log_(fmt::format("migrate: taking over the migration lock of {}, an earlier life of {}", holder,
                      owner_));
-    std::vector<Value> values;
-    values.push_back(
-        Value::Int(std::chrono::duration_cast<std::chrono::seconds>(options.lease).count()));
-    values.push_back(Value::Text(owner_));
-    values.push_back(Value::Text(holder));
-    ClientResult taken = co_await session_.Query(
-        "UPDATE faultline_migration_lock USING TTL ? SET owner = ? WHERE id = 1 IF owner = ?",
-        std::move(values));
-    if (!taken.ok()) co_return sim::Status::Unavailable(taken.ToString());
-    if (!IsLwtAnswer(taken)) co_return NotAnLwtAnswer();
-    FL_ASSERT(!taken.result.rows.front().empty());
-    if (taken.result.rows.front().front().integer == 0) {
-      co_return sim::Status::Unavailable("the migration lock changed hands while taking it over");
-    }
-    co_return sim::Status::Ok();
+    // Named, not temporaries in the co_await (GCC 12 may destroy those twice).
+    const std::string lost = "the migration lock changed hands while taking it over";
+    co_return co_await LeaseIfOwnedBy(holder, options, lost);
   }
 
   // Extends the lease; fails when it is no longer ours (it expired and
   // another runner took it), so that two runners never both migrate.
   sim::Awaitable<sim::Status> Renew(const SafeRunner::Options& options) {
+    const std::string lost = "lost the migration lock (its lease expired)";
+    co_return co_await LeaseIfOwnedBy(owner_, options, lost);
+  }
+
+  // The lease, ours with a fresh TTL, if `holder` still holds it (a
+  // lightweight transaction); else Unavailable with `lost`.
+  sim::Awaitable<sim::Status> LeaseIfOwnedBy(std::string holder, const SafeRunner::Options& options,
+                                             std::string lost) {
     FL_ASSERT(options.lease > sim::Duration::zero());
     std::vector<Value> values;
     values.push_back(
         Value::Int(std::chrono::duration_cast<std::chrono::seconds>(options.lease).count()));
     values.push_back(Value::Text(owner_));
-    values.push_back(Value::Text(owner_));
-    ClientResult renewed = co_await session_.Query(
+    values.push_back(Value::Text(std::move(holder)));
+    ClientResult answer = co_await session_.Query(
         "UPDATE faultline_migration_lock USING TTL ? SET owner = ? WHERE id = 1 IF owner = ?",
         std::move(values));
-    if (!renewed.ok()) co_return sim::Status::Unavailable(renewed.ToString());
-    if (!IsLwtAnswer(renewed)) co_return NotAnLwtAnswer();
-    FL_ASSERT(!renewed.result.rows.front().empty());
-    if (renewed.result.rows.front().front().integer == 0) {
-      co_return sim::Status::Unavailable("lost the migration lock (its lease expired)");
+    if (!answer.ok()) co_return sim::Status::Unavailable(answer.ToString());
+    if (!IsLwtAnswer(answer)) co_return NotAnLwtAnswer();
+    FL_ASSERT(!answer.result.rows.front().empty());
+    if (answer.result.rows.front().front().integer == 0) {
+      co_return sim::Status::Unavailable(std::move(lost));
     }
     co_return sim::Status::Ok();
   }
