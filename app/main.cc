@@ -101,9 +101,11 @@ constexpr std::string_view kExploreUsage =
     R"(usage: faultline explore NAME|FILE [options]
 
 Takes a scenario's steps as the workload; each run draws a fault schedule
-from its seed (crashes, errors and delays at fault sites, kills, restarts,
-partitions and power losses between the steps; each fault kind switched on
-or off for the whole run; at most 3 events, 3 crashes and 1 power loss),
+from its seed (crashes, errors and delays at fault sites; kills, restarts,
+partitions, latency and loss, power losses, full and failing disks,
+upgrades and rollbacks, down/up and clean between or during the steps; each
+fault kind switched on or off for the whole run; at most 3 events, 3
+crashes and 1 power loss),
 plays it, and asks the whole-run checkers. Failures are grouped by the
 failing checker, the kind of its first violation and the faults involved;
 each group's first failure is shrunk to a scenario file that `faultline run`
