@@ -196,6 +196,13 @@ std::string_view DiskIoName(DiskIo io) {
   FL_PANIC("a DiskIo without a name: {}", static_cast<int>(io));
 }
 
+std::optional<DiskIo> DiskIoNamed(std::string_view name) {
+  for (const DiskIo io : {DiskIo::kRead, DiskIo::kWrite, DiskIo::kSync}) {
+    if (DiskIoName(io) == name) return io;
+  }
+  return std::nullopt;
+}
+
 bool Volume::TakeError(DiskIo io) {
   bool& fails = io == DiskIo::kRead    ? errors_.read
                 : io == DiskIo::kWrite ? errors_.write

@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -103,6 +104,8 @@ enum class VolumeKind : unsigned char {
 // disk-ok. Transient: the next such I/O fails, once; persistent: every one.
 enum class DiskIo : unsigned char { kRead, kWrite, kSync };
 std::string_view DiskIoName(DiskIo io);
+// The I/O a name names (DiskIoName's inverse), or nullopt.
+std::optional<DiskIo> DiskIoNamed(std::string_view name);
 struct DiskErrors {
   bool read = false;
   bool write = false;

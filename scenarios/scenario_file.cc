@@ -253,6 +253,18 @@ class Reader {
     return false;
   }
 
+  // A power loss's model (sim::SurvivorsNamed), the same in a step and a fault.
+  sim::Survivors ReadSurvivors(const toml::table& table, std::string_view key,
+                               const std::string& where) const {
+    const std::optional<sim::Survivors> survivors =
+        sim::SurvivorsNamed(String(table, key, where, true));
+    if (!survivors) {
+      Fail(table.get(key),
+           where + "'survives' is nothing-unsynced, in-order-prefix or torn-blocks");
+    }
+    return *survivors;
+  }
+
   // What an error or a delay needs, and nothing an action does not use.
   void ReadFaultDetails(const toml::table& table, const std::string& where,
                         FaultSpec& fault) const {
@@ -268,20 +280,7 @@ class Reader {
       Fail(table.get("survives"), where + "'survives' is for a power-loss");
     }
     if (power_loss && table.contains("survives")) {
-      const std::string text = String(table, "survives", where, true);
-      bool known = false;
-      for (const sim::Survivors survivors :
-           {sim::Survivors::kNothingUnsynced, sim::Survivors::kInOrderPrefix,
-            sim::Survivors::kTornBlocks}) {
-        if (sim::SurvivorsName(survivors) == text) {
-          fault.survivors = survivors;
-          known = true;
-        }
-      }
-      if (!known) {
-        Fail(table.get("survives"),
-             where + "'survives' is nothing-unsynced, in-order-prefix or torn-blocks");
-      }
+      fault.survivors = ReadSurvivors(table, "survives", where);
     }
     if (error) {
       fault.error = table.contains("error") ? String(table, "error", where, true) : "server";
@@ -822,16 +821,7 @@ class Reader {
         return;
       }
       case StepField::kSurvives: {
-        const std::string text = String(table, key, where, true);
-        for (const sim::Survivors survivors :
-             {sim::Survivors::kNothingUnsynced, sim::Survivors::kInOrderPrefix,
-              sim::Survivors::kTornBlocks}) {
-          if (sim::SurvivorsName(survivors) == text) {
-            step.survivors = survivors;
-            return;
-          }
-        }
-        Fail(at, where + "'survives' is nothing-unsynced, in-order-prefix or torn-blocks");
+        step.survivors = ReadSurvivors(table, key, where);
         return;
       }
       case StepField::kCommand: {
@@ -855,7 +845,7 @@ class Reader {
           Fail(at == nullptr ? &table : at, where + std::string(usage));
         for (const toml::node& item : *list) {
           const std::string* io = item.as_string() == nullptr ? nullptr : &item.as_string()->get();
-          if (io == nullptr || (*io != "read" && *io != "write" && *io != "sync")) {
+          if (io == nullptr || !fakes::DiskIoNamed(*io)) {
             Fail(&item, where + std::string(usage));
           }
           if (std::find(step.io.begin(), step.io.end(), *io) != step.io.end()) {

@@ -437,9 +437,11 @@ std::string PerformDiskErrors(World& world, const Step& step, int&) {
   fakes::DiskErrors errors;
   errors.persistent = step.persistent;
   for (const std::string& io : step.io) {
-    errors.read = errors.read || io == fakes::DiskIoName(fakes::DiskIo::kRead);
-    errors.write = errors.write || io == fakes::DiskIoName(fakes::DiskIo::kWrite);
-    errors.sync = errors.sync || io == fakes::DiskIoName(fakes::DiskIo::kSync);
+    const std::optional<fakes::DiskIo> named = fakes::DiskIoNamed(io);
+    FL_ASSERT_MSG(named.has_value(), "disk I/O {} (checked when read)", io);
+    errors.read = errors.read || *named == fakes::DiskIo::kRead;
+    errors.write = errors.write || *named == fakes::DiskIo::kWrite;
+    errors.sync = errors.sync || *named == fakes::DiskIo::kSync;
   }
   FL_ASSERT(errors.any());
   const std::vector<fakes::Volume*> volumes = VolumesOf(world, step);

@@ -52,6 +52,14 @@ std::string_view SurvivorsName(Survivors survivors) {
   return "unknown";
 }
 
+std::optional<Survivors> SurvivorsNamed(std::string_view name) {
+  for (const Survivors survivors :
+       {Survivors::kNothingUnsynced, Survivors::kInOrderPrefix, Survivors::kTornBlocks}) {
+    if (SurvivorsName(survivors) == name) return survivors;
+  }
+  return std::nullopt;
+}
+
 ExplicitFaultPlan& ExplicitFaultPlan::CrashAt(std::string site, std::uint64_t hit) {
   return Add(std::move(site), hit, FaultDecision{FaultAction::kCrash});
 }

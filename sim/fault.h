@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,8 @@ enum class Survivors : unsigned char {
   kTornBlocks,       // Any blocks of the unsynced writes, each on its own.
 };
 std::string_view SurvivorsName(Survivors survivors);
+// The survivors a name names (SurvivorsName's inverse), or nullopt.
+std::optional<Survivors> SurvivorsNamed(std::string_view name);
 
 struct FaultDecision {
   FaultAction action = FaultAction::kNone;
