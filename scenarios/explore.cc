@@ -369,7 +369,8 @@ std::optional<Signature> SignatureOf(const Scenario& scenario, const ScenarioRes
 }
 
 Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& signature,
-              bool expectations, int max_runs) {
+              bool expectations, int max_runs, bool keep_steps,
+              const std::function<bool(const Scenario&)>& also_holds) {
   Shrunk shrunk{failing, {}};
   int runs = 0;
   // Whether `candidate` still fails the same way (the checker and the kind
@@ -384,7 +385,8 @@ Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& sign
     ++runs;
     const ScenarioResult result = RunScenario(candidate, {.seed = seed});
     const std::optional<Signature> found = SignatureOf(candidate, result, expectations);
-    return found.has_value() && SameFailure(*found, signature);
+    return found.has_value() && SameFailure(*found, signature) &&
+           (!also_holds || also_holds(candidate));
   };
   const auto attempt = [&](std::string what, Scenario candidate) {
     const bool kept = still_fails(candidate);
@@ -407,7 +409,7 @@ Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& sign
   // `up` stays (without it a cluster that is down fails for no fault), and
   // a `down` goes with the `up` after it.
   for (const bool fault_steps : {true, false}) {
-    for (std::size_t i = shrunk.scenario.steps.size(); i-- > 0;) {
+    for (std::size_t i = keep_steps ? 0 : shrunk.scenario.steps.size(); i-- > 0;) {
       const Step& step = shrunk.scenario.steps[i];
       if (IsFaultStep(step.kind) != fault_steps || step.kind == Step::Kind::kUp) continue;
       const std::vector<Step>& steps = shrunk.scenario.steps;

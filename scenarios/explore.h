@@ -71,9 +71,13 @@ struct Shrunk {
 // Drops fault events, then workload steps, then simplifies what remains
 // (earlier hits, shorter delays, fewer nodes), keeping each change only if a run from
 // `seed` still has `signature`. Never adds anything: the result has at most
-// the fault events it started with. At most `max_runs` runs.
+// the fault events it started with. At most `max_runs` runs. With
+// `keep_steps`, every step stays (a protocol whose steps are the question,
+// as check-migrations' crash, restart and upgrade are); with `also_holds`,
+// a change stays only if that holds of it too (the same verdict).
 Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& signature,
-              bool expectations = false, int max_runs = 500);
+              bool expectations = false, int max_runs = 500, bool keep_steps = false,
+              const std::function<bool(const Scenario&)>& also_holds = {});
 
 // Which runs of an exploration one process plays: every count-th run from
 // index (run r when r % count == index), so shards on several machines

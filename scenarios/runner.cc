@@ -172,25 +172,6 @@ bool HasCell(const std::string& output, std::string_view value) {
   return false;
 }
 
-// A keyspace's schema_migrations as the store holds it, observed: each row
-// as "<version> dirty|clean", in version order; "none" without rows or table.
-std::string RecordedVersions(World& world, const std::string& keyspace) {
-  sim::Result<std::unique_ptr<models::cql::StoreSnapshot>> store = ObserveStore(world);
-  if (!store.ok())
-    return store.status().code() == sim::StatusCode::kNotFound ? "none" : store.status().message();
-  if ((*store)->catalog().FindTable(keyspace, "schema_migrations") == nullptr) return "none";
-  models::cql::Outcome rows =
-      (*store)->Read(fmt::format("SELECT version, dirty FROM {}.schema_migrations", keyspace));
-  if (const auto* error = std::get_if<models::cql::CqlError>(&rows)) return error->message;
-  std::string text;
-  for (const models::cql::Row& row : std::get<models::cql::QueryResult>(rows).rows) {
-    FL_ASSERT(row.size() == 2);
-    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", row[0].integer,
-                        row[1].integer != 0 ? "dirty" : "clean");
-  }
-  return text.empty() ? "none" : text;
-}
-
 CheckResult Check(World& world, const Expectation& expectation, const std::string& output,
                   int status) {
   using Kind = Expectation::Kind;
@@ -355,6 +336,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
     result.steps.push_back(std::move(step_result));
     if (!world.budget_spent().empty()) break;
     if (options.checkers) checkers.After(world);
+    if (options.observe) options.observe(result.steps.size() - 1, world);
   }
   // The liveness phase: faults stop (fault points, partitions, clogs, loss,
   // a link's own latency, disk errors and full disks), and the cluster has
@@ -371,6 +353,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   });
   // A run stopped by its budget has no verdict: it did not finish.
   result.stopped = world.budget_spent();
+  if (options.observe && result.stopped.empty()) options.observe(scenario.steps.size(), world);
   FL_ASSERT(result.steps.size() <= scenario.steps.size());
   FL_ASSERT(!result.stopped.empty() || result.steps.size() == scenario.steps.size());
   if (!result.stopped.empty()) result.passed = false;

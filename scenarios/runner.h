@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,8 @@
 #include "sim/sim.h"
 
 namespace faultline::scenarios {
+
+struct World;  // world.h
 
 struct CheckResult {
   std::string what;  // "status 500", "kuri-1's log contains ..."
@@ -51,6 +54,10 @@ struct RunOptions {
   // false: no whole-run checker looks (a replay that wants only the trace).
   // The trace is the same either way: checkers observe, they never act.
   bool checkers = true;
+  // Called after each step (with its index) and once after the liveness
+  // phase (with the number of steps), to read the world: an observer
+  // reads, it never acts, so it never changes the trace.
+  std::function<void(std::size_t step, World& world)> observe;
 };
 
 // After the last step, faults stop and the cluster has this long to converge

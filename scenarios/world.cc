@@ -185,4 +185,23 @@ const fakes::Volume* MountedVolume(World& world, const std::string& service,
   return nullptr;
 }
 
+// A keyspace's schema_migrations as the store holds it, observed: each row
+// as "<version> dirty|clean", in version order; "none" without rows or table.
+std::string RecordedVersions(World& world, const std::string& keyspace) {
+  sim::Result<std::unique_ptr<models::cql::StoreSnapshot>> store = ObserveStore(world);
+  if (!store.ok())
+    return store.status().code() == sim::StatusCode::kNotFound ? "none" : store.status().message();
+  if ((*store)->catalog().FindTable(keyspace, "schema_migrations") == nullptr) return "none";
+  models::cql::Outcome rows =
+      (*store)->Read(fmt::format("SELECT version, dirty FROM {}.schema_migrations", keyspace));
+  if (const auto* error = std::get_if<models::cql::CqlError>(&rows)) return error->message;
+  std::string text;
+  for (const models::cql::Row& row : std::get<models::cql::QueryResult>(rows).rows) {
+    FL_ASSERT(row.size() == 2);
+    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", row[0].integer,
+                        row[1].integer != 0 ? "dirty" : "clean");
+  }
+  return text.empty() ? "none" : text;
+}
+
 }  // namespace faultline::scenarios

@@ -124,4 +124,9 @@ sim::Result<std::unique_ptr<models::cql::StoreSnapshot>> ObserveStore(World& wor
 const fakes::Volume* MountedVolume(World& world, const std::string& service,
                                    const std::string& target);
 
+// A keyspace's schema_migrations as the store holds it, observed (no query
+// sent): each row as "<version> dirty|clean", in version order; "none"
+// without rows or table.
+std::string RecordedVersions(World& world, const std::string& keyspace);
+
 }  // namespace faultline::scenarios

@@ -13,6 +13,8 @@ packages=(
   libgtest-dev libgmock-dev  # Debian's GTest CMake package names gmock's files too
   librapidcheck-dev
   libtomlplusplus-dev       # scenario files (TOML, with line and column for errors)
+  nlohmann-json3-dev        # check-migrations' JSON and SARIF reports
+  python3-jsonschema        # the test that validates SARIF output against its schema
   clang libclang-rt-14-dev  # the parser's libFuzzer run (the suite itself builds with g++)
   parallel                  # GNU parallel: the test that spreads explore's shards with it
 )

@@ -48,7 +48,10 @@ bool InKeyspace(const cql::QualifiedName& name, const std::string& keyspace) {
   return name.keyspace.empty() || name.keyspace == keyspace;
 }
 
-void Apply(const cql::Statement& statement, const std::string& keyspace, SchemaModel& schema) {
+}  // namespace
+
+void ApplyStatement(const cql::Statement& statement, const std::string& keyspace,
+                    SchemaModel& schema) {
   if (const auto* create = std::get_if<cql::CreateTable>(&statement)) {
     if (!InKeyspace(create->table, keyspace)) return;
     // A plain CREATE of an existing table fails (Duplicate Object), so it
@@ -76,8 +79,6 @@ void Apply(const cql::Statement& statement, const std::string& keyspace, SchemaM
   }
 }
 
-}  // namespace
-
 SchemaModel ExpectedSchema(const MigrationSource& source, const std::string& keyspace) {
   SchemaModel schema;
   for (const auto& [version, migration] : source.migrations()) {
@@ -85,7 +86,7 @@ SchemaModel ExpectedSchema(const MigrationSource& source, const std::string& key
     for (const std::string& piece : SplitStatements(*migration.up)) {
       const cql::ParseResult parsed = cql::Parse(piece);
       for (const cql::ParsedStatement& statement : parsed.statements) {
-        Apply(statement.statement, keyspace, schema);
+        ApplyStatement(statement.statement, keyspace, schema);
       }
     }
   }

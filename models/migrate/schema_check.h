@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "models/cql/ast.h"
 #include "models/cql/client.h"
 #include "models/cql/store_snapshot.h"
 #include "models/migrate/source.h"
@@ -24,6 +25,12 @@ using SchemaModel = std::map<std::string, std::map<std::string, std::string>>;
 // left out): a CREATE TABLE IF NOT EXISTS of a table made before counts as
 // its new definition, which a real store would ignore without a word.
 SchemaModel ExpectedSchema(const MigrationSource& source, const std::string& keyspace);
+
+// One statement's effect on `schema`, as ExpectedSchema counts it (a plain
+// CREATE of an existing table changes nothing; CREATE ... IF NOT EXISTS
+// is the author's new definition).
+void ApplyStatement(const cql::Statement& statement, const std::string& keyspace,
+                    SchemaModel& schema);
 
 // The keyspace's tables and columns as the store reports them, without the
 // runners' own bookkeeping tables.

@@ -1,0 +1,260 @@
+// `faultline check-migrations DIR`: is this migration folder safe to ship?
+// Reads the folder (and --from, --sum) as bad input first, then runs the
+// static rules and the simulated checks (scenarios/check_migrations.h), and
+// prints the report in the format asked; --out keeps every format and each
+// unsafe finding's repro scenario.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <variant>
+
+#include <fmt/format.h>
+
+#include "app/command_util.h"
+#include "app/scenario_commands.h"
+#include "models/migrate/folder.h"
+#include "models/migrate/lint.h"
+#include "models/migrate/runner.h"
+#include "scenarios/check_migrations.h"
+#include "scenarios/check_report.h"
+#include "scenarios/scenario_file.h"
+
+namespace faultline::app {
+namespace {
+
+namespace fs = std::filesystem;
+using models::migrate::MigrationFile;
+
+struct CheckFlags {
+  std::string folder;
+  std::string runner = "golang-migrate";
+  std::string keyspace;
+  int replicas = 2;
+  std::string store;  // Empty: yugabyte, and the concurrent check on both.
+  std::string from;
+  std::string format = "text";
+  std::string out;
+  std::string sum;
+  std::string write_sum;
+  std::uint64_t seed = 1;
+  bool static_only = false;
+};
+
+std::variant<CheckFlags, std::string> ParseCheckFlags(const std::vector<std::string>& args) {
+  CheckFlags flags;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (!arg.starts_with("-") || arg == "-") {
+      if (!flags.folder.empty()) return "check-migrations takes one folder, got '" + arg + "' too";
+      flags.folder = arg;
+      continue;
+    }
+    if (!seen.insert(arg).second) return arg + " is given twice";
+    if (arg == "--static") {
+      flags.static_only = true;
+      continue;
+    }
+    static const std::set<std::string> kValued = {
+        "--runner", "--keyspace", "--replicas", "--store",     "--from",
+        "--format", "--out",      "--sum",      "--write-sum", "--seed"};
+    if (!kValued.contains(arg)) return "unknown option " + arg;
+    if (i + 1 == args.size()) return arg + " needs a value";
+    const std::string& value = args[++i];
+    if (arg == "--runner") {
+      const bool known = value == "all" || models::migrate::MakeRunner(value) != nullptr;
+      if (!known) return "--runner is golang-migrate, safe, db-init or all, not '" + value + "'";
+      flags.runner = value;
+    } else if (arg == "--keyspace") {
+      if (std::string problem = scenarios::KeyspaceProblem(value); !problem.empty()) {
+        return "--keyspace: " + problem;
+      }
+      flags.keyspace = value;
+    } else if (arg == "--replicas" || arg == "--seed") {
+      const std::optional<std::uint64_t> number = ParseSeed(value);
+      if (!number) return fmt::format("{} needs a number, not '{}'", arg, value);
+      if (arg == "--seed") flags.seed = *number;
+      if (arg == "--replicas") {
+        if (*number < 1 || *number > 16) return "--replicas is from 1 to 16";
+        flags.replicas = static_cast<int>(*number);
+      }
+    } else if (arg == "--store") {
+      if (value != "yugabyte" && value != "cassandra") {
+        return "--store is yugabyte or cassandra, not '" + value + "'";
+      }
+      flags.store = value;
+    } else if (arg == "--format") {
+      bool known = false;
+      for (const scenarios::ReportFormat& format : scenarios::ReportFormats()) {
+        known = known || format.name == value;
+      }
+      if (!known) return "--format is text, json, sarif or junit, not '" + value + "'";
+      flags.format = value;
+    } else {
+      std::string& target = arg == "--from"  ? flags.from
+                            : arg == "--out" ? flags.out
+                            : arg == "--sum" ? flags.sum
+                                             : flags.write_sum;
+      if (value.empty()) return arg + " needs a value";
+      target = value;
+    }
+  }
+  if (flags.folder.empty()) return "usage: faultline check-migrations DIR [options]";
+  return flags;
+}
+
+std::optional<std::string> ReadText(const std::string& path, std::uintmax_t max_bytes,
+                                    std::string& problem) {
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) {
+    problem = fmt::format("{}: not a readable file", path);
+    return std::nullopt;
+  }
+  if (fs::file_size(path, error) > max_bytes || error) {
+    problem = fmt::format("{}: over {} bytes", path, max_bytes);
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) {
+    problem = fmt::format("{}: cannot read", path);
+    return std::nullopt;
+  }
+  return text.str();
+}
+
+// Writes every format and each repro into `dir`, which must be new or empty.
+int WriteOut(const std::string& dir, const scenarios::MigrationCheckReport& report,
+             const scenarios::ReportContext& context) {
+  std::error_code error;
+  if (fs::exists(dir, error) && !fs::is_empty(dir, error)) {
+    return BadInput(fmt::format("--out: {} exists and is not empty; name a new folder", dir));
+  }
+  fs::create_directories(fs::path(dir) / "repro", error);
+  if (error) return CannotWrite("--out", dir);
+  const auto write = [&](const fs::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    out.close();
+    return static_cast<bool>(out);
+  };
+  for (const scenarios::ReportFormat& format : scenarios::ReportFormats()) {
+    const fs::path path = fs::path(dir) / format.file_name;
+    if (!write(path, format.write(report, context))) return CannotWrite("--out", path.string());
+  }
+  for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
+    if (!report.dynamic[i].repro) continue;
+    const fs::path path = fs::path(dir) / context.repro_files.at(i);
+    const std::string header =
+        fmt::format("# {}\n# Replay: faultline run {} --seed {}\n", report.dynamic[i].cases.front(),
+                    path.string(), report.dynamic[i].seed);
+    if (!write(path, header + scenarios::ToToml(*report.dynamic[i].repro))) {
+      return CannotWrite("--out", path.string());
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunCheckMigrationsCommand(const std::vector<std::string>& args) {
+  std::variant<CheckFlags, std::string> parsed = ParseCheckFlags(args);
+  if (const auto* message = std::get_if<std::string>(&parsed)) return BadInput(*message);
+  const CheckFlags& flags = std::get<CheckFlags>(parsed);
+
+  // Everything the check reads is read, and found wrong, before it runs.
+  sim::Result<std::vector<MigrationFile>> files =
+      models::migrate::ReadMigrationFolder(flags.folder);
+  if (!files.ok()) return BadInput(files.status().message());
+  if (files->empty()) {
+    return BadInput(
+        fmt::format("{}: no migration files ({{version}}_{{title}}.up.cql)", flags.folder));
+  }
+  scenarios::MigrationCheckOptions options;
+  options.files = std::move(files).value();
+  options.seed = flags.seed;
+  options.replicas = flags.replicas;
+  if (flags.runner == "all") {
+    options.runners.assign(std::begin(models::migrate::kRunnerNames),
+                           std::end(models::migrate::kRunnerNames));
+  } else {
+    options.runners = {flags.runner};
+  }
+  if (flags.store == "yugabyte") options.stores = {"2.20"};
+  if (flags.store == "cassandra") options.stores = {"cassandra"};
+  options.keyspace = flags.keyspace;
+  if (options.keyspace.empty()) {
+    options.keyspace = models::migrate::NamedKeyspace(options.files).value_or("app");
+    if (std::string problem = scenarios::KeyspaceProblem(options.keyspace); !problem.empty()) {
+      return BadInput(
+          fmt::format("{}: the folder names keyspace {}; give --keyspace", flags.folder, problem));
+    }
+  }
+  if (!flags.from.empty()) {
+    if (const std::optional<std::uint64_t> version = ParseSeed(flags.from)) {
+      const bool known =
+          std::any_of(options.files.begin(), options.files.end(), [&](const MigrationFile& f) {
+            return f.name.starts_with(std::to_string(*version) + "_");
+          });
+      if (!known) return BadInput(fmt::format("--from: the folder has no version {}", *version));
+      options.from_version = version;
+    } else {
+      sim::Result<std::vector<MigrationFile>> older =
+          models::migrate::ReadMigrationFolder(flags.from);
+      if (!older.ok()) return BadInput("--from: " + older.status().message());
+      if (older->empty())
+        return BadInput(fmt::format("--from: {}: no migration files", flags.from));
+      options.older = std::move(older).value();
+    }
+  }
+  std::optional<models::migrate::SumFile> sum;
+  if (!flags.sum.empty()) {
+    std::string problem;
+    const std::optional<std::string> text = ReadText(flags.sum, 16 << 20, problem);
+    if (!text) return BadInput("--sum: " + problem);
+    sim::Result<models::migrate::SumFile> read = models::migrate::ParseSumFile(*text, flags.sum);
+    if (!read.ok()) return BadInput(read.status().message());
+    sum = std::move(read).value();
+    options.sum = &*sum;
+    options.sum_name = flags.sum;
+  }
+  if (!flags.write_sum.empty()) {
+    std::ofstream out(flags.write_sum, std::ios::binary);
+    out << models::migrate::WriteSumFile(options.files);
+    out.close();
+    if (!out) return CannotWrite("--write-sum", flags.write_sum);
+  }
+  if (!flags.out.empty()) {
+    std::error_code error;
+    if (fs::exists(flags.out, error) && !fs::is_empty(flags.out, error)) {
+      return BadInput(
+          fmt::format("--out: {} exists and is not empty; name a new folder", flags.out));
+    }
+  }
+  if (flags.static_only) options.runners.clear();
+
+  std::string last_check;
+  options.on_progress = [&](std::string_view check, int runs) {
+    if (check == last_check) return;
+    last_check = std::string(check);
+    std::cerr << fmt::format("check-migrations: {} ({} runs so far)\n", check, runs);
+  };
+  const scenarios::MigrationCheckReport report = scenarios::CheckMigrations(options);
+  scenarios::ReportContext context{.folder = flags.folder,
+                                   .repro_files = scenarios::ReproFileNames(report),
+                                   .repro_written = !flags.out.empty()};
+  if (!flags.out.empty()) {
+    if (const int status = WriteOut(flags.out, report, context); status != kExitOk) return status;
+  }
+  for (const scenarios::ReportFormat& format : scenarios::ReportFormats()) {
+    if (format.name == flags.format) std::cout << format.write(report, context);
+  }
+  return report.Unsafe() ? kExitFailureFound : kExitOk;
+}
+
+}  // namespace faultline::app

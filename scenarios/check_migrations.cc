@@ -1,0 +1,885 @@
+#include "scenarios/check_migrations.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "models/migrate/runner.h"
+#include "models/migrate/schema_check.h"
+#include "models/s3/seed_images.h"
+#include "scenarios/runner.h"
+#include "scenarios/world.h"
+#include "sim/assert.h"
+
+namespace faultline::scenarios {
+namespace {
+
+using models::migrate::MigrationFile;
+using models::migrate::MigrationSource;
+using models::migrate::SchemaModel;
+
+constexpr const char* kChecked = "checked";  // The folder's image version.
+constexpr const char* kShipped = "shipped";  // An older release's, for upgrades and rollbacks.
+constexpr const char* kSubject = "kuri-1";   // The node that runs the folder.
+// Long enough for the gateway's start-up retry (30 attempts, 2 s doubling
+// to 15 s: about 7 minutes) to give up, so the log ends with its last word.
+constexpr sim::Duration kRetriesGiveUp = std::chrono::minutes(10);
+constexpr sim::Duration kSettle = std::chrono::minutes(1);
+constexpr std::size_t kMaxCrashCases = 20'000;  // Per runner: beyond, the rest is said skipped.
+
+Step Do(Step::Kind kind, std::string narration) {
+  Step step;
+  step.kind = kind;
+  step.narration = std::move(narration);
+  return step;
+}
+Step Wait(sim::Duration duration, std::string narration) {
+  Step step = Do(Step::Kind::kWait, std::move(narration));
+  step.duration = duration;
+  return step;
+}
+Step ForService(Step::Kind kind, const std::string& service, std::string narration) {
+  Step step = Do(kind, std::move(narration));
+  step.service = service;
+  return step;
+}
+
+std::string NodeName(int node) { return models::s3::NodeServiceName(node); }
+
+// What an observer reads of one replica after a step.
+struct Observed {
+  bool serving = false;
+  std::string versions;  // "3 dirty", "none"
+  SchemaModel schema;
+  std::string last_line;  // Its log's last line.
+  int restarts = 0;
+  bool exists = false;
+};
+
+Observed Observe(World& world, const std::string& service, const std::string& keyspace) {
+  Observed seen;
+  seen.exists = world.runtime.HasContainer(service);
+  seen.serving = seen.exists && IsServing(world, service);
+  seen.versions = RecordedVersions(world, keyspace);
+  if (auto store = ObserveStore(world); store.ok()) {
+    if (auto schema = models::migrate::SnapshotSchema(**store, keyspace); schema.ok()) {
+      seen.schema = std::move(schema).value();
+    }
+  }
+  if (seen.exists) {
+    // The last word before the latest start banner, if the service was
+    // restarted since it said it: the banner says nothing of why.
+    const std::vector<std::string> logs = world.runtime.Logs(service);
+    for (auto line = logs.rbegin(); line != logs.rend() && seen.last_line.empty(); ++line) {
+      if (line->find("starting node ") == std::string::npos) seen.last_line = *line;
+    }
+    seen.restarts = world.runtime.restart_count(service);
+  }
+  return seen;
+}
+
+// The file a migration was in when the first fault fired: the last
+// migrate.begin of the subject in the keyspace before it.
+class InFlight final : public sim::TraceSink {
+ public:
+  explicit InFlight(std::string keyspace) : keyspace_(std::move(keyspace)) {}
+  void Write(const sim::TraceEvent& event) override {
+    if (fired_ || event.process != kSubject) return;
+    if (event.name == "migrate.begin") {
+      const sim::TraceValue* keyspace = event.Find("keyspace");
+      const sim::TraceValue* file = event.Find("file");
+      if (keyspace != nullptr && file != nullptr && keyspace->AsString() == keyspace_) {
+        file_ = file->AsString();
+      }
+    }
+    if (event.name == "fault.fire") fired_ = true;
+  }
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string keyspace_;
+  std::string file_;
+  bool fired_ = false;
+};
+
+// One run and what was seen after the steps asked for, of every replica.
+struct Played {
+  ScenarioResult result;
+  std::map<std::size_t, std::vector<Observed>> seen;  // Step -> replica (from kuri-1).
+  std::string in_flight;
+};
+
+class Checker;
+
+// One case: a run, its verdict, and what a finding says of it.
+struct Case {
+  std::string check;
+  std::string runner;
+  std::string store;
+  std::string file;
+  std::string label;
+  Verdict verdict = Verdict::kSafe;
+  std::string detail;
+  std::string error;
+  std::string force_to;  // kNeedsForce: the version that works (cases differ by it).
+  Scenario scenario;
+  // What a run of `scenario` is judged with: fills the verdict, the file,
+  // the detail and the error; false when the run shows nothing to judge.
+  bool (*judge)(Checker&, Case&) = nullptr;
+  MigrationSource end_image;  // The folder the subject runs at the end.
+  std::uint64_t seed = 0;
+};
+
+std::string Joined(const std::vector<std::string>& parts, std::string_view by = ", ") {
+  std::string text;
+  for (const std::string& part : parts) text += (text.empty() ? "" : std::string(by)) + part;
+  return text;
+}
+
+std::string FirstLine(const std::string& text) {
+  const std::string line = text.substr(0, text.find('\n'));
+  return line.size() > 120 ? line.substr(0, 117) + "..." : line;
+}
+
+class Checker {
+ public:
+  explicit Checker(const MigrationCheckOptions& options) : options_(options) {
+    sim::Result<MigrationSource> source = MigrationSource::FromFiles(options.files);
+    FL_ASSERT_MSG(source.ok(), "a folder checked when read: {}", source.status().ToString());
+    source_ = std::move(source).value();
+    FL_ASSERT_MSG(!source_.empty(), "an empty folder is refused when read");
+    expected_ = models::migrate::ExpectedSchema(source_, options.keyspace);
+    FL_ASSERT(options.replicas >= 1 && options.replicas <= models::s3::kMaxNodes);
+    FL_ASSERT(!options.stores.empty());
+    FL_ASSERT(KeyspaceProblem(options.keyspace).empty());
+  }
+
+  MigrationCheckReport Run() {
+    const auto start = std::chrono::steady_clock::now();
+    report_.keyspace = options_.keyspace;
+    report_.runners = options_.runners;
+    report_.lint =
+        models::migrate::LintFolder({.files = options_.files,
+                                     .keyspace = options_.keyspace,
+                                     .older = options_.older ? &*options_.older : nullptr,
+                                     .sum = options_.sum,
+                                     .sum_name = options_.sum_name});
+    for (const std::string& runner : options_.runners) {
+      if (!CleanRun(runner)) continue;  // A folder the store refuses has nothing more to show.
+      CrashCheck(runner);
+      UpgradeCheck(runner);
+      RollbackCheck(runner);
+      ConcurrentCheck(runner);
+    }
+    if (!options_.runners.empty()) DownUpCheck();  // None: --static.
+    Finish();
+    report_.wall_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return std::move(report_);
+  }
+
+ private:
+  // ---- Building the runs ----
+
+  std::vector<MigrationFile> FilesUpTo(std::uint64_t version) const {
+    std::vector<MigrationFile> files;
+    for (const auto& [v, migration] : source_.migrations()) {
+      if (v > version) break;
+      if (migration.up) files.emplace_back(migration.up_name, *migration.up);
+      if (migration.down) files.emplace_back(migration.down_name, *migration.down);
+    }
+    return files;
+  }
+
+  ImageSpec Image(const std::string& version, const std::string& runner,
+                  std::vector<MigrationFile> files) const {
+    ImageSpec image;
+    image.service = "node";
+    image.version = version;
+    image.runner = runner;
+    image.files = std::move(files);
+    return image;
+  }
+
+  // The cluster: `nodes` nodes sharing the keyspace, each running
+  // `node_version`; db-init creates the keyspace, as the seed's does.
+  Scenario Base(const std::string& name, const std::string& runner, const std::string& store,
+                int nodes, const std::string& node_version) const {
+    Scenario scenario;
+    scenario.name = name;
+    scenario.title = fmt::format("check-migrations: {} with {}", name, runner);
+    scenario.node_version = node_version;
+    scenario.store_version = store;
+    scenario.nodes = nodes;
+    scenario.shared_node_keyspace = true;
+    scenario.images.push_back(Image(kChecked, runner, options_.files));
+    ServiceOverride db_init;
+    db_init.name = "db-init";
+    db_init.env["KEYSPACES"] = fmt::format("{},{}", models::s3::kIndexKeyspace, options_.keyspace);
+    scenario.services.push_back(db_init);
+    for (int node = 1; node <= nodes; ++node) {
+      ServiceOverride change;
+      change.name = NodeName(node);
+      change.env["KEYSPACE"] = options_.keyspace;
+      scenario.services.push_back(change);
+    }
+    return scenario;
+  }
+
+  ServiceOverride& Service(Scenario& scenario, const std::string& name) const {
+    for (ServiceOverride& change : scenario.services) {
+      if (change.name == name) return change;
+    }
+    FL_PANIC("no service {} in the check's scenario", name);
+  }
+
+  Played Play(const Scenario& scenario, std::uint64_t seed, const std::set<std::size_t>& steps,
+              int replicas) {
+    ++report_.runs;
+    if (options_.on_progress) options_.on_progress(current_check_, report_.runs);
+    Played played;
+    InFlight in_flight(options_.keyspace);
+    RunOptions run{.seed = seed, .sinks = {&in_flight}};
+    run.observe = [&](std::size_t step, World& world) {
+      if (!steps.contains(step)) return;
+      std::vector<Observed>& seen = played.seen[step];
+      for (int node = 1; node <= replicas; ++node) {
+        seen.push_back(Observe(world, NodeName(node), options_.keyspace));
+      }
+    };
+    played.result = RunScenario(scenario, run);
+    played.in_flight = in_flight.file();
+    // A check's run always plays to its end: its budget is the default's.
+    FL_ASSERT_MSG(played.result.stopped.empty(), "check run {} stopped: {}", scenario.name,
+                  played.result.stopped);
+    for (const std::size_t step : steps) {
+      FL_ASSERT_MSG(played.seen[step].size() == static_cast<std::size_t>(replicas),
+                    "step {} of {} not observed", step, scenario.name);
+    }
+    return played;
+  }
+
+  // ---- Reading what was seen ----
+
+  SchemaModel SchemaAt(std::optional<std::uint64_t> version) const {
+    if (!version) return {};
+    return models::migrate::ExpectedSchema(*MigrationSource::FromFiles(FilesUpTo(*version)),
+                                           options_.keyspace);
+  }
+
+  // "3 dirty" -> (3, true); nullopt for "none" or more than one row.
+  static std::optional<std::pair<std::int64_t, bool>> OneVersion(const std::string& versions) {
+    const std::size_t space = versions.find(' ');
+    if (space == std::string::npos || versions.find(',') != std::string::npos) return std::nullopt;
+    std::int64_t version = 0;
+    const auto [end, error] = std::from_chars(versions.data(), versions.data() + space, version);
+    if (error != std::errc() || end != versions.data() + space) return std::nullopt;
+    return std::make_pair(version, versions.substr(space + 1) == "dirty");
+  }
+
+  // Whether the state a crash left is one the folder defines: no version
+  // and no table, or a clean version with exactly its files' schema (for a
+  // runner that keeps no golang-migrate table: any version's schema).
+  bool Consistent(const Observed& seen, const std::string& runner) const {
+    if (seen.versions == "none") {
+      if (seen.schema.empty()) return true;
+      if (runner == "golang-migrate") return false;
+      for (const auto& [version, migration] : source_.migrations()) {
+        if (seen.schema == SchemaAt(version)) return true;
+      }
+      return false;
+    }
+    const auto one = OneVersion(seen.versions);
+    return one && !one->second && one->first >= 0 &&
+           seen.schema == SchemaAt(static_cast<std::uint64_t>(one->first));
+  }
+
+  bool AllServeTheFolder(const std::vector<Observed>& seen, bool compare_schema = true) const {
+    return std::all_of(seen.begin(), seen.end(), [&](const Observed& s) {
+      return s.serving && (!compare_schema || s.schema == expected_);
+    });
+  }
+
+  // "1754293669 dirty, 1 of 2 tables": the version table and how much of
+  // the folder's schema is there.
+  std::string StateText(const Observed& seen) const {
+    std::size_t present = 0;
+    for (const auto& [table, columns] : expected_) present += seen.schema.contains(table) ? 1 : 0;
+    return fmt::format("schema_migrations: {}; {} of the folder's {} table(s)", seen.versions,
+                       present, expected_.size());
+  }
+
+  static const Observed* FirstDown(const std::vector<Observed>& seen) {
+    for (const Observed& s : seen) {
+      if (!s.serving) return &s;
+    }
+    return nullptr;
+  }
+
+  std::string FileOf(std::int64_t version) const {
+    const models::migrate::Migration* migration =
+        version < 0 ? nullptr : source_.Find(static_cast<std::uint64_t>(version));
+    return migration != nullptr ? migration->up_name : std::string();
+  }
+
+  // ---- The operator's way out ----
+
+  // `migrate force X` then a restart of every replica, for each X an
+  // operator would try after `versions` (the dirty version itself, the one
+  // before it, the newest of the image's folder); the first that brings
+  // every replica up (with the folder's schema, unless `any_schema`).
+  std::optional<std::string> ForceThatWorks(const Scenario& failed, const Observed& seen,
+                                            const MigrationSource& image, int replicas,
+                                            std::uint64_t seed, bool any_schema) {
+    std::vector<std::string> candidates;
+    if (const auto one = OneVersion(seen.versions)) {
+      const auto [version, dirty] = *one;
+      const bool known = version >= 0 && image.Find(static_cast<std::uint64_t>(version));
+      if (dirty) candidates.push_back(std::to_string(version));
+      if (dirty && known) {
+        const auto prev = image.Prev(static_cast<std::uint64_t>(version));
+        candidates.push_back(prev ? std::to_string(*prev) : "-1");
+      }
+      if (!known && !image.empty()) {
+        candidates.push_back(std::to_string(image.migrations().rbegin()->first));
+      }
+    }
+    for (const std::string& to : candidates) {
+      Scenario forced = failed;
+      Step force = ForService(Step::Kind::kMigrate, kSubject,
+                              fmt::format("The operator forces version {}.", to));
+      force.keyspace = options_.keyspace;
+      force.command = to == "-1" ? "force -- -1" : "force " + to;
+      forced.steps.push_back(force);
+      for (int node = 1; node <= replicas; ++node) {
+        forced.steps.push_back(ForService(Step::Kind::kRestart, NodeName(node), "Restart."));
+      }
+      forced.steps.push_back(Wait(kRetriesGiveUp, "Wait for it to come up."));
+      const Played played = Play(forced, seed, {forced.steps.size() - 1}, replicas);
+      const std::vector<Observed>& end = played.seen.at(forced.steps.size() - 1);
+      if (AllServeTheFolder(end, !any_schema)) return to;
+    }
+    return std::nullopt;
+  }
+
+  // Which statements of the file of `version` ran, read from the schema
+  // they left: "statements 1-2 of 3 ran (line 1: CREATE TABLE a ...)".
+  std::string StatementsThatRan(std::int64_t version, const SchemaModel& live) const {
+    const models::migrate::Migration* migration =
+        version < 0 ? nullptr : source_.Find(static_cast<std::uint64_t>(version));
+    if (migration == nullptr || !migration->up) return "compare DESCRIBE KEYSPACE with the folder";
+    const auto statements = models::migrate::StatementsOf(*migration->up);
+    SchemaModel schema = SchemaAt(source_.Prev(static_cast<std::uint64_t>(version)));
+    for (std::size_t ran = 0; ran <= statements.size(); ++ran) {
+      if (ran > 0) {
+        models::migrate::ApplyStatement(statements[ran - 1].statement, options_.keyspace, schema);
+      }
+      if (schema != live) continue;
+      if (ran == 0)
+        return fmt::format("none of the {} statements of {} ran", statements.size(),
+                           migration->up_name);
+      std::vector<std::string> lines;
+      for (std::size_t i = 0; i < ran; ++i) {
+        lines.push_back(
+            fmt::format("line {}: {}", statements[i].line, FirstLine(statements[i].text)));
+      }
+      const auto before = source_.Prev(static_cast<std::uint64_t>(version));
+      return fmt::format(
+          "statements 1-{} of {} of {} ran ({}): undo them and `migrate force {}`, or run "
+          "statements {}-{} by hand and `migrate force {}`",
+          ran, statements.size(), migration->up_name, Joined(lines, "; "),
+          before ? std::to_string(*before) : "-1", ran + 1, statements.size(), version);
+    }
+    return fmt::format("the keyspace matches no prefix of {}: compare DESCRIBE KEYSPACE with it",
+                       migration->up_name);
+  }
+
+  // The verdict for replicas that do not all serve the folder at the end.
+  void Unserved(Case& c, const std::vector<Observed>& end, int replicas, bool any_schema) {
+    const MigrationSource& image = c.end_image.empty() ? source_ : c.end_image;
+    const Observed* down = FirstDown(end);
+    if (down == nullptr) {
+      c.verdict = Verdict::kSilentDrift;
+      const auto diff = models::migrate::SchemaDiff(expected_, end.front().schema);
+      c.detail =
+          fmt::format("it serves, but {}", diff.empty() ? "the schema differs" : diff.front());
+      c.error = end.front().last_line;
+      return;
+    }
+    c.error = down->last_line;
+    const auto one = OneVersion(down->versions);
+    if (c.file.empty() && one) c.file = FileOf(one->first);
+    if (const auto to = ForceThatWorks(c.scenario, *down, image, replicas, c.seed, any_schema)) {
+      c.verdict = Verdict::kNeedsForce;
+      c.force_to = *to;
+      c.detail = fmt::format(
+          "it stays down ({}); `migrate force {}` on keyspace {} and a restart bring it up",
+          StateText(*down), *to, options_.keyspace);
+      return;
+    }
+    c.verdict = Verdict::kNeedsRepair;
+    c.detail = fmt::format("it stays down ({}), and no force brings it up: {}", StateText(*down),
+                           StatementsThatRan(one ? one->first : -1, down->schema));
+  }
+
+  // ---- The checks ----
+
+  // The folder on an empty keyspace, no fault: every statement must be
+  // accepted. Also counts the runner's passes through its fault sites.
+  bool CleanRun(const std::string& runner) {
+    current_check_ = "clean";
+    Scenario scenario = Base("clean", runner, options_.stores.front(), 1, kChecked);
+    scenario.steps = {Do(Step::Kind::kUp, "The cluster starts; kuri-1 migrates the keyspace."),
+                      Wait(kRetriesGiveUp, "Let its start-up retry finish.")};
+    site_hits_.clear();
+    Played played;
+    {
+      ++report_.runs;
+      InFlight in_flight(options_.keyspace);
+      RunOptions run{.seed = options_.seed, .sinks = {&in_flight}};
+      run.observe = [&](std::size_t step, World& world) {
+        if (step != 1) return;
+        played.seen[step].push_back(Observe(world, kSubject, options_.keyspace));
+        for (const sim::SiteCoverage& site : world.simulation.faults().Coverage()) {
+          site_hits_[site.site] = site.hits;
+        }
+      };
+      played.result = RunScenario(scenario, run);
+      played.in_flight = in_flight.file();
+    }
+    FL_ASSERT(played.seen.contains(1));
+    const Observed& seen = played.seen.at(1).front();
+    if (seen.serving && seen.schema == expected_) return true;
+    // The store refused a statement (or the runner never finished): a
+    // finding at the file it was in, with the node's own words.
+    std::string file = played.in_flight;
+    for (const auto& [version, migration] : source_.migrations()) {
+      if (migration.up && seen.last_line.find(FirstLine(*migration.up)) != std::string::npos) {
+        file = migration.up_name;
+      }
+    }
+    const auto one = OneVersion(seen.versions);
+    if (one) file = FileOf(one->first).empty() ? file : FileOf(one->first);
+    report_.lint.push_back(
+        {"store-refuses", file.empty() ? "(folder)" : file, 1, 1,
+         fmt::format("with {}, on an empty keyspace, kuri-1 {}: {}", runner,
+                     seen.serving ? "serves another schema" : "does not start",
+                     seen.serving ? models::migrate::SchemaDiff(expected_, seen.schema).front()
+                                  : seen.last_line)});
+    report_.notes.push_back(fmt::format(
+        "{}: the folder does not apply on an empty keyspace, so no other check ran", runner));
+    return false;
+  }
+
+  void CrashCheck(const std::string& runner) {
+    current_check_ = "crash";
+    const auto made = models::migrate::MakeRunner(runner);
+    FL_ASSERT(made != nullptr);
+    std::vector<std::pair<std::string, std::uint64_t>> cases;
+    for (const std::string& site : made->FaultSites(options_.keyspace)) {
+      const auto hits = site_hits_.find(site);
+      if (hits == site_hits_.end()) continue;
+      for (std::uint64_t hit = 1; hit <= hits->second; ++hit) cases.emplace_back(site, hit);
+    }
+    if (cases.empty()) {
+      report_.notes.push_back(fmt::format(
+          "{}: it passes no fault site (a crash only makes it run every statement again)", runner));
+      return;
+    }
+    if (cases.size() > kMaxCrashCases) {
+      report_.notes.push_back(fmt::format("{}: {} crash points, only the first {} tried", runner,
+                                          cases.size(), kMaxCrashCases));
+      cases.resize(kMaxCrashCases);
+    }
+    for (const auto& [site, hit] : cases) CrashCase(runner, site, hit);
+  }
+
+  void CrashCase(const std::string& runner, const std::string& site, std::uint64_t hit) {
+    Case c{.check = "crash", .runner = runner, .store = options_.stores.front()};
+    c.label = fmt::format("crash at {}, hit {}", site, hit);
+    c.seed = options_.seed;
+    c.scenario = Base("crash", runner, c.store, 1, kChecked);
+    Service(c.scenario, kSubject).restart = "no";  // Restarted by a step: two moments to read.
+    FaultSpec crash;
+    crash.site = site;
+    crash.hit = hit;
+    crash.service = kSubject;
+    c.scenario.faults.push_back(crash);
+    c.scenario.steps = {
+        Do(Step::Kind::kUp, fmt::format("kuri-1 migrates and crashes at {} (pass {}).", site, hit)),
+        Wait(kSettle, "It stays down (restart = no)."),
+        ForService(Step::Kind::kRestart, kSubject, "kuri-1 starts again on what the crash left."),
+        Wait(kRetriesGiveUp, "Let its start-up retry finish."),
+    };
+    c.judge = [](Checker& checker, Case& judged) { return checker.JudgeCrash(judged); };
+    if (c.judge(*this, c)) Record(std::move(c));
+  }
+
+  bool JudgeCrash(Case& c) {
+    const Played played = Play(c.scenario, c.seed, {1, 3}, 1);
+    const Observed& crashed = played.seen.at(1).front();
+    const Observed& restarted = played.seen.at(3).front();
+    c.file = played.in_flight;
+    if (c.runner == "golang-migrate" && crashed.versions == "none" && !crashed.schema.empty()) {
+      c.verdict = Verdict::kLostVersion;
+      c.detail = fmt::format(
+          "the crash left schema_migrations empty with {} table(s) in the keyspace; the restart "
+          "runs every file again from the first{}",
+          crashed.schema.size(), restarted.serving ? ", and they happened to succeed" : "");
+      c.error = restarted.last_line;
+    } else if (restarted.serving && restarted.schema == expected_) {
+      const bool clean = Consistent(crashed, c.runner);
+      c.verdict = clean ? Verdict::kSafe : Verdict::kRecovers;
+      c.detail = clean ? fmt::format("the crash left a clean state ({})", StateText(crashed))
+                       : fmt::format("the crash left it half-way ({}), and the restart finished it",
+                                     StateText(crashed));
+    } else {
+      Unserved(c, played.seen.at(3), 1, false);
+    }
+    return true;
+  }
+
+  // Upgrades onto a kept volume: from an older release's folder (--from
+  // DIR), from one version of this folder (--from VERSION), or from each.
+  void UpgradeCheck(const std::string& runner) {
+    current_check_ = "upgrade";
+    std::vector<std::pair<std::string, std::vector<MigrationFile>>> starts;
+    if (options_.older) {
+      starts.emplace_back("the older folder", *options_.older);
+    } else if (options_.from_version) {
+      starts.emplace_back(fmt::format("version {}", *options_.from_version),
+                          FilesUpTo(*options_.from_version));
+    } else {
+      for (const auto& [version, migration] : source_.migrations()) {
+        if (version == source_.migrations().rbegin()->first) break;
+        starts.emplace_back(fmt::format("version {}", version), FilesUpTo(version));
+      }
+    }
+    for (auto& [from, files] : starts) UpgradeCase(runner, from, std::move(files));
+  }
+
+  void UpgradeCase(const std::string& runner, const std::string& from,
+                   std::vector<MigrationFile> files) {
+    Case c{.check = "upgrade", .runner = runner, .store = options_.stores.front()};
+    c.label = "upgrade from " + from;
+    c.seed = options_.seed;
+    c.scenario = Base("upgrade", runner, c.store, 1, kShipped);
+    c.scenario.images.push_back(Image(kShipped, runner, std::move(files)));
+    c.scenario.steps = {
+        Do(Step::Kind::kUp, fmt::format("The release before runs ({}).", from)),
+        Wait(kSettle, "It migrates and serves."),
+        Do(Step::Kind::kDown, "docker compose down: the store's volume is kept."),
+        ForService(Step::Kind::kSetImage, kSubject, "The new image, with the folder checked."),
+        Do(Step::Kind::kUp, "docker compose up on the kept volume."),
+        Wait(kRetriesGiveUp, "Let its start-up retry finish."),
+    };
+    c.scenario.steps[3].version = kChecked;
+    c.judge = [](Checker& checker, Case& judged) { return checker.JudgeUpgrade(judged); };
+    if (c.judge(*this, c)) Record(std::move(c));
+  }
+
+  bool JudgeUpgrade(Case& c) {
+    const Played played = Play(c.scenario, c.seed, {1, 5}, 1);
+    if (!played.seen.at(1).front().serving) {
+      report_.notes.push_back(fmt::format("{}: {}: the release before does not start itself: {}",
+                                          c.runner, c.label, played.seen.at(1).front().last_line));
+      return false;
+    }
+    const std::vector<Observed>& end = played.seen.at(5);
+    if (AllServeTheFolder(end)) {
+      c.verdict = Verdict::kSafe;
+      c.detail = "the new files applied on the kept volume";
+    } else {
+      Unserved(c, end, 1, false);
+    }
+    return true;
+  }
+
+  // Back to the image before the newest file, on the volume the new one
+  // migrated: golang-migrate finds a version its folder does not have.
+  void RollbackCheck(const std::string& runner) {
+    current_check_ = "rollback";
+    std::vector<MigrationFile> previous;
+    std::string to;
+    if (options_.older) {
+      previous = *options_.older;
+      to = "the older folder";
+    } else {
+      const auto newest = source_.migrations().rbegin()->first;
+      const auto before = source_.Prev(newest);
+      if (!before) return;
+      previous = FilesUpTo(*before);
+      to = fmt::format("version {}", *before);
+    }
+    sim::Result<MigrationSource> image = MigrationSource::FromFiles(previous);
+    FL_ASSERT(image.ok());
+    Case c{.check = "rollback", .runner = runner, .store = options_.stores.front()};
+    c.label = "rollback to " + to;
+    c.seed = options_.seed;
+    c.file = source_.migrations().rbegin()->second.up_name;
+    c.scenario = Base("rollback", runner, c.store, 1, kChecked);
+    c.scenario.images.push_back(Image(kShipped, runner, previous));
+    c.scenario.steps = {
+        Do(Step::Kind::kUp, "The new image migrates and serves."),
+        Wait(kSettle, "It serves."),
+        Do(Step::Kind::kDown, "docker compose down: the store's volume is kept."),
+        ForService(Step::Kind::kSetImage, kSubject, fmt::format("Roll back to {}.", to)),
+        Do(Step::Kind::kUp, "docker compose up on the kept volume."),
+        Wait(kRetriesGiveUp, "Let its start-up retry finish."),
+    };
+    c.scenario.steps[3].version = kShipped;
+    c.end_image = std::move(image).value();
+    c.judge = [](Checker& checker, Case& judged) { return checker.JudgeRollback(judged); };
+    if (c.judge(*this, c)) Record(std::move(c));
+  }
+
+  bool JudgeRollback(Case& c) {
+    const Played played = Play(c.scenario, c.seed, {5}, 1);
+    const std::vector<Observed>& end = played.seen.at(5);
+    if (AllServeTheFolder(end, false)) {
+      c.verdict = Verdict::kSafe;
+      c.detail = "the previous image starts on the newer schema";
+    } else {
+      Unserved(c, end, 1, true);
+    }
+    return true;
+  }
+
+  void ConcurrentCheck(const std::string& runner) {
+    current_check_ = "concurrent";
+    if (options_.replicas < 2) return;
+    for (const std::string& store : options_.stores) {
+      for (int i = 0; i < options_.race_seeds; ++i) {
+        Case c{.check = "concurrent", .runner = runner, .store = store};
+        c.seed = options_.seed + static_cast<std::uint64_t>(i);
+        c.label = fmt::format("{} replicas on {}, seed {}", options_.replicas, store, c.seed);
+        c.scenario = Base("concurrent", runner, store, options_.replicas, kChecked);
+        c.scenario.steps = {
+            Do(Step::Kind::kUp,
+               fmt::format("{} replicas start together on one keyspace.", options_.replicas)),
+            Wait(kRetriesGiveUp, "Let their start-up retries finish (the policy restarts them)."),
+        };
+        c.judge = [](Checker& checker, Case& judged) { return checker.JudgeConcurrent(judged); };
+        if (c.judge(*this, c)) Record(std::move(c));
+      }
+    }
+  }
+
+  bool JudgeConcurrent(Case& c) {
+    const int replicas = c.scenario.nodes;
+    const Played played = Play(c.scenario, c.seed, {1}, replicas);
+    const std::vector<Observed>& end = played.seen.at(1);
+    if (AllServeTheFolder(end)) {
+      const bool restarted =
+          std::any_of(end.begin(), end.end(), [](const Observed& s) { return s.restarts > 0; });
+      c.verdict = restarted ? Verdict::kRecovers : Verdict::kSafe;
+      c.detail = restarted ? "a replica failed, and its restart finished the migration"
+                           : "every replica came up (one that finds the keyspace dirty "
+                             "waits in the gateway's start-up retry)";
+    } else {
+      Unserved(c, end, replicas, false);
+    }
+    return true;
+  }
+
+  // up, down -all, up again, with golang-migrate's CLI, when every file
+  // has a down.
+  void DownUpCheck() {
+    current_check_ = "down-up";
+    for (const auto& [version, migration] : source_.migrations()) {
+      if (!migration.down || !migration.up) return;
+    }
+    Case c{.check = "down-up", .runner = "golang-migrate", .store = options_.stores.front()};
+    c.label = "up, down -all, up";
+    c.seed = options_.seed;
+    c.scenario = Base("down-up", "golang-migrate", c.store, 1, kChecked);
+    Step down = ForService(Step::Kind::kMigrate, kSubject, "migrate down -all");
+    down.keyspace = options_.keyspace;
+    down.command = "down -all";
+    Step up = down;
+    up.narration = "migrate up";
+    up.command = "up";
+    c.scenario.steps = {Do(Step::Kind::kUp, "The cluster starts and migrates."),
+                        Wait(kSettle, "It serves."), down, up};
+    c.judge = [](Checker& checker, Case& judged) { return checker.JudgeDownUp(judged); };
+    if (c.judge(*this, c)) Record(std::move(c));
+  }
+
+  bool JudgeDownUp(Case& c) {
+    const Played played = Play(c.scenario, c.seed, {2, 3}, 1);
+    const Observed& undone = played.seen.at(2).front();
+    const Observed& again = played.seen.at(3).front();
+    const std::string newest = std::to_string(source_.migrations().rbegin()->first) + " clean";
+    if (!undone.schema.empty()) {
+      c.verdict = Verdict::kNeedsRepair;
+      c.detail = fmt::format("down -all leaves {} table(s): {}", undone.schema.size(),
+                             undone.schema.begin()->first);
+      c.error = FirstLine(played.result.steps[2].outcome);
+    } else if (again.schema != expected_ || again.versions != newest) {
+      c.verdict = Verdict::kNeedsRepair;
+      c.detail = fmt::format("up after down -all ends at {}", again.versions);
+      c.error = FirstLine(played.result.steps[3].outcome);
+    } else {
+      c.verdict = Verdict::kSafe;
+      c.detail = "down -all empties the keyspace and up rebuilds it";
+    }
+    return true;
+  }
+
+  // ---- Findings ----
+
+  void Record(Case c) {
+    FL_ASSERT(!c.label.empty());
+    const auto key = std::make_tuple(c.check, c.runner, c.store, c.file, c.verdict, c.force_to);
+    auto found = groups_.find(key);
+    if (found == groups_.end()) {
+      order_.push_back(key);
+      DynamicFinding finding{.check = c.check,
+                             .runner = c.runner,
+                             .store = c.store,
+                             .file = c.file,
+                             .verdict = c.verdict};
+      finding.detail = c.detail;
+      finding.error = c.error;
+      finding.seed = c.seed;
+      std::string label = c.label;
+      found = groups_.emplace(key, std::make_pair(std::move(finding), std::move(c))).first;
+      found->second.first.cases.push_back(std::move(label));
+      return;
+    }
+    found->second.first.cases.push_back(c.label);
+  }
+
+  // Each unsafe finding's first case, shrunk with its steps kept, and a
+  // last step that says what a user sees.
+  void Finish() {
+    current_check_ = "shrink";
+    for (const auto& key : order_) {
+      auto& [finding, first] = groups_.at(key);
+      if (InfoOf(finding.verdict).unsafe) Repro(finding, first);
+      report_.dynamic.push_back(std::move(finding));
+    }
+  }
+
+  void Repro(DynamicFinding& finding, const Case& first_case) {
+    Scenario scenario = first_case.scenario;
+    scenario.name =
+        fmt::format("{}-{}-{}", finding.check, finding.runner, InfoOf(finding.verdict).name);
+    scenario.title = fmt::format("check-migrations: {}: {}", finding.cases.front(),
+                                 InfoOf(finding.verdict).name);
+    scenario.story = finding.detail;
+    scenario.lesson = std::string(InfoOf(finding.verdict).meaning);
+    const ScenarioResult first = RunScenario(scenario, {.seed = finding.seed});
+    ++report_.runs;
+    // A simpler case is kept only if it is judged the same: the same
+    // verdict, file and version to force, not only the same failed checker.
+    const auto same_verdict = [&](const Scenario& candidate) {
+      Case again = first_case;
+      again.scenario = candidate;
+      return again.judge(*this, again) && again.verdict == first_case.verdict &&
+             again.file == first_case.file && again.force_to == first_case.force_to;
+    };
+    if (const std::optional<Signature> signature = SignatureOf(scenario, first)) {
+      Shrunk shrunk = Shrink(scenario, finding.seed, *signature, false, 100, true, same_verdict);
+      report_.runs += static_cast<int>(shrunk.log.size());
+      scenario = std::move(shrunk.scenario);
+      finding.shrink_log = std::move(shrunk.log);
+    }
+    // What the end looks like, as expectations of the last step.
+    const std::size_t last = scenario.steps.size() - 1;
+    const Played played = Play(scenario, finding.seed, {last}, scenario.nodes);
+    const std::vector<Observed>& end = played.seen.at(last);
+    Step& step = scenario.steps[last];
+    for (std::size_t i = 0; i < end.size(); ++i) {
+      const std::string service = NodeName(static_cast<int>(i) + 1);
+      Expectation serving{.kind = Expectation::Kind::kServing, .service = service};
+      serving.number = end[i].serving ? 1 : 0;
+      step.expect.push_back(serving);
+      if (!end[i].serving && !end[i].last_line.empty()) {
+        step.expect.push_back({.kind = Expectation::Kind::kLogContains,
+                               .service = service,
+                               .text = end[i].last_line});
+      }
+    }
+    step.expect.push_back({.kind = Expectation::Kind::kSchemaMigrations,
+                           .service = options_.keyspace,
+                           .text = end.front().versions});
+    finding.repro = std::move(scenario);
+  }
+
+  const MigrationCheckOptions& options_;
+  MigrationSource source_;
+  SchemaModel expected_;
+  MigrationCheckReport report_;
+  std::map<std::string, std::uint64_t> site_hits_;  // From the clean run.
+  std::string current_check_;
+  using Key = std::tuple<std::string, std::string, std::string, std::string, Verdict, std::string>;
+  std::map<Key, std::pair<DynamicFinding, Case>> groups_;
+  std::vector<Key> order_;
+};
+
+}  // namespace
+
+const std::vector<VerdictInfo>& Verdicts() {
+  static const std::vector<VerdictInfo> kVerdicts = {
+      {Verdict::kSafe, "safe", false, "nothing to repair: it ends as the folder defines"},
+      {Verdict::kRecovers, "recovers", false,
+       "the state left was half-way, and a restart finishes it with no one's help"},
+      {Verdict::kNeedsForce, "needs-force", true,
+       "the service stays down until an operator runs `migrate force` (the version is said)"},
+      {Verdict::kNeedsRepair, "needs-repair", true,
+       "forcing a version is not enough: statements must be run or undone by hand"},
+      {Verdict::kSilentDrift, "silent-drift", true,
+       "it serves, but the keyspace's schema is not the one the folder defines"},
+      {Verdict::kLostVersion, "lost-version", true,
+       "the version table ends empty, so the runner starts again from the first file"},
+  };
+  return kVerdicts;
+}
+
+const VerdictInfo& InfoOf(Verdict verdict) {
+  for (const VerdictInfo& info : Verdicts()) {
+    if (info.verdict == verdict) return info;
+  }
+  FL_PANIC("verdict {}", static_cast<int>(verdict));
+}
+
+bool MigrationCheckReport::Unsafe() const {
+  const bool lint_error = std::any_of(lint.begin(), lint.end(), [](const auto& finding) {
+    return models::migrate::RuleOf(finding.rule).severity == models::migrate::Severity::kError;
+  });
+  return lint_error || std::any_of(dynamic.begin(), dynamic.end(), [](const DynamicFinding& f) {
+           return InfoOf(f.verdict).unsafe;
+         });
+}
+
+std::string KeyspaceProblem(std::string_view keyspace) {
+  if (keyspace.empty()) return "no keyspace";
+  if (keyspace == models::s3::kIndexKeyspace) {
+    return fmt::format(
+        "{} is the simulated proxy's own keyspace; check the folder in another "
+        "(--keyspace) with unqualified names",
+        keyspace);
+  }
+  if (keyspace.starts_with("system")) return fmt::format("{} is the store's own", keyspace);
+  for (const char c : keyspace) {
+    const bool word = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    if (!word)
+      return fmt::format("'{}': a keyspace name is lower-case letters, digits and _", keyspace);
+  }
+  if (keyspace.size() > 48) return fmt::format("'{}': over 48 characters", keyspace);
+  return {};
+}
+
+MigrationCheckReport CheckMigrations(const MigrationCheckOptions& options) {
+  for (const std::string& runner : options.runners) {
+    FL_ASSERT_MSG(models::migrate::MakeRunner(runner) != nullptr, "runner {}", runner);
+  }
+  return Checker(options).Run();
+}
+
+}  // namespace faultline::scenarios

@@ -1,0 +1,110 @@
+// check-migrations: is this migration folder safe to ship? The folder is
+// read by the static rules (models/migrate/lint.h) and then run in the
+// simulated cluster as a node image of its own, with each runner asked for:
+//
+//   crash       a crash at every fault site the runner passes (each
+//               statement, each step of SetVersion), then a restart;
+//   upgrade     from each older version of the folder (or --from) on a kept
+//               volume;
+//   rollback    back to the image before the newest file, on a kept volume;
+//   concurrent  several replicas starting together on one keyspace, on
+//               YCQL and on the Cassandra store;
+//   down-up     up, down -all, up again (when every file has a down).
+//
+// Each outcome is classified (Verdicts()); cases with the same check,
+// runner, store, file and verdict are one finding, and an unsafe finding's
+// first case is shrunk (explore.h's Shrink, steps kept) to a scenario file
+// `faultline run` replays, whose last step states what a user sees.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/migrate/lint.h"
+#include "models/migrate/source.h"
+#include "scenarios/explore.h"
+#include "scenarios/scenario.h"
+
+namespace faultline::scenarios {
+
+enum class Verdict : unsigned char {
+  kSafe,         // Nothing to repair: the run ends as the folder defines, from a clean state.
+  kRecovers,     // The state left was half-way, and a restart finishes it.
+  kNeedsForce,   // The service stays down until an operator forces a version (which, said).
+  kNeedsRepair,  // Forcing is not enough: statements must be run or undone by hand.
+  kSilentDrift,  // It serves, but the keyspace's schema differs from the folder's.
+  kLostVersion,  // The version table ends empty: the runner starts again from the first file.
+};
+struct VerdictInfo {
+  Verdict verdict;
+  std::string_view name;  // "needs-force": what reports and SARIF rule ids say.
+  bool unsafe;
+  std::string_view meaning;  // One line.
+};
+const std::vector<VerdictInfo>& Verdicts();
+const VerdictInfo& InfoOf(Verdict verdict);
+
+// The checks, in the order they run and reports list them.
+inline constexpr std::string_view kChecks[] = {"crash", "upgrade", "rollback", "concurrent",
+                                               "down-up"};
+
+struct MigrationCheckOptions {
+  std::vector<models::migrate::MigrationFile> files;  // The folder (ReadMigrationFolder).
+  std::string keyspace;                               // The keyspace it migrates.
+  std::vector<std::string> runners = {"golang-migrate"};
+  int replicas = 2;  // Concurrent starts, 2 to kMaxNodes.
+  // Store versions ("2.20", "cassandra"): the first runs every check; the
+  // concurrent check runs on each.
+  std::vector<std::string> stores = {"2.20", "cassandra"};
+  // The folder as an older release shipped it (--from DIR), or the version
+  // of this folder a deployed database is at (--from VERSION); neither:
+  // upgrades start from each older version of this folder.
+  std::optional<std::vector<models::migrate::MigrationFile>> older;
+  std::optional<std::uint64_t> from_version;
+  const models::migrate::SumFile* sum = nullptr;
+  std::string sum_name;
+  std::uint64_t seed = 1;
+  int race_seeds = 3;  // Seeds per store for the concurrent check (races are drawn).
+  std::function<void(std::string_view check, int runs)> on_progress;
+};
+
+// Cases with one check, runner, store, file and verdict.
+struct DynamicFinding {
+  std::string check;   // One of kChecks.
+  std::string runner;  // golang-migrate, safe, db-init
+  std::string store;   // 2.20, cassandra
+  std::string file;    // The migration file it is about; empty: the folder.
+  Verdict verdict = Verdict::kSafe;
+  std::vector<std::string> cases;  // "crash at migrate.app.statement.after, hit 2"
+  std::string detail;              // What happened and, when unsafe, what an operator must do.
+  std::string error;               // The line the service's log ends with: what a user sees.
+  std::optional<Scenario> repro;   // Unsafe findings: the first case, shrunk.
+  std::vector<ShrinkStep> shrink_log;
+  std::uint64_t seed = 0;  // The repro's seed.
+};
+
+struct MigrationCheckReport {
+  std::string keyspace;
+  std::vector<std::string> runners;
+  std::vector<models::migrate::LintFinding> lint;
+  std::vector<DynamicFinding> dynamic;  // By check, then runner, then file.
+  std::vector<std::string> notes;       // Checks skipped and why.
+  int runs = 0;                         // Simulated runs played.
+  double wall_ms = 0;
+  // Whether anything unsafe was found: a lint error or an unsafe verdict.
+  bool Unsafe() const;
+};
+
+// Reads and runs the folder. REQUIRES: options.files make a source, every
+// runner is one of models::migrate::kRunnerNames, 1 <= replicas <= 16.
+MigrationCheckReport CheckMigrations(const MigrationCheckOptions& options);
+
+// The keyspaces the simulated cluster uses itself, which a folder cannot
+// be checked in; empty when `keyspace` is usable, else why not.
+std::string KeyspaceProblem(std::string_view keyspace);
+
+}  // namespace faultline::scenarios
