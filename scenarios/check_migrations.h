@@ -2,6 +2,8 @@
 // read by the static rules (models/migrate/lint.h) and then run in the
 // simulated cluster as a node image of its own, with each runner asked for:
 //
+//   clean       the folder on an empty keyspace, no fault (a statement the
+//               store refuses, a schema other than the files define);
 //   crash       a crash at every fault site the runner passes (each
 //               statement, each step of SetVersion), then a restart;
 //   upgrade     from each older version of the folder (or --from) on a kept
@@ -49,8 +51,8 @@ const std::vector<VerdictInfo>& Verdicts();
 const VerdictInfo& InfoOf(Verdict verdict);
 
 // The checks, in the order they run and reports list them.
-inline constexpr std::string_view kChecks[] = {"crash", "upgrade", "rollback", "concurrent",
-                                               "down-up"};
+inline constexpr std::string_view kChecks[] = {"clean",    "crash",      "upgrade",
+                                               "rollback", "concurrent", "down-up"};
 
 struct MigrationCheckOptions {
   std::vector<models::migrate::MigrationFile> files;  // The folder (ReadMigrationFolder).
@@ -68,7 +70,7 @@ struct MigrationCheckOptions {
   const models::migrate::SumFile* sum = nullptr;
   std::string sum_name;
   std::uint64_t seed = 1;
-  int race_seeds = 3;  // Seeds per store for the concurrent check (races are drawn).
+  int race_seeds = 5;  // Seeds per store for the concurrent check (races are drawn).
   std::function<void(std::string_view check, int runs)> on_progress;
 };
 
@@ -81,6 +83,7 @@ struct DynamicFinding {
   Verdict verdict = Verdict::kSafe;
   std::vector<std::string> cases;  // "crash at migrate.app.statement.after, hit 2"
   std::string detail;              // What happened and, when unsafe, what an operator must do.
+  std::string force_to;            // kNeedsForce: the version `migrate force` must be given.
   std::string error;               // The line the service's log ends with: what a user sees.
   std::optional<Scenario> repro;   // Unsafe findings: the first case, shrunk.
   std::vector<ShrinkStep> shrink_log;

@@ -224,6 +224,7 @@ std::string JsonReport(const MigrationCheckReport& report, const ReportContext& 
                  {"unsafe", InfoOf(f.verdict).unsafe},
                  {"cases", f.cases},
                  {"detail", f.detail},
+                 {"force_to", f.force_to},
                  {"error", f.error}};
     if (f.repro) {
       item["repro_file"] = context.repro_files.at(i);

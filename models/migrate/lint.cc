@@ -552,7 +552,8 @@ std::vector<LintFinding> LintFolder(const LintInput& input) {
                    [&](const LintFinding& a, const LintFinding& b) { return rank(a) < rank(b); });
   findings.erase(std::unique(findings.begin(), findings.end(),
                              [](const LintFinding& a, const LintFinding& b) {
-                               return a.rule == b.rule && a.file == b.file && a.line == b.line;
+                               return a.rule == b.rule && a.file == b.file && a.line == b.line &&
+                                      a.column == b.column;
                              }),
                  findings.end());
   return findings;

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# check-migrations as a user meets it: every output format is a valid file
+# for the tools that read it (SARIF against the 2.1.0 schema with Debian's
+# validator, JUnit and JSON parsed), every repro replays, and bad folders and
+# flags are exit 2 with the place.  usage: cli_test.sh FAULTLINE
+set -uo pipefail
+faultline=$1
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# --- Formats and repros --------------------------------------------------
+out="$work/out"
+"$faultline" check-migrations "$here/corpus/seed-s3" --keyspace app --runner all \
+  --from "$here/corpus/seed-s3-old" --out "$out" >"$work/text" 2>"$work/err"
+[ $? -eq 1 ] || fail "seed-s3: expected exit 1"
+for f in report.txt report.json report.sarif report.junit.xml; do
+  [ -s "$out/$f" ] || fail "--out lacks $f"
+done
+cmp -s "$work/text" "$out/report.txt" || fail "stdout differs from report.txt"
+/usr/bin/jsonschema -i "$out/report.sarif" "$here/sarif/sarif-2.1.0-rtm.5.json" ||
+  fail "report.sarif is not valid SARIF 2.1.0"
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$out/report.json" || fail "report.json"
+python3 -c "import xml.etree.ElementTree as E,sys; E.parse(sys.argv[1])" "$out/report.junit.xml" ||
+  fail "report.junit.xml is not XML"
+grep -q 'failures="[1-9]' "$out/report.junit.xml" || fail "JUnit shows no failure"
+grep -q "silent-drift" "$out/report.txt" || fail "the stale-schema upgrade is not silent-drift"
+repros=0
+for repro in "$out"/repro/*.toml; do
+  repros=$((repros + 1))
+  "$faultline" run "$repro" >"$work/replay" 2>&1
+  status=$?
+  # A repro fails as a run (a whole-run checker), except a lost version
+  # the files' IF NOT EXISTS happened to survive: its story is the empty
+  # version table its expectation shows.
+  case "$repro" in
+    *lost-version*) [ $status -le 1 ] || fail "$repro replays with exit $status" ;;
+    *) [ $status -eq 1 ] || fail "$repro replays with exit $status, not 1" ;;
+  esac
+  # What the repro says a user sees holds; only whole-run checkers fail.
+  if grep -E '^ +FAIL' "$work/replay" | grep -vq "checker"; then
+    fail "$repro: an expectation does not hold: $(grep -E '^ +FAIL' "$work/replay" | head -2)"
+  fi
+done
+[ $repros -ge 3 ] || fail "only $repros repro files"
+# Same seed, same report.
+"$faultline" check-migrations "$here/corpus/seed-s3" --keyspace app --runner all \
+  --from "$here/corpus/seed-s3-old" --format json >"$work/again.json" 2>/dev/null
+cmp -s "$work/again.json" "$out/report.json" || fail "a second run's report differs"
+
+# Bytes that are not UTF-8 never reach the outputs unescaped.
+mkdir -p "$work/latin1"
+printf "CREATE TABLE IF NOT EXISTS t (id text PRIMARY KEY);\nINSERT INTO t (id) VALUES ('caf\xe9');\n" \
+  >"$work/latin1/1_t.up.cql"
+"$faultline" check-migrations "$work/latin1" >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && grep -q "1_t.up.cql:2:32: not UTF-8 text (byte 0xe9)" "$work/err" ||
+  fail "a Latin-1 byte: $(cat "$work/err")"
+
+# --- Bad input: exit 2, with the place -----------------------------------
+expect_bad() {  # expect_bad WHAT TEXT ARGS...
+  local what=$1 text=$2
+  shift 2
+  "$faultline" check-migrations "$@" >"$work/out2" 2>"$work/err"
+  local status=$?
+  [ $status -eq 2 ] || fail "$what: exit $status, not 2"
+  grep -qF -- "$text" "$work/err" || fail "$what: stderr lacks '$text': $(cat "$work/err")"
+}
+bad="$work/bad"
+mkdir -p "$bad/empty" "$bad/names" "$bad/dup" "$bad/binary" "$bad/huge" "$bad/dir" "$bad/loop"
+printf 'x' >"$bad/names/init.up.cql"
+printf 'CREATE TABLE a (id int PRIMARY KEY);' >"$bad/dup/1_a.up.cql"
+printf 'CREATE TABLE b (id int PRIMARY KEY);' >"$bad/dup/1_b.up.cql"
+printf 'CREATE TABLE a\0 (id int PRIMARY KEY);' >"$bad/binary/1_a.up.cql"
+head -c 1100000 /dev/zero | tr '\0' ' ' >"$bad/huge/1_a.up.cql"
+mkdir -p "$bad/dir/1_a.up.cql"
+ln -s 1_a.up.cql "$bad/loop/1_a.up.cql"
+expect_bad "no folder" "$bad/nowhere: not a folder" "$bad/nowhere"
+expect_bad "empty folder" "no migration files" "$bad/empty"
+expect_bad "bad name" "init.up.cql: not a migration file name" "$bad/names"
+expect_bad "duplicate version" "duplicate migration file" "$bad/dup"
+expect_bad "binary" "1_a.up.cql:1:15: not UTF-8 text (byte 0x00)" "$bad/binary"
+expect_bad "huge" "1_a.up.cql: over 1048576 bytes" "$bad/huge"
+expect_bad "a folder named as a file" "1_a.up.cql: not a regular file" "$bad/dir"
+expect_bad "symlink loop" "1_a.up.cql: cannot read" "$bad/loop"
+expect_bad "unknown flag" "unknown option --frmo" "$here/corpus/seed-kuri" --frmo x
+expect_bad "repeated flag" "--runner is given twice" "$here/corpus/seed-kuri" --runner safe --runner safe
+expect_bad "bad runner" "--runner is golang-migrate, safe, db-init or all" "$here/corpus/seed-kuri" --runner flyway
+expect_bad "bad format" "--format is text, json, sarif or junit" "$here/corpus/seed-kuri" --format yaml
+expect_bad "bad replicas" "--replicas is from 1 to 16" "$here/corpus/seed-kuri" --replicas 17
+expect_bad "proxy keyspace" "filecoingw_s3 is the simulated proxy's own keyspace" \
+  "$here/corpus/seed-kuri" --keyspace filecoingw_s3
+expect_bad "unknown --from version" "--from: the folder has no version 7" "$here/corpus/seed-kuri" --from 7
+printf 'faultline-sum 1\n1_a.up.cql md5:00\n' >"$work/bad.sum"
+expect_bad "bad sum file" "bad.sum:2:12: expected 'fnv1a64:'" "$here/corpus/seed-kuri" --sum "$work/bad.sum"
+printf 'not a sum\n' >"$work/bad2.sum"
+expect_bad "not a sum file" "bad2.sum:1:1: expected 'faultline-sum 1'" "$here/corpus/seed-kuri" --sum "$work/bad2.sum"
+expect_bad "used --out" "exists and is not empty" "$here/corpus/seed-kuri" --out "$out"
+
+# --write-sum, then --sum of it: nothing edited, removed or out of order.
+"$faultline" check-migrations "$here/corpus/seed-kuri" --static --write-sum "$work/kuri.sum" >/dev/null
+"$faultline" check-migrations "$here/corpus/seed-kuri" --static --sum "$work/kuri.sum" --format json \
+  >"$work/sum.json"
+grep -q "applied-file" "$work/sum.json" && fail "a sum file of the folder itself finds edits"
+"$faultline" check-migrations --help | grep -q -- "--write-sum FILE" || fail "--help"
+
+[ $failures -eq 0 ] && echo "check-migrations CLI: all passed" || echo "$failures failed"
+exit $((failures > 0))

@@ -1,0 +1,162 @@
+// check-migrations' parts: the rules and verdicts as tables the docs follow,
+// the corpus's copies of the seed folders, the sum file, and the verdicts
+// the seed stories show (the CLI tests run the whole corpus).
+#include "scenarios/check_migrations.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "models/migrate/folder.h"
+#include "models/migrate/lint.h"
+#include "models/s3/seed_images.h"
+
+namespace faultline::scenarios {
+namespace {
+
+using models::migrate::MigrationFile;
+
+std::vector<MigrationFile> Corpus(const std::string& name) {
+  auto files = models::migrate::ReadMigrationFolder(std::string(FAULTLINE_CORPUS_DIR) + "/" + name);
+  EXPECT_TRUE(files.ok()) << files.status().ToString();
+  return files.ok() ? *files : std::vector<MigrationFile>{};
+}
+
+std::vector<MigrationFile> FilesOf(const models::migrate::MigrationSource& source) {
+  std::vector<MigrationFile> files;
+  for (const auto& [version, migration] : source.migrations()) {
+    if (migration.up) files.emplace_back(migration.up_name, *migration.up);
+  }
+  return files;
+}
+
+bool SameFiles(const std::vector<MigrationFile>& a, const std::vector<MigrationFile>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].name != b[i].name || a[i].contents != b[i].contents) return false;
+  }
+  return true;
+}
+
+TEST(CheckMigrationsTest, TheCorpusHoldsTheSeedImagesFoldersAsBuilt) {
+  EXPECT_TRUE(SameFiles(Corpus("seed-kuri"), FilesOf(models::s3::NodeKeyspaceMigrations())));
+  EXPECT_TRUE(SameFiles(Corpus("seed-s3"), FilesOf(models::s3::S3KeyspaceMigrations())));
+  EXPECT_TRUE(SameFiles(Corpus("seed-s3-old"), FilesOf(models::s3::OldS3KeyspaceMigrations())));
+  EXPECT_TRUE(SameFiles(Corpus("seed-s3-versioned"),
+                        FilesOf(models::s3::VersionedProxyImage().migrations)));
+}
+
+TEST(CheckMigrationsTest, EveryRuleAndVerdictIsDocumented) {
+  std::ifstream in(std::string(FAULTLINE_DOCS_DIR) + "/check-migrations.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const models::migrate::LintRule& rule : models::migrate::LintRules()) {
+    EXPECT_NE(text.str().find("### `" + std::string(rule.id) + "`"), std::string::npos) << rule.id;
+  }
+  for (const VerdictInfo& verdict : Verdicts()) {
+    EXPECT_NE(text.str().find("### `" + std::string(verdict.name) + "`"), std::string::npos)
+        << verdict.name;
+  }
+}
+
+TEST(CheckMigrationsTest, ASumFileReadsBackAndSaysWhatIsWrongWhere) {
+  const std::vector<MigrationFile> files = {{"1_a.up.cql", "CREATE TABLE a (id int PRIMARY KEY);"},
+                                            {"2_b.up.cql", "x"}};
+  const std::string text = models::migrate::WriteSumFile(files);
+  auto sum = models::migrate::ParseSumFile(text, "a.sum");
+  ASSERT_TRUE(sum.ok());
+  ASSERT_EQ(sum->entries.size(), 2u);
+  EXPECT_EQ(sum->entries[1].file, "2_b.up.cql");
+  EXPECT_EQ(sum->entries[1].checksum, models::migrate::FileChecksum("x"));
+  EXPECT_EQ(models::migrate::ParseSumFile("faultline-sum 1\n1_a.up.cql fnv1a64:12\n", "a.sum")
+                .status()
+                .message(),
+            "a.sum:2:20: expected 16 hex digits");
+  EXPECT_FALSE(models::migrate::ParseSumFile(text + text.substr(16), "a.sum").ok());  // Twice.
+}
+
+TEST(CheckMigrationsTest, SplittingOnASemicolonInAStringIsFoundAtTheSemicolon) {
+  models::migrate::LintInput input;
+  input.files = {{"1_a.up.cql", "INSERT INTO t (k) VALUES ('a;b'); -- one; two\n"}};
+  input.keyspace = "app";
+  std::vector<models::migrate::LintFinding> semicolons;
+  for (const auto& finding : models::migrate::LintFolder(input)) {
+    if (finding.rule == "semicolon-in-literal") semicolons.push_back(finding);
+  }
+  ASSERT_EQ(semicolons.size(), 2u);
+  EXPECT_EQ(semicolons[0].column, 29);  // Inside 'a;b'.
+  EXPECT_EQ(semicolons[1].column, 41);  // Inside the comment.
+  input.multi_statement = false;        // Sent as one query, nothing is cut.
+  for (const auto& finding : models::migrate::LintFolder(input)) {
+    EXPECT_NE(finding.rule, "semicolon-in-literal");
+  }
+}
+
+// The seed stories' verdicts: seed 004 (dirty after a crash mid-file),
+// 000/001 (drift hidden by IF NOT EXISTS on a kept volume), and the fix.
+MigrationCheckReport Check(const std::string& folder, std::vector<std::string> runners,
+                           const std::string& from = "") {
+  MigrationCheckOptions options;
+  options.files = Corpus(folder);
+  options.keyspace = "filecoingw_kuri1";
+  options.runners = std::move(runners);
+  options.race_seeds = 1;
+  if (!from.empty()) options.older = Corpus(from);
+  return CheckMigrations(options);
+}
+
+std::set<std::pair<std::string, std::string>> Verdicts(const MigrationCheckReport& report,
+                                                       const std::string& runner) {
+  std::set<std::pair<std::string, std::string>> verdicts;
+  for (const DynamicFinding& finding : report.dynamic) {
+    if (finding.runner == runner) verdicts.emplace(finding.check, InfoOf(finding.verdict).name);
+  }
+  return verdicts;
+}
+
+TEST(CheckMigrationsTest, ACrashMidFileNeedsRepairWithGolangMigrateAndRecoversWithTheSafeRunner) {
+  const MigrationCheckReport report = Check("seed-kuri", {"golang-migrate", "safe"});
+  const auto golang = Verdicts(report, "golang-migrate");
+  EXPECT_TRUE(golang.contains({"crash", "needs-repair"}));
+  EXPECT_TRUE(golang.contains({"crash", "needs-force"}));
+  EXPECT_TRUE(golang.contains({"crash", "lost-version"}));
+  for (const auto& [check, verdict] : Verdicts(report, "safe")) {
+    EXPECT_TRUE(verdict == "safe" || verdict == "recovers") << check << " " << verdict;
+  }
+  for (const DynamicFinding& finding : report.dynamic) {
+    if (finding.verdict != Verdict::kNeedsRepair) continue;
+    // Exactly which statements ran, and what to do.
+    EXPECT_NE(finding.detail.find("statements 1-1 of 2"), std::string::npos) << finding.detail;
+    EXPECT_NE(finding.error.find("Dirty database version 1754293669. Fix and force version."),
+              std::string::npos);
+    ASSERT_TRUE(finding.repro.has_value());
+  }
+  EXPECT_TRUE(report.Unsafe());
+}
+
+TEST(CheckMigrationsTest, AnEditedCreateIfNotExistsOnAKeptVolumeIsSilentDrift) {
+  const MigrationCheckReport report = Check("seed-s3", {"golang-migrate"}, "seed-s3-old");
+  EXPECT_TRUE(Verdicts(report, "golang-migrate").contains({"upgrade", "silent-drift"}));
+  bool hidden = false;
+  for (const auto& finding : report.lint) hidden |= finding.rule == "if-not-exists-hides-drift";
+  EXPECT_TRUE(hidden);
+  // The fix, a versioned ALTER, upgrades the same kept volume cleanly.
+  const MigrationCheckReport fixed = Check("seed-s3-versioned", {"golang-migrate"}, "seed-s3-old");
+  EXPECT_TRUE(Verdicts(fixed, "golang-migrate").contains({"upgrade", "safe"}));
+  EXPECT_FALSE(Verdicts(fixed, "golang-migrate").contains({"upgrade", "silent-drift"}));
+}
+
+TEST(CheckMigrationsTest, TheSameSeedGivesTheSameReport) {
+  const MigrationCheckReport a = Check("seed-kuri", {"golang-migrate"});
+  const MigrationCheckReport b = Check("seed-kuri", {"golang-migrate"});
+  ASSERT_EQ(a.dynamic.size(), b.dynamic.size());
+  for (std::size_t i = 0; i < a.dynamic.size(); ++i) {
+    EXPECT_EQ(a.dynamic[i].cases, b.dynamic[i].cases);
+    EXPECT_EQ(a.dynamic[i].detail, b.dynamic[i].detail);
+    EXPECT_EQ(a.dynamic[i].repro, b.dynamic[i].repro);
+  }
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
