@@ -197,10 +197,10 @@ int RunCheckMigrationsCommand(const std::vector<std::string>& args) {
   }
   if (!flags.from.empty()) {
     if (const std::optional<std::uint64_t> version = ParseSeed(flags.from)) {
-      const bool known =
-          std::any_of(options.files.begin(), options.files.end(), [&](const MigrationFile& f) {
-            return f.name.starts_with(std::to_string(*version) + "_");
-          });
+      // By number, as golang-migrate reads a version ("0001_a" is 1).
+      const sim::Result<models::migrate::MigrationSource> source =
+          models::migrate::MigrationSource::FromFiles(options.files);
+      const bool known = source.ok() && source->Find(*version) != nullptr;
       if (!known) return BadInput(fmt::format("--from: the folder has no version {}", *version));
       options.from_version = version;
     } else {
@@ -210,6 +210,7 @@ int RunCheckMigrationsCommand(const std::vector<std::string>& args) {
       if (older->empty())
         return BadInput(fmt::format("--from: {}: no migration files", flags.from));
       options.older = std::move(older).value();
+      options.older_name = flags.from;
     }
   }
   std::optional<models::migrate::SumFile> sum;

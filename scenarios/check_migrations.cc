@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <map>
 #include <set>
 
+#include "models/cql/parser.h"
 #include "models/migrate/runner.h"
 #include "models/migrate/schema_check.h"
 #include "models/s3/seed_images.h"
@@ -21,6 +21,7 @@ namespace {
 using models::migrate::MigrationFile;
 using models::migrate::MigrationSource;
 using models::migrate::SchemaModel;
+namespace cql = models::cql;
 
 constexpr const char* kChecked = "checked";  // The folder's image version.
 constexpr const char* kShipped = "shipped";  // An older release's, for upgrades and rollbacks.
@@ -82,8 +83,8 @@ Observed Observe(World& world, const std::string& service, const std::string& ke
     }
   }
   if (seen.exists) {
-    // The last word before the latest start banner, if the service was
-    // restarted since it said it: the banner says nothing of why.
+    // The last line that is not a start banner: a restart's banner says
+    // nothing of why the service is down.
     const std::vector<std::string> logs = world.runtime.Logs(service);
     for (auto line = logs.rbegin(); line != logs.rend() && seen.last_line.empty(); ++line) {
       if (line->find("starting node ") == std::string::npos) seen.last_line = *line;
@@ -111,23 +112,29 @@ class InFlight final : public sim::TraceSink {
     if (event.name == "fault.fire") fired_ = true;
   }
   const std::string& file() const { return file_; }
-  // Each failed migration of a file in the keyspace: "kuri-2: migration
-  // failed in line 0: ...", in the order they happened.
-  const std::vector<std::string>& failures() const { return failures_; }
+  // Each failed migration of a file in the keyspace, in the order they
+  // happened: who, which version, and the runner's words.
+  struct Failure {
+    std::string process;
+    std::uint64_t version = 0;
+    std::string text;
+  };
+  const std::vector<Failure>& failures() const { return failures_; }
 
  private:
   void NoteFailure(const sim::TraceEvent& event) {
     if (event.name != "migrate.end") return;
     const sim::TraceValue* keyspace = event.Find("keyspace");
     const sim::TraceValue* outcome = event.Find("outcome");
-    if (keyspace == nullptr || outcome == nullptr || keyspace->AsString() != keyspace_) return;
-    if (outcome->AsString() == "OK") return;
+    const sim::TraceValue* version = event.Find("version");
+    if (keyspace == nullptr || outcome == nullptr || version == nullptr) return;
+    if (keyspace->AsString() != keyspace_ || outcome->AsString() == "OK") return;
     constexpr std::size_t kMaxKept = 100;
     if (failures_.size() < kMaxKept) {
-      failures_.push_back(event.process + ": " + FirstLine(outcome->AsString()));
+      failures_.push_back({event.process, version->AsUint(), outcome->AsString()});
     }
   }
-  std::vector<std::string> failures_;
+  std::vector<Failure> failures_;
   std::string keyspace_;
   std::string file_;
   bool fired_ = false;
@@ -138,7 +145,7 @@ struct Played {
   ScenarioResult result;
   std::map<std::size_t, std::vector<Observed>> seen;  // Step -> replica (from kuri-1).
   std::string in_flight;
-  std::vector<std::string> failures;  // InFlight::failures().
+  std::vector<InFlight::Failure> failures;
 };
 
 class Checker;
@@ -154,6 +161,9 @@ struct Case {
   std::string detail;
   std::string error;
   std::string force_to;  // kNeedsForce: the version that works (cases differ by it).
+  // How many statements of `file` had run when the crash came, when the
+  // fault site says (golang-migrate's sites do); nullopt otherwise.
+  std::optional<std::size_t> ran;
   Scenario scenario;
   // What a run of `scenario` is judged with: fills the verdict, the file,
   // the detail and the error; false when the run shows nothing to judge.
@@ -176,26 +186,28 @@ class Checker {
   }
 
   MigrationCheckReport Run() {
-    const auto start = std::chrono::steady_clock::now();
     report_.keyspace = options_.keyspace;
     report_.runners = options_.runners;
     report_.lint =
         models::migrate::LintFolder({.files = options_.files,
                                      .keyspace = options_.keyspace,
                                      .older = options_.older ? &*options_.older : nullptr,
+                                     .older_name = options_.older_name,
                                      .sum = options_.sum,
                                      .sum_name = options_.sum_name});
+    bool golang_migrate_applies = false;
     for (const std::string& runner : options_.runners) {
       if (!CleanRun(runner)) continue;  // A folder the store refuses has nothing more to show.
+      golang_migrate_applies |= runner == "golang-migrate";
       CrashCheck(runner);
       UpgradeCheck(runner);
       RollbackCheck(runner);
       ConcurrentCheck(runner);
     }
-    if (!options_.runners.empty()) DownUpCheck();  // None: --static.
+    // down-up is golang-migrate's CLI: asked for only with that runner,
+    // and only when the folder applies at all.
+    if (golang_migrate_applies) DownUpCheck();
     Finish();
-    report_.wall_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return std::move(report_);
   }
 
@@ -347,31 +359,40 @@ class Checker {
   // ---- The operator's way out ----
 
   // `migrate force X` then a restart of every replica, for each X an
-  // operator would try after `versions` (the dirty version itself, the one
-  // before it, the newest of the image's folder); the first that brings
-  // every replica up (with the folder's schema, unless `any_schema`).
-  std::optional<std::string> ForceThatWorks(const Scenario& failed, const Observed& seen,
+  // operator would try after `versions`; the first that brings every
+  // replica up (with the folder's schema, unless `any_schema`). With a
+  // dirty version V: the one before it first (V runs again, whole), then V
+  // itself (V counts as done), but V never when it is known that only part
+  // of it ran: a schema can look complete while a data statement never
+  // ran. A version the image's folder lacks (a rollback): its newest.
+  std::optional<std::string> ForceThatWorks(const Case& c, const Observed& seen,
                                             const MigrationSource& image, int replicas,
-                                            std::uint64_t seed, bool any_schema) {
+                                            bool any_schema) {
     std::vector<std::string> candidates;
     if (const auto one = OneVersion(seen.versions)) {
       const auto [version, dirty] = *one;
-      const bool known = version >= 0 && image.Find(static_cast<std::uint64_t>(version));
-      if (dirty) candidates.push_back(std::to_string(version));
-      if (dirty && known) {
+      const models::migrate::Migration* migration =
+          version >= 0 ? image.Find(static_cast<std::uint64_t>(version)) : nullptr;
+      if (dirty && migration != nullptr) {
         const auto prev = image.Prev(static_cast<std::uint64_t>(version));
         candidates.push_back(prev ? std::to_string(*prev) : "-1");
+        const bool whole = !c.ran || *c.ran == StatementCount(*migration);
+        if (whole) candidates.push_back(std::to_string(version));
+      } else if (dirty) {
+        candidates.push_back(std::to_string(version));
       }
-      if (!known && !image.empty()) {
+      if (migration == nullptr && !image.empty()) {
         candidates.push_back(std::to_string(image.migrations().rbegin()->first));
       }
     }
+    const Scenario& failed = c.scenario;
+    const std::uint64_t seed = c.seed;
     for (const std::string& to : candidates) {
       Scenario forced = failed;
       Step force = ForService(Step::Kind::kMigrate, kSubject,
                               fmt::format("The operator forces version {}.", to));
       force.keyspace = options_.keyspace;
-      force.command = to == "-1" ? "force -- -1" : "force " + to;
+      force.command = ForceCommand(to).substr(std::string_view("migrate ").size());
       forced.steps.push_back(force);
       for (int node = 1; node <= replicas; ++node) {
         forced.steps.push_back(ForService(Step::Kind::kRestart, NodeName(node), "Restart."));
@@ -384,36 +405,67 @@ class Checker {
     return std::nullopt;
   }
 
-  // Which statements of the file of `version` ran, read from the schema
-  // they left: "statements 1-2 of 3 ran (line 1: CREATE TABLE a ...)".
-  std::string StatementsThatRan(std::int64_t version, const SchemaModel& live) const {
+  // How many statements golang-migrate sends for the file: its pieces
+  // after the ';' split that are not blank (CassandraDriver::Run).
+  static std::size_t StatementCount(const models::migrate::Migration& migration) {
+    if (!migration.up) return 0;
+    std::size_t count = 0;
+    for (const std::string& piece : models::migrate::SplitStatements(*migration.up)) {
+      count += models::migrate::Trimmed(piece).empty() ? 0 : 1;
+    }
+    return count;
+  }
+
+  // Which statements of the file of `version` ran: `ran` when the crash
+  // site says, else read from the schema they left (DDL only: a data
+  // statement leaves no trace there). "statements 1-2 of 3 of F ran (line
+  // 1: CREATE TABLE a ...): undo them and ...".
+  std::string StatementsThatRan(std::int64_t version, const SchemaModel& live,
+                                std::optional<std::size_t> ran) const {
     const models::migrate::Migration* migration =
         version < 0 ? nullptr : source_.Find(static_cast<std::uint64_t>(version));
     if (migration == nullptr || !migration->up) return "compare DESCRIBE KEYSPACE with the folder";
     const auto statements = models::migrate::StatementsOf(*migration->up);
-    SchemaModel schema = SchemaAt(source_.Prev(static_cast<std::uint64_t>(version)));
-    for (std::size_t ran = 0; ran <= statements.size(); ++ran) {
-      if (ran > 0) {
-        models::migrate::ApplyStatement(statements[ran - 1].statement, options_.keyspace, schema);
+    if (!ran) {
+      SchemaModel schema = SchemaAt(source_.Prev(static_cast<std::uint64_t>(version)));
+      for (std::size_t k = 0; k <= statements.size() && !ran; ++k) {
+        if (k > 0) {
+          models::migrate::ApplyStatement(statements[k - 1].statement, options_.keyspace, schema);
+        }
+        if (schema == live) ran = k;
       }
-      if (schema != live) continue;
-      if (ran == 0)
-        return fmt::format("none of the {} statements of {} ran", statements.size(),
-                           migration->up_name);
-      std::vector<std::string> lines;
-      for (std::size_t i = 0; i < ran; ++i) {
-        lines.push_back(
-            fmt::format("line {}: {}", statements[i].line, FirstLine(statements[i].text)));
-      }
-      const auto before = source_.Prev(static_cast<std::uint64_t>(version));
-      return fmt::format(
-          "statements 1-{} of {} of {} ran ({}): undo them and `migrate force {}`, or run "
-          "statements {}-{} by hand and `migrate force {}`",
-          ran, statements.size(), migration->up_name, Joined(lines, "; "),
-          before ? std::to_string(*before) : "-1", ran + 1, statements.size(), version);
     }
-    return fmt::format("the keyspace matches no prefix of {}: compare DESCRIBE KEYSPACE with it",
-                       migration->up_name);
+    if (!ran) {
+      return fmt::format("the keyspace matches no prefix of {}: compare DESCRIBE KEYSPACE with it",
+                         migration->up_name);
+    }
+    const std::size_t total = statements.size();
+    const auto before = source_.Prev(static_cast<std::uint64_t>(version));
+    const std::string force_before = before ? std::to_string(*before) : "-- -1";
+    if (*ran == 0) {
+      return fmt::format("none of the {} statement(s) of {} ran, yet running it again fails", total,
+                         migration->up_name);
+    }
+    std::vector<std::string> lines;
+    for (std::size_t i = 0; i < *ran && i < total; ++i) {
+      lines.push_back(
+          fmt::format("line {}: {}", statements[i].line, FirstLine(statements[i].text)));
+    }
+    if (*ran >= total) {
+      return fmt::format("all {} statement(s) of {} ran ({}), yet neither force brings it up",
+                         total, migration->up_name, Joined(lines, "; "));
+    }
+    return fmt::format(
+        "statements 1-{} of {} of {} ran ({}): undo them and `migrate force {}`, or run "
+        "statements {}-{} by hand and `migrate force {}`",
+        *ran, total, migration->up_name, Joined(lines, "; "), force_before, *ran + 1, total,
+        version);
+  }
+
+  // `migrate force X` as an operator types it: -1 after `--` (Go's flag
+  // parsing takes "-1" for a flag).
+  static std::string ForceCommand(const std::string& to) {
+    return to == "-1" ? "migrate force -- -1" : "migrate force " + to;
   }
 
   // The verdict for replicas that do not all serve the folder at the end.
@@ -431,17 +483,94 @@ class Checker {
     c.error = down->last_line;
     const auto one = OneVersion(down->versions);
     if (c.file.empty() && one) c.file = FileOf(one->first);
-    if (const auto to = ForceThatWorks(c.scenario, *down, image, replicas, c.seed, any_schema)) {
+    // Only golang-migrate's version table is forced; another runner's
+    // refusal is for its log to explain.
+    const std::optional<std::string> to =
+        c.runner == "golang-migrate" ? ForceThatWorks(c, *down, image, replicas, any_schema)
+                                     : std::nullopt;
+    if (to) {
       c.verdict = Verdict::kNeedsForce;
       c.force_to = *to;
-      c.detail = fmt::format(
-          "it stays down ({}); `migrate force {}` on keyspace {} and a restart bring it up",
-          StateText(*down), *to, options_.keyspace);
+      c.detail = fmt::format("it stays down ({}); `{}` on keyspace {} and a restart bring it up",
+                             StateText(*down), ForceCommand(*to), options_.keyspace);
+      const bool forced_itself = one && *to == std::to_string(one->first);
+      const models::migrate::Migration* migration =
+          forced_itself ? image.Find(static_cast<std::uint64_t>(one->first)) : nullptr;
+      if (migration != nullptr && migration->up && HasDataStatements(*migration->up)) {
+        c.detail += "; the file also writes data: check that its rows are there";
+      }
+      return;
+    }
+    if (c.runner != "golang-migrate") {
+      c.verdict = Verdict::kNeedsRepair;
+      c.detail = fmt::format("it stays down ({}): its log says why", StateText(*down));
       return;
     }
     c.verdict = Verdict::kNeedsRepair;
+    if (c.check == "rollback") {
+      // The way back is the new image's down files, before the old image
+      // starts; or forward again.
+      c.detail = fmt::format(
+          "the previous image stays down on the newer keyspace ({}), and no force brings it up: "
+          "run `migrate down 1` with the new image's folder before starting it, or roll forward",
+          StateText(*down));
+      return;
+    }
     c.detail = fmt::format("it stays down ({}), and no force brings it up: {}", StateText(*down),
-                           StatementsThatRan(one ? one->first : -1, down->schema));
+                           StatementsThatRan(one ? one->first : -1, down->schema, c.ran));
+  }
+
+  static bool HasDataStatements(const std::string& body) {
+    for (const auto& statement : models::migrate::StatementsOf(body)) {
+      const bool data = std::holds_alternative<cql::Insert>(statement.statement) ||
+                        std::holds_alternative<cql::Update>(statement.statement) ||
+                        std::holds_alternative<cql::Delete>(statement.statement) ||
+                        std::holds_alternative<cql::Batch>(statement.statement);
+      if (data) return true;
+    }
+    return false;
+  }
+
+  // How many statements of the file in flight had run when golang-migrate
+  // crashed at the `hit`-th pass of `site` (its sites are these, in this
+  // order: kGolangMigrateFaultPoints), and that file; nullopt for a site
+  // before any file.
+  std::optional<std::pair<std::string, std::size_t>> RanAtCrash(std::string_view site,
+                                                                std::uint64_t hit) const {
+    const std::string prefix = fmt::format("migrate.{}.", options_.keyspace);
+    if (!site.starts_with(prefix) || hit == 0) return std::nullopt;
+    const std::string_view point = site.substr(prefix.size());
+    std::vector<const models::migrate::Migration*> files;
+    for (const auto& [version, migration] : source_.migrations()) {
+      if (migration.up) files.push_back(&migration);
+    }
+    const auto nth = [&](std::uint64_t n) -> const models::migrate::Migration* {
+      return n >= 1 && n <= files.size() ? files[n - 1] : nullptr;
+    };
+    const auto result = [](const models::migrate::Migration* m,
+                           std::size_t ran) -> std::optional<std::pair<std::string, std::size_t>> {
+      if (m == nullptr) return std::nullopt;
+      return std::make_pair(m->up_name, ran);
+    };
+    if (point == "before_set_dirty" || point == "after_set_dirty") return result(nth(hit), 0);
+    if (point == "before_set_clean" || point == "after_set_clean") {
+      return nth(hit) ? result(nth(hit), StatementCount(*nth(hit))) : std::nullopt;
+    }
+    if (point.starts_with("set_version.")) {  // Twice a file: dirty, then clean.
+      const auto* m = nth((hit + 1) / 2);
+      return m ? result(m, hit % 2 == 1 ? 0 : StatementCount(*m)) : std::nullopt;
+    }
+    if (point == "statement.before" || point == "statement.after") {
+      std::uint64_t passed = hit - (point == "statement.before" ? 1 : 0);  // Statements done.
+      for (const auto* m : files) {
+        const std::size_t count = StatementCount(*m);
+        if (point == "statement.before" ? passed < count : passed <= count) {
+          return result(m, static_cast<std::size_t>(passed));
+        }
+        passed -= count;
+      }
+    }
+    return std::nullopt;
   }
 
   // ---- The checks ----
@@ -468,6 +597,7 @@ class Checker {
       };
       played.result = RunScenario(scenario, run);
       played.in_flight = in_flight.file();
+      played.failures = in_flight.failures();
     }
     FL_ASSERT(played.seen.contains(1));
     const Observed& seen = played.seen.at(1).front();
@@ -489,21 +619,22 @@ class Checker {
       return false;
     }
     // The store refused a statement (or the runner never finished): a
-    // finding at the file it was in, with the node's own words.
+    // finding at the file that failed, in the runner's own words (the
+    // first failure: its retries only repeat it, or say the version is
+    // dirty).
     std::string file = played.in_flight;
-    for (const auto& [version, migration] : source_.migrations()) {
-      if (migration.up && seen.last_line.find(FirstLine(*migration.up)) != std::string::npos) {
-        file = migration.up_name;
+    std::string words = seen.last_line;
+    if (!played.failures.empty()) {
+      const InFlight::Failure& first = played.failures.front();
+      if (const std::string failed = FileOf(static_cast<std::int64_t>(first.version));
+          !failed.empty()) {
+        file = failed;
       }
+      words = FirstLine(first.text);
     }
-    const auto one = OneVersion(seen.versions);
-    if (one) file = FileOf(one->first).empty() ? file : FileOf(one->first);
     report_.lint.push_back(
-        {"store-refuses", file.empty() ? "(folder)" : file, 1, 1,
-         fmt::format("with {}, on an empty keyspace, kuri-1 {}: {}", runner,
-                     seen.serving ? "serves another schema" : "does not start",
-                     seen.serving ? models::migrate::SchemaDiff(expected_, seen.schema).front()
-                                  : seen.last_line)});
+        {"store-refuses", file, 1, 1,
+         fmt::format("with {}, on an empty keyspace, kuri-1 does not start: {}", runner, words)});
     report_.notes.push_back(fmt::format(
         "{}: the folder does not apply on an empty keyspace, so no other check ran", runner));
     return false;
@@ -569,6 +700,13 @@ class Checker {
     const Observed& crashed = played.seen.at(1).front();
     const Observed& restarted = played.seen.at(3).front();
     c.file = played.in_flight;
+    c.ran.reset();
+    if (c.runner == "golang-migrate") {
+      const FaultSpec& crash = c.scenario.faults.front();
+      if (const auto at = RanAtCrash(crash.site, crash.hit); at && at->first == c.file) {
+        c.ran = at->second;
+      }
+    }
     if (c.runner == "golang-migrate" && crashed.versions == "none" && !crashed.schema.empty()) {
       c.verdict = Verdict::kLostVersion;
       c.detail = fmt::format(
@@ -696,7 +834,10 @@ class Checker {
 
   void ConcurrentCheck(const std::string& runner) {
     current_check_ = "concurrent";
-    if (options_.replicas < 2) return;
+    if (options_.replicas < 2) {
+      report_.notes.push_back(fmt::format("{}: --replicas 1: no replicas race", runner));
+      return;
+    }
     for (const std::string& store : options_.stores) {
       for (int i = 0; i < options_.race_seeds; ++i) {
         Case c{.check = "concurrent", .runner = runner, .store = store};
@@ -723,16 +864,22 @@ class Checker {
           std::any_of(end.begin(), end.end(), [](const Observed& s) { return s.restarts > 0; });
       const bool failed = restarted || !played.failures.empty();
       c.verdict = failed ? Verdict::kRecovers : Verdict::kSafe;
-      c.detail = !failed ? "every replica came up (one that finds the keyspace dirty waits in "
-                           "the gateway's start-up retry)"
-                 : played.failures.empty()
-                     ? "a replica failed, and its restart finished the migration"
-                     : fmt::format(
-                           "the replicas ran one file at once and {} failed ({}); it "
-                           "came up only because the winner's SetVersion overwrote its "
-                           "dirty flag and its retry found the version done",
-                           played.failures.size() == 1 ? "one" : "some", played.failures.front());
-      if (failed && !played.failures.empty()) c.error = played.failures.front();
+      c.detail = failed ? "a replica failed, and its restart or start-up retry finished the "
+                          "migration"
+                        : "every replica came up";
+      if (!played.failures.empty()) {
+        const InFlight::Failure& first = played.failures.front();
+        c.file = FileOf(static_cast<std::int64_t>(first.version));
+        c.error = first.process + ": " + FirstLine(first.text);
+        c.detail = fmt::format("{}'s migration of {} failed ({}), and its retry found it done",
+                               first.process, first.version, FirstLine(first.text));
+        if (c.runner == "golang-migrate") {
+          // A loser's dirty flag is gone only because the winner's
+          // SetVersion, later, replaced every row: a slower winner leaves
+          // it dirty (needs-force).
+          c.detail += ": it came up because the winner's SetVersion overwrote its dirty flag";
+        }
+      }
     } else {
       Unserved(c, end, replicas, false);
     }
@@ -928,12 +1075,21 @@ std::string KeyspaceProblem(std::string_view keyspace) {
         keyspace);
   }
   if (keyspace.starts_with("system")) return fmt::format("{} is the store's own", keyspace);
-  for (const char c : keyspace) {
-    const bool word = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-    if (!word)
-      return fmt::format("'{}': a keyspace name is lower-case letters, digits and _", keyspace);
+  const bool letter_first = keyspace.front() >= 'a' && keyspace.front() <= 'z';
+  const bool word = std::all_of(keyspace.begin(), keyspace.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!letter_first || !word) {
+    return fmt::format(
+        "'{}': a keyspace name here is a lower-case letter, then letters, digits "
+        "and _",
+        keyspace);
   }
   if (keyspace.size() > 48) return fmt::format("'{}': over 48 characters", keyspace);
+  // A reserved word (select, table, ...) is no bare name.
+  if (cql::Parse(fmt::format("USE {}", keyspace)).error) {
+    return fmt::format("'{}' is a reserved word in CQL", keyspace);
+  }
   return {};
 }
 

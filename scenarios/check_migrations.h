@@ -14,7 +14,7 @@
 //   down-up     up, down -all, up again (when every file has a down).
 //
 // Each outcome is classified (Verdicts()); cases with the same check,
-// runner, store, file and verdict are one finding, and an unsafe finding's
+// runner, store, file, verdict and version to force are one finding, and an unsafe finding's
 // first case is shrunk (explore.h's Shrink, steps kept) to a scenario file
 // `faultline run` replays, whose last step states what a user sees.
 #pragma once
@@ -66,6 +66,7 @@ struct MigrationCheckOptions {
   // of this folder a deployed database is at (--from VERSION); neither:
   // upgrades start from each older version of this folder.
   std::optional<std::vector<models::migrate::MigrationFile>> older;
+  std::string older_name;  // Its path, for findings about it.
   std::optional<std::uint64_t> from_version;
   const models::migrate::SumFile* sum = nullptr;
   std::string sum_name;
@@ -97,7 +98,6 @@ struct MigrationCheckReport {
   std::vector<DynamicFinding> dynamic;  // By check, then runner, then file.
   std::vector<std::string> notes;       // Checks skipped and why.
   int runs = 0;                         // Simulated runs played.
-  double wall_ms = 0;
   // Whether anything unsafe was found: a lint error or an unsafe verdict.
   bool Unsafe() const;
 };

@@ -34,6 +34,9 @@ std::string Dumped(const Json& json) {
 std::string FileOf(const DynamicFinding& finding) {
   return finding.file.empty() ? kFolderItself : finding.file;
 }
+std::string FileOf(const LintFinding& finding) {
+  return finding.file.empty() ? kFolderItself : finding.file;
+}
 
 // Files in the folder's order: the order the findings first name them
 // (lint findings come sorted by file), the folder itself last.
@@ -42,15 +45,32 @@ std::vector<std::string> FilesInOrder(const MigrationCheckReport& report) {
   const auto add = [&](const std::string& file) {
     if (std::find(files.begin(), files.end(), file) == files.end()) files.push_back(file);
   };
-  for (const LintFinding& finding : report.lint) add(finding.file);
+  for (const LintFinding& finding : report.lint) add(FileOf(finding));
   for (const DynamicFinding& finding : report.dynamic) add(FileOf(finding));
   std::stable_partition(files.begin(), files.end(),
                         [](const std::string& f) { return f != kFolderItself; });
   return files;
 }
 
-std::string Uri(const ReportContext& context, const std::string& file) {
-  if (file == kFolderItself) return context.folder;
+// A path as a URI reference (RFC 3986): unreserved bytes and '/' as they
+// are, every other byte as %XX; an absolute path as a file:// URI.
+std::string UriOf(std::string_view path) {
+  std::string uri = path.starts_with('/') ? "file://" : "";
+  for (const char c : path) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool unreserved = (byte >= 'A' && byte <= 'Z') || (byte >= 'a' && byte <= 'z') ||
+                            (byte >= '0' && byte <= '9') || byte == '-' || byte == '.' ||
+                            byte == '_' || byte == '~' || byte == '/';
+    uri += unreserved ? std::string(1, c) : fmt::format("%{:02X}", byte);
+  }
+  return uri;
+}
+
+// Where a finding is, as a path: a file of the folder under the folder's
+// path, the folder itself, or a path given as it is (the sum file).
+std::string PathOf(const ReportContext& context, const std::string& file, bool in_folder = true) {
+  if (!in_folder) return file;
+  if (file.empty() || file == kFolderItself) return context.folder;
   return context.folder.empty() || context.folder.ends_with('/') ? context.folder + file
                                                                  : context.folder + "/" + file;
 }
@@ -66,6 +86,8 @@ int CountUnsafe(const MigrationCheckReport& report) {
       std::count_if(report.dynamic.begin(), report.dynamic.end(),
                     [](const DynamicFinding& f) { return InfoOf(f.verdict).unsafe; }));
 }
+
+std::string ForceText(const std::string& to) { return to == "-1" ? "force -- -1" : "force " + to; }
 
 std::string Plural(int n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
@@ -143,6 +165,7 @@ std::string TextReport(const MigrationCheckReport& report, const ReportContext& 
   for (std::size_t i = 0; i < report.runners.size(); ++i) {
     text += (i == 0 ? "" : ", ") + report.runners[i];
   }
+  if (report.runners.empty()) text += "none: static rules only";
   text += fmt::format("): {} simulated runs\n\n", report.runs);
   text += fmt::format("static: {}, {}, {}\n", Plural(CountLint(report, Severity::kError), "error"),
                       Plural(CountLint(report, Severity::kWarning), "warning"),
@@ -151,30 +174,23 @@ std::string TextReport(const MigrationCheckReport& report, const ReportContext& 
   for (const std::string& file : FilesInOrder(report)) {
     text += "\n" + file + "\n";
     // Errors, unsafe verdicts, warnings, notes, then what held.
-    for (const Severity severity : {Severity::kError}) {
+    const auto lint_of = [&](Severity severity) {
       for (const LintFinding& f : report.lint) {
-        if (f.file == file && RuleOf(f.rule).severity == severity) {
+        if (FileOf(f) == file && RuleOf(f.rule).severity == severity) {
           text += fmt::format("  {:<8} {:<26} {}:{} {}\n", SeverityName(severity), f.rule, f.line,
                               f.column, f.message);
         }
       }
-    }
-    for (const bool unsafe : {true}) {
-      for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
-        const DynamicFinding& f = report.dynamic[i];
-        if (FileOf(f) == file && InfoOf(f.verdict).unsafe == unsafe) {
-          DynamicText(text, f, context.repro_files.at(i), context);
-        }
+    };
+    lint_of(Severity::kError);
+    for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
+      const DynamicFinding& f = report.dynamic[i];
+      if (FileOf(f) == file && InfoOf(f.verdict).unsafe) {
+        DynamicText(text, f, context.repro_files.at(i), context);
       }
     }
-    for (const Severity severity : {Severity::kWarning, Severity::kNote}) {
-      for (const LintFinding& f : report.lint) {
-        if (f.file == file && RuleOf(f.rule).severity == severity) {
-          text += fmt::format("  {:<8} {:<26} {}:{} {}\n", SeverityName(severity), f.rule, f.line,
-                              f.column, f.message);
-        }
-      }
-    }
+    lint_of(Severity::kWarning);
+    lint_of(Severity::kNote);
     for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
       const DynamicFinding& f = report.dynamic[i];
       if (FileOf(f) == file && !InfoOf(f.verdict).unsafe) {
@@ -258,20 +274,20 @@ std::string SarifReport(const MigrationCheckReport& report, const ReportContext&
   for (const VerdictInfo& info : Verdicts()) {
     if (info.unsafe) add_rule(info.name, info.meaning, "see the finding's repro scenario", "error");
   }
-  const auto location = [&](const std::string& file, int line, int column) {
+  const auto location = [&](const std::string& path, int line, int column) {
     Json region = {{"startLine", std::max(line, 1)}, {"startColumn", std::max(column, 1)}};
     return Json::array(
         {{{"physicalLocation",
-           {{"artifactLocation", {{"uri", Uri(context, file)}}}, {"region", std::move(region)}}}}});
+           {{"artifactLocation", {{"uri", UriOf(path)}}}, {"region", std::move(region)}}}}});
   };
   Json results = Json::array();
   for (const LintFinding& f : report.lint) {
-    results.push_back({{"ruleId", f.rule},
-                       {"ruleIndex", index.at(f.rule)},
-                       {"level", SeverityName(RuleOf(f.rule).severity)},
-                       {"message", {{"text", f.message}}},
-                       {"locations", location(f.file == kFolderItself ? kFolderItself : f.file,
-                                              f.line, f.column)}});
+    results.push_back(
+        {{"ruleId", f.rule},
+         {"ruleIndex", index.at(f.rule)},
+         {"level", SeverityName(RuleOf(f.rule).severity)},
+         {"message", {{"text", f.message}}},
+         {"locations", location(PathOf(context, f.file, f.in_folder), f.line, f.column)}});
   }
   for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
     const DynamicFinding& f = report.dynamic[i];
@@ -285,7 +301,7 @@ std::string SarifReport(const MigrationCheckReport& report, const ReportContext&
                        {"ruleIndex", index.at(std::string(info.name))},
                        {"level", "error"},
                        {"message", {{"text", message}}},
-                       {"locations", location(FileOf(f), 1, 1)}});
+                       {"locations", location(PathOf(context, f.file), 1, 1)}});
   }
   Json sarif = {{"version", "2.1.0"},
                 {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
@@ -373,10 +389,10 @@ std::string JunitReport(const MigrationCheckReport& report, const ReportContext&
       std::string failed;
       std::string out;
       for (const LintFinding& f : report.lint) {
-        if (f.file != file) continue;
+        if (FileOf(f) != file) continue;
         const std::string line =
-            fmt::format("{}:{}:{}: {}: {}: {}\n", Uri(context, file), f.line, f.column,
-                        SeverityName(RuleOf(f.rule).severity), f.rule, f.message);
+            fmt::format("{}:{}:{}: {}: {}: {}\n", PathOf(context, f.file, f.in_folder), f.line,
+                        f.column, SeverityName(RuleOf(f.rule).severity), f.rule, f.message);
         (RuleOf(f.rule).severity == Severity::kError ? failed : out) += line;
       }
       ++tests;
@@ -402,8 +418,9 @@ std::string JunitReport(const MigrationCheckReport& report, const ReportContext&
       ++tests;
       const VerdictInfo& info = InfoOf(f.verdict);
       cases +=
-          fmt::format("    <testcase classname=\"check-migrations.{}\" name=\"{} {} {} {}\">\n",
-                      check, f.runner, f.store, Xml(FileOf(f)), info.name);
+          fmt::format("    <testcase classname=\"check-migrations.{}\" name=\"{} {} {} {}{}\">\n",
+                      check, f.runner, f.store, Xml(FileOf(f)), info.name,
+                      f.force_to.empty() ? "" : " " + Xml(ForceText(f.force_to)));
       if (info.unsafe) {
         ++failures;
         std::string body = f.detail + "\n" + CasesText(f) + "\n";

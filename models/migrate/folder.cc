@@ -111,7 +111,13 @@ sim::Result<std::vector<MigrationFile>> ReadMigrationFolder(const std::filesyste
       return sim::Status::InvalidArgument(
           fmt::format("{}: over {} migration files", folder.string(), limits.max_entries));
     }
-    if (MayBeMigration(it->path().filename().string())) paths.push_back(it->path());
+    const std::string name = it->path().filename().string();
+    if (!MayBeMigration(name)) continue;
+    if (std::any_of(name.begin(), name.end(), [](char c) { return c >= 0 && c < 0x20; })) {
+      return sim::Status::InvalidArgument(fmt::format(
+          "{}: a file name with a control character (a line break?): rename it", folder.string()));
+    }
+    paths.push_back(it->path());
   }
   if (error) {
     return sim::Status::InvalidArgument(

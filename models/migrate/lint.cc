@@ -39,13 +39,27 @@ class LineIndex {
   std::vector<std::size_t> starts_;
 };
 
+// At most this many findings of one rule in one file: a report stays
+// readable (and small) when a file repeats one mistake.
+constexpr int kMaxPerRuleAndFile = 20;
+
 struct Context {
   const LintInput& input;
   std::vector<LintFinding>& findings;
+  std::map<std::pair<std::string, std::string>, int>& counts;  // (rule, file) -> findings
   void Add(std::string_view rule, const std::string& file, int line, int column,
            std::string message) const {
     FL_ASSERT_MSG(&RuleOf(rule) != nullptr, "rule {}", rule);
+    int& count = counts[{std::string(rule), file}];
+    if (++count > kMaxPerRuleAndFile) return;
+    if (count == kMaxPerRuleAndFile) message += " (and maybe more: only the first 20 are said)";
     findings.push_back({std::string(rule), file, line, column, std::move(message)});
+  }
+  // A finding about a file outside the folder (`path` as given).
+  void AddOutside(std::string_view rule, const std::string& path, int line, int column,
+                  std::string message) const {
+    Add(rule, path, line, column, std::move(message));
+    findings.back().in_folder = false;
   }
 };
 
@@ -206,6 +220,17 @@ std::map<std::string, std::string> ColumnsOf(const cql::CreateTable& create,
   return one.empty() ? std::map<std::string, std::string>{} : one.begin()->second;
 }
 
+bool NamesAnotherKeyspace(const cql::Statement& statement, const std::string& keyspace) {
+  return std::visit(
+      [&](const auto& s) {
+        if constexpr (requires { s.table.keyspace; }) {
+          return !s.table.keyspace.empty() && s.table.keyspace != keyspace;
+        }
+        return false;
+      },
+      statement);
+}
+
 // The rules that follow the schema through the folder's history: a table
 // re-created IF NOT EXISTS with other columns (here, or as the older folder
 // made it), and a column dropped and added again with another type.
@@ -217,6 +242,7 @@ void LintHistory(const Context& context, const MigrationSource& source,
   for (const auto& [version, migration] : source.migrations()) {
     if (!migration.up) continue;
     for (const LocatedStatement& at : StatementsOf(*migration.up, context.input.multi_statement)) {
+      if (NamesAnotherKeyspace(at.statement, keyspace)) continue;  // Not this keyspace's history.
       if (const auto* create = std::get_if<cql::CreateTable>(&at.statement)) {
         const std::map<std::string, std::string> columns = ColumnsOf(*create, keyspace);
         const auto earlier = schema.find(create->table.name);
@@ -339,11 +365,19 @@ void LintShipped(const Context& context, const std::vector<SumEntry>& shipped,
       any_up = true;
     }
     const auto found = now.find(entry.file);
+    const bool version_left = std::any_of(now.begin(), now.end(), [&](const auto& file) {
+      return VersionOfName(file.first) == VersionOfName(entry.file);
+    });
+    if (found == now.end() && version_left) {
+      // golang-migrate's versionExists takes an up or a down file: a gone
+      // down file only means `migrate down` cannot pass it.
+      continue;
+    }
     if (found == now.end()) {
-      context.Add("applied-file-removed", shipped_where, std::max(entry.line, 1), 1,
-                  fmt::format("{} was shipped and is gone: a database at its version fails "
-                              "golang-migrate's start (no migration found for version {})",
-                              entry.file, VersionOfName(entry.file)));
+      context.AddOutside("applied-file-removed", shipped_where, std::max(entry.line, 1), 1,
+                         fmt::format("{} was shipped and is gone: a database at its version fails "
+                                     "golang-migrate's start (no migration found for version {})",
+                                     entry.file, VersionOfName(entry.file)));
     } else if (found->second != entry.checksum) {
       context.Add("applied-file-edited", entry.file, 1, 1,
                   fmt::format("{} was edited since it was shipped ({}): databases that applied "
@@ -441,7 +475,8 @@ std::uint64_t FileChecksum(std::string_view contents) { return sim::Fnv1a64(cont
 std::string WriteSumFile(const std::vector<MigrationFile>& files) {
   std::string text = std::string(kSumHeader) + "\n";
   for (const MigrationFile& file : files) {
-    FL_ASSERT(file.name.find_first_of(" \n") == std::string::npos);
+    // Names with a line break are refused when a folder is read.
+    FL_ASSERT(file.name.find_first_of("\r\n") == std::string::npos);
     text += fmt::format("{} {}{:016x}\n", file.name, kChecksumPrefix, FileChecksum(file.contents));
   }
   return text;
@@ -467,7 +502,7 @@ sim::Result<SumFile> ParseSumFile(std::string_view text, std::string_view source
       continue;
     }
     if (row.empty()) continue;
-    const std::size_t space = row.find(' ');
+    const std::size_t space = row.rfind(' ');  // A file name may hold spaces.
     if (space == std::string_view::npos || space == 0) {
       return fail(1, "expected '<file> fnv1a64:<16 hex digits>'");
     }
@@ -519,7 +554,8 @@ std::vector<LocatedStatement> StatementsOf(std::string_view body, bool multi_sta
 
 std::vector<LintFinding> LintFolder(const LintInput& input) {
   std::vector<LintFinding> findings;
-  const Context context{input, findings};
+  std::map<std::pair<std::string, std::string>, int> counts;
+  const Context context{input, findings, counts};
   sim::Result<MigrationSource> source = MigrationSource::FromFiles(input.files);
   FL_ASSERT_MSG(source.ok(), "a folder checked when read: {}", source.status().ToString());
   for (const auto& [version, migration] : source->migrations()) {
@@ -535,7 +571,10 @@ std::vector<LintFinding> LintFolder(const LintInput& input) {
   LintHistory(context, *source, older_schema);
   LintDowns(context, *source);
   if (input.sum != nullptr) LintShipped(context, input.sum->entries, input.sum_name);
-  if (input.older != nullptr) LintShipped(context, EntriesOf(*input.older), "the older folder");
+  if (input.older != nullptr) {
+    LintShipped(context, EntriesOf(*input.older),
+                input.older_name.empty() ? "the older folder" : input.older_name);
+  }
   // By file in the folder's order, then by place; a finding found twice
   // (by the sum file and the older folder) once.
   std::map<std::string, std::size_t> order;
@@ -553,7 +592,7 @@ std::vector<LintFinding> LintFolder(const LintInput& input) {
   findings.erase(std::unique(findings.begin(), findings.end(),
                              [](const LintFinding& a, const LintFinding& b) {
                                return a.rule == b.rule && a.file == b.file && a.line == b.line &&
-                                      a.column == b.column;
+                                      a.column == b.column && a.message == b.message;
                              }),
                  findings.end());
   return findings;
@@ -570,7 +609,8 @@ std::optional<std::string> NamedKeyspace(const std::vector<MigrationFile>& files
           [&](const auto& statement) {
             using T = std::decay_t<decltype(statement)>;
             if constexpr (requires { statement.table; }) {
-              if constexpr (std::is_same_v<decltype(statement.table), const cql::QualifiedName>) {
+              if constexpr (std::is_same_v<std::remove_cvref_t<decltype(statement.table)>,
+                                           cql::QualifiedName>) {
                 note(statement.table);
               }
             }

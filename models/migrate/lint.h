@@ -35,10 +35,13 @@ const LintRule& RuleOf(std::string_view id);
 
 struct LintFinding {
   std::string rule;  // A LintRules() id.
-  std::string file;  // The file's name in the folder ("1_init.up.cql"), or the sum file's.
+  std::string file;  // The file's name in the folder ("1_init.up.cql"); empty: the folder.
   int line = 1;
   int column = 1;
   std::string message;
+  // Whether `file` is a file of the folder; false: a path as given (the
+  // sum file, the older folder).
+  bool in_folder = true;
   friend bool operator==(const LintFinding&, const LintFinding&) = default;
 };
 
@@ -68,6 +71,7 @@ struct LintInput {
   // The folder as an older release shipped it (--from DIR): its files were
   // applied on the volumes that release left.
   const std::vector<MigrationFile>* older = nullptr;
+  std::string older_name;        // Its path, for findings about it.
   const SumFile* sum = nullptr;  // The files shipped before (--sum FILE).
   std::string sum_name;          // The sum file's path, for findings about it.
   bool multi_statement = true;   // golang-migrate splits each file on ';'.

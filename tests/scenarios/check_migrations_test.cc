@@ -10,7 +10,11 @@
 
 #include "models/migrate/folder.h"
 #include "models/migrate/lint.h"
+#include "models/migrate/schema_check.h"
 #include "models/s3/seed_images.h"
+#include "scenarios/catalogue.h"
+#include "scenarios/runner.h"
+#include "scenarios/world.h"
 
 namespace faultline::scenarios {
 namespace {
@@ -125,6 +129,12 @@ TEST(CheckMigrationsTest, ACrashMidFileNeedsRepairWithGolangMigrateAndRecoversWi
     EXPECT_TRUE(verdict == "safe" || verdict == "recovers") << check << " " << verdict;
   }
   for (const DynamicFinding& finding : report.dynamic) {
+    // Seed 003's lesson: the version lives in the node's own keyspace, and
+    // the finding says which one to force in.
+    if (finding.verdict == Verdict::kNeedsForce) {
+      EXPECT_NE(finding.detail.find("on keyspace filecoingw_kuri1"), std::string::npos)
+          << finding.detail;
+    }
     if (finding.verdict != Verdict::kNeedsRepair) continue;
     // Exactly which statements ran, and what to do.
     EXPECT_NE(finding.detail.find("statements 1-1 of 2"), std::string::npos) << finding.detail;
@@ -145,6 +155,25 @@ TEST(CheckMigrationsTest, AnEditedCreateIfNotExistsOnAKeptVolumeIsSilentDrift) {
   const MigrationCheckReport fixed = Check("seed-s3-versioned", {"golang-migrate"}, "seed-s3-old");
   EXPECT_TRUE(Verdicts(fixed, "golang-migrate").contains({"upgrade", "safe"}));
   EXPECT_FALSE(Verdicts(fixed, "golang-migrate").contains({"upgrade", "silent-drift"}));
+}
+
+// Observing is reading: a run whose observer reads the store, the logs and
+// the fault coverage after every step has the same trace as one without.
+TEST(CheckMigrationsTest, AnObserverLeavesTheTraceAsItWas) {
+  const Scenario* story = FindScenario("dirty-migration");
+  ASSERT_NE(story, nullptr);
+  const ScenarioResult plain = RunScenario(*story, {.seed = 3});
+  int looked = 0;
+  RunOptions observed{.seed = 3};
+  observed.observe = [&](std::size_t, World& world) {
+    looked += RecordedVersions(world, "filecoingw_kuri1").empty() ? 0 : 1;
+    auto store = ObserveStore(world);
+    if (store.ok()) (void)models::migrate::SnapshotSchema(**store, "filecoingw_kuri1");
+    (void)world.simulation.faults().Coverage();
+  };
+  const ScenarioResult seen = RunScenario(*story, observed);
+  EXPECT_EQ(looked, static_cast<int>(story->steps.size()) + 1);
+  EXPECT_EQ(plain.trace_hash, seen.trace_hash);
 }
 
 TEST(CheckMigrationsTest, TheSameSeedGivesTheSameReport) {
