@@ -11,6 +11,8 @@
 #include "models/migrate/runner.h"
 #include "models/migrate/schema_check.h"
 #include "models/s3/seed_images.h"
+#include "scenarios/check_observe.h"
+#include "scenarios/check_statements.h"
 #include "scenarios/runner.h"
 #include "scenarios/world.h"
 #include "sim/assert.h"
@@ -22,131 +24,15 @@ using models::migrate::MigrationFile;
 using models::migrate::MigrationSource;
 using models::migrate::SchemaModel;
 namespace cql = models::cql;
+using namespace check;  // NOLINT: this file's own helpers.
 
 constexpr const char* kChecked = "checked";  // The folder's image version.
 constexpr const char* kShipped = "shipped";  // An older release's, for upgrades and rollbacks.
-constexpr const char* kSubject = "kuri-1";   // The node that runs the folder.
 // Long enough for the gateway's start-up retry (30 attempts, 2 s doubling
 // to 15 s: about 7 minutes) to give up, so the log ends with its last word.
 constexpr sim::Duration kRetriesGiveUp = std::chrono::minutes(10);
 constexpr sim::Duration kSettle = std::chrono::minutes(1);
 constexpr std::size_t kMaxCrashCases = 20'000;  // Per runner: beyond, the rest is said skipped.
-
-Step Do(Step::Kind kind, std::string narration) {
-  Step step;
-  step.kind = kind;
-  step.narration = std::move(narration);
-  return step;
-}
-Step Wait(sim::Duration duration, std::string narration) {
-  Step step = Do(Step::Kind::kWait, std::move(narration));
-  step.duration = duration;
-  return step;
-}
-Step ForService(Step::Kind kind, const std::string& service, std::string narration) {
-  Step step = Do(kind, std::move(narration));
-  step.service = service;
-  return step;
-}
-
-std::string NodeName(int node) { return models::s3::NodeServiceName(node); }
-
-std::string Joined(const std::vector<std::string>& parts, std::string_view by = ", ") {
-  std::string text;
-  for (const std::string& part : parts) text += (text.empty() ? "" : std::string(by)) + part;
-  return text;
-}
-
-std::string FirstLine(const std::string& text) {
-  const std::string line = text.substr(0, text.find('\n'));
-  return line.size() > 120 ? line.substr(0, 117) + "..." : line;
-}
-
-// What an observer reads of one replica after a step.
-struct Observed {
-  bool serving = false;
-  std::string versions;  // "3 dirty", "none"
-  SchemaModel schema;
-  std::string last_line;  // Its log's last line.
-  int restarts = 0;
-  bool exists = false;
-};
-
-Observed Observe(World& world, const std::string& service, const std::string& keyspace) {
-  Observed seen;
-  seen.exists = world.runtime.HasContainer(service);
-  seen.serving = seen.exists && IsServing(world, service);
-  seen.versions = RecordedVersions(world, keyspace);
-  if (auto store = ObserveStore(world); store.ok()) {
-    if (auto schema = models::migrate::SnapshotSchema(**store, keyspace); schema.ok()) {
-      seen.schema = std::move(schema).value();
-    }
-  }
-  if (seen.exists) {
-    // The last line that is not a start banner: a restart's banner says
-    // nothing of why the service is down.
-    const std::vector<std::string> logs = world.runtime.Logs(service);
-    for (auto line = logs.rbegin(); line != logs.rend() && seen.last_line.empty(); ++line) {
-      if (line->find("starting node ") == std::string::npos) seen.last_line = *line;
-    }
-    seen.restarts = world.runtime.restart_count(service);
-  }
-  return seen;
-}
-
-// The file a migration was in when the first fault fired: the last
-// migrate.begin of the subject in the keyspace before it.
-class InFlight final : public sim::TraceSink {
- public:
-  explicit InFlight(std::string keyspace) : keyspace_(std::move(keyspace)) {}
-  void Write(const sim::TraceEvent& event) override {
-    NoteFailure(event);
-    if (fired_ || event.process != kSubject) return;
-    if (event.name == "migrate.begin") {
-      const sim::TraceValue* keyspace = event.Find("keyspace");
-      const sim::TraceValue* file = event.Find("file");
-      if (keyspace != nullptr && file != nullptr && keyspace->AsString() == keyspace_) {
-        file_ = file->AsString();
-      }
-    }
-    if (event.name == "fault.fire") fired_ = true;
-  }
-  const std::string& file() const { return file_; }
-  // Each failed migration of a file in the keyspace, in the order they
-  // happened: who, which version, and the runner's words.
-  struct Failure {
-    std::string process;
-    std::uint64_t version = 0;
-    std::string text;
-  };
-  const std::vector<Failure>& failures() const { return failures_; }
-
- private:
-  void NoteFailure(const sim::TraceEvent& event) {
-    if (event.name != "migrate.end") return;
-    const sim::TraceValue* keyspace = event.Find("keyspace");
-    const sim::TraceValue* outcome = event.Find("outcome");
-    const sim::TraceValue* version = event.Find("version");
-    if (keyspace == nullptr || outcome == nullptr || version == nullptr) return;
-    if (keyspace->AsString() != keyspace_ || outcome->AsString() == "OK") return;
-    constexpr std::size_t kMaxKept = 100;
-    if (failures_.size() < kMaxKept) {
-      failures_.push_back({event.process, version->AsUint(), outcome->AsString()});
-    }
-  }
-  std::vector<Failure> failures_;
-  std::string keyspace_;
-  std::string file_;
-  bool fired_ = false;
-};
-
-// One run and what was seen after the steps asked for, of every replica.
-struct Played {
-  ScenarioResult result;
-  std::map<std::size_t, std::vector<Observed>> seen;  // Step -> replica (from kuri-1).
-  std::string in_flight;
-  std::vector<InFlight::Failure> failures;
-};
 
 class Checker;
 
@@ -180,6 +66,16 @@ class Checker {
     source_ = std::move(source).value();
     FL_ASSERT_MSG(!source_.empty(), "an empty folder is refused when read");
     expected_ = models::migrate::ExpectedSchema(source_, options.keyspace);
+    SchemaModel schema;
+    for (const auto& [version, migration] : source_.migrations()) {
+      if (migration.up) {
+        for (const auto& statement : models::migrate::StatementsOf(*migration.up)) {
+          models::migrate::ApplyStatement(statement.statement, options.keyspace, schema);
+        }
+      }
+      schema_at_.emplace(version, schema);
+    }
+    FL_ASSERT(schema_at_.rbegin()->second == expected_);
     FL_ASSERT(options.replicas >= 1 && options.replicas <= models::s3::kMaxNodes);
     FL_ASSERT(!options.stores.empty());
     FL_ASSERT(KeyspaceProblem(options.keyspace).empty());
@@ -215,13 +111,17 @@ class Checker {
   // ---- Building the runs ----
 
   std::vector<MigrationFile> FilesUpTo(std::uint64_t version) const {
-    std::vector<MigrationFile> files;
-    for (const auto& [v, migration] : source_.migrations()) {
-      if (v > version) break;
-      if (migration.up) files.emplace_back(migration.up_name, *migration.up);
-      if (migration.down) files.emplace_back(migration.down_name, *migration.down);
-    }
-    return files;
+    return check::FilesUpTo(source_, version);
+  }
+  // The schema the files up to `version` define, worked out once per
+  // version (a case asks for many; reading the prefix again each time
+  // would cost in proportion to the folder).
+  const SchemaModel& SchemaAt(std::optional<std::uint64_t> version) const {
+    static const SchemaModel kEmpty;
+    if (!version) return kEmpty;
+    const auto found = schema_at_.find(*version);
+    FL_ASSERT_MSG(found != schema_at_.end(), "no version {} in the folder", *version);
+    return found->second;
   }
 
   ImageSpec Image(const std::string& version, const std::string& runner,
@@ -294,22 +194,6 @@ class Checker {
   }
 
   // ---- Reading what was seen ----
-
-  SchemaModel SchemaAt(std::optional<std::uint64_t> version) const {
-    if (!version) return {};
-    return models::migrate::ExpectedSchema(*MigrationSource::FromFiles(FilesUpTo(*version)),
-                                           options_.keyspace);
-  }
-
-  // "3 dirty" -> (3, true); nullopt for "none" or more than one row.
-  static std::optional<std::pair<std::int64_t, bool>> OneVersion(const std::string& versions) {
-    const std::size_t space = versions.find(' ');
-    if (space == std::string::npos || versions.find(',') != std::string::npos) return std::nullopt;
-    std::int64_t version = 0;
-    const auto [end, error] = std::from_chars(versions.data(), versions.data() + space, version);
-    if (error != std::errc() || end != versions.data() + space) return std::nullopt;
-    return std::make_pair(version, versions.substr(space + 1) == "dirty");
-  }
 
   // Whether the state a crash left is one the folder defines: no version
   // and no table, or a clean version with exactly its files' schema (for a
@@ -405,69 +289,6 @@ class Checker {
     return std::nullopt;
   }
 
-  // How many statements golang-migrate sends for the file: its pieces
-  // after the ';' split that are not blank (CassandraDriver::Run).
-  static std::size_t StatementCount(const models::migrate::Migration& migration) {
-    if (!migration.up) return 0;
-    std::size_t count = 0;
-    for (const std::string& piece : models::migrate::SplitStatements(*migration.up)) {
-      count += models::migrate::Trimmed(piece).empty() ? 0 : 1;
-    }
-    return count;
-  }
-
-  // Which statements of the file of `version` ran: `ran` when the crash
-  // site says, else read from the schema they left (DDL only: a data
-  // statement leaves no trace there). "statements 1-2 of 3 of F ran (line
-  // 1: CREATE TABLE a ...): undo them and ...".
-  std::string StatementsThatRan(std::int64_t version, const SchemaModel& live,
-                                std::optional<std::size_t> ran) const {
-    const models::migrate::Migration* migration =
-        version < 0 ? nullptr : source_.Find(static_cast<std::uint64_t>(version));
-    if (migration == nullptr || !migration->up) return "compare DESCRIBE KEYSPACE with the folder";
-    const auto statements = models::migrate::StatementsOf(*migration->up);
-    if (!ran) {
-      SchemaModel schema = SchemaAt(source_.Prev(static_cast<std::uint64_t>(version)));
-      for (std::size_t k = 0; k <= statements.size() && !ran; ++k) {
-        if (k > 0) {
-          models::migrate::ApplyStatement(statements[k - 1].statement, options_.keyspace, schema);
-        }
-        if (schema == live) ran = k;
-      }
-    }
-    if (!ran) {
-      return fmt::format("the keyspace matches no prefix of {}: compare DESCRIBE KEYSPACE with it",
-                         migration->up_name);
-    }
-    const std::size_t total = statements.size();
-    const auto before = source_.Prev(static_cast<std::uint64_t>(version));
-    const std::string force_before = before ? std::to_string(*before) : "-- -1";
-    if (*ran == 0) {
-      return fmt::format("none of the {} statement(s) of {} ran, yet running it again fails", total,
-                         migration->up_name);
-    }
-    std::vector<std::string> lines;
-    for (std::size_t i = 0; i < *ran && i < total; ++i) {
-      lines.push_back(
-          fmt::format("line {}: {}", statements[i].line, FirstLine(statements[i].text)));
-    }
-    if (*ran >= total) {
-      return fmt::format("all {} statement(s) of {} ran ({}), yet neither force brings it up",
-                         total, migration->up_name, Joined(lines, "; "));
-    }
-    return fmt::format(
-        "statements 1-{} of {} of {} ran ({}): undo them and `migrate force {}`, or run "
-        "statements {}-{} by hand and `migrate force {}`",
-        *ran, total, migration->up_name, Joined(lines, "; "), force_before, *ran + 1, total,
-        version);
-  }
-
-  // `migrate force X` as an operator types it: -1 after `--` (Go's flag
-  // parsing takes "-1" for a flag).
-  static std::string ForceCommand(const std::string& to) {
-    return to == "-1" ? "migrate force -- -1" : "migrate force " + to;
-  }
-
   // The verdict for replicas that do not all serve the folder at the end.
   void Unserved(Case& c, const std::vector<Observed>& end, int replicas, bool any_schema) {
     const MigrationSource& image = c.end_image.empty() ? source_ : c.end_image;
@@ -516,61 +337,9 @@ class Checker {
           StateText(*down));
       return;
     }
-    c.detail = fmt::format("it stays down ({}), and no force brings it up: {}", StateText(*down),
-                           StatementsThatRan(one ? one->first : -1, down->schema, c.ran));
-  }
-
-  static bool HasDataStatements(const std::string& body) {
-    for (const auto& statement : models::migrate::StatementsOf(body)) {
-      const bool data = std::holds_alternative<cql::Insert>(statement.statement) ||
-                        std::holds_alternative<cql::Update>(statement.statement) ||
-                        std::holds_alternative<cql::Delete>(statement.statement) ||
-                        std::holds_alternative<cql::Batch>(statement.statement);
-      if (data) return true;
-    }
-    return false;
-  }
-
-  // How many statements of the file in flight had run when golang-migrate
-  // crashed at the `hit`-th pass of `site` (its sites are these, in this
-  // order: kGolangMigrateFaultPoints), and that file; nullopt for a site
-  // before any file.
-  std::optional<std::pair<std::string, std::size_t>> RanAtCrash(std::string_view site,
-                                                                std::uint64_t hit) const {
-    const std::string prefix = fmt::format("migrate.{}.", options_.keyspace);
-    if (!site.starts_with(prefix) || hit == 0) return std::nullopt;
-    const std::string_view point = site.substr(prefix.size());
-    std::vector<const models::migrate::Migration*> files;
-    for (const auto& [version, migration] : source_.migrations()) {
-      if (migration.up) files.push_back(&migration);
-    }
-    const auto nth = [&](std::uint64_t n) -> const models::migrate::Migration* {
-      return n >= 1 && n <= files.size() ? files[n - 1] : nullptr;
-    };
-    const auto result = [](const models::migrate::Migration* m,
-                           std::size_t ran) -> std::optional<std::pair<std::string, std::size_t>> {
-      if (m == nullptr) return std::nullopt;
-      return std::make_pair(m->up_name, ran);
-    };
-    if (point == "before_set_dirty" || point == "after_set_dirty") return result(nth(hit), 0);
-    if (point == "before_set_clean" || point == "after_set_clean") {
-      return nth(hit) ? result(nth(hit), StatementCount(*nth(hit))) : std::nullopt;
-    }
-    if (point.starts_with("set_version.")) {  // Twice a file: dirty, then clean.
-      const auto* m = nth((hit + 1) / 2);
-      return m ? result(m, hit % 2 == 1 ? 0 : StatementCount(*m)) : std::nullopt;
-    }
-    if (point == "statement.before" || point == "statement.after") {
-      std::uint64_t passed = hit - (point == "statement.before" ? 1 : 0);  // Statements done.
-      for (const auto* m : files) {
-        const std::size_t count = StatementCount(*m);
-        if (point == "statement.before" ? passed < count : passed <= count) {
-          return result(m, static_cast<std::size_t>(passed));
-        }
-        passed -= count;
-      }
-    }
-    return std::nullopt;
+    c.detail = fmt::format(
+        "it stays down ({}), and no force brings it up: {}", StateText(*down),
+        StatementsThatRan(source_, options_.keyspace, one ? one->first : -1, down->schema, c.ran));
   }
 
   // ---- The checks ----
@@ -703,7 +472,8 @@ class Checker {
     c.ran.reset();
     if (c.runner == "golang-migrate") {
       const FaultSpec& crash = c.scenario.faults.front();
-      if (const auto at = RanAtCrash(crash.site, crash.hit); at && at->first == c.file) {
+      if (const auto at = RanAtCrash(source_, options_.keyspace, crash.site, crash.hit);
+          at && at->first == c.file) {
         c.ran = at->second;
       }
     }
@@ -1023,6 +793,7 @@ class Checker {
   const MigrationCheckOptions& options_;
   MigrationSource source_;
   SchemaModel expected_;
+  std::map<std::uint64_t, SchemaModel> schema_at_;  // After each version's files.
   MigrationCheckReport report_;
   std::map<std::string, std::uint64_t> site_hits_;  // From the clean run.
   std::string current_check_;

@@ -1,0 +1,152 @@
+#include "scenarios/check_statements.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "models/cql/ast.h"
+#include "models/migrate/cassandra_driver.h"
+#include "models/migrate/lint.h"
+#include "scenarios/check_observe.h"
+#include "sim/assert.h"
+
+namespace faultline::scenarios::check {
+
+using models::migrate::MigrationFile;
+using models::migrate::MigrationSource;
+using models::migrate::SchemaModel;
+namespace cql = models::cql;
+
+std::vector<MigrationFile> FilesUpTo(const MigrationSource& source, std::uint64_t version) {
+  std::vector<MigrationFile> files;
+  for (const auto& [v, migration] : source.migrations()) {
+    if (v > version) break;
+    if (migration.up) files.emplace_back(migration.up_name, *migration.up);
+    if (migration.down) files.emplace_back(migration.down_name, *migration.down);
+  }
+  return files;
+}
+
+SchemaModel SchemaAt(const MigrationSource& source, const std::string& keyspace,
+                     std::optional<std::uint64_t> version) {
+  if (!version) return {};
+  return models::migrate::ExpectedSchema(*MigrationSource::FromFiles(FilesUpTo(source, *version)),
+                                         keyspace);
+}
+
+std::optional<std::pair<std::int64_t, bool>> OneVersion(const std::string& versions) {
+  const std::size_t space = versions.find(' ');
+  if (space == std::string::npos || versions.find(',') != std::string::npos) return std::nullopt;
+  std::int64_t version = 0;
+  const auto [end, error] = std::from_chars(versions.data(), versions.data() + space, version);
+  if (error != std::errc() || end != versions.data() + space) return std::nullopt;
+  return std::make_pair(version, versions.substr(space + 1) == "dirty");
+}
+
+std::size_t StatementCount(const models::migrate::Migration& migration) {
+  if (!migration.up) return 0;
+  std::size_t count = 0;
+  for (const std::string& piece : models::migrate::SplitStatements(*migration.up)) {
+    count += models::migrate::Trimmed(piece).empty() ? 0 : 1;
+  }
+  return count;
+}
+
+bool HasDataStatements(const std::string& body) {
+  for (const auto& statement : models::migrate::StatementsOf(body)) {
+    const bool data = std::holds_alternative<cql::Insert>(statement.statement) ||
+                      std::holds_alternative<cql::Update>(statement.statement) ||
+                      std::holds_alternative<cql::Delete>(statement.statement) ||
+                      std::holds_alternative<cql::Batch>(statement.statement);
+    if (data) return true;
+  }
+  return false;
+}
+
+std::string ForceCommand(const std::string& to) {
+  return to == "-1" ? "migrate force -- -1" : "migrate force " + to;
+}
+
+std::optional<std::pair<std::string, std::size_t>> RanAtCrash(const MigrationSource& source,
+                                                              const std::string& keyspace,
+                                                              std::string_view site,
+                                                              std::uint64_t hit) {
+  const std::string prefix = fmt::format("migrate.{}.", keyspace);
+  if (!site.starts_with(prefix) || hit == 0) return std::nullopt;
+  const std::string_view point = site.substr(prefix.size());
+  std::vector<const models::migrate::Migration*> files;
+  for (const auto& [version, migration] : source.migrations()) {
+    if (migration.up) files.push_back(&migration);
+  }
+  const auto nth = [&](std::uint64_t n) -> const models::migrate::Migration* {
+    return n >= 1 && n <= files.size() ? files[n - 1] : nullptr;
+  };
+  const auto result = [](const models::migrate::Migration* m,
+                         std::size_t ran) -> std::optional<std::pair<std::string, std::size_t>> {
+    if (m == nullptr) return std::nullopt;
+    return std::make_pair(m->up_name, ran);
+  };
+  if (point == "before_set_dirty" || point == "after_set_dirty") return result(nth(hit), 0);
+  if (point == "before_set_clean" || point == "after_set_clean") {
+    return nth(hit) ? result(nth(hit), StatementCount(*nth(hit))) : std::nullopt;
+  }
+  if (point.starts_with("set_version.")) {  // Twice a file: dirty, then clean.
+    const auto* m = nth((hit + 1) / 2);
+    return m ? result(m, hit % 2 == 1 ? 0 : StatementCount(*m)) : std::nullopt;
+  }
+  if (point == "statement.before" || point == "statement.after") {
+    std::uint64_t passed = hit - (point == "statement.before" ? 1 : 0);  // Statements done.
+    for (const auto* m : files) {
+      const std::size_t count = StatementCount(*m);
+      if (point == "statement.before" ? passed < count : passed <= count) {
+        return result(m, static_cast<std::size_t>(passed));
+      }
+      passed -= count;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string StatementsThatRan(const MigrationSource& source, const std::string& keyspace,
+                              std::int64_t version, const SchemaModel& live,
+                              std::optional<std::size_t> ran) {
+  const models::migrate::Migration* migration =
+      version < 0 ? nullptr : source.Find(static_cast<std::uint64_t>(version));
+  if (migration == nullptr || !migration->up) return "compare DESCRIBE KEYSPACE with the folder";
+  const auto statements = models::migrate::StatementsOf(*migration->up);
+  if (!ran) {
+    SchemaModel schema =
+        SchemaAt(source, keyspace, source.Prev(static_cast<std::uint64_t>(version)));
+    for (std::size_t k = 0; k <= statements.size() && !ran; ++k) {
+      if (k > 0) {
+        models::migrate::ApplyStatement(statements[k - 1].statement, keyspace, schema);
+      }
+      if (schema == live) ran = k;
+    }
+  }
+  if (!ran) {
+    return fmt::format("the keyspace matches no prefix of {}: compare DESCRIBE KEYSPACE with it",
+                       migration->up_name);
+  }
+  const std::size_t total = statements.size();
+  const auto before = source.Prev(static_cast<std::uint64_t>(version));
+  const std::string force_before = before ? std::to_string(*before) : "-- -1";
+  if (*ran == 0) {
+    return fmt::format("none of the {} statement(s) of {} ran, yet running it again fails", total,
+                       migration->up_name);
+  }
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < *ran && i < total; ++i) {
+    lines.push_back(fmt::format("line {}: {}", statements[i].line, FirstLine(statements[i].text)));
+  }
+  if (*ran >= total) {
+    return fmt::format("all {} statement(s) of {} ran ({}), yet neither force brings it up", total,
+                       migration->up_name, Joined(lines, "; "));
+  }
+  return fmt::format(
+      "statements 1-{} of {} of {} ran ({}): undo them and `migrate force {}`, or run "
+      "statements {}-{} by hand and `migrate force {}`",
+      *ran, total, migration->up_name, Joined(lines, "; "), force_before, *ran + 1, total, version);
+}
+
+}  // namespace faultline::scenarios::check
