@@ -239,9 +239,14 @@ int RunCheckMigrationsCommand(const std::vector<std::string>& args) {
   }
   if (flags.static_only) options.runners.clear();
 
+  // Progress on standard error: a line when a check starts, and every few
+  // seconds within a long one (a folder of hundreds of files).
   std::string last_check;
+  auto last_said = std::chrono::steady_clock::now();
   options.on_progress = [&](std::string_view check, int runs) {
-    if (check == last_check) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (check == last_check && now - last_said < std::chrono::seconds(5)) return;
+    last_said = now;
     last_check = std::string(check);
     std::cerr << fmt::format("check-migrations: {} ({} runs so far)\n", check, runs);
   };

@@ -347,7 +347,7 @@ class Checker {
   // The folder on an empty keyspace, no fault: every statement must be
   // accepted. Also counts the runner's passes through its fault sites.
   bool CleanRun(const std::string& runner) {
-    current_check_ = "clean";
+    current_check_ = fmt::format("clean with {}", runner);
     Scenario scenario = Base("clean", runner, options_.stores.front(), 1, kChecked);
     scenario.steps = {Do(Step::Kind::kUp, "The cluster starts; kuri-1 migrates the keyspace."),
                       Wait(kRetriesGiveUp, "Let its start-up retry finish.")};
@@ -421,7 +421,7 @@ class Checker {
   }
 
   void CrashCheck(const std::string& runner) {
-    current_check_ = "crash";
+    current_check_ = fmt::format("crash with {}", runner);
     const auto made = models::migrate::MakeRunner(runner);
     FL_ASSERT(made != nullptr);
     std::vector<std::pair<std::string, std::uint64_t>> cases;
@@ -499,7 +499,7 @@ class Checker {
   // Upgrades onto a kept volume: from an older release's folder (--from
   // DIR), from one version of this folder (--from VERSION), or from each.
   void UpgradeCheck(const std::string& runner) {
-    current_check_ = "upgrade";
+    current_check_ = fmt::format("upgrade with {}", runner);
     std::vector<std::pair<std::string, std::vector<MigrationFile>>> starts;
     if (options_.older) {
       starts.emplace_back("the older folder", *options_.older);
@@ -555,7 +555,7 @@ class Checker {
   // Back to the image before the newest file, on the volume the new one
   // migrated: golang-migrate finds a version its folder does not have.
   void RollbackCheck(const std::string& runner) {
-    current_check_ = "rollback";
+    current_check_ = fmt::format("rollback with {}", runner);
     std::vector<MigrationFile> previous;
     std::string to;
     if (options_.older) {
@@ -603,7 +603,7 @@ class Checker {
   }
 
   void ConcurrentCheck(const std::string& runner) {
-    current_check_ = "concurrent";
+    current_check_ = fmt::format("concurrent with {}", runner);
     if (options_.replicas < 2) {
       report_.notes.push_back(fmt::format("{}: --replicas 1: no replicas race", runner));
       return;
@@ -659,7 +659,7 @@ class Checker {
   // up, down -all, up again, with golang-migrate's CLI, when every file
   // has a down.
   void DownUpCheck() {
-    current_check_ = "down-up";
+    current_check_ = "down-up with golang-migrate";
     for (const auto& [version, migration] : source_.migrations()) {
       if (!migration.down || !migration.up) return;
     }
@@ -728,7 +728,7 @@ class Checker {
   // Each unsafe finding's first case, shrunk with its steps kept, and a
   // last step that says what a user sees.
   void Finish() {
-    current_check_ = "shrink";
+    current_check_ = "shrinking the unsafe findings";
     for (const auto& key : order_) {
       auto& [finding, first] = groups_.at(key);
       if (InfoOf(finding.verdict).unsafe) Repro(finding, first);

@@ -86,6 +86,18 @@ sim::Status NotAnLwtAnswer() {
   return sim::Status::Unavailable("the store's answer to a conditional statement has no [applied]");
 }
 
+// The newest version recorded complete in the progress table, -1 for none.
+sim::Awaitable<sim::Result<std::int64_t>> NewestApplied(cql::CqlSession& session) {
+  ClientResult rows = co_await session.Query("SELECT version, complete FROM faultline_migrations");
+  if (!rows.ok()) co_return sim::Status::Unavailable(rows.ToString());
+  std::int64_t newest = -1;
+  for (const cql::Row& row : rows.result.rows) {
+    FL_ASSERT(row.size() == 2);
+    if (row[1].integer != 0) newest = std::max(newest, row[0].integer);
+  }
+  co_return newest;
+}
+
 // The runner's work on one keyspace, under its lock.
 class SafeMigration {
  public:
@@ -395,12 +407,31 @@ sim::Awaitable<sim::Status> SafeRunner::Migrate(cql::CqlSession& session,
   if (sim::Status status = co_await migration.Lock(options_); !status.ok()) co_return status;
   sim::Status status = co_await sim::FaultPoint(migration.lock_after_site());
   if (status.ok()) status = co_await migration.ApplyAll(options_);
+  // A keyspace a newer image migrated further (a rollback): what the newer
+  // files added is allowed, what this image's files define must all be
+  // there, with their types (the old code reads only those).
+  sim::Result<std::int64_t> newest = std::int64_t{-1};
+  if (status.ok()) {
+    newest = co_await NewestApplied(session);
+    if (!newest.ok()) status = newest.status();
+  }
+  const std::int64_t own_newest =
+      source.empty() ? -1 : static_cast<std::int64_t>(source.migrations().rbegin()->first);
+  const bool rolled_back = status.ok() && newest.ok() && *newest > own_newest;
+  if (rolled_back) {
+    log(
+        fmt::format("migrate: {}: at version {}, newer than this image's {} (a rollback): its "
+                    "schema must hold everything this image's migrations define",
+                    keyspace, *newest, own_newest));
+  }
   if (status.ok()) {
     sim::Result<SchemaModel> live = co_await LiveSchema(session, keyspace);
     if (!live.ok()) {
       status = live.status();
     } else if (const std::vector<std::string> diff =
-                   SchemaDiff(ExpectedSchema(source, keyspace), *live);
+                   SchemaDiff(ExpectedSchema(source, keyspace), *live,
+                              rolled_back ? ExtraTables::kAllowed : ExtraTables::kDifferent,
+                              rolled_back ? ExtraColumns::kAllowed : ExtraColumns::kDifferent);
                !diff.empty()) {
       std::string text = fmt::format("schema check failed for keyspace {}:", keyspace);
       for (const std::string& line : diff) text += "\n  - " + line;

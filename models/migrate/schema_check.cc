@@ -137,7 +137,7 @@ sim::Result<SchemaModel> SnapshotSchema(cql::StoreSnapshot& snapshot, const std:
 }
 
 std::vector<std::string> SchemaDiff(const SchemaModel& expected, const SchemaModel& live,
-                                    ExtraTables extra_tables) {
+                                    ExtraTables extra_tables, ExtraColumns extra_columns) {
   std::vector<std::string> lines;
   for (const auto& [table, columns] : expected) {
     auto found = live.find(table);
@@ -155,7 +155,7 @@ std::vector<std::string> SchemaDiff(const SchemaModel& expected, const SchemaMod
       }
     }
     for (const auto& [column, type] : found->second) {
-      if (!columns.contains(column)) {
+      if (extra_columns == ExtraColumns::kDifferent && !columns.contains(column)) {
         lines.push_back(
             fmt::format("table {}: column {} ({}) is not in the migrations", table, column, type));
       }

@@ -48,8 +48,12 @@ sim::Result<SchemaModel> SnapshotSchema(cql::StoreSnapshot& snapshot, const std:
 // With ExtraTables::kAllowed, a live table the migrations do not define is
 // no difference: in a keyspace that several images share (filecoingw_s3
 // holds the nodes' tables beside the proxy's) another image may own it.
+// With ExtraColumns::kAllowed, a live column the migrations do not define
+// is none either: a newer image's additions, on a rollback.
 enum class ExtraTables : unsigned char { kDifferent, kAllowed };
+enum class ExtraColumns : unsigned char { kDifferent, kAllowed };
 std::vector<std::string> SchemaDiff(const SchemaModel& expected, const SchemaModel& live,
-                                    ExtraTables extra_tables = ExtraTables::kDifferent);
+                                    ExtraTables extra_tables = ExtraTables::kDifferent,
+                                    ExtraColumns extra_columns = ExtraColumns::kDifferent);
 
 }  // namespace faultline::models::migrate

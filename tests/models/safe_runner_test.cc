@@ -216,6 +216,39 @@ TEST(SafeRunnerTest, AFileMayBeFixedAfterTheStatementItFailedAt) {
 }
 
 // Same columns, another key: not the table the migrations made.
+// A rollback: the image before the newest file starts on the keyspace the
+// newer image migrated, when its schema holds all this image's migrations
+// define (the newer one only added); not when the newer one dropped a
+// column the older code reads.
+TEST(SafeRunnerTest, ARollbackStartsOnANewerSchemaThatOnlyAdded) {
+  MigrateWorld world;
+  ASSERT_EQ(RunSafe(world), "ok");  // Versions 1-3: file 3 adds a.node_id.
+  std::vector<MigrationFile> older;
+  older.emplace_back("1_create_a.up.cql", "CREATE TABLE a (k int PRIMARY KEY);");
+  older.emplace_back("2_create_b_c.up.cql",
+                     "CREATE TABLE b (k int PRIMARY KEY);\nCREATE TABLE c (k int PRIMARY KEY);");
+  world.source = std::move(MigrationSource::FromFiles(older)).value();
+  std::vector<std::string> log;
+  EXPECT_EQ(RunSafe(world, "kuri-1", &log), "ok");
+  ASSERT_FALSE(log.empty());
+  EXPECT_NE(log.front().find("at version 3, newer than this image's 2 (a rollback)"),
+            std::string::npos)
+      << log.front();
+}
+
+TEST(SafeRunnerTest, ARollbackOntoADroppedColumnIsRefused) {
+  MigrateWorld world;
+  std::vector<MigrationFile> files;
+  files.emplace_back("1_create_a.up.cql", "CREATE TABLE a (k int PRIMARY KEY, old text);");
+  files.emplace_back("2_drop_old.up.cql", "ALTER TABLE a DROP old;");
+  world.source = std::move(MigrationSource::FromFiles(files)).value();
+  ASSERT_EQ(RunSafe(world), "ok");
+  files.pop_back();
+  world.source = std::move(MigrationSource::FromFiles(files)).value();
+  const std::string out = RunSafe(world).value_or("crashed");
+  EXPECT_NE(out.find("table a: column old (text) is missing"), std::string::npos) << out;
+}
+
 TEST(SafeRunnerTest, TheSchemaCheckSeesADifferentPrimaryKey) {
   MigrateWorld world;
   EXPECT_EQ(world.Cql("CREATE TABLE ks.objects (bucket text, key text, cid text, PRIMARY KEY "

@@ -176,6 +176,36 @@ TEST(CheckMigrationsTest, AnObserverLeavesTheTraceAsItWas) {
   EXPECT_EQ(plain.trace_hash, seen.trace_hash);
 }
 
+// The seed's folders as they should have been (the node's, and the proxy's
+// with node_id by ALTER): every verdict golang-migrate makes unsafe, the
+// safe runner makes safe or recovers, upgrades and the rollback included.
+// On the folder whose shipped CREATE was edited, it refuses to start,
+// naming the file, where golang-migrate serves a drifted schema.
+TEST(CheckMigrationsTest, TheSafeRunnerTurnsEveryUnsafeVerdictIntoSafeOrRecovers) {
+  for (const auto& [folder, from] : {std::pair<std::string, std::string>{"seed-kuri", ""},
+                                     {"seed-s3-versioned", "seed-s3-old"}}) {
+    const MigrationCheckReport report = Check(folder, {"golang-migrate", "safe"}, from);
+    bool golang_unsafe = false;
+    for (const DynamicFinding& finding : report.dynamic) {
+      const bool unsafe = InfoOf(finding.verdict).unsafe;
+      if (finding.runner == "golang-migrate") golang_unsafe |= unsafe;
+      if (finding.runner == "safe") {
+        EXPECT_FALSE(unsafe) << folder << ": " << finding.check << " " << finding.detail;
+      }
+    }
+    EXPECT_TRUE(golang_unsafe) << folder;
+  }
+  const MigrationCheckReport edited = Check("seed-s3", {"safe"}, "seed-s3-old");
+  for (const DynamicFinding& finding : edited.dynamic) {
+    if (finding.check != "upgrade") continue;
+    EXPECT_EQ(finding.verdict, Verdict::kNeedsRepair);
+    EXPECT_NE(finding.error.find("1754293669_init_s3_object_index.up.cql) changed after it was "
+                                 "applied"),
+              std::string::npos)
+        << finding.error;
+  }
+}
+
 TEST(CheckMigrationsTest, TheSameSeedGivesTheSameReport) {
   const MigrationCheckReport a = Check("seed-kuri", {"golang-migrate"});
   const MigrationCheckReport b = Check("seed-kuri", {"golang-migrate"});
