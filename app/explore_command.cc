@@ -26,6 +26,7 @@
 
 #include "app/command_util.h"
 #include "app/scenario_commands.h"
+#include "app/worker_processes.h"
 #include "scenarios/explore.h"
 #include "scenarios/perfetto.h"
 #include "scenarios/runner.h"
@@ -258,84 +259,25 @@ std::variant<ShardFile, std::string> ReadShardFile(const fs::path& path) {
 bool RunInWorkers(const scenarios::Scenario& workload, const scenarios::ExploreOptions& options,
                   int jobs, std::vector<DrawnGroup>& merged, int& runs_done) {
   FL_ASSERT(jobs >= 2);
-  struct Worker {
-    pid_t pid;
-    int read_end;
+  const auto work = [&](int job) {
+    scenarios::ExploreOptions mine = options;
+    mine.on_progress = nullptr;
+    mine.on_new_group = nullptr;
+    // Shard I/N split J ways: I + j*N of N*J.
+    mine.shard = {options.shard.index + static_cast<std::uint64_t>(job) * options.shard.count,
+                  options.shard.count * static_cast<std::uint64_t>(jobs)};
+    int done = 0;
+    const std::vector<DrawnGroup> groups = scenarios::ExploreRuns(workload, mine, &done);
+    std::string text = fmt::format("runs_done\t{}\n", done);
+    for (const DrawnGroup& group : groups) text += GroupLine(group);
+    return text;
   };
-  std::vector<Worker> workers;
-  // On a failure to start one, the ones started are stopped and reaped.
-  const auto abandon = [&workers](const char* what) {
-    std::cerr << "faultline: explore: cannot start a worker process (" << what
-              << "): " << std::strerror(errno) << "\n";
-    for (const Worker& worker : workers) {
-      kill(worker.pid, SIGKILL);
-      close(worker.read_end);
-      while (waitpid(worker.pid, nullptr, 0) < 0 && errno == EINTR) {
-      }
-    }
-    return false;
-  };
-  for (int job = 0; job < jobs; ++job) {
-    int fds[2];
-    if (pipe(fds) != 0) return abandon("pipe");
-    std::cout.flush();
-    std::cerr.flush();
-    const pid_t pid = fork();
-    if (pid < 0) {
-      close(fds[0]);
-      close(fds[1]);
-      return abandon("fork");
-    }
-    if (pid == 0) {
-      close(fds[0]);
-      scenarios::ExploreOptions mine = options;
-      mine.on_progress = nullptr;
-      mine.on_new_group = nullptr;
-      // Shard I/N split J ways: I + j*N of N*J.
-      mine.shard = {options.shard.index + static_cast<std::uint64_t>(job) * options.shard.count,
-                    options.shard.count * static_cast<std::uint64_t>(jobs)};
-      int done = 0;
-      const std::vector<DrawnGroup> groups = scenarios::ExploreRuns(workload, mine, &done);
-      std::string text = fmt::format("runs_done\t{}\n", done);
-      for (const DrawnGroup& group : groups) text += GroupLine(group);
-      std::size_t written = 0;
-      while (written < text.size()) {
-        const ssize_t n = write(fds[1], text.data() + written, text.size() - written);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) _exit(3);
-        written += static_cast<std::size_t>(n);
-      }
-      close(fds[1]);
-      _exit(0);
-    }
-    close(fds[1]);
-    workers.push_back({pid, fds[0]});
-  }
+  const std::optional<std::vector<std::string>> answers =
+      RunInWorkerProcesses(jobs, work, "explore");
+  if (!answers) return false;
   std::vector<std::vector<DrawnGroup>> parts;
-  bool all_well = true;
   runs_done = 0;
-  for (const Worker& worker : workers) {
-    std::string text;
-    char buffer[65536];
-    bool read_all = true;
-    for (;;) {
-      const ssize_t n = read(worker.read_end, buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) read_all = false;
-      if (n <= 0) break;
-      text.append(buffer, static_cast<std::size_t>(n));
-    }
-    close(worker.read_end);
-    int status = 0;
-    pid_t reaped = -1;
-    do {
-      reaped = waitpid(worker.pid, &status, 0);
-    } while (reaped < 0 && errno == EINTR);
-    if (!read_all || reaped != worker.pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      std::cerr << "faultline: explore: a worker process failed\n";
-      all_well = false;
-      continue;
-    }
+  for (const std::string& text : *answers) {
     std::vector<DrawnGroup> part;
     std::stringstream lines(text);
     for (std::string line; std::getline(lines, line);) {
@@ -348,7 +290,7 @@ bool RunInWorkers(const scenarios::Scenario& workload, const scenarios::ExploreO
     parts.push_back(std::move(part));
   }
   merged = scenarios::MergeDrawnGroups(parts);
-  return all_well;
+  return true;
 }
 
 // --- Writing the results directory -----------------------------------------

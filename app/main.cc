@@ -165,6 +165,7 @@ notes do not count), 1 when something was, 2 for bad input.
   --out DIR        a new folder for every format (report.txt, report.json,
                    report.sarif, report.junit.xml) and each repro scenario
   --seed N         the simulations' seed (default 1)
+  --jobs N         play the cases in N worker processes (the report is the same)
   --static         the static rules only: nothing is simulated
 )";
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -14,6 +16,7 @@
 #include "scenarios/check_observe.h"
 #include "scenarios/check_statements.h"
 #include "scenarios/runner.h"
+#include "scenarios/scenario_file.h"
 #include "scenarios/world.h"
 #include "sim/assert.h"
 
@@ -38,6 +41,7 @@ class Checker;
 
 // One case: a run, its verdict, and what a finding says of it.
 struct Case {
+  std::uint64_t index = 0;  // In the order every shard counts the cases.
   std::string check;
   std::string runner;
   std::string store;
@@ -81,16 +85,9 @@ class Checker {
     FL_ASSERT(KeyspaceProblem(options.keyspace).empty());
   }
 
-  MigrationCheckReport Run() {
-    report_.keyspace = options_.keyspace;
-    report_.runners = options_.runners;
-    report_.lint =
-        models::migrate::LintFolder({.files = options_.files,
-                                     .keyspace = options_.keyspace,
-                                     .older = options_.older ? &*options_.older : nullptr,
-                                     .older_name = options_.older_name,
-                                     .sum = options_.sum,
-                                     .sum_name = options_.sum_name});
+  // The shard's part: the clean runs (every shard plays them; only shard
+  // 0 counts them), then the cases the shard owns, judged.
+  PlayedShard PlayShard() {
     bool golang_migrate_applies = false;
     for (const std::string& runner : options_.runners) {
       if (!CleanRun(runner)) continue;  // A folder the store refuses has nothing more to show.
@@ -103,11 +100,121 @@ class Checker {
     // down-up is golang-migrate's CLI: asked for only with that runner,
     // and only when the folder applies at all.
     if (golang_migrate_applies) DownUpCheck();
+    return std::move(played_);
+  }
+
+  // The report from every shard's cases, in the order they were counted
+  // (so the same whatever the shards): grouped, the unsafe ones shrunk.
+  MigrationCheckReport ReportOf(const std::vector<PlayedShard>& shards) {
+    report_.keyspace = options_.keyspace;
+    report_.runners = options_.runners;
+    report_.lint =
+        models::migrate::LintFolder({.files = options_.files,
+                                     .keyspace = options_.keyspace,
+                                     .older = options_.older ? &*options_.older : nullptr,
+                                     .older_name = options_.older_name,
+                                     .sum = options_.sum,
+                                     .sum_name = options_.sum_name});
+    std::vector<const JudgedCase*> cases;
+    std::vector<std::pair<std::uint64_t, std::string>> notes;
+    for (const PlayedShard& shard : shards) {
+      report_.runs += shard.runs;
+      for (const JudgedCase& judged : shard.cases) cases.push_back(&judged);
+      notes.insert(notes.end(), shard.notes.begin(), shard.notes.end());
+      for (const models::migrate::LintFinding& refused : shard.refused) {
+        // Every shard plays the clean runs: each says the same.
+        if (std::find(report_.lint.begin(), report_.lint.end(), refused) == report_.lint.end()) {
+          report_.lint.push_back(refused);
+        }
+      }
+    }
+    std::sort(cases.begin(), cases.end(),
+              [](const JudgedCase* a, const JudgedCase* b) { return a->index < b->index; });
+    for (std::size_t i = 1; i < cases.size(); ++i) {
+      FL_ASSERT_MSG(cases[i - 1]->index != cases[i]->index, "case {} played twice",
+                    cases[i]->index);
+    }
+    for (const JudgedCase* judged : cases) Group(CaseOf(*judged));
+    std::stable_sort(notes.begin(), notes.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [index, note] : notes) {
+      if (std::find(report_.notes.begin(), report_.notes.end(), note) == report_.notes.end()) {
+        Note(std::move(note));
+      }
+    }
     Finish();
+    report_.runs += played_.runs;  // The shrinker's own runs, here.
     return std::move(report_);
   }
 
  private:
+  // ---- Shards ----
+
+  // The next case's index; whether this shard plays it.
+  std::uint64_t TakeIndex() { return next_case_++; }
+  bool Mine(std::uint64_t index) const {
+    return index % options_.shard.count == options_.shard.index;
+  }
+  void Note(std::string note) { played_.notes.emplace_back(next_case_, std::move(note)); }
+
+  // A judged case, kept for the report.
+  void Judged(const Case& c) {
+    JudgedCase judged{.index = c.index, .check = c.check, .runner = c.runner, .store = c.store};
+    judged.file = c.file;
+    judged.label = c.label;
+    judged.verdict = c.verdict;
+    judged.detail = c.detail;
+    judged.error = c.error;
+    judged.force_to = c.force_to;
+    judged.ran = c.ran;
+    judged.seed = c.seed;
+    judged.scenario = c.scenario;
+    played_.cases.push_back(std::move(judged));
+  }
+
+  // A judged case as the checker works with it again (its judge, the
+  // folder the subject ends on), for grouping and shrinking.
+  Case CaseOf(const JudgedCase& judged) const {
+    Case c{.check = judged.check, .runner = judged.runner, .store = judged.store};
+    c.index = judged.index;
+    c.file = judged.file;
+    c.label = judged.label;
+    c.verdict = judged.verdict;
+    c.detail = judged.detail;
+    c.error = judged.error;
+    c.force_to = judged.force_to;
+    c.ran = judged.ran;
+    c.seed = judged.seed;
+    c.scenario = judged.scenario;
+    c.judge = JudgeOf(judged.check);
+    if (judged.check == "rollback") {
+      for (const ImageSpec& image : c.scenario.images) {
+        if (image.version != kShipped) continue;
+        sim::Result<MigrationSource> source = MigrationSource::FromFiles(image.files);
+        FL_ASSERT(source.ok());
+        c.end_image = std::move(source).value();
+      }
+    }
+    return c;
+  }
+
+  using Judge = bool (*)(Checker&, Case&);
+  static Judge JudgeOf(std::string_view check) {
+    static const std::pair<std::string_view, Judge> kJudges[] = {
+        {"clean", [](Checker& k, Case& c) { return k.JudgeClean(c); }},
+        {"crash", [](Checker& k, Case& c) { return k.JudgeCrash(c); }},
+        {"upgrade", [](Checker& k, Case& c) { return k.JudgeUpgrade(c); }},
+        {"rollback", [](Checker& k, Case& c) { return k.JudgeRollback(c); }},
+        {"concurrent", [](Checker& k, Case& c) { return k.JudgeConcurrent(c); }},
+        {"down-up", [](Checker& k, Case& c) { return k.JudgeDownUp(c); }},
+    };
+    static_assert(std::size(kJudges) == std::size(kChecks));
+    for (const auto& [name, judge] : kJudges) {
+      if (name == check) return judge;
+    }
+    FL_PANIC("no check {}", check);
+  }
+
   // ---- Building the runs ----
 
   std::vector<MigrationFile> FilesUpTo(std::uint64_t version) const {
@@ -168,8 +275,8 @@ class Checker {
 
   Played Play(const Scenario& scenario, std::uint64_t seed, const std::set<std::size_t>& steps,
               int replicas) {
-    ++report_.runs;
-    if (options_.on_progress) options_.on_progress(current_check_, report_.runs);
+    ++played_.runs;
+    if (options_.on_progress) options_.on_progress(current_check_, played_.runs);
     Played played;
     InFlight in_flight(options_.keyspace);
     RunOptions run{.seed = seed, .sinks = {&in_flight}};
@@ -354,7 +461,7 @@ class Checker {
     site_hits_.clear();
     Played played;
     {
-      ++report_.runs;
+      if (options_.shard.index == 0) ++played_.runs;  // Every shard plays it; one counts it.
       InFlight in_flight(options_.keyspace);
       RunOptions run{.seed = options_.seed, .sinks = {&in_flight}};
       run.observe = [&](std::size_t step, World& world) {
@@ -375,13 +482,15 @@ class Checker {
       // It applies, and serves, but leaves another schema than its files
       // say (a CREATE ... IF NOT EXISTS of a table made before): drift from
       // the first run on, which every other check would only repeat.
+      const std::uint64_t index = TakeIndex();
       Case c{.check = "clean", .runner = runner, .store = options_.stores.front()};
+      c.index = index;
       c.label = "the folder on an empty keyspace";
       c.seed = options_.seed;
       c.scenario = scenario;
-      c.judge = [](Checker& checker, Case& judged) { return checker.JudgeClean(judged); };
-      if (c.judge(*this, c)) Record(std::move(c));
-      report_.notes.push_back(fmt::format(
+      c.judge = JudgeOf(c.check);
+      if (Mine(index) && c.judge(*this, c)) Judged(c);
+      Note(fmt::format(
           "{}: the folder leaves another schema than it defines on an empty keyspace, so no "
           "other check ran",
           runner));
@@ -401,11 +510,11 @@ class Checker {
       }
       words = FirstLine(first.text);
     }
-    report_.lint.push_back(
+    played_.refused.push_back(
         {"store-refuses", file, 1, 1,
          fmt::format("with {}, on an empty keyspace, kuri-1 does not start: {}", runner, words)});
-    report_.notes.push_back(fmt::format(
-        "{}: the folder does not apply on an empty keyspace, so no other check ran", runner));
+    Note(fmt::format("{}: the folder does not apply on an empty keyspace, so no other check ran",
+                     runner));
     return false;
   }
 
@@ -431,20 +540,23 @@ class Checker {
       for (std::uint64_t hit = 1; hit <= hits->second; ++hit) cases.emplace_back(site, hit);
     }
     if (cases.empty()) {
-      report_.notes.push_back(fmt::format(
+      Note(fmt::format(
           "{}: it passes no fault site (a crash only makes it run every statement again)", runner));
       return;
     }
     if (cases.size() > kMaxCrashCases) {
-      report_.notes.push_back(fmt::format("{}: {} crash points, only the first {} tried", runner,
-                                          cases.size(), kMaxCrashCases));
+      Note(fmt::format("{}: {} crash points, only the first {} tried", runner, cases.size(),
+                       kMaxCrashCases));
       cases.resize(kMaxCrashCases);
     }
     for (const auto& [site, hit] : cases) CrashCase(runner, site, hit);
   }
 
   void CrashCase(const std::string& runner, const std::string& site, std::uint64_t hit) {
+    const std::uint64_t index = TakeIndex();
+    if (!Mine(index)) return;
     Case c{.check = "crash", .runner = runner, .store = options_.stores.front()};
+    c.index = index;
     c.label = fmt::format("crash at {}, hit {}", site, hit);
     c.seed = options_.seed;
     c.scenario = Base("crash", runner, c.store, 1, kChecked);
@@ -460,8 +572,8 @@ class Checker {
         ForService(Step::Kind::kRestart, kSubject, "kuri-1 starts again on what the crash left."),
         Wait(kRetriesGiveUp, "Let its start-up retry finish."),
     };
-    c.judge = [](Checker& checker, Case& judged) { return checker.JudgeCrash(judged); };
-    if (c.judge(*this, c)) Record(std::move(c));
+    c.judge = JudgeOf(c.check);
+    if (c.judge(*this, c)) Judged(c);
   }
 
   bool JudgeCrash(Case& c) {
@@ -517,7 +629,10 @@ class Checker {
 
   void UpgradeCase(const std::string& runner, const std::string& from,
                    std::vector<MigrationFile> files) {
+    const std::uint64_t index = TakeIndex();
+    if (!Mine(index)) return;
     Case c{.check = "upgrade", .runner = runner, .store = options_.stores.front()};
+    c.index = index;
     c.label = "upgrade from " + from;
     c.seed = options_.seed;
     c.scenario = Base("upgrade", runner, c.store, 1, kShipped);
@@ -531,15 +646,15 @@ class Checker {
         Wait(kRetriesGiveUp, "Let its start-up retry finish."),
     };
     c.scenario.steps[3].version = kChecked;
-    c.judge = [](Checker& checker, Case& judged) { return checker.JudgeUpgrade(judged); };
-    if (c.judge(*this, c)) Record(std::move(c));
+    c.judge = JudgeOf(c.check);
+    if (c.judge(*this, c)) Judged(c);
   }
 
   bool JudgeUpgrade(Case& c) {
     const Played played = Play(c.scenario, c.seed, {1, 5}, 1);
     if (!played.seen.at(1).front().serving) {
-      report_.notes.push_back(fmt::format("{}: {}: the release before does not start itself: {}",
-                                          c.runner, c.label, played.seen.at(1).front().last_line));
+      Note(fmt::format("{}: {}: the release before does not start itself: {}", c.runner, c.label,
+                       played.seen.at(1).front().last_line));
       return false;
     }
     const std::vector<Observed>& end = played.seen.at(5);
@@ -570,7 +685,10 @@ class Checker {
     }
     sim::Result<MigrationSource> image = MigrationSource::FromFiles(previous);
     FL_ASSERT(image.ok());
+    const std::uint64_t index = TakeIndex();
+    if (!Mine(index)) return;
     Case c{.check = "rollback", .runner = runner, .store = options_.stores.front()};
+    c.index = index;
     c.label = "rollback to " + to;
     c.seed = options_.seed;
     c.file = source_.migrations().rbegin()->second.up_name;
@@ -586,8 +704,8 @@ class Checker {
     };
     c.scenario.steps[3].version = kShipped;
     c.end_image = std::move(image).value();
-    c.judge = [](Checker& checker, Case& judged) { return checker.JudgeRollback(judged); };
-    if (c.judge(*this, c)) Record(std::move(c));
+    c.judge = JudgeOf(c.check);
+    if (c.judge(*this, c)) Judged(c);
   }
 
   bool JudgeRollback(Case& c) {
@@ -605,12 +723,15 @@ class Checker {
   void ConcurrentCheck(const std::string& runner) {
     current_check_ = fmt::format("concurrent with {}", runner);
     if (options_.replicas < 2) {
-      report_.notes.push_back(fmt::format("{}: --replicas 1: no replicas race", runner));
+      Note(fmt::format("{}: --replicas 1: no replicas race", runner));
       return;
     }
     for (const std::string& store : options_.stores) {
       for (int i = 0; i < options_.race_seeds; ++i) {
+        const std::uint64_t index = TakeIndex();
+        if (!Mine(index)) continue;
         Case c{.check = "concurrent", .runner = runner, .store = store};
+        c.index = index;
         c.seed = options_.seed + static_cast<std::uint64_t>(i);
         c.label = fmt::format("{} replicas on {}, seed {}", options_.replicas, store, c.seed);
         c.scenario = Base("concurrent", runner, store, options_.replicas, kChecked);
@@ -619,8 +740,8 @@ class Checker {
                fmt::format("{} replicas start together on one keyspace.", options_.replicas)),
             Wait(kRetriesGiveUp, "Let their start-up retries finish (the policy restarts them)."),
         };
-        c.judge = [](Checker& checker, Case& judged) { return checker.JudgeConcurrent(judged); };
-        if (c.judge(*this, c)) Record(std::move(c));
+        c.judge = JudgeOf(c.check);
+        if (c.judge(*this, c)) Judged(c);
       }
     }
   }
@@ -663,7 +784,10 @@ class Checker {
     for (const auto& [version, migration] : source_.migrations()) {
       if (!migration.down || !migration.up) return;
     }
+    const std::uint64_t index = TakeIndex();
+    if (!Mine(index)) return;
     Case c{.check = "down-up", .runner = "golang-migrate", .store = options_.stores.front()};
+    c.index = index;
     c.label = "up, down -all, up";
     c.seed = options_.seed;
     c.scenario = Base("down-up", "golang-migrate", c.store, 1, kChecked);
@@ -675,8 +799,8 @@ class Checker {
     up.command = "up";
     c.scenario.steps = {Do(Step::Kind::kUp, "The cluster starts and migrates."),
                         Wait(kSettle, "It serves."), down, up};
-    c.judge = [](Checker& checker, Case& judged) { return checker.JudgeDownUp(judged); };
-    if (c.judge(*this, c)) Record(std::move(c));
+    c.judge = JudgeOf(c.check);
+    if (c.judge(*this, c)) Judged(c);
   }
 
   bool JudgeDownUp(Case& c) {
@@ -702,7 +826,7 @@ class Checker {
 
   // ---- Findings ----
 
-  void Record(Case c) {
+  void Group(Case c) {
     FL_ASSERT(!c.label.empty());
     const auto key = std::make_tuple(c.check, c.runner, c.store, c.file, c.verdict, c.force_to);
     auto found = groups_.find(key);
@@ -791,6 +915,8 @@ class Checker {
   }
 
   const MigrationCheckOptions& options_;
+  PlayedShard played_;
+  std::uint64_t next_case_ = 0;
   MigrationSource source_;
   SchemaModel expected_;
   std::map<std::uint64_t, SchemaModel> schema_at_;  // After each version's files.
@@ -864,11 +990,113 @@ std::string KeyspaceProblem(std::string_view keyspace) {
   return {};
 }
 
-MigrationCheckReport CheckMigrations(const MigrationCheckOptions& options) {
+PlayedShard PlayShard(const MigrationCheckOptions& options) {
   for (const std::string& runner : options.runners) {
     FL_ASSERT_MSG(models::migrate::MakeRunner(runner) != nullptr, "runner {}", runner);
   }
-  return Checker(options).Run();
+  FL_ASSERT(options.shard.count >= 1 && options.shard.index < options.shard.count);
+  return Checker(options).PlayShard();
+}
+
+MigrationCheckReport ReportOf(const MigrationCheckOptions& options,
+                              const std::vector<PlayedShard>& shards) {
+  return Checker(options).ReportOf(shards);
+}
+
+MigrationCheckReport CheckMigrations(const MigrationCheckOptions& options) {
+  FL_ASSERT(options.shard.count == 1);
+  return ReportOf(options, {PlayShard(options)});
+}
+
+namespace {
+
+using Json = nlohmann::json;
+
+Json CaseJson(const JudgedCase& c) {
+  Json json = {{"index", c.index},
+               {"check", c.check},
+               {"runner", c.runner},
+               {"store", c.store},
+               {"file", c.file},
+               {"label", c.label},
+               {"verdict", InfoOf(c.verdict).name},
+               {"detail", c.detail},
+               {"error", c.error},
+               {"force_to", c.force_to},
+               {"seed", c.seed},
+               {"scenario", ToToml(c.scenario)}};
+  if (c.ran) json["ran"] = *c.ran;
+  return json;
+}
+
+std::optional<Verdict> VerdictNamed(std::string_view name) {
+  for (const VerdictInfo& info : Verdicts()) {
+    if (info.name == name) return info.verdict;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string ShardToJson(const PlayedShard& shard) {
+  Json cases = Json::array();
+  for (const JudgedCase& c : shard.cases) cases.push_back(CaseJson(c));
+  Json notes = Json::array();
+  for (const auto& [index, note] : shard.notes) notes.push_back({{"index", index}, {"note", note}});
+  Json refused = Json::array();
+  for (const models::migrate::LintFinding& f : shard.refused) {
+    refused.push_back({{"rule", f.rule}, {"file", f.file}, {"message", f.message}});
+  }
+  const Json json = {
+      {"runs", shard.runs}, {"cases", cases}, {"notes", notes}, {"refused", refused}};
+  // Bytes that are not UTF-8 (a Latin-1 byte in a statement) would make
+  // dump() throw: they travel as U+FFFD, as in every JSON report.
+  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::optional<PlayedShard> ShardFromJson(std::string_view text) {
+  const Json json = Json::parse(text, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) return std::nullopt;
+  try {
+    PlayedShard shard;
+    shard.runs = json.at("runs").get<int>();
+    for (const Json& item : json.at("cases")) {
+      JudgedCase c;
+      c.index = item.at("index").get<std::uint64_t>();
+      c.check = item.at("check").get<std::string>();
+      c.runner = item.at("runner").get<std::string>();
+      c.store = item.at("store").get<std::string>();
+      c.file = item.at("file").get<std::string>();
+      c.label = item.at("label").get<std::string>();
+      const std::optional<Verdict> verdict = VerdictNamed(item.at("verdict").get<std::string>());
+      if (!verdict) return std::nullopt;
+      c.verdict = *verdict;
+      c.detail = item.at("detail").get<std::string>();
+      c.error = item.at("error").get<std::string>();
+      c.force_to = item.at("force_to").get<std::string>();
+      c.seed = item.at("seed").get<std::uint64_t>();
+      if (item.contains("ran")) c.ran = item.at("ran").get<std::size_t>();
+      std::variant<Scenario, FileError> scenario =
+          ParseScenario(item.at("scenario").get<std::string>(), "shard.toml");
+      if (!std::holds_alternative<Scenario>(scenario)) return std::nullopt;
+      c.scenario = std::get<Scenario>(std::move(scenario));
+      shard.cases.push_back(std::move(c));
+    }
+    for (const Json& item : json.at("notes")) {
+      shard.notes.emplace_back(item.at("index").get<std::uint64_t>(),
+                               item.at("note").get<std::string>());
+    }
+    for (const Json& item : json.at("refused")) {
+      models::migrate::LintFinding finding;
+      finding.rule = item.at("rule").get<std::string>();
+      finding.file = item.at("file").get<std::string>();
+      finding.message = item.at("message").get<std::string>();
+      shard.refused.push_back(std::move(finding));
+    }
+    return shard;
+  } catch (const Json::exception&) {
+    return std::nullopt;  // A field missing or of another type: not a shard's answer.
+  }
 }
 
 }  // namespace faultline::scenarios

@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "models/migrate/lint.h"
@@ -73,6 +74,12 @@ struct MigrationCheckOptions {
   std::uint64_t seed = 1;
   int race_seeds = 5;  // Seeds per store for the concurrent check (races are drawn).
   std::function<void(std::string_view check, int runs)> on_progress;
+  // Which cases PlayShard plays: case c when c % count == index (every
+  // shard plays the clean runs it needs; shard 0 counts them).
+  struct Shard {
+    std::uint64_t index = 0;
+    std::uint64_t count = 1;
+  } shard;
 };
 
 // Cases with one check, runner, store, file and verdict.
@@ -102,9 +109,44 @@ struct MigrationCheckReport {
   bool Unsafe() const;
 };
 
-// Reads and runs the folder. REQUIRES: options.files make a source, every
-// runner is one of models::migrate::kRunnerNames, 1 <= replicas <= 16.
+// Reads and runs the folder: ReportOf(options, {PlayShard(options)}).
+// REQUIRES: options.files make a source, every runner is one of
+// models::migrate::kRunnerNames, 1 <= replicas <= 16, one shard.
 MigrationCheckReport CheckMigrations(const MigrationCheckOptions& options);
+
+// A case played and judged, before cases are grouped: what a worker
+// process sends back (ShardToJson).
+struct JudgedCase {
+  std::uint64_t index = 0;  // In the order every shard counts the cases.
+  std::string check;
+  std::string runner;
+  std::string store;
+  std::string file;
+  std::string label;
+  Verdict verdict = Verdict::kSafe;
+  std::string detail;
+  std::string error;
+  std::string force_to;
+  std::optional<std::size_t> ran;  // Statements of `file` that had run, when known.
+  std::uint64_t seed = 0;
+  Scenario scenario;
+};
+struct PlayedShard {
+  std::vector<JudgedCase> cases;
+  std::vector<std::pair<std::uint64_t, std::string>> notes;  // (case index when said, note)
+  std::vector<models::migrate::LintFinding> refused;         // The clean runs' store-refuses.
+  int runs = 0;
+};
+// The cases of options.shard, played and judged.
+PlayedShard PlayShard(const MigrationCheckOptions& options);
+// The report from every shard's cases: the static rules, the cases grouped
+// in their order, each unsafe group's first case shrunk. The same report
+// whatever the shards, as long as together they played every case once.
+MigrationCheckReport ReportOf(const MigrationCheckOptions& options,
+                              const std::vector<PlayedShard>& shards);
+// A shard's answer as text and back (nullopt: not one).
+std::string ShardToJson(const PlayedShard& shard);
+std::optional<PlayedShard> ShardFromJson(std::string_view text);
 
 // The keyspaces the simulated cluster uses itself, which a folder cannot
 // be checked in; empty when `keyspace` is usable, else why not.

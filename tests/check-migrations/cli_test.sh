@@ -49,6 +49,10 @@ done
 "$faultline" check-migrations "$here/corpus/seed-s3" --keyspace app --runner all \
   --from "$here/corpus/seed-s3-old" --format json >"$work/again.json" 2>/dev/null
 cmp -s "$work/again.json" "$out/report.json" || fail "a second run's report differs"
+# Worker processes change nothing in the report.
+"$faultline" check-migrations "$here/corpus/seed-s3" --keyspace app --runner all \
+  --from "$here/corpus/seed-s3-old" --format json --jobs 2 >"$work/jobs.json" 2>/dev/null
+cmp -s "$work/jobs.json" "$out/report.json" || fail "--jobs 2 gives another report"
 
 # Bytes that are not UTF-8 never reach the outputs unescaped.
 mkdir -p "$work/latin1"
@@ -88,6 +92,7 @@ expect_bad "unknown flag" "unknown option --frmo" "$here/corpus/seed-kuri" --frm
 expect_bad "repeated flag" "--runner is given twice" "$here/corpus/seed-kuri" --runner safe --runner safe
 expect_bad "bad runner" "--runner is golang-migrate, safe, db-init or all" "$here/corpus/seed-kuri" --runner flyway
 expect_bad "bad format" "--format is text, json, sarif or junit" "$here/corpus/seed-kuri" --format yaml
+expect_bad "bad jobs" "--jobs is from 1 to 64" "$here/corpus/seed-kuri" --jobs 0
 expect_bad "bad replicas" "--replicas is from 1 to 16" "$here/corpus/seed-kuri" --replicas 17
 expect_bad "proxy keyspace" "filecoingw_s3 is the simulated proxy's own keyspace" \
   "$here/corpus/seed-kuri" --keyspace filecoingw_s3

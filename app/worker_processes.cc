@@ -1,0 +1,112 @@
+#include "app/worker_processes.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <iostream>
+
+#include "sim/assert.h"
+
+namespace faultline::app {
+namespace {
+
+struct Worker {
+  pid_t pid;
+  int read_end;
+};
+
+void Reap(pid_t pid, int* status) {
+  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+// The child's side: work, write the answer, exit without running the
+// parent's atexit handlers or flushing its buffers a second time.
+[[noreturn]] void BeAWorker(int write_end, int job, const std::function<std::string(int)>& work) {
+  const std::string text = work(job);
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = write(write_end, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(3);
+    written += static_cast<std::size_t>(n);
+  }
+  close(write_end);
+  _exit(0);
+}
+
+std::optional<std::string> ReadAll(int fd) {
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) return text;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace
+
+std::optional<std::vector<std::string>> RunInWorkerProcesses(
+    int jobs, const std::function<std::string(int job)>& work, std::string_view command) {
+  FL_ASSERT(jobs >= 1);
+  std::vector<Worker> workers;
+  // On a failure to start one, the ones started are stopped and reaped.
+  const auto abandon = [&](const char* what) -> std::optional<std::vector<std::string>> {
+    std::cerr << "faultline: " << command << ": cannot start a worker process (" << what
+              << "): " << std::strerror(errno) << "\n";
+    for (const Worker& worker : workers) {
+      kill(worker.pid, SIGKILL);
+      close(worker.read_end);
+      Reap(worker.pid, nullptr);
+    }
+    return std::nullopt;
+  };
+  for (int job = 0; job < jobs; ++job) {
+    int fds[2];
+    if (pipe(fds) != 0) return abandon("pipe");
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t pid = fork();
+    if (pid < 0) {
+      close(fds[0]);
+      close(fds[1]);
+      return abandon("fork");
+    }
+    if (pid == 0) {
+      close(fds[0]);
+      for (const Worker& earlier : workers) close(earlier.read_end);
+      BeAWorker(fds[1], job, work);
+    }
+    close(fds[1]);
+    workers.push_back({pid, fds[0]});
+  }
+  // In job order: a worker blocked on a full pipe waits only for the parent
+  // to finish reading the ones before it, which never wait for it.
+  std::vector<std::string> answers;
+  bool all_well = true;
+  for (const Worker& worker : workers) {
+    std::optional<std::string> text = ReadAll(worker.read_end);
+    close(worker.read_end);
+    int status = 0;
+    Reap(worker.pid, &status);
+    if (!text || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      all_well = false;
+      continue;
+    }
+    answers.push_back(std::move(*text));
+  }
+  if (!all_well) {
+    std::cerr << "faultline: " << command << ": a worker process failed\n";
+    return std::nullopt;
+  }
+  FL_ASSERT(answers.size() == static_cast<std::size_t>(jobs));
+  return answers;
+}
+
+}  // namespace faultline::app
