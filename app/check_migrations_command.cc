@@ -193,6 +193,10 @@ std::optional<scenarios::MigrationCheckReport> Check(
     }
     shards.push_back(std::move(*shard));
   }
+  if (const std::optional<std::string> wrong = scenarios::ShardsDisagree(shards)) {
+    std::cerr << "faultline: check-migrations: the worker processes disagree: " << *wrong << "\n";
+    return std::nullopt;
+  }
   return scenarios::ReportOf(options, shards);
 }
 

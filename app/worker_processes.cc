@@ -18,9 +18,13 @@ struct Worker {
   int read_end;
 };
 
-void Reap(pid_t pid, int* status) {
-  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
-  }
+// Whether `pid` was reaped (its status in `status`).
+bool Reap(pid_t pid, int* status) {
+  pid_t reaped = -1;
+  do {
+    reaped = waitpid(pid, status, 0);
+  } while (reaped < 0 && errno == EINTR);
+  return reaped == pid;
 }
 
 // The child's side: work, write the answer, exit without running the
@@ -88,22 +92,23 @@ std::optional<std::vector<std::string>> RunInWorkerProcesses(
   }
   // In job order: a worker blocked on a full pipe waits only for the parent
   // to finish reading the ones before it, which never wait for it.
+  // Once one fails, the others' work is of no use: they are stopped.
   std::vector<std::string> answers;
-  bool all_well = true;
-  for (const Worker& worker : workers) {
-    std::optional<std::string> text = ReadAll(worker.read_end);
-    close(worker.read_end);
+  for (std::size_t i = 0; i < workers.size(); ++i) {
+    std::optional<std::string> text = ReadAll(workers[i].read_end);
+    close(workers[i].read_end);
     int status = 0;
-    Reap(worker.pid, &status);
-    if (!text || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      all_well = false;
-      continue;
+    const bool reaped = Reap(workers[i].pid, &status);
+    if (!text || !reaped || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      std::cerr << "faultline: " << command << ": worker process " << i << " failed\n";
+      for (std::size_t j = i + 1; j < workers.size(); ++j) {
+        kill(workers[j].pid, SIGKILL);
+        close(workers[j].read_end);
+        Reap(workers[j].pid, nullptr);
+      }
+      return std::nullopt;
     }
     answers.push_back(std::move(*text));
-  }
-  if (!all_well) {
-    std::cerr << "faultline: " << command << ": a worker process failed\n";
-    return std::nullopt;
   }
   FL_ASSERT(answers.size() == static_cast<std::size_t>(jobs));
   return answers;

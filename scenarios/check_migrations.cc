@@ -69,7 +69,6 @@ class Checker {
     FL_ASSERT_MSG(source.ok(), "a folder checked when read: {}", source.status().ToString());
     source_ = std::move(source).value();
     FL_ASSERT_MSG(!source_.empty(), "an empty folder is refused when read");
-    expected_ = models::migrate::ExpectedSchema(source_, options.keyspace);
     SchemaModel schema;
     for (const auto& [version, migration] : source_.migrations()) {
       if (migration.up) {
@@ -79,7 +78,7 @@ class Checker {
       }
       schema_at_.emplace(version, schema);
     }
-    FL_ASSERT(schema_at_.rbegin()->second == expected_);
+    expected_ = schema_at_.rbegin()->second;
     FL_ASSERT(options.replicas >= 1 && options.replicas <= models::s3::kMaxNodes);
     FL_ASSERT(!options.stores.empty());
     FL_ASSERT(KeyspaceProblem(options.keyspace).empty());
@@ -100,6 +99,9 @@ class Checker {
     // down-up is golang-migrate's CLI: asked for only with that runner,
     // and only when the folder applies at all.
     if (golang_migrate_applies) DownUpCheck();
+    played_.shard_index = options_.shard.index;
+    played_.shard_count = options_.shard.count;
+    played_.total_cases = next_case_;
     return std::move(played_);
   }
 
@@ -137,9 +139,9 @@ class Checker {
     for (const JudgedCase* judged : cases) Group(CaseOf(*judged));
     std::stable_sort(notes.begin(), notes.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto& [index, note] : notes) {
+    for (auto& [key, note] : notes) {
       if (std::find(report_.notes.begin(), report_.notes.end(), note) == report_.notes.end()) {
-        Note(std::move(note));
+        report_.notes.push_back(std::move(note));
       }
     }
     Finish();
@@ -155,7 +157,13 @@ class Checker {
   bool Mine(std::uint64_t index) const {
     return index % options_.shard.count == options_.shard.index;
   }
-  void Note(std::string note) { played_.notes.emplace_back(next_case_, std::move(note)); }
+  // A note every shard says (before the next case), and one only the shard
+  // that plays a case says: keyed so that their order is the same whatever
+  // the shards.
+  void Note(std::string note) { played_.notes.emplace_back(2 * next_case_, std::move(note)); }
+  void NoteOf(const Case& c, std::string note) {
+    played_.notes.emplace_back(2 * c.index + 1, std::move(note));
+  }
 
   // A judged case, kept for the report.
   void Judged(const Case& c) {
@@ -168,8 +176,16 @@ class Checker {
     judged.force_to = c.force_to;
     judged.ran = c.ran;
     judged.seed = c.seed;
-    judged.scenario = c.scenario;
+    // Only a group's first case is shrunk: the others travel without their
+    // scenario (each holds the whole folder). A group's first case overall
+    // is the first of its shard, whichever shard plays it.
+    if (first_of_group_.insert(KeyOf(c)).second) judged.scenario = c.scenario;
     played_.cases.push_back(std::move(judged));
+  }
+
+  using Key = std::tuple<std::string, std::string, std::string, std::string, Verdict, std::string>;
+  static Key KeyOf(const Case& c) {
+    return std::make_tuple(c.check, c.runner, c.store, c.file, c.verdict, c.force_to);
   }
 
   // A judged case as the checker works with it again (its judge, the
@@ -276,7 +292,7 @@ class Checker {
   Played Play(const Scenario& scenario, std::uint64_t seed, const std::set<std::size_t>& steps,
               int replicas) {
     ++played_.runs;
-    if (options_.on_progress) options_.on_progress(current_check_, played_.runs);
+    if (options_.on_progress) options_.on_progress(current_check_, report_.runs + played_.runs);
     Played played;
     InFlight in_flight(options_.keyspace);
     RunOptions run{.seed = seed, .sinks = {&in_flight}};
@@ -653,8 +669,8 @@ class Checker {
   bool JudgeUpgrade(Case& c) {
     const Played played = Play(c.scenario, c.seed, {1, 5}, 1);
     if (!played.seen.at(1).front().serving) {
-      Note(fmt::format("{}: {}: the release before does not start itself: {}", c.runner, c.label,
-                       played.seen.at(1).front().last_line));
+      NoteOf(c, fmt::format("{}: {}: the release before does not start itself: {}", c.runner,
+                            c.label, played.seen.at(1).front().last_line));
       return false;
     }
     const std::vector<Observed>& end = played.seen.at(5);
@@ -828,9 +844,13 @@ class Checker {
 
   void Group(Case c) {
     FL_ASSERT(!c.label.empty());
-    const auto key = std::make_tuple(c.check, c.runner, c.store, c.file, c.verdict, c.force_to);
+    const Key key = KeyOf(c);
     auto found = groups_.find(key);
     if (found == groups_.end()) {
+      FL_ASSERT_MSG(!c.scenario.steps.empty(),
+                    "case {}, the first of its group, came without "
+                    "its scenario",
+                    c.index);
       order_.push_back(key);
       DynamicFinding finding{.check = c.check,
                              .runner = c.runner,
@@ -923,7 +943,7 @@ class Checker {
   MigrationCheckReport report_;
   std::map<std::string, std::uint64_t> site_hits_;  // From the clean run.
   std::string current_check_;
-  using Key = std::tuple<std::string, std::string, std::string, std::string, Verdict, std::string>;
+  std::set<Key> first_of_group_;  // Of this shard's cases.
   std::map<Key, std::pair<DynamicFinding, Case>> groups_;
   std::vector<Key> order_;
 };
@@ -1023,8 +1043,8 @@ Json CaseJson(const JudgedCase& c) {
                {"detail", c.detail},
                {"error", c.error},
                {"force_to", c.force_to},
-               {"seed", c.seed},
-               {"scenario", ToToml(c.scenario)}};
+               {"seed", c.seed}};
+  if (!c.scenario.steps.empty()) json["scenario"] = ToToml(c.scenario);
   if (c.ran) json["ran"] = *c.ran;
   return json;
 }
@@ -1038,6 +1058,28 @@ std::optional<Verdict> VerdictNamed(std::string_view name) {
 
 }  // namespace
 
+std::optional<std::string> ShardsDisagree(const std::vector<PlayedShard>& shards) {
+  if (shards.empty()) return "no shard answered";
+  std::set<std::uint64_t> indices;
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    const PlayedShard& shard = shards[i];
+    if (shard.shard_count != shards.size() || shard.shard_index != i) {
+      return fmt::format("answer {} is shard {} of {}", i, shard.shard_index, shard.shard_count);
+    }
+    if (shard.total_cases != shards.front().total_cases) {
+      return fmt::format("shard {} counted {} cases, shard 0 {}", i, shard.total_cases,
+                         shards.front().total_cases);
+    }
+    for (const JudgedCase& c : shard.cases) {
+      if (c.index >= shard.total_cases || c.index % shard.shard_count != i ||
+          !indices.insert(c.index).second) {
+        return fmt::format("case {} is not shard {}'s to play, or was played twice", c.index, i);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 std::string ShardToJson(const PlayedShard& shard) {
   Json cases = Json::array();
   for (const JudgedCase& c : shard.cases) cases.push_back(CaseJson(c));
@@ -1047,8 +1089,13 @@ std::string ShardToJson(const PlayedShard& shard) {
   for (const models::migrate::LintFinding& f : shard.refused) {
     refused.push_back({{"rule", f.rule}, {"file", f.file}, {"message", f.message}});
   }
-  const Json json = {
-      {"runs", shard.runs}, {"cases", cases}, {"notes", notes}, {"refused", refused}};
+  const Json json = {{"runs", shard.runs},
+                     {"shard_index", shard.shard_index},
+                     {"shard_count", shard.shard_count},
+                     {"total_cases", shard.total_cases},
+                     {"cases", cases},
+                     {"notes", notes},
+                     {"refused", refused}};
   // Bytes that are not UTF-8 (a Latin-1 byte in a statement) would make
   // dump() throw: they travel as U+FFFD, as in every JSON report.
   return json.dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -1060,6 +1107,9 @@ std::optional<PlayedShard> ShardFromJson(std::string_view text) {
   try {
     PlayedShard shard;
     shard.runs = json.at("runs").get<int>();
+    shard.shard_index = json.at("shard_index").get<std::uint64_t>();
+    shard.shard_count = json.at("shard_count").get<std::uint64_t>();
+    shard.total_cases = json.at("total_cases").get<std::uint64_t>();
     for (const Json& item : json.at("cases")) {
       JudgedCase c;
       c.index = item.at("index").get<std::uint64_t>();
@@ -1076,10 +1126,17 @@ std::optional<PlayedShard> ShardFromJson(std::string_view text) {
       c.force_to = item.at("force_to").get<std::string>();
       c.seed = item.at("seed").get<std::uint64_t>();
       if (item.contains("ran")) c.ran = item.at("ran").get<std::size_t>();
-      std::variant<Scenario, FileError> scenario =
-          ParseScenario(item.at("scenario").get<std::string>(), "shard.toml");
-      if (!std::holds_alternative<Scenario>(scenario)) return std::nullopt;
-      c.scenario = std::get<Scenario>(std::move(scenario));
+      const bool known_check =
+          std::find(std::begin(kChecks), std::end(kChecks), c.check) != std::end(kChecks);
+      if (!known_check || c.label.empty() || models::migrate::MakeRunner(c.runner) == nullptr) {
+        return std::nullopt;
+      }
+      if (item.contains("scenario")) {
+        std::variant<Scenario, FileError> scenario =
+            ParseScenario(item.at("scenario").get<std::string>(), "shard.toml");
+        if (!std::holds_alternative<Scenario>(scenario)) return std::nullopt;
+        c.scenario = std::get<Scenario>(std::move(scenario));
+      }
       shard.cases.push_back(std::move(c));
     }
     for (const Json& item : json.at("notes")) {

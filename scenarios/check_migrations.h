@@ -129,14 +129,23 @@ struct JudgedCase {
   std::string force_to;
   std::optional<std::size_t> ran;  // Statements of `file` that had run, when known.
   std::uint64_t seed = 0;
-  Scenario scenario;
+  Scenario scenario;  // Only a shard's first case of each group carries it (else empty).
 };
 struct PlayedShard {
   std::vector<JudgedCase> cases;
   std::vector<std::pair<std::uint64_t, std::string>> notes;  // (case index when said, note)
   std::vector<models::migrate::LintFinding> refused;         // The clean runs' store-refuses.
   int runs = 0;
+  // Which shard it was, and how many cases it counted in all (every shard
+  // counts the same cases; it plays its own): for checking the answers.
+  std::uint64_t shard_index = 0;
+  std::uint64_t shard_count = 1;
+  std::uint64_t total_cases = 0;
 };
+// What is wrong with the shards' answers as one check (not one answer per
+// shard, case counts that differ, a case played twice or by another shard);
+// nullopt when they make one.
+std::optional<std::string> ShardsDisagree(const std::vector<PlayedShard>& shards);
 // The cases of options.shard, played and judged.
 PlayedShard PlayShard(const MigrationCheckOptions& options);
 // The report from every shard's cases: the static rules, the cases grouped

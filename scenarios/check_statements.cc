@@ -74,34 +74,38 @@ std::optional<std::pair<std::string, std::size_t>> RanAtCrash(const MigrationSou
   const std::string prefix = fmt::format("migrate.{}.", keyspace);
   if (!site.starts_with(prefix) || hit == 0) return std::nullopt;
   const std::string_view point = site.substr(prefix.size());
-  std::vector<const models::migrate::Migration*> files;
-  for (const auto& [version, migration] : source.migrations()) {
-    if (migration.up) files.push_back(&migration);
-  }
+  // Up passes every version, a down-only one too (with no statement).
+  std::vector<const models::migrate::Migration*> versions;
+  for (const auto& [version, migration] : source.migrations()) versions.push_back(&migration);
   const auto nth = [&](std::uint64_t n) -> const models::migrate::Migration* {
-    return n >= 1 && n <= files.size() ? files[n - 1] : nullptr;
+    return n >= 1 && n <= versions.size() ? versions[n - 1] : nullptr;
   };
-  const auto result = [](const models::migrate::Migration* m,
-                         std::size_t ran) -> std::optional<std::pair<std::string, std::size_t>> {
-    if (m == nullptr) return std::nullopt;
-    return std::make_pair(m->up_name, ran);
+  const auto at = [](const models::migrate::Migration* m,
+                     bool all_ran) -> std::optional<std::pair<std::string, std::size_t>> {
+    if (m == nullptr || !m->up) return std::nullopt;
+    return std::make_pair(m->up_name, all_ran ? StatementCount(*m) : 0);
   };
-  if (point == "before_set_dirty" || point == "after_set_dirty") return result(nth(hit), 0);
-  if (point == "before_set_clean" || point == "after_set_clean") {
-    return nth(hit) ? result(nth(hit), StatementCount(*nth(hit))) : std::nullopt;
+  // Migrate's own points: once a version, before and after its statements.
+  if (point == "before_set_dirty" || point == "after_set_dirty") return at(nth(hit), false);
+  if (point == "before_set_clean" || point == "after_set_clean") return at(nth(hit), true);
+  // SetVersion, twice a version (dirty, then clean): its select and its
+  // insert pass once a call...
+  if (point == "set_version.after_select" || point == "set_version.before_insert") {
+    return at(nth((hit + 1) / 2), hit % 2 == 0);
   }
-  if (point.starts_with("set_version.")) {  // Twice a file: dirty, then clean.
-    const auto* m = nth((hit + 1) / 2);
-    return m ? result(m, hit % 2 == 1 ? 0 : StatementCount(*m)) : std::nullopt;
-  }
+  // ...its delete once a row it deletes: none before the first version's
+  // dirty write, one ever after. Pass 1 is the first version's clean write,
+  // then pass h is version h/2 + 1's, dirty when h is even.
+  if (point == "set_version.after_delete") return at(nth(hit / 2 + 1), hit % 2 == 1);
   if (point == "statement.before" || point == "statement.after") {
-    std::uint64_t passed = hit - (point == "statement.before" ? 1 : 0);  // Statements done.
-    for (const auto* m : files) {
+    std::uint64_t done = hit - (point == "statement.before" ? 1 : 0);  // Statements done.
+    for (const auto* m : versions) {
       const std::size_t count = StatementCount(*m);
-      if (point == "statement.before" ? passed < count : passed <= count) {
-        return result(m, static_cast<std::size_t>(passed));
+      if (count == 0) continue;
+      if (point == "statement.before" ? done < count : done <= count) {
+        return std::make_pair(m->up_name, static_cast<std::size_t>(done));
       }
-      passed -= count;
+      done -= count;
     }
   }
   return std::nullopt;

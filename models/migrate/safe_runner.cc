@@ -86,14 +86,16 @@ sim::Status NotAnLwtAnswer() {
   return sim::Status::Unavailable("the store's answer to a conditional statement has no [applied]");
 }
 
-// The newest version recorded complete in the progress table, -1 for none.
+// The newest version in the progress table, complete or begun (a newer
+// image that crashed part-way through its file migrated this keyspace
+// too), -1 for none.
 sim::Awaitable<sim::Result<std::int64_t>> NewestApplied(cql::CqlSession& session) {
-  ClientResult rows = co_await session.Query("SELECT version, complete FROM faultline_migrations");
+  ClientResult rows = co_await session.Query("SELECT version FROM faultline_migrations");
   if (!rows.ok()) co_return sim::Status::Unavailable(rows.ToString());
   std::int64_t newest = -1;
   for (const cql::Row& row : rows.result.rows) {
-    FL_ASSERT(row.size() == 2);
-    if (row[1].integer != 0) newest = std::max(newest, row[0].integer);
+    FL_ASSERT(row.size() == 1);
+    newest = std::max(newest, row[0].integer);
   }
   co_return newest;
 }

@@ -30,6 +30,8 @@ def digest(faultline, corpus, folder):
                      f"{f['verdict']}{force} x{len(f['cases'])}")
         if f["unsafe"] and "repro" not in f:
             lines.append("  MISSING REPRO")
+    for note in report["notes"]:
+        lines.append(f"note {note}")
     lines.append(f"exit {run.returncode}")
     return "\n".join(lines) + "\n"
 

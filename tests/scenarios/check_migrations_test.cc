@@ -13,6 +13,7 @@
 #include "models/migrate/schema_check.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/catalogue.h"
+#include "scenarios/check_statements.h"
 #include "scenarios/runner.h"
 #include "scenarios/world.h"
 
@@ -215,6 +216,87 @@ TEST(CheckMigrationsTest, TheSameSeedGivesTheSameReport) {
     EXPECT_EQ(a.dynamic[i].detail, b.dynamic[i].detail);
     EXPECT_EQ(a.dynamic[i].repro, b.dynamic[i].repro);
   }
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// RanAtCrash against the simulation itself: a crash at every pass of every
+// golang-migrate site, and the tables of the file in flight that exist
+// afterwards (each statement makes one) are the statements it says ran.
+TEST(CheckMigrationsTest, StatementsCountedFromASiteAreTheOnesThatRan) {
+  const std::vector<MigrationFile> files = {
+      {"1_a.up.cql", "CREATE TABLE a1 (k int PRIMARY KEY);\nCREATE TABLE a2 (k int PRIMARY KEY);"},
+      {"2_b.down.cql", "DROP TABLE IF EXISTS nothing;"},  // A version with no up file.
+      {"3_c.up.cql", "CREATE TABLE c1 (k int PRIMARY KEY);"},
+  };
+  const auto source = models::migrate::MigrationSource::FromFiles(files);
+  ASSERT_TRUE(source.ok());
+  Scenario scenario;
+  scenario.name = "ran";
+  scenario.title = "ran";
+  scenario.node_version = "mine";
+  scenario.nodes = 1;
+  ImageSpec image;
+  image.service = "node";
+  image.version = "mine";
+  image.files = files;
+  scenario.images.push_back(image);
+  ServiceOverride node;
+  node.name = "kuri-1";
+  node.restart = "no";
+  scenario.services.push_back(node);
+  Step up;
+  up.kind = Step::Kind::kUp;
+  Step wait;
+  wait.kind = Step::Kind::kWait;
+  wait.duration = std::chrono::minutes(1);
+  scenario.steps = {up, wait};
+  const std::string keyspace = "filecoingw_kuri1";
+  std::map<std::string, std::uint64_t> hits;
+  RunOptions clean{.seed = 1};
+  clean.observe = [&](std::size_t step, World& world) {
+    if (step != 1) return;
+    for (const sim::SiteCoverage& site : world.simulation.faults().Coverage()) {
+      hits[site.site] = site.hits;
+    }
+  };
+  RunScenario(scenario, clean);
+  int checked = 0;
+  for (const std::string& site : models::migrate::GolangMigrateRunner().FaultSites(keyspace)) {
+    for (std::uint64_t hit = 1; hit <= hits[site]; ++hit) {
+      const auto said = check::RanAtCrash(*source, keyspace, site, hit);
+      Scenario crashed = scenario;
+      crashed.faults.push_back({.site = site, .hit = hit, .service = "kuri-1"});
+      std::set<std::string> tables;
+      RunOptions run{.seed = 1};
+      run.observe = [&](std::size_t step, World& world) {
+        if (step != 1) return;
+        auto store = ObserveStore(world);
+        ASSERT_TRUE(store.ok());
+        const auto schema = models::migrate::SnapshotSchema(**store, keyspace);
+        ASSERT_TRUE(schema.ok());
+        for (const auto& [table, columns] : *schema) tables.insert(table);
+      };
+      RunScenario(crashed, run);
+      if (!said) {
+        // Before any file (the version read), or a version with no up file.
+        EXPECT_TRUE(site.ends_with("version.before") || tables.size() == 2 || tables.empty())
+            << site << " hit " << hit;
+        continue;
+      }
+      const std::string prefix = said->first == "1_a.up.cql" ? "a" : "c";
+      const auto ran = static_cast<std::size_t>(
+          std::count_if(tables.begin(), tables.end(),
+                        [&](const std::string& t) { return t.starts_with(prefix); }));
+      EXPECT_EQ(said->second, ran) << site << " hit " << hit << " in " << said->first;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 15);
 }
 
 }  // namespace
