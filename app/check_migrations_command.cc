@@ -197,7 +197,26 @@ std::optional<scenarios::MigrationCheckReport> Check(
     std::cerr << "faultline: check-migrations: the worker processes disagree: " << *wrong << "\n";
     return std::nullopt;
   }
-  return scenarios::ReportOf(options, shards);
+  // The unsafe findings' repros, shrunk in workers too (each every jobs-th).
+  const auto shrink = [&](int job) {
+    scenarios::MigrationCheckOptions mine = options;
+    if (job != 0) mine.on_progress = nullptr;
+    return scenarios::ReprosToJson(scenarios::MakeRepros(
+        mine, shards, {static_cast<std::uint64_t>(job), static_cast<std::uint64_t>(jobs)}));
+  };
+  const std::optional<std::vector<std::string>> repros =
+      RunInWorkerProcesses(jobs, shrink, "check-migrations");
+  if (!repros) return std::nullopt;
+  std::vector<scenarios::ReproMade> made;
+  for (const std::string& answer : *repros) {
+    std::optional<std::vector<scenarios::ReproMade>> part = scenarios::ReprosFromJson(answer);
+    if (!part) {
+      std::cerr << "faultline: check-migrations: a worker process's repros are malformed\n";
+      return std::nullopt;
+    }
+    for (scenarios::ReproMade& m : *part) made.push_back(std::move(m));
+  }
+  return scenarios::ReportOf(options, shards, &made);
 }
 
 }  // namespace

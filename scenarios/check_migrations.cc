@@ -106,8 +106,40 @@ class Checker {
   }
 
   // The report from every shard's cases, in the order they were counted
-  // (so the same whatever the shards): grouped, the unsafe ones shrunk.
-  MigrationCheckReport ReportOf(const std::vector<PlayedShard>& shards) {
+  // (so the same whatever the shards): grouped, the unsafe ones shrunk
+  // here, or taken from `made` (MakeRepros, elsewhere).
+  MigrationCheckReport ReportOf(const std::vector<PlayedShard>& shards,
+                                const std::vector<ReproMade>* made) {
+    Merge(shards);
+    Finish(made);
+    report_.runs += played_.runs;  // The shrinker's own runs, here.
+    return std::move(report_);
+  }
+
+  // The repros of the unsafe groups (numbered in report order) that `shard`
+  // owns.
+  std::vector<ReproMade> MakeRepros(const std::vector<PlayedShard>& shards,
+                                    MigrationCheckOptions::Shard shard) {
+    Merge(shards);
+    std::vector<ReproMade> made;
+    std::uint64_t unsafe = 0;
+    for (const auto& key : order_) {
+      auto& [finding, first] = groups_.at(key);
+      if (!InfoOf(finding.verdict).unsafe) continue;
+      const std::uint64_t group = unsafe++;
+      if (group % shard.count != shard.index) continue;
+      const int runs_before = report_.runs + played_.runs;
+      Repro(finding, first);
+      made.push_back({group, std::move(*finding.repro), std::move(finding.shrink_log),
+                      report_.runs + played_.runs - runs_before});
+    }
+    return made;
+  }
+
+ private:
+  // Every shard's cases, grouped in their order; the static rules; the
+  // notes and store-refuses findings each shard said once.
+  void Merge(const std::vector<PlayedShard>& shards) {
     report_.keyspace = options_.keyspace;
     report_.runners = options_.runners;
     report_.lint =
@@ -144,12 +176,8 @@ class Checker {
         report_.notes.push_back(std::move(note));
       }
     }
-    Finish();
-    report_.runs += played_.runs;  // The shrinker's own runs, here.
-    return std::move(report_);
   }
 
- private:
   // ---- Shards ----
 
   // The next case's index; whether this shard plays it.
@@ -871,11 +899,24 @@ class Checker {
 
   // Each unsafe finding's first case, shrunk with its steps kept, and a
   // last step that says what a user sees.
-  void Finish() {
+  void Finish(const std::vector<ReproMade>* made) {
     current_check_ = "shrinking the unsafe findings";
+    std::uint64_t unsafe = 0;
     for (const auto& key : order_) {
       auto& [finding, first] = groups_.at(key);
-      if (InfoOf(finding.verdict).unsafe) Repro(finding, first);
+      if (InfoOf(finding.verdict).unsafe) {
+        const std::uint64_t group = unsafe++;
+        if (made == nullptr) {
+          Repro(finding, first);
+        } else {
+          const auto it = std::find_if(made->begin(), made->end(),
+                                       [&](const ReproMade& m) { return m.group == group; });
+          FL_ASSERT_MSG(it != made->end(), "no repro made for unsafe group {}", group);
+          finding.repro = it->scenario;
+          finding.shrink_log = it->log;
+          report_.runs += it->runs;
+        }
+      }
       report_.dynamic.push_back(std::move(finding));
     }
   }
@@ -1019,13 +1060,57 @@ PlayedShard PlayShard(const MigrationCheckOptions& options) {
 }
 
 MigrationCheckReport ReportOf(const MigrationCheckOptions& options,
-                              const std::vector<PlayedShard>& shards) {
-  return Checker(options).ReportOf(shards);
+                              const std::vector<PlayedShard>& shards,
+                              const std::vector<ReproMade>* made) {
+  return Checker(options).ReportOf(shards, made);
+}
+
+std::vector<ReproMade> MakeRepros(const MigrationCheckOptions& options,
+                                  const std::vector<PlayedShard>& shards,
+                                  MigrationCheckOptions::Shard shard) {
+  FL_ASSERT(shard.count >= 1 && shard.index < shard.count);
+  return Checker(options).MakeRepros(shards, shard);
+}
+
+std::string ReprosToJson(const std::vector<ReproMade>& made) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const ReproMade& m : made) {
+    nlohmann::json log = nlohmann::json::array();
+    for (const ShrinkStep& step : m.log)
+      log.push_back({{"tried", step.tried}, {"kept", step.kept}});
+    list.push_back(
+        {{"group", m.group}, {"scenario", ToToml(m.scenario)}, {"log", log}, {"runs", m.runs}});
+  }
+  return list.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::optional<std::vector<ReproMade>> ReprosFromJson(std::string_view text) {
+  const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded() || !json.is_array()) return std::nullopt;
+  try {
+    std::vector<ReproMade> made;
+    for (const nlohmann::json& item : json) {
+      ReproMade m;
+      m.group = item.at("group").get<std::uint64_t>();
+      m.runs = item.at("runs").get<int>();
+      std::variant<Scenario, FileError> scenario =
+          ParseScenario(item.at("scenario").get<std::string>(), "repro.toml");
+      if (!std::holds_alternative<Scenario>(scenario)) return std::nullopt;
+      m.scenario = std::get<Scenario>(std::move(scenario));
+      for (const nlohmann::json& step : item.at("log")) {
+        m.log.push_back({step.at("tried").get<std::string>(), step.at("kept").get<bool>()});
+      }
+      made.push_back(std::move(m));
+    }
+    return made;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
 }
 
 MigrationCheckReport CheckMigrations(const MigrationCheckOptions& options) {
   FL_ASSERT(options.shard.count == 1);
-  return ReportOf(options, {PlayShard(options)});
+  return ReportOf(options, {PlayShard(options)}, nullptr);
 }
 
 namespace {

@@ -151,8 +151,23 @@ PlayedShard PlayShard(const MigrationCheckOptions& options);
 // The report from every shard's cases: the static rules, the cases grouped
 // in their order, each unsafe group's first case shrunk. The same report
 // whatever the shards, as long as together they played every case once.
+// With `made`, the repros are those MakeRepros made (all of them,
+// elsewhere: worker processes); without, they are made here.
+struct ReproMade {
+  std::uint64_t group = 0;  // Among the unsafe findings, in report order.
+  Scenario scenario;
+  std::vector<ShrinkStep> log;
+  int runs = 0;
+};
 MigrationCheckReport ReportOf(const MigrationCheckOptions& options,
-                              const std::vector<PlayedShard>& shards);
+                              const std::vector<PlayedShard>& shards,
+                              const std::vector<ReproMade>* made = nullptr);
+// The repros of every shard.count-th unsafe finding from shard.index.
+std::vector<ReproMade> MakeRepros(const MigrationCheckOptions& options,
+                                  const std::vector<PlayedShard>& shards,
+                                  MigrationCheckOptions::Shard shard);
+std::string ReprosToJson(const std::vector<ReproMade>& made);
+std::optional<std::vector<ReproMade>> ReprosFromJson(std::string_view text);
 // A shard's answer as text and back (nullopt: not one).
 std::string ShardToJson(const PlayedShard& shard);
 std::optional<PlayedShard> ShardFromJson(std::string_view text);
