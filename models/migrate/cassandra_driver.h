@@ -19,6 +19,7 @@
 #include <string>
 
 #include "models/cql/client.h"
+#include "models/migrate/statements.h"
 #include "sim/sim.h"
 
 namespace faultline::models::migrate {
@@ -80,30 +81,6 @@ class CassandraDriver {
   bool locked_ = false;
   std::map<std::string, std::string, std::less<>> sites_;
 };
-
-// golang-migrate's database.Error text: "<what> in line 0: <query> (details: <cause>)".
-std::string DatabaseErrorText(std::string_view what, std::string_view query,
-                              std::string_view cause);
-
-// The bodies' statements as multistmt.Parse splits them: on every ';' (even
-// one inside a string literal), each piece keeping its ';'; blank pieces are
-// dropped by the caller.
-std::vector<std::string> SplitStatements(std::string_view body);
-
-// `text` without the spaces, tabs and line ends around it, nor (at its end)
-// any of `also_at_the_end` ("; " for a statement's terminator).
-std::string Trimmed(std::string_view text, std::string_view also_at_the_end = {});
-
-// The first statement of `body`, as SplitStatements cuts it and the store
-// would parse it, that is not CQL: where in `body` (line and column from 1)
-// and the store's message. For catching a broken migration file when it is
-// read instead of when a node runs it.
-struct BodySyntaxError {
-  int line = 1;
-  int column = 1;
-  std::string message;
-};
-std::optional<BodySyntaxError> FindSyntaxError(std::string_view body);
 
 // The fault points of golang-migrate with this driver, as Site() names them
 // after "migrate.<keyspace>.": Migrate's around SetVersion, the driver's

@@ -6,8 +6,6 @@
 #include <set>
 
 #include "models/cql/parser.h"
-#include "models/cql/types.h"
-#include "models/migrate/cassandra_driver.h"
 #include "sim/assert.h"
 
 namespace faultline::models::migrate {
@@ -20,78 +18,7 @@ const std::set<std::string>& BookkeepingTables() {
   return kTables;
 }
 
-std::string TypeText(const cql::TypeName& name) {
-  std::variant<cql::CqlType, cql::CqlError> type = cql::ResolveType(name);
-  if (const auto* resolved = std::get_if<cql::CqlType>(&type)) return resolved->ToString();
-  return name.ToString();
-}
-
-// A column's type and, for a key column, its part of the key: a table whose
-// columns match but whose key differs is not the table the migrations made.
-std::string Described(std::string type, std::string_view kind) {
-  if (kind == "partition_key") return type + ", partition key";
-  if (kind == "clustering") return type + ", clustering";
-  if (kind == "static") return type + ", static";
-  return type;
-}
-
-std::string_view KindOf(const cql::CreateTable& create, const cql::ColumnDefinition& column) {
-  const auto in = [&](const std::vector<std::string>& key) {
-    return std::find(key.begin(), key.end(), column.name) != key.end();
-  };
-  if (in(create.partition_key)) return "partition_key";
-  if (in(create.clustering_key)) return "clustering";
-  return column.is_static ? "static" : "regular";
-}
-
-bool InKeyspace(const cql::QualifiedName& name, const std::string& keyspace) {
-  return name.keyspace.empty() || name.keyspace == keyspace;
-}
-
 }  // namespace
-
-void ApplyStatement(const cql::Statement& statement, const std::string& keyspace,
-                    SchemaModel& schema) {
-  if (const auto* create = std::get_if<cql::CreateTable>(&statement)) {
-    if (!InKeyspace(create->table, keyspace)) return;
-    // A plain CREATE of an existing table fails (Duplicate Object), so it
-    // never shaped the schema. A CREATE ... IF NOT EXISTS of one is the
-    // author's new definition, which the store silently ignores: the image's
-    // code expects the new one, so that is the schema it must find.
-    if (schema.contains(create->table.name) && !create->if_not_exists) return;
-    auto& columns = schema[create->table.name];
-    columns.clear();
-    for (const cql::ColumnDefinition& column : create->columns) {
-      columns[column.name] = Described(TypeText(column.type), KindOf(*create, column));
-    }
-    // One entry a column (a name given twice keeps one).
-    FL_ASSERT(columns.size() <= create->columns.size());
-  } else if (const auto* alter = std::get_if<cql::AlterTable>(&statement)) {
-    auto table = schema.find(alter->table.name);
-    if (!InKeyspace(alter->table, keyspace) || table == schema.end()) return;
-    if (alter->action == cql::AlterTable::Action::kAdd) {
-      table->second[alter->column.name] = TypeText(alter->column.type);
-    } else {
-      table->second.erase(alter->column.name);
-    }
-  } else if (const auto* drop = std::get_if<cql::DropTable>(&statement)) {
-    if (InKeyspace(drop->table, keyspace)) schema.erase(drop->table.name);
-  }
-}
-
-SchemaModel ExpectedSchema(const MigrationSource& source, const std::string& keyspace) {
-  SchemaModel schema;
-  for (const auto& [version, migration] : source.migrations()) {
-    if (!migration.up) continue;
-    for (const std::string& piece : SplitStatements(*migration.up)) {
-      const cql::ParseResult parsed = cql::Parse(piece);
-      for (const cql::ParsedStatement& statement : parsed.statements) {
-        ApplyStatement(statement.statement, keyspace, schema);
-      }
-    }
-  }
-  return schema;
-}
 
 namespace {
 
@@ -105,7 +32,7 @@ SchemaModel SchemaFromColumns(const std::vector<cql::Row>& rows) {
   for (const cql::Row& row : rows) {
     FL_ASSERT(row.size() == 4);
     if (BookkeepingTables().contains(row.at(0).bytes)) continue;
-    schema[row.at(0).bytes][row.at(1).bytes] = Described(row.at(2).bytes, row.at(3).bytes);
+    schema[row.at(0).bytes][row.at(1).bytes] = DescribedType(row.at(2).bytes, row.at(3).bytes);
   }
   // Every table named has a column, and none is the runners' own.
   for (const auto& [table, columns] : schema) {
@@ -134,40 +61,6 @@ sim::Result<SchemaModel> SnapshotSchema(cql::StoreSnapshot& snapshot, const std:
     return sim::Status::IoError(error->message);
   }
   return SchemaFromColumns(std::get<cql::QueryResult>(outcome).rows);
-}
-
-std::vector<std::string> SchemaDiff(const SchemaModel& expected, const SchemaModel& live,
-                                    ExtraTables extra_tables, ExtraColumns extra_columns) {
-  std::vector<std::string> lines;
-  for (const auto& [table, columns] : expected) {
-    auto found = live.find(table);
-    if (found == live.end()) {
-      lines.push_back(fmt::format("table {} is missing", table));
-      continue;
-    }
-    for (const auto& [column, type] : columns) {
-      auto have = found->second.find(column);
-      if (have == found->second.end()) {
-        lines.push_back(fmt::format("table {}: column {} ({}) is missing", table, column, type));
-      } else if (have->second != type) {
-        lines.push_back(fmt::format("table {}: column {} is {}, the migrations say {}", table,
-                                    column, have->second, type));
-      }
-    }
-    for (const auto& [column, type] : found->second) {
-      if (extra_columns == ExtraColumns::kDifferent && !columns.contains(column)) {
-        lines.push_back(
-            fmt::format("table {}: column {} ({}) is not in the migrations", table, column, type));
-      }
-    }
-  }
-  for (const auto& [table, columns] : live) {
-    if (extra_tables == ExtraTables::kDifferent && !expected.contains(table))
-      lines.push_back(fmt::format("table {}: not in the migrations", table));
-  }
-  // A difference is only ever reported between schemas that differ.
-  FL_ASSERT(lines.empty() || expected != live);
-  return lines;
 }
 
 }  // namespace faultline::models::migrate
