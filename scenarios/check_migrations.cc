@@ -13,7 +13,6 @@
 #include "scenarios/check_observe.h"
 #include "scenarios/check_statements.h"
 #include "scenarios/runner.h"
-#include "scenarios/scenario_file.h"
 #include "scenarios/world.h"
 #include "sim/assert.h"
 
