@@ -35,28 +35,23 @@ constexpr std::size_t kMaxCrashCases = 20'000;  // Per runner: beyond, the rest 
 
 class Checker;
 
-// One case: a run, its verdict, and what a finding says of it.
-struct Case {
-  std::uint64_t index = 0;  // In the order every shard counts the cases.
-  std::string check;
-  std::string runner;
-  std::string store;
-  std::string file;
-  std::string label;
-  Verdict verdict = Verdict::kSafe;
-  std::string detail;
-  std::string error;
-  std::string force_to;  // kNeedsForce: the version that works (cases differ by it).
-  // How many statements of `file` had run when the crash came, when the
-  // fault site says (golang-migrate's sites do); nullopt otherwise.
-  std::optional<std::size_t> ran;
-  Scenario scenario;
+// One case as the checker works with it: what a shard reports of it (its
+// run, verdict and words: JudgedCase), and how to judge it again.
+struct Case : JudgedCase {
   // What a run of `scenario` is judged with: fills the verdict, the file,
   // the detail and the error; false when the run shows nothing to judge.
   bool (*judge)(Checker&, Case&) = nullptr;
-  MigrationSource end_image;  // The folder the subject runs at the end.
-  std::uint64_t seed = 0;
+  MigrationSource end_image;  // The folder the subject runs at the end; empty: the checked one.
 };
+
+Case NewCase(std::uint64_t index, std::string check, std::string runner, std::string store) {
+  Case c;
+  c.index = index;
+  c.check = std::move(check);
+  c.runner = std::move(runner);
+  c.store = std::move(store);
+  return c;
+}
 
 class Checker {
  public:
@@ -189,21 +184,13 @@ class Checker {
     played_.notes.emplace_back(2 * c.index + 1, std::move(note));
   }
 
-  // A judged case, kept for the report.
+  // A judged case, kept for the report. Only a group's first case is
+  // shrunk: the others travel without their scenario (each holds the whole
+  // folder). A group's first case overall is the first of its shard,
+  // whichever shard plays it.
   void Judged(const Case& c) {
-    JudgedCase judged{.index = c.index, .check = c.check, .runner = c.runner, .store = c.store};
-    judged.file = c.file;
-    judged.label = c.label;
-    judged.verdict = c.verdict;
-    judged.detail = c.detail;
-    judged.error = c.error;
-    judged.force_to = c.force_to;
-    judged.ran = c.ran;
-    judged.seed = c.seed;
-    // Only a group's first case is shrunk: the others travel without their
-    // scenario (each holds the whole folder). A group's first case overall
-    // is the first of its shard, whichever shard plays it.
-    if (first_of_group_.insert(KeyOf(c)).second) judged.scenario = c.scenario;
+    JudgedCase judged = c;
+    if (!first_of_group_.insert(KeyOf(c)).second) judged.scenario = Scenario();
     played_.cases.push_back(std::move(judged));
   }
 
@@ -215,17 +202,8 @@ class Checker {
   // A judged case as the checker works with it again (its judge, the
   // folder the subject ends on), for grouping and shrinking.
   Case CaseOf(const JudgedCase& judged) const {
-    Case c{.check = judged.check, .runner = judged.runner, .store = judged.store};
-    c.index = judged.index;
-    c.file = judged.file;
-    c.label = judged.label;
-    c.verdict = judged.verdict;
-    c.detail = judged.detail;
-    c.error = judged.error;
-    c.force_to = judged.force_to;
-    c.ran = judged.ran;
-    c.seed = judged.seed;
-    c.scenario = judged.scenario;
+    Case c;
+    static_cast<JudgedCase&>(c) = judged;
     c.judge = JudgeOf(judged.check);
     if (judged.check == "rollback") {
       for (const ImageSpec& image : c.scenario.images) {
@@ -304,6 +282,22 @@ class Checker {
       scenario.services.push_back(change);
     }
     return scenario;
+  }
+
+  // An image change on a kept volume: up on the first image (`first`), its
+  // migration done, down (the store's volume stays), kuri-1 set to
+  // `version`, up again, and time for the start-up retry. Steps 1 and 5 are
+  // the moments to read.
+  static std::vector<Step> ImageChange(std::string first, const std::string& version,
+                                       std::string change) {
+    Step set = ForService(Step::Kind::kSetImage, kSubject, std::move(change));
+    set.version = version;
+    return {Do(Step::Kind::kUp, std::move(first)),
+            Wait(kSettle, "It migrates and serves."),
+            Do(Step::Kind::kDown, "docker compose down: the store's volume is kept."),
+            set,
+            Do(Step::Kind::kUp, "docker compose up on the kept volume."),
+            Wait(kRetriesGiveUp, "Let its start-up retry finish.")};
   }
 
   ServiceOverride& Service(Scenario& scenario, const std::string& name) const {
@@ -523,8 +517,7 @@ class Checker {
       // say (a CREATE ... IF NOT EXISTS of a table made before): drift from
       // the first run on, which every other check would only repeat.
       const std::uint64_t index = TakeIndex();
-      Case c{.check = "clean", .runner = runner, .store = options_.stores.front()};
-      c.index = index;
+      Case c = NewCase(index, "clean", runner, options_.stores.front());
       c.label = "the folder on an empty keyspace";
       c.seed = options_.seed;
       c.scenario = scenario;
@@ -595,8 +588,7 @@ class Checker {
   void CrashCase(const std::string& runner, const std::string& site, std::uint64_t hit) {
     const std::uint64_t index = TakeIndex();
     if (!Mine(index)) return;
-    Case c{.check = "crash", .runner = runner, .store = options_.stores.front()};
-    c.index = index;
+    Case c = NewCase(index, "crash", runner, options_.stores.front());
     c.label = fmt::format("crash at {}, hit {}", site, hit);
     c.seed = options_.seed;
     c.scenario = Base("crash", runner, c.store, 1, kChecked);
@@ -671,21 +663,13 @@ class Checker {
                    std::vector<MigrationFile> files) {
     const std::uint64_t index = TakeIndex();
     if (!Mine(index)) return;
-    Case c{.check = "upgrade", .runner = runner, .store = options_.stores.front()};
-    c.index = index;
+    Case c = NewCase(index, "upgrade", runner, options_.stores.front());
     c.label = "upgrade from " + from;
     c.seed = options_.seed;
     c.scenario = Base("upgrade", runner, c.store, 1, kShipped);
     c.scenario.images.push_back(Image(kShipped, runner, std::move(files)));
-    c.scenario.steps = {
-        Do(Step::Kind::kUp, fmt::format("The release before runs ({}).", from)),
-        Wait(kSettle, "It migrates and serves."),
-        Do(Step::Kind::kDown, "docker compose down: the store's volume is kept."),
-        ForService(Step::Kind::kSetImage, kSubject, "The new image, with the folder checked."),
-        Do(Step::Kind::kUp, "docker compose up on the kept volume."),
-        Wait(kRetriesGiveUp, "Let its start-up retry finish."),
-    };
-    c.scenario.steps[3].version = kChecked;
+    c.scenario.steps = ImageChange(fmt::format("The release before runs ({}).", from), kChecked,
+                                   "The new image, with the folder checked.");
     c.judge = JudgeOf(c.check);
     if (c.judge(*this, c)) Judged(c);
   }
@@ -727,22 +711,14 @@ class Checker {
     FL_ASSERT(image.ok());
     const std::uint64_t index = TakeIndex();
     if (!Mine(index)) return;
-    Case c{.check = "rollback", .runner = runner, .store = options_.stores.front()};
-    c.index = index;
+    Case c = NewCase(index, "rollback", runner, options_.stores.front());
     c.label = "rollback to " + to;
     c.seed = options_.seed;
     c.file = source_.migrations().rbegin()->second.up_name;
     c.scenario = Base("rollback", runner, c.store, 1, kChecked);
     c.scenario.images.push_back(Image(kShipped, runner, previous));
-    c.scenario.steps = {
-        Do(Step::Kind::kUp, "The new image migrates and serves."),
-        Wait(kSettle, "It serves."),
-        Do(Step::Kind::kDown, "docker compose down: the store's volume is kept."),
-        ForService(Step::Kind::kSetImage, kSubject, fmt::format("Roll back to {}.", to)),
-        Do(Step::Kind::kUp, "docker compose up on the kept volume."),
-        Wait(kRetriesGiveUp, "Let its start-up retry finish."),
-    };
-    c.scenario.steps[3].version = kShipped;
+    c.scenario.steps = ImageChange("The new image migrates and serves.", kShipped,
+                                   fmt::format("Roll back to {}.", to));
     c.end_image = std::move(image).value();
     c.judge = JudgeOf(c.check);
     if (c.judge(*this, c)) Judged(c);
@@ -770,8 +746,7 @@ class Checker {
       for (int i = 0; i < options_.race_seeds; ++i) {
         const std::uint64_t index = TakeIndex();
         if (!Mine(index)) continue;
-        Case c{.check = "concurrent", .runner = runner, .store = store};
-        c.index = index;
+        Case c = NewCase(index, "concurrent", runner, store);
         c.seed = options_.seed + static_cast<std::uint64_t>(i);
         c.label = fmt::format("{} replicas on {}, seed {}", options_.replicas, store, c.seed);
         c.scenario = Base("concurrent", runner, store, options_.replicas, kChecked);
@@ -826,8 +801,7 @@ class Checker {
     }
     const std::uint64_t index = TakeIndex();
     if (!Mine(index)) return;
-    Case c{.check = "down-up", .runner = "golang-migrate", .store = options_.stores.front()};
-    c.index = index;
+    Case c = NewCase(index, "down-up", "golang-migrate", options_.stores.front());
     c.label = "up, down -all, up";
     c.seed = options_.seed;
     c.scenario = Base("down-up", "golang-migrate", c.store, 1, kChecked);
