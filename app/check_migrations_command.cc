@@ -28,6 +28,8 @@ namespace faultline::app {
 namespace {
 
 namespace fs = std::filesystem;
+
+int Bad(const std::string& message) { return BadInput(message, "check-migrations"); }
 using models::migrate::MigrationFile;
 
 struct CheckFlags {
@@ -142,7 +144,7 @@ int WriteOut(const std::string& dir, const scenarios::MigrationCheckReport& repo
              const scenarios::ReportContext& context) {
   std::error_code error;
   if (fs::exists(dir, error) && !fs::is_empty(dir, error)) {
-    return BadInput(fmt::format("--out: {} exists and is not empty; name a new folder", dir));
+    return Bad(fmt::format("--out: {} exists and is not empty; name a new folder", dir));
   }
   fs::create_directories(fs::path(dir) / "repro", error);
   if (error) return CannotWrite("--out", dir);
@@ -223,16 +225,15 @@ std::optional<scenarios::MigrationCheckReport> Check(
 
 int RunCheckMigrationsCommand(const std::vector<std::string>& args) {
   std::variant<CheckFlags, std::string> parsed = ParseCheckFlags(args);
-  if (const auto* message = std::get_if<std::string>(&parsed)) return BadInput(*message);
+  if (const auto* message = std::get_if<std::string>(&parsed)) return Bad(*message);
   const CheckFlags& flags = std::get<CheckFlags>(parsed);
 
   // Everything the check reads is read, and found wrong, before it runs.
   sim::Result<std::vector<MigrationFile>> files =
       models::migrate::ReadMigrationFolder(flags.folder);
-  if (!files.ok()) return BadInput(files.status().message());
+  if (!files.ok()) return Bad(files.status().message());
   if (files->empty()) {
-    return BadInput(
-        fmt::format("{}: no migration files ({{version}}_{{title}}.up.cql)", flags.folder));
+    return Bad(fmt::format("{}: no migration files ({{version}}_{{title}}.up.cql)", flags.folder));
   }
   scenarios::MigrationCheckOptions options;
   options.files = std::move(files).value();
@@ -250,7 +251,7 @@ int RunCheckMigrationsCommand(const std::vector<std::string>& args) {
   if (options.keyspace.empty()) {
     options.keyspace = models::migrate::NamedKeyspace(options.files).value_or("app");
     if (std::string problem = scenarios::KeyspaceProblem(options.keyspace); !problem.empty()) {
-      return BadInput(
+      return Bad(
           fmt::format("{}: the folder names keyspace {}; give --keyspace", flags.folder, problem));
     }
   }
@@ -260,14 +261,13 @@ int RunCheckMigrationsCommand(const std::vector<std::string>& args) {
       const sim::Result<models::migrate::MigrationSource> source =
           models::migrate::MigrationSource::FromFiles(options.files);
       const bool known = source.ok() && source->Find(*version) != nullptr;
-      if (!known) return BadInput(fmt::format("--from: the folder has no version {}", *version));
+      if (!known) return Bad(fmt::format("--from: the folder has no version {}", *version));
       options.from_version = version;
     } else {
       sim::Result<std::vector<MigrationFile>> older =
           models::migrate::ReadMigrationFolder(flags.from);
-      if (!older.ok()) return BadInput("--from: " + older.status().message());
-      if (older->empty())
-        return BadInput(fmt::format("--from: {}: no migration files", flags.from));
+      if (!older.ok()) return Bad("--from: " + older.status().message());
+      if (older->empty()) return Bad(fmt::format("--from: {}: no migration files", flags.from));
       options.older = std::move(older).value();
       options.older_name = flags.from;
     }
@@ -276,9 +276,9 @@ int RunCheckMigrationsCommand(const std::vector<std::string>& args) {
   if (!flags.sum.empty()) {
     std::string problem;
     const std::optional<std::string> text = ReadText(flags.sum, 16 << 20, problem);
-    if (!text) return BadInput("--sum: " + problem);
+    if (!text) return Bad("--sum: " + problem);
     sim::Result<models::migrate::SumFile> read = models::migrate::ParseSumFile(*text, flags.sum);
-    if (!read.ok()) return BadInput(read.status().message());
+    if (!read.ok()) return Bad(read.status().message());
     sum = std::move(read).value();
     options.sum = &*sum;
     options.sum_name = flags.sum;
@@ -292,8 +292,7 @@ int RunCheckMigrationsCommand(const std::vector<std::string>& args) {
   if (!flags.out.empty()) {
     std::error_code error;
     if (fs::exists(flags.out, error) && !fs::is_empty(flags.out, error)) {
-      return BadInput(
-          fmt::format("--out: {} exists and is not empty; name a new folder", flags.out));
+      return Bad(fmt::format("--out: {} exists and is not empty; name a new folder", flags.out));
     }
   }
   if (flags.static_only) options.runners.clear();

@@ -31,6 +31,12 @@ int BadInput(const std::string& message) {
   return kExitBadInput;
 }
 
+int BadInput(const std::string& message, std::string_view command) {
+  std::cerr << "faultline: " << message << "\n(run `faultline " << command
+            << " --help` for usage)\n";
+  return kExitBadInput;
+}
+
 int CannotWrite(std::string_view flag, const std::string& path) {
   const int error = errno;
   return BadInput(fmt::format("{}: cannot write '{}': {}", flag, path,

@@ -17,6 +17,8 @@ constexpr int kExitBadInput = 2;
 
 // Says `message` on standard error, with a pointer to the help; returns 2.
 int BadInput(const std::string& message);
+// The same, pointing at `command`'s own help ("check-migrations").
+int BadInput(const std::string& message, std::string_view command);
 // The output `path` of `flag` could not be written (errno says why); 2.
 int CannotWrite(std::string_view flag, const std::string& path);
 
