@@ -154,9 +154,10 @@ notes do not count), 1 when something was, 2 for bad input.
   --replicas N     replicas that start together (default 2; 1: no race check)
   --store S        yugabyte or cassandra: every check on that store only
                    (default: yugabyte, and the race check on both)
-  --from DIR|V     the folder as the release before shipped it, or the version
-                   of this folder a deployed database is at: the upgrade (and
-                   rollback) starts there (default: from each older version)
+  --from DIR|V     the folder as the release before shipped it (the upgrade
+                   starts from it and the rollback goes back to it), or the
+                   version of this folder a deployed database is at (the
+                   upgrade starts there); default: from each older version
   --sum FILE       the sum file written when the files shipped (--write-sum):
                    edited, removed and out-of-order files are errors
   --write-sum FILE write this folder's sum file

@@ -79,7 +79,18 @@ class Checker {
   // 0 counts them), then the cases the shard owns, judged.
   PlayedShard PlayShard() {
     bool golang_migrate_applies = false;
-    for (const std::string& runner : options_.runners) {
+    // A statement the parser refuses fails every runner but db-init (which
+    // would skip it and serve without it): nothing to learn by running.
+    const bool parses = std::all_of(
+        source_.migrations().begin(), source_.migrations().end(), [](const auto& entry) {
+          return !entry.second.up || !models::migrate::FindSyntaxError(*entry.second.up);
+        });
+    if (!parses && !options_.runners.empty()) {
+      Note(
+          "the folder has statements the store's CQL parser refuses (parse-error): no runner was "
+          "run; fix them first");
+    }
+    for (const std::string& runner : parses ? options_.runners : std::vector<std::string>{}) {
       if (!CleanRun(runner)) continue;  // A folder the store refuses has nothing more to show.
       golang_migrate_applies |= runner == "golang-migrate";
       CrashCheck(runner);
@@ -131,6 +142,10 @@ class Checker {
   // Every shard's cases, grouped in their order; the static rules; the
   // notes and store-refuses findings each shard said once.
   void Merge(const std::vector<PlayedShard>& shards) {
+    for (const auto& [version, migration] : source_.migrations()) {
+      if (migration.up) report_.files.push_back(migration.up_name);
+      if (migration.down) report_.files.push_back(migration.down_name);
+    }
     report_.keyspace = options_.keyspace;
     report_.runners = options_.runners;
     report_.lint =
@@ -361,11 +376,14 @@ class Checker {
 
   // "1754293669 dirty, 1 of 2 tables": the version table and how much of
   // the folder's schema is there.
-  std::string StateText(const Observed& seen) const {
+  std::string StateText(const Observed& seen, const std::string& runner = "golang-migrate") const {
     std::size_t present = 0;
     for (const auto& [table, columns] : expected_) present += seen.schema.contains(table) ? 1 : 0;
-    return fmt::format("schema_migrations: {}; {} of the folder's {} table(s)", seen.versions,
-                       present, expected_.size());
+    const std::string tables =
+        fmt::format("{} of the folder's {} table(s)", present, expected_.size());
+    // Only golang-migrate keeps its version in schema_migrations.
+    if (runner != "golang-migrate") return tables;
+    return fmt::format("schema_migrations: {}; {}", seen.versions, tables);
   }
 
   static const Observed* FirstDown(const std::vector<Observed>& seen) {
@@ -454,7 +472,7 @@ class Checker {
       c.verdict = Verdict::kNeedsForce;
       c.force_to = *to;
       c.detail = fmt::format("it stays down ({}); `{}` on keyspace {} and a restart bring it up",
-                             StateText(*down), ForceCommand(*to), options_.keyspace);
+                             StateText(*down, c.runner), ForceCommand(*to), options_.keyspace);
       const bool forced_itself = one && *to == std::to_string(one->first);
       const models::migrate::Migration* migration =
           forced_itself ? image.Find(static_cast<std::uint64_t>(one->first)) : nullptr;
@@ -465,7 +483,7 @@ class Checker {
     }
     if (c.runner != "golang-migrate") {
       c.verdict = Verdict::kNeedsRepair;
-      c.detail = fmt::format("it stays down ({}): its log says why", StateText(*down));
+      c.detail = fmt::format("it stays down ({}): its log says why", StateText(*down, c.runner));
       return;
     }
     c.verdict = Verdict::kNeedsRepair;
@@ -475,12 +493,34 @@ class Checker {
       c.detail = fmt::format(
           "the previous image stays down on the newer keyspace ({}), and no force brings it up: "
           "run `migrate down 1` with the new image's folder before starting it, or roll forward",
-          StateText(*down));
+          StateText(*down, c.runner));
       return;
     }
     c.detail = fmt::format(
-        "it stays down ({}), and no force brings it up: {}", StateText(*down),
+        "it stays down ({}), and no force brings it up: {}", StateText(*down, c.runner),
         StatementsThatRan(source_, options_.keyspace, one ? one->first : -1, down->schema, c.ran));
+  }
+
+  // A lost version that keeps the service down: the version an operator
+  // must write back is the one being recorded when the crash came (the
+  // file in flight if it ran whole, else the one before), found by trying
+  // it as for a dirty version.
+  void LostVersionWayOut(Case& c, const Observed& restarted) {
+    c.force_to = "none";
+    const models::migrate::Migration* lost = nullptr;
+    for (const auto& [version, migration] : source_.migrations()) {
+      if (migration.up_name == c.file) lost = &migration;
+    }
+    if (lost == nullptr) return;
+    Observed as_if_dirty = restarted;
+    as_if_dirty.versions = fmt::format("{} dirty", lost->version);
+    if (const auto to = ForceThatWorks(c, as_if_dirty, source_, 1, false)) {
+      c.force_to = *to;
+      c.detail += fmt::format("; `{}` on keyspace {} and a restart bring it up", ForceCommand(*to),
+                              options_.keyspace);
+    } else {
+      c.detail += "; no force brings it up";
+    }
   }
 
   // ---- The checks ----
@@ -535,20 +575,33 @@ class Checker {
     // dirty).
     std::string file = played.in_flight;
     std::string words = seen.last_line;
+    int line = 1;
     if (!played.failures.empty()) {
       const InFlight::Failure& first = played.failures.front();
       if (const std::string failed = FileOf(static_cast<std::int64_t>(first.version));
           !failed.empty()) {
         file = failed;
+        line = LineOfFailure(first.version, first.text);
       }
-      words = FirstLine(first.text);
+      words = OneLine(first.text, 400);
     }
     played_.refused.push_back(
-        {"store-refuses", file, 1, 1,
+        {"store-refuses", file, line, 1,
          fmt::format("with {}, on an empty keyspace, kuri-1 does not start: {}", runner, words)});
     Note(fmt::format("{}: the folder does not apply on an empty keyspace, so no other check ran",
                      runner));
     return false;
+  }
+
+  // The line of the version's file where the statement the failure quotes
+  // starts (golang-migrate quotes the piece it sent); 1 when not found.
+  int LineOfFailure(std::uint64_t version, const std::string& text) const {
+    const models::migrate::Migration* migration = source_.Find(version);
+    if (migration == nullptr || !migration->up) return 1;
+    for (const auto& statement : models::migrate::StatementsOf(*migration->up)) {
+      if (text.find(statement.text) != std::string::npos) return statement.line;
+    }
+    return 1;
   }
 
   bool JudgeClean(Case& c) {
@@ -628,12 +681,14 @@ class Checker {
           "runs every file again from the first{}",
           crashed.schema.size(), restarted.serving ? ", and they happened to succeed" : "");
       c.error = restarted.last_line;
+      if (!restarted.serving) LostVersionWayOut(c, restarted);
     } else if (restarted.serving && restarted.schema == expected_) {
       const bool clean = Consistent(crashed, c.runner);
       c.verdict = clean ? Verdict::kSafe : Verdict::kRecovers;
-      c.detail = clean ? fmt::format("the crash left a clean state ({})", StateText(crashed))
-                       : fmt::format("the crash left it half-way ({}), and the restart finished it",
-                                     StateText(crashed));
+      c.detail =
+          clean ? fmt::format("the crash left a clean state ({})", StateText(crashed, c.runner))
+                : fmt::format("the crash left it half-way ({}), and the restart finished it",
+                              StateText(crashed, c.runner));
     } else {
       Unserved(c, played.seen.at(3), 1, false);
     }
@@ -647,6 +702,9 @@ class Checker {
     std::vector<std::pair<std::string, std::vector<MigrationFile>>> starts;
     if (options_.older) {
       starts.emplace_back("the older folder", *options_.older);
+    } else if (options_.from_version == source_.migrations().rbegin()->first) {
+      Note(fmt::format("{}: --from {} is the newest version: no upgrade to play", runner,
+                       *options_.from_version));
     } else if (options_.from_version) {
       starts.emplace_back(fmt::format("version {}", *options_.from_version),
                           FilesUpTo(*options_.from_version));
@@ -824,8 +882,12 @@ class Checker {
     const std::string newest = std::to_string(source_.migrations().rbegin()->first) + " clean";
     if (!undone.schema.empty()) {
       c.verdict = Verdict::kNeedsRepair;
-      c.detail = fmt::format("down -all leaves {} table(s): {}", undone.schema.size(),
-                             undone.schema.begin()->first);
+      std::vector<std::string> left;
+      for (const auto& [table, columns] : undone.schema) left.push_back(table);
+      c.detail = fmt::format(
+          "down -all leaves {} table(s) ({}) and schema_migrations at {}: the "
+          "down files that failed or that dropped too little are to fix",
+          left.size(), Joined(left), undone.versions);
       c.error = FirstLine(played.result.steps[2].outcome);
     } else if (again.schema != expected_ || again.versions != newest) {
       c.verdict = Verdict::kNeedsRepair;

@@ -99,6 +99,7 @@ struct DynamicFinding {
 };
 
 struct MigrationCheckReport {
+  std::vector<std::string> files;  // The folder's, in its order (up, then down, by version).
   std::string keyspace;
   std::vector<std::string> runners;
   std::vector<models::migrate::LintFinding> lint;
@@ -171,6 +172,9 @@ std::optional<std::vector<ReproMade>> ReprosFromJson(std::string_view text);
 // A shard's answer as text and back (nullopt: not one).
 std::string ShardToJson(const PlayedShard& shard);
 std::optional<PlayedShard> ShardFromJson(std::string_view text);
+
+// The store as the command line names it: "yugabyte" for "2.20".
+std::string_view StoreName(std::string_view store_version);
 
 // The keyspaces the simulated cluster uses itself, which a folder cannot
 // be checked in; empty when `keyspace` is usable, else why not.

@@ -38,17 +38,29 @@ std::string FileOf(const LintFinding& finding) {
   return finding.file.empty() ? kFolderItself : finding.file;
 }
 
-// Files in the folder's order: the order the findings first name them
-// (lint findings come sorted by file), the folder itself last.
-std::vector<std::string> FilesInOrder(const MigrationCheckReport& report) {
-  std::vector<std::string> files;
+// The files findings name, in the folder's order; then any other path they
+// name (the sum file); the folder itself last. With `every_file`, each file
+// of the folder, findings or not.
+std::vector<std::string> FilesInOrder(const MigrationCheckReport& report, bool every_file = false) {
+  std::vector<std::string> named;
   const auto add = [&](const std::string& file) {
-    if (std::find(files.begin(), files.end(), file) == files.end()) files.push_back(file);
+    if (std::find(named.begin(), named.end(), file) == named.end()) named.push_back(file);
   };
   for (const LintFinding& finding : report.lint) add(FileOf(finding));
   for (const DynamicFinding& finding : report.dynamic) add(FileOf(finding));
-  std::stable_partition(files.begin(), files.end(),
-                        [](const std::string& f) { return f != kFolderItself; });
+  std::vector<std::string> files;
+  for (const std::string& file : report.files) {
+    const bool has = std::find(named.begin(), named.end(), file) != named.end();
+    if (has || every_file) files.push_back(file);
+  }
+  for (const std::string& file : named) {
+    const bool in_folder =
+        std::find(report.files.begin(), report.files.end(), file) != report.files.end();
+    if (!in_folder && file != kFolderItself) files.push_back(file);
+  }
+  if (std::find(named.begin(), named.end(), kFolderItself) != named.end()) {
+    files.push_back(kFolderItself);
+  }
   return files;
 }
 
@@ -87,7 +99,10 @@ int CountUnsafe(const MigrationCheckReport& report) {
                     [](const DynamicFinding& f) { return InfoOf(f.verdict).unsafe; }));
 }
 
-std::string ForceText(const std::string& to) { return to == "-1" ? "force -- -1" : "force " + to; }
+std::string ForceText(const std::string& to) {
+  if (to == "none") return "no force works";  // A lost version no force brings back.
+  return to == "-1" ? "force -- -1" : "force " + to;
+}
 
 std::string Plural(int n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
@@ -131,7 +146,7 @@ void DynamicText(std::string& text, const DynamicFinding& finding, const std::st
                  const ReportContext& context) {
   const VerdictInfo& info = InfoOf(finding.verdict);
   text += fmt::format("  {:<8} {:<26} {} with {} on {}: {}\n", info.unsafe ? "unsafe" : "ok",
-                      info.name, finding.check, finding.runner, finding.store,
+                      info.name, finding.check, finding.runner, StoreName(finding.store),
                       Plural(static_cast<int>(finding.cases.size()), "case"));
   text += fmt::format("           {}\n", CasesText(finding));
   text += fmt::format("           {}\n", finding.detail);
@@ -219,6 +234,20 @@ std::string JsonReport(const MigrationCheckReport& report, const ReportContext& 
   json["runners"] = report.runners;
   json["unsafe"] = report.Unsafe();
   json["runs"] = report.runs;
+  Json summary = Json::object();  // Cases per runner and verdict, as the text's table.
+  for (const std::string& runner : report.runners) {
+    Json counts = Json::object();
+    for (const VerdictInfo& info : Verdicts()) {
+      std::size_t cases = 0;
+      for (const DynamicFinding& f : report.dynamic) {
+        if (f.runner == runner && f.verdict == info.verdict) cases += f.cases.size();
+      }
+      counts[std::string(info.name)] = cases;
+    }
+    summary[runner] = std::move(counts);
+  }
+  json["summary"] = std::move(summary);
+  json["files"] = report.files;
   Json lint = Json::array();
   for (const LintFinding& f : report.lint) {
     lint.push_back({{"rule", f.rule},
@@ -234,7 +263,7 @@ std::string JsonReport(const MigrationCheckReport& report, const ReportContext& 
     const DynamicFinding& f = report.dynamic[i];
     Json item = {{"check", f.check},
                  {"runner", f.runner},
-                 {"store", f.store},
+                 {"store", StoreName(f.store)},
                  {"file", f.file},
                  {"verdict", InfoOf(f.verdict).name},
                  {"unsafe", InfoOf(f.verdict).unsafe},
@@ -293,8 +322,8 @@ std::string SarifReport(const MigrationCheckReport& report, const ReportContext&
     const DynamicFinding& f = report.dynamic[i];
     const VerdictInfo& info = InfoOf(f.verdict);
     if (!info.unsafe) continue;
-    std::string message = fmt::format("{} with {} on {} ({}): {}", f.check, f.runner, f.store,
-                                      CasesText(f), f.detail);
+    std::string message = fmt::format("{} with {} on {} ({}): {}", f.check, f.runner,
+                                      StoreName(f.store), CasesText(f), f.detail);
     if (!f.error.empty()) message += ". The log ends: " + f.error;
     if (!context.repro_files.at(i).empty()) message += ". Repro: " + context.repro_files.at(i);
     results.push_back({{"ruleId", info.name},
@@ -385,7 +414,7 @@ std::string JunitReport(const MigrationCheckReport& report, const ReportContext&
     std::string cases;
     int tests = 0;
     int failures = 0;
-    for (const std::string& file : FilesInOrder(report)) {
+    for (const std::string& file : FilesInOrder(report, true)) {
       std::string failed;
       std::string out;
       for (const LintFinding& f : report.lint) {
@@ -419,7 +448,7 @@ std::string JunitReport(const MigrationCheckReport& report, const ReportContext&
       const VerdictInfo& info = InfoOf(f.verdict);
       cases +=
           fmt::format("    <testcase classname=\"check-migrations.{}\" name=\"{} {} {} {}{}\">\n",
-                      check, f.runner, f.store, Xml(FileOf(f)), info.name,
+                      check, f.runner, StoreName(f.store), Xml(FileOf(f)), info.name,
                       f.force_to.empty() ? "" : " " + Xml(ForceText(f.force_to)));
       if (info.unsafe) {
         ++failures;

@@ -52,6 +52,10 @@ bool MigrationCheckReport::Unsafe() const {
          });
 }
 
+std::string_view StoreName(std::string_view store_version) {
+  return store_version == "2.20" ? "yugabyte" : store_version;
+}
+
 std::string KeyspaceProblem(std::string_view keyspace) {
   if (keyspace.empty()) return "no keyspace";
   if (keyspace == models::s3::kIndexKeyspace) {

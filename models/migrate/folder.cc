@@ -67,6 +67,12 @@ sim::Result<std::string> ReadFile(const std::filesystem::path& file, const Folde
     return sim::Status::InvalidArgument(
         fmt::format("{}: over {} bytes", file.string(), limits.max_file_bytes));
   }
+  if (limits.require_text && contents.starts_with("\xef\xbb\xbf")) {
+    return sim::Status::InvalidArgument(fmt::format(
+        "{}:1:1: starts with a byte-order mark (U+FEFF), which the store would read as a "
+        "character of the first statement: save the file as UTF-8 without it",
+        file.string()));
+  }
   if (limits.require_text) {
     if (const std::optional<NotText> at = FindNotText(contents)) {
       return sim::Status::InvalidArgument(

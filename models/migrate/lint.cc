@@ -176,9 +176,18 @@ void LintFile(const Context& context, const std::string& file, std::string_view 
     context.Add("parse-error", file, error->line, error->column, error->message);
   }
   if (context.input.multi_statement) SemicolonsInLiterals(context, file, body);
-  if (!up) return;
   const std::vector<LocatedStatement> statements =
       StatementsOf(body, context.input.multi_statement);
+  if (!up) {
+    // A down file drops by nature (no destructive-change), but one that
+    // fails half-way is run again after a force, like an up file.
+    for (const LocatedStatement& statement : statements) {
+      if (std::optional<std::string> why = NotIdempotent(statement.statement)) {
+        context.Add("not-idempotent", file, statement.line, statement.column, *why);
+      }
+    }
+    return;
+  }
   if (statements.size() > 1) {
     context.Add("multiple-statements", file, statements[1].line, statements[1].column,
                 fmt::format("{} statements in one file: they are not applied atomically, so a "
@@ -220,6 +229,17 @@ std::map<std::string, std::string> ColumnsOf(const cql::CreateTable& create,
   return one.empty() ? std::map<std::string, std::string>{} : one.begin()->second;
 }
 
+// Whether the older folder shipped this up file as it is: on the volumes it
+// left, the file is applied and never runs again, so its CREATE cannot be
+// skipped against what it made itself.
+bool ShippedAsIs(const Context& context, const Migration& migration) {
+  if (context.input.older == nullptr || !migration.up) return false;
+  return std::any_of(context.input.older->begin(), context.input.older->end(),
+                     [&](const MigrationFile& file) {
+                       return file.name == migration.up_name && file.contents == *migration.up;
+                     });
+}
+
 bool NamesAnotherKeyspace(const cql::Statement& statement, const std::string& keyspace) {
   return std::visit(
       [&](const auto& s) {
@@ -254,7 +274,8 @@ void LintHistory(const Context& context, const MigrationSource& source,
                                   "says nothing",
                                   create->table.name, ColumnsDiff(earlier->second, columns)));
         } else if (create->if_not_exists && earlier == schema.end() &&
-                   shipped != older_schema.end() && shipped->second != columns) {
+                   !ShippedAsIs(context, migration) && shipped != older_schema.end() &&
+                   shipped->second != columns) {
           context.Add("if-not-exists-hides-drift", migration.up_name, at.line, at.column,
                       fmt::format("CREATE TABLE IF NOT EXISTS {} with other columns than the "
                                   "older folder made ({}): on a volume it left, the store keeps "
@@ -303,6 +324,39 @@ void LintHistory(const Context& context, const MigrationSource& source,
   }
 }
 
+// Why `statement` fails on `schema`, when it names a table or column that
+// is not there (and says no IF EXISTS): a down file that drops what its up
+// never made stops `migrate down` half-way.
+std::optional<std::string> FailsOn(const cql::Statement& statement, const std::string& keyspace,
+                                   const SchemaModel& schema) {
+  if (NamesAnotherKeyspace(statement, keyspace)) return std::nullopt;
+  if (const auto* drop = std::get_if<cql::DropTable>(&statement)) {
+    if (!drop->if_exists && !schema.contains(drop->table.name)) {
+      return fmt::format(
+          "DROP TABLE {}: there is no such table then (Object Not Found), so "
+          "`migrate down` fails here",
+          drop->table.name);
+    }
+  }
+  if (const auto* alter = std::get_if<cql::AlterTable>(&statement)) {
+    const auto table = schema.find(alter->table.name);
+    if (table == schema.end()) {
+      return fmt::format(
+          "ALTER TABLE {}: there is no such table then, so `migrate down` fails "
+          "here",
+          alter->table.name);
+    }
+    if (alter->action == cql::AlterTable::Action::kDrop &&
+        !table->second.contains(alter->column.name)) {
+      return fmt::format(
+          "ALTER TABLE {} DROP {}: there is no such column then, so `migrate "
+          "down` fails here",
+          alter->table.name, alter->column.name);
+    }
+  }
+  return std::nullopt;
+}
+
 // Each up file's down: present, and undoing what the up did.
 void LintDowns(const Context& context, const MigrationSource& source) {
   const std::string& keyspace = context.input.keyspace;
@@ -325,6 +379,9 @@ void LintDowns(const Context& context, const MigrationSource& source) {
       SchemaModel undone = after;
       for (const LocatedStatement& at :
            StatementsOf(*migration.down, context.input.multi_statement)) {
+        if (std::optional<std::string> fails = FailsOn(at.statement, keyspace, undone)) {
+          context.Add("asymmetric-down", migration.down_name, at.line, at.column, *fails);
+        }
         ApplyStatement(at.statement, keyspace, undone);
       }
       const std::vector<std::string> diff = SchemaDiff(before, undone);
@@ -365,12 +422,11 @@ void LintShipped(const Context& context, const std::vector<SumEntry>& shipped,
       any_up = true;
     }
     const auto found = now.find(entry.file);
-    const bool version_left = std::any_of(now.begin(), now.end(), [&](const auto& file) {
-      return VersionOfName(file.first) == VersionOfName(entry.file);
-    });
-    if (found == now.end() && version_left) {
-      // golang-migrate's versionExists takes an up or a down file: a gone
-      // down file only means `migrate down` cannot pass it.
+    if (found == now.end() && entry.file.find(".down.") != std::string::npos) {
+      context.AddOutside("applied-file-removed", shipped_where, std::max(entry.line, 1), 1,
+                         fmt::format("{} was shipped and is gone: `migrate down` can no longer "
+                                     "undo version {}",
+                                     entry.file, VersionOfName(entry.file)));
       continue;
     }
     if (found == now.end()) {
