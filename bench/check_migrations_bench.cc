@@ -26,7 +26,8 @@ using faultline::models::migrate::MigrationFile;
 std::vector<MigrationFile> Folder(int files) {
   std::vector<MigrationFile> folder;
   for (int i = 1; i <= files; ++i) {
-    std::string up = fmt::format("CREATE TABLE IF NOT EXISTS t{} (id text PRIMARY KEY, v int);\n", i);
+    std::string up =
+        fmt::format("CREATE TABLE IF NOT EXISTS t{} (id text PRIMARY KEY, v int);\n", i);
     std::string down = fmt::format("DROP TABLE IF EXISTS t{};\n", i);
     if (i % 3 == 0) {
       up += fmt::format("ALTER TABLE t{} ADD extra{} text;\n", i - 1, i);
@@ -76,8 +77,8 @@ int main(int argc, char** argv) {
       seconds.push_back(last.seconds);
     }
     const double median = faultline::bench::Median(seconds);
-    std::printf("%6d %8d %9.3f %11.0f %10.2f %9zu\n", files, last.runs, median,
-                last.runs / median, 1000 * median / last.runs, last.findings);
+    std::printf("%6d %8d %9.3f %11.0f %10.2f %9zu\n", files, last.runs, median, last.runs / median,
+                1000 * median / last.runs, last.findings);
     std::fflush(stdout);
   }
 }
