@@ -261,7 +261,14 @@ bool RunInWorkers(const scenarios::Scenario& workload, const scenarios::ExploreO
   FL_ASSERT(jobs >= 2);
   const auto work = [&](int job) {
     scenarios::ExploreOptions mine = options;
+    // Worker 0 speaks for all: its share of the runs, scaled, is the
+    // estimate a person watching needs (its groups are a lower bound).
     mine.on_progress = nullptr;
+    if (job == 0 && options.on_progress) {
+      mine.on_progress = [&options, jobs](int done, int groups) {
+        options.on_progress(done * jobs, groups);
+      };
+    }
     mine.on_new_group = nullptr;
     // Shard I/N split J ways: I + j*N of N*J.
     mine.shard = {options.shard.index + static_cast<std::uint64_t>(job) * options.shard.count,
