@@ -35,14 +35,10 @@ constexpr std::size_t kMaxCrashCases = 20'000;  // Per runner: beyond, the rest 
 
 class Checker;
 
-// One case as the checker works with it: what a shard reports of it (its
-// run, verdict and words: JudgedCase), and how to judge it again.
-struct Case : JudgedCase {
-  // What a run of `scenario` is judged with: fills the verdict, the file,
-  // the detail and the error; false when the run shows nothing to judge.
-  bool (*judge)(Checker&, Case&) = nullptr;
-  MigrationSource end_image;  // The folder the subject runs at the end; empty: the checked one.
-};
+// One case: its run, verdict and words, as a shard reports it. How it is
+// judged follows from its check (JudgeOf), and the folder the subject ends
+// on from its scenario (ImageAtEnd): nothing of it is stored twice.
+using Case = JudgedCase;
 
 Case NewCase(std::uint64_t index, std::string check, std::string runner, std::string store) {
   Case c;
@@ -174,7 +170,7 @@ class Checker {
       FL_ASSERT_MSG(cases[i - 1]->index != cases[i]->index, "case {} played twice",
                     cases[i]->index);
     }
-    for (const JudgedCase* judged : cases) Group(CaseOf(*judged));
+    for (const JudgedCase* judged : cases) Group(*judged);
     std::stable_sort(notes.begin(), notes.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& [key, note] : notes) {
@@ -214,26 +210,9 @@ class Checker {
     return std::make_tuple(c.check, c.runner, c.store, c.file, c.verdict, c.force_to);
   }
 
-  // A judged case as the checker works with it again (its judge, the
-  // folder the subject ends on), for grouping and shrinking.
-  Case CaseOf(const JudgedCase& judged) const {
-    Case c;
-    static_cast<JudgedCase&>(c) = judged;
-    c.judge = JudgeOf(judged.check);
-    if (judged.check == "rollback") {
-      for (const ImageSpec& image : c.scenario.images) {
-        if (image.version != kShipped) continue;
-        sim::Result<MigrationSource> source = MigrationSource::FromFiles(image.files);
-        FL_ASSERT(source.ok());
-        c.end_image = std::move(source).value();
-      }
-    }
-    return c;
-  }
-
-  using Judge = bool (*)(Checker&, Case&);
-  static Judge JudgeOf(std::string_view check) {
-    static const std::pair<std::string_view, Judge> kJudges[] = {
+  using JudgeFn = bool (*)(Checker&, Case&);
+  static JudgeFn JudgeOf(std::string_view check) {
+    static const std::pair<std::string_view, JudgeFn> kJudges[] = {
         {"clean", [](Checker& k, Case& c) { return k.JudgeClean(c); }},
         {"crash", [](Checker& k, Case& c) { return k.JudgeCrash(c); }},
         {"upgrade", [](Checker& k, Case& c) { return k.JudgeUpgrade(c); }},
@@ -246,6 +225,20 @@ class Checker {
       if (name == check) return judge;
     }
     FL_PANIC("no check {}", check);
+  }
+  bool Judge(Case& c) { return JudgeOf(c.check)(*this, c); }
+
+  // The folder the subject runs at the end of the case's run: the image
+  // rolled back to, for a rollback; else the folder checked.
+  MigrationSource ImageAtEnd(const Case& c) const {
+    if (c.check != "rollback") return source_;
+    for (const ImageSpec& image : c.scenario.images) {
+      if (image.version != kShipped) continue;
+      sim::Result<MigrationSource> source = MigrationSource::FromFiles(image.files);
+      FL_ASSERT(source.ok());
+      return std::move(source).value();
+    }
+    FL_PANIC("rollback case {} without the image it rolls back to", c.index);
   }
 
   // ---- Building the runs ----
@@ -450,7 +443,7 @@ class Checker {
 
   // The verdict for replicas that do not all serve the folder at the end.
   void Unserved(Case& c, const std::vector<Observed>& end, int replicas, bool any_schema) {
-    const MigrationSource& image = c.end_image.empty() ? source_ : c.end_image;
+    const MigrationSource image = ImageAtEnd(c);
     const Observed* down = FirstDown(end);
     if (down == nullptr) {
       c.verdict = Verdict::kSilentDrift;
@@ -561,8 +554,7 @@ class Checker {
       c.label = "the folder on an empty keyspace";
       c.seed = options_.seed;
       c.scenario = scenario;
-      c.judge = JudgeOf(c.check);
-      if (Mine(index) && c.judge(*this, c)) Judged(c);
+      if (Mine(index) && Judge(c)) Judged(c);
       Note(fmt::format(
           "{}: the folder leaves another schema than it defines on an empty keyspace, so no "
           "other check ran",
@@ -657,8 +649,7 @@ class Checker {
         ForService(Step::Kind::kRestart, kSubject, "kuri-1 starts again on what the crash left."),
         Wait(kRetriesGiveUp, "Let its start-up retry finish."),
     };
-    c.judge = JudgeOf(c.check);
-    if (c.judge(*this, c)) Judged(c);
+    if (Judge(c)) Judged(c);
   }
 
   bool JudgeCrash(Case& c) {
@@ -728,8 +719,7 @@ class Checker {
     c.scenario.images.push_back(Image(kShipped, runner, std::move(files)));
     c.scenario.steps = ImageChange(fmt::format("The release before runs ({}).", from), kChecked,
                                    "The new image, with the folder checked.");
-    c.judge = JudgeOf(c.check);
-    if (c.judge(*this, c)) Judged(c);
+    if (Judge(c)) Judged(c);
   }
 
   bool JudgeUpgrade(Case& c) {
@@ -765,8 +755,6 @@ class Checker {
       previous = FilesUpTo(*before);
       to = fmt::format("version {}", *before);
     }
-    sim::Result<MigrationSource> image = MigrationSource::FromFiles(previous);
-    FL_ASSERT(image.ok());
     const std::uint64_t index = TakeIndex();
     if (!Mine(index)) return;
     Case c = NewCase(index, "rollback", runner, options_.stores.front());
@@ -777,9 +765,7 @@ class Checker {
     c.scenario.images.push_back(Image(kShipped, runner, previous));
     c.scenario.steps = ImageChange("The new image migrates and serves.", kShipped,
                                    fmt::format("Roll back to {}.", to));
-    c.end_image = std::move(image).value();
-    c.judge = JudgeOf(c.check);
-    if (c.judge(*this, c)) Judged(c);
+    if (Judge(c)) Judged(c);
   }
 
   bool JudgeRollback(Case& c) {
@@ -813,8 +799,7 @@ class Checker {
                fmt::format("{} replicas start together on one keyspace.", options_.replicas)),
             Wait(kRetriesGiveUp, "Let their start-up retries finish (the policy restarts them)."),
         };
-        c.judge = JudgeOf(c.check);
-        if (c.judge(*this, c)) Judged(c);
+        if (Judge(c)) Judged(c);
       }
     }
   }
@@ -871,8 +856,7 @@ class Checker {
     up.command = "up";
     c.scenario.steps = {Do(Step::Kind::kUp, "The cluster starts and migrates."),
                         Wait(kSettle, "It serves."), down, up};
-    c.judge = JudgeOf(c.check);
-    if (c.judge(*this, c)) Judged(c);
+    if (Judge(c)) Judged(c);
   }
 
   bool JudgeDownUp(Case& c) {
@@ -968,8 +952,8 @@ class Checker {
     const auto same_verdict = [&](const Scenario& candidate) {
       Case again = first_case;
       again.scenario = candidate;
-      return again.judge(*this, again) && again.verdict == first_case.verdict &&
-             again.file == first_case.file && again.force_to == first_case.force_to;
+      return Judge(again) && again.verdict == first_case.verdict && again.file == first_case.file &&
+             again.force_to == first_case.force_to;
     };
     if (const std::optional<Signature> signature = SignatureOf(scenario, first)) {
       Shrunk shrunk = Shrink(scenario, finding.seed, *signature, false, 100, true, same_verdict);
