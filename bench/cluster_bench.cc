@@ -15,9 +15,7 @@
 #include <vector>
 
 #include "bench/bench_flags.h"
-#include "fakes/network.h"
-#include "fakes/runtime.h"
-#include "fakes/sqlite_vfs.h"
+#include "fakes/environment.h"
 #include "models/cql/client.h"
 #include "models/s3/seed_images.h"
 
@@ -40,19 +38,12 @@ struct Options {
 }
 
 // A seed cluster in its own simulation.
-struct Cluster {
+struct Cluster : fakes::Environment {
   explicit Cluster(std::uint64_t seed)
-      : simulation({.seed = seed}),
-        network(simulation, fakes::NetworkOptions{.trace_messages = false}),
-        vfs(simulation),
-        runtime(simulation, network, vfs) {
+      : fakes::Environment({.seed = seed}, fakes::NetworkOptions{.trace_messages = false}) {
     s3::RegisterSeedImages(runtime);
     if (!runtime.Up(s3::SeedComposeSpec()).ok()) Fail("compose up failed");
   }
-  sim::Simulation simulation;
-  fakes::Network network;
-  fakes::SqliteVfs vfs;
-  fakes::Runtime runtime;
 };
 
 // One full run; returns the number of requests that succeeded (200 expected).

@@ -18,9 +18,7 @@
 #include <vector>
 
 #include "bench/bench_flags.h"
-#include "fakes/network.h"
-#include "fakes/runtime.h"
-#include "fakes/sqlite_vfs.h"
+#include "fakes/environment.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/runner.h"
 #include "scenarios/scenario.h"
@@ -45,10 +43,10 @@ double MicrosecondsSince(Clock::time_point start, int operations) {
 // N PUTs from one client process, after the cluster has started; the start
 // is not timed.
 double ClientLoop(int puts) {
-  sim::Simulation simulation({.seed = 1});
-  fakes::Network network(simulation);
-  fakes::SqliteVfs vfs(simulation);
-  fakes::Runtime runtime(simulation, network, vfs);
+  fakes::Environment environment({.seed = 1});
+  sim::Simulation& simulation = environment.simulation;
+  fakes::Network& network = environment.network;
+  fakes::Runtime& runtime = environment.runtime;
   s3::RegisterSeedImages(runtime);
   if (!runtime.Up(s3::SeedComposeSpec()).ok()) Fail("compose up failed");
   simulation.RunFor(std::chrono::seconds(5));

@@ -686,6 +686,10 @@ class Reader {
     switch (use.field) {
       case StepField::kService:
         step.service = ServiceName(table, key, where);
+        if (step.kind == Step::Kind::kS3 && ImageOf(step.service) != models::s3::kNodeImage &&
+            ImageOf(step.service) != models::s3::kProxyImage) {
+          Fail(at, where + "an s3 step goes to the proxy or a node, not " + step.service);
+        }
         return;
       case StepField::kVersion:
         step.version = String(table, key, where, true);

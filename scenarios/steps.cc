@@ -12,6 +12,7 @@
 #include "fakes/network.h"
 #include "fakes/runtime.h"
 #include "models/cql/client.h"
+#include "models/cql/server.h"
 #include "models/operator/operator.h"
 #include "models/s3/multipart.h"
 #include "models/s3/s3_proxy.h"
@@ -156,25 +157,57 @@ std::string PerformWaitFor(World& world, const Step& step, int&) {
 
 // --- S3 through the proxy --------------------------------------------------
 
+// What the proxy's answer to a PUT or DELETE of `path` says it did: 200 or
+// 204, it did (acknowledged); a 4xx, nothing; anything else (a 5xx, no
+// answer) is unknown, so either may now be read back.
+void NoteOutcome(World& world, std::string_view method, const std::string& path,
+                 std::string_view body, int status) {
+  const bool refused = status >= 400 && status < 500;
+  if (method == "PUT") {
+    if (status == 200) {
+      world.acknowledged[path] = World::Acknowledged::Of(body);
+    } else if (!refused && world.acknowledged.contains(path)) {
+      world.acknowledged[path].UnknownPut(body);
+    }
+  } else if (method == "DELETE") {
+    if (status == 204) {
+      world.acknowledged.erase(path);
+    } else if (!refused && world.acknowledged.contains(path)) {
+      world.acknowledged[path].maybe_deleted = true;
+    }
+  }
+}
+
+// Where an S3 step goes: the proxy, or the node (or proxy) it names.
+std::optional<fakes::Endpoint> S3Endpoint(const World& world, const std::string& service) {
+  if (service.empty()) return Proxy();
+  for (const ServedService& served : world.served) {
+    if (served.name == service && served.image != models::cql::kStoreImage) return served.endpoint;
+  }
+  return std::nullopt;
+}
+
 std::string PerformS3(World& world, const Step& step, int& status) {
   FL_ASSERT(!step.method.empty());  // The reader requires both.
   FL_ASSERT(!step.path.empty());
+  const std::optional<fakes::Endpoint> endpoint = S3Endpoint(world, step.service);
+  if (!endpoint) return "no S3 endpoint named " + step.service + " (the proxy or a node)";
   auto code = std::make_shared<int>(0);
   std::string out = world.RunProcess(
-      kClientHost, [&world, &step, code](models::cql::CqlSession&) -> Awaitable<std::string> {
+      kClientHost,
+      [&world, &step, code, endpoint](models::cql::CqlSession&) -> Awaitable<std::string> {
         fakes::Request request(step.method, step.path, step.body, {}, step.query);
         sim::Result<fakes::Response> response =
-            co_await world.network.Call(Proxy(), std::move(request), kRequestTimeout);
+            co_await world.network.Call(*endpoint, std::move(request), kRequestTimeout);
         if (!response.ok()) co_return response.status().ToString();
         *code = response->status;
         co_return fmt::format("{} {}", response->status, response->body);
       });
   status = *code;
-  if (step.method == "PUT" && status == 200 && step.query.empty()) {
-    world.acknowledged[step.path] = World::Acknowledged::Of(step.body);
-  } else if (step.method == "DELETE" && status == 204) {
-    world.acknowledged.erase(step.path);
-  }
+  // Only what the proxy acknowledged: a node's own 200 puts nothing in the
+  // index, so a GET through the proxy need not find it.
+  if (!step.service.empty() && step.service != Proxy().host) return out;
+  if (step.query.empty()) NoteOutcome(world, step.method, step.path, step.body, status);
   return out;
 }
 
@@ -223,11 +256,9 @@ std::string PerformMultipart(World& world, const Step& step, int& status) {
         co_return co_await Upload(world, step, code);
       });
   status = *code;
-  if (status == 200) {
-    std::string whole;
-    for (const std::string& part : step.parts) whole += part;
-    world.acknowledged[step.path] = World::Acknowledged::Of(whole);
-  }
+  std::string whole;
+  for (const std::string& part : step.parts) whole += part;
+  NoteOutcome(world, "PUT", step.path, whole, status);
   return out;
 }
 
@@ -522,10 +553,11 @@ std::vector<StepKind> MakeStepKinds() {
        "s3",
        0,
        {required(Field::kMethod), required(Field::kPath), optional(Field::kQuery),
-        optional(Field::kBody)},
+        optional(Field::kBody), optional(Field::kService)},
        none,
        [](const Step& s) {
-         return fmt::format("{} {}{}{}", s.method, s.path, s.query.empty() ? "" : "?", s.query);
+         return fmt::format("{} {}{}{}{}", s.method, s.path, s.query.empty() ? "" : "?", s.query,
+                            s.service.empty() ? "" : " (to " + s.service + ")");
        },
        PerformS3},
       {Kind::kCql,

@@ -9,14 +9,12 @@
 #include "sim/assert.h"
 #include "sim/fnv.h"
 
+#include <algorithm>
+
 namespace faultline::scenarios {
 
 World::World(sim::SimulationOptions options)
-    : simulation(std::move(options)),
-      network(simulation),
-      vfs(simulation),
-      runtime(simulation, network, vfs),
-      op(simulation, runtime) {
+    : fakes::Environment(std::move(options)), op(simulation, runtime) {
   models::s3::RegisterSeedImages(runtime);
   for (auto& [version, image] : models::s3::SeedNodeImages()) {
     images.emplace(std::pair(models::s3::kNodeImage, version),
@@ -35,7 +33,24 @@ World::Acknowledged World::Acknowledged::Of(std::string_view bytes) {
 }
 
 bool World::Acknowledged::Matches(std::string_view bytes) const {
-  return bytes.size() == size && sim::Fnv1a64(bytes) == hash;
+  if (any_bytes) return true;
+  const std::uint64_t bytes_hash = sim::Fnv1a64(bytes);
+  if (bytes.size() == size && bytes_hash == hash) return true;
+  return std::find(unknown_puts.begin(), unknown_puts.end(), std::pair(bytes_hash, bytes.size())) !=
+         unknown_puts.end();
+}
+
+void World::Acknowledged::UnknownPut(std::string_view bytes) {
+  const std::pair put(sim::Fnv1a64(bytes), bytes.size());
+  if (any_bytes || std::find(unknown_puts.begin(), unknown_puts.end(), put) != unknown_puts.end()) {
+    return;
+  }
+  if (unknown_puts.size() == kMaxUnknown) {
+    any_bytes = true;
+    unknown_puts.clear();
+    return;
+  }
+  unknown_puts.push_back(put);
 }
 
 sim::Process& World::Host(const std::string& name) {

@@ -13,9 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "fakes/network.h"
-#include "fakes/runtime.h"
-#include "fakes/sqlite_vfs.h"
+#include "fakes/environment.h"
 #include "models/cql/client.h"
 #include "models/cql/store_snapshot.h"
 #include "models/migrate/source.h"
@@ -43,7 +41,9 @@ inline constexpr const char* kMigrateHost = "migrate";
 inline constexpr const char* kHelperHosts[] = {kClientHost, kShellHost, kMigrateHost};
 
 // The cluster for one run.
-struct World {
+// The machine room (simulation, network, disks, runtime) comes first, from
+// fakes::Environment, which owns the order they are built in.
+struct World : fakes::Environment {
   explicit World(sim::SimulationOptions options);
 
   // Runs `body` as a task of the helper process `host` ("client", "ycqlsh",
@@ -63,20 +63,25 @@ struct World {
   // Which budget the run spent, in words; empty while it has not.
   const std::string& budget_spent() const { return budget_spent_; }
 
-  sim::Simulation simulation;
-  fakes::Network network;
-  fakes::SqliteVfs vfs;
-  fakes::Runtime runtime;
   models::ops::Operator op;
   fakes::ComposeSpec spec;
   // Objects the cluster acknowledged (PUT answered 200) and did not delete
   // since, by path: what the acknowledged-writes checker reads back. A hash
   // and a size, not a copy: a long run keeps no second copy of its data.
+  // A PUT or DELETE of the path after the acknowledgement whose outcome is
+  // unknown (a 5xx, a timeout: it may have taken effect, as Jepsen counts an
+  // indeterminate operation) widens what a GET may read: those bytes too,
+  // or nothing.
   struct Acknowledged {
-    std::uint64_t hash = 0;  // sim::Fnv1a64 of the bytes.
+    static constexpr std::size_t kMaxUnknown = 64;  // Past it, any bytes may be read.
+    std::uint64_t hash = 0;                         // sim::Fnv1a64 of the bytes.
     std::size_t size = 0;
+    std::vector<std::pair<std::uint64_t, std::size_t>> unknown_puts;  // Hash and size.
+    bool any_bytes = false;      // More than kMaxUnknown unknown PUTs.
+    bool maybe_deleted = false;  // An unknown DELETE.
     static Acknowledged Of(std::string_view bytes);
     bool Matches(std::string_view bytes) const;
+    void UnknownPut(std::string_view bytes);
   };
   std::map<std::string, Acknowledged> acknowledged;
   // ServedServices(spec), worked out once the topology is set: which

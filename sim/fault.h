@@ -172,6 +172,11 @@ class FaultInjector {
 
   // Every site reached, by name.
   std::vector<SiteCoverage> Coverage() const;
+  // How often `site` was passed so far (by any process).
+  std::uint64_t Hits(std::string_view site) const {
+    auto found = sites_.find(site);
+    return found == sites_.end() ? 0 : found->second.hits;
+  }
   // How often a scoped site (ScopedSite) was passed; counted only while the
   // plan scopes by process.
   std::uint64_t ScopedHits(std::string_view scoped_site) const {

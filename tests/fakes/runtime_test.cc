@@ -1,5 +1,7 @@
 #include "fakes/runtime.h"
 
+#include "fakes/environment.h"
+
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -11,13 +13,9 @@ using sim::Awaitable;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-// A simulation with a network, a SQLite VFS and a runtime.
-struct World {
-  explicit World(std::uint64_t seed = 1)
-      : simulation({.seed = seed}),
-        network(simulation),
-        vfs(simulation),
-        runtime(simulation, network, vfs) {
+// A simulation with a network, a SQLite VFS and a runtime, and its events.
+struct World : Environment {
+  explicit World(std::uint64_t seed = 1) : Environment({.seed = seed}) {
     simulation.trace().AddSink(&events);
   }
   ~World() { simulation.trace().RemoveSink(&events); }
@@ -34,11 +32,7 @@ struct World {
     return starts;
   }
 
-  sim::Simulation simulation;
   sim::RingSink events{100'000};
-  Network network;
-  SqliteVfs vfs;
-  Runtime runtime;
 };
 
 EntryPoint ExitWith(int code, sim::Duration after = sim::Duration::zero()) {
@@ -420,10 +414,9 @@ TEST(RuntimeTest, APowerLossAtADiskIoDropsEveryVolumeOfTheMachine) {
   auto plan = std::make_shared<sim::ExplicitFaultPlan>();
   plan->PowerLossAt(SqliteVfs::kSiteWrite, 1, sim::Survivors::kNothingUnsynced);
   sim::SimulationOptions options{.seed = 1, .fault_plan = plan};
-  sim::Simulation simulation(options);
-  Network network(simulation);
-  SqliteVfs vfs(simulation);
-  Runtime runtime(simulation, network, vfs);
+  Environment environment(options);
+  Runtime& runtime = environment.runtime;
+  sim::Simulation& simulation = environment.simulation;
   runtime.RegisterImage("store", "v1", [](ContainerContext& context) -> Awaitable<int> {
     // Unsynced bytes on its second volume, then SQLite's first write.
     Volume* other = context.VolumeAt("/var/other");

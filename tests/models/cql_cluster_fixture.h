@@ -7,23 +7,18 @@
 #include <functional>
 #include <string>
 
-#include "fakes/network.h"
-#include "fakes/runtime.h"
-#include "fakes/sqlite_vfs.h"
+#include "fakes/environment.h"
 #include "models/cql/client.h"
 #include "models/cql/server.h"
 #include "sim/sim.h"
 
 namespace faultline::models::cql {
 
-struct StoreCluster {
+struct StoreCluster : fakes::Environment {
   explicit StoreCluster(std::uint64_t seed = 1)
       : StoreCluster(sim::SimulationOptions{.seed = seed}) {}
   explicit StoreCluster(sim::SimulationOptions options, fakes::NetworkOptions network_options = {})
-      : simulation(std::move(options)),
-        network(simulation, network_options),
-        vfs(simulation),
-        runtime(simulation, network, vfs) {
+      : fakes::Environment(std::move(options), std::move(network_options)) {
     runtime.RegisterImage(kStoreImage, "2.20", StoreEntryPoint());
     StoreOptions cassandra;
     cassandra.schema_agreement = SchemaAgreement::kCassandra;
@@ -48,11 +43,6 @@ struct StoreCluster {
       co_return 0;
     });
   }
-
-  sim::Simulation simulation;
-  fakes::Network network;
-  fakes::SqliteVfs vfs;
-  fakes::Runtime runtime;
 };
 
 }  // namespace faultline::models::cql

@@ -1,0 +1,149 @@
+// The cluster harness: a simulated cluster built from a topology, acted on
+// one step at a time, observed by the whole-run checkers. It is what the
+// scenario runner plays files on, and what your own properties drive
+// (docs/library.md; scenarios/cluster_commands.h has rapidcheck commands):
+//
+//   faultline::scenarios::Cluster cluster(topology, {.seed = 7});
+//   cluster.Up();
+//   cluster.Put("/photos/cat.jpg", "meow");
+//   cluster.CrashAt("migrate.filecoingw_kuri1.statement.after");
+//   cluster.Upgrade("kuri-1", "v3");
+//   cluster.Settle();
+//   for (const CheckResult& verdict : cluster.Verdicts()) ...
+//
+// Every action is one Step (steps.h), so whatever a cluster did can be
+// written out as a scenario file (AsScenario) that `faultline run` replays
+// to the same trace. It owns the order in which the world is built.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fakes/compose.h"
+#include "fakes/runtime.h"
+#include "models/migrate/runner.h"
+#include "scenarios/runner.h"
+#include "scenarios/scenario.h"
+#include "sim/fault.h"
+#include "sim/status.h"
+
+namespace faultline::scenarios {
+
+struct World;
+class Checkers;
+
+// An image of your own: its program, run by the containers of the services
+// that name `image` at `version`.
+struct CustomImage {
+  std::string image;
+  std::string version;
+  fakes::EntryPoint entry;
+};
+
+// A migration runner of your own, for ImageSpec::runner to name.
+using RunnerFactory = std::function<std::shared_ptr<models::migrate::MigrationRunner>()>;
+struct CustomRunner {
+  std::string name;
+  RunnerFactory make;
+};
+
+struct ClusterOptions {
+  std::uint64_t seed = 1;
+  std::vector<sim::TraceSink*> sinks;  // Also receive every trace event.
+  // false: no whole-run checker watches (Verdicts() is then empty). The
+  // trace is the same either way: checkers observe, they never act.
+  bool checkers = true;
+  std::vector<CustomRunner> runners;
+  std::vector<CustomImage> images;
+  // Services of your own, added to the topology's compose file after its
+  // own; each names a CustomImage (or a seed image) and its volumes.
+  std::vector<fakes::ServiceSpec> services;
+};
+
+class Cluster {
+ public:
+  // The cluster of `topology`: its images, nodes and service changes, its
+  // [crash] and [[fault]]s and its budget. Its steps are not played; Play
+  // them, or use the verbs below. Nothing runs until the first step.
+  explicit Cluster(Scenario topology, ClusterOptions options = {});
+  ~Cluster();
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
+
+  // Plays `step` as a scenario file's step is played: its action, then its
+  // expectations. REQUIRES: the fields its kind needs (steps.h) are set.
+  const StepResult& Play(Step step);
+
+  // The verbs, each one step (the StepResult says what happened).
+  const StepResult& Up();
+  const StepResult& Down(bool volumes = false);  // true: down -v
+  const StepResult& Clean();
+  // S3 through the proxy, or straight to `node` ("kuri-1"). A PUT the proxy
+  // answers 200 is acknowledged: acknowledged-writes reads it back.
+  const StepResult& Put(const std::string& path, const std::string& body,
+                        const std::string& node = "");
+  const StepResult& Get(const std::string& path, const std::string& node = "");
+  const StepResult& Delete(const std::string& path, const std::string& node = "");
+  const StepResult& Kill(const std::string& service);
+  const StepResult& Restart(const std::string& service);
+  const StepResult& Stop(const std::string& service);
+  // set-image then up: the service's container is recreated at `version`
+  // (newer: an upgrade; older: a rollback), on its kept volumes.
+  const StepResult& Upgrade(const std::string& service, const std::string& version);
+  // Blocks the links between `service` and `peer` (empty: every other host).
+  const StepResult& Partition(const std::string& service, const std::string& peer = "");
+  const StepResult& Heal();
+  const StepResult& PowerLoss(const std::string& service,
+                              sim::Survivors survivors = sim::Survivors::kNothingUnsynced);
+  // A statement at the ycqlsh prompt, as an operator types it.
+  const StepResult& Cql(const std::string& statement);
+  const StepResult& Wait(sim::Duration duration);
+
+  // Crashes the process at the `nth` pass through fault site `site` from
+  // now on (counted over every process; FaultSitesOf(topology()) lists the
+  // sites). It becomes a [[fault]] of AsScenario(), at the hit it will be.
+  void CrashAt(const std::string& site, std::uint64_t nth = 1);
+
+  // The liveness phase: faults stop, links heal, disks are repaired, and
+  // the cluster has kLivenessBound to converge. Call it before Verdicts()
+  // for a whole-run verdict; the cluster can go on afterwards.
+  void Settle();
+  // Each whole-run checker's verdict now (checkers.h): `what` its name,
+  // `actual` what broke it. Observes only: the trace is unchanged.
+  std::vector<CheckResult> Verdicts();
+
+  // `service`'s log, every incarnation's lines (empty without a container).
+  std::vector<std::string> Logs(const std::string& service) const;
+  // Whether `service` would answer its health check now (observed).
+  bool Serving(const std::string& service) const;
+  // Every step played so far, in order.
+  const std::vector<StepResult>& played() const { return played_; }
+  // Why the run stopped early (its budget), in words; empty while it runs.
+  const std::string& stopped() const;
+
+  // The topology, the steps played and the faults armed, as a scenario:
+  // written with ToToml, `faultline run` replays the same trace from the
+  // same seed. An error when the cluster has images, services or runners of
+  // your own (a file cannot name code).
+  sim::Result<Scenario> AsScenario() const;
+
+  const Scenario& topology() const { return topology_; }
+  std::uint64_t seed() const { return options_.seed; }
+  World& world() { return *world_; }
+  const World& world() const { return *world_; }
+
+ private:
+  Scenario topology_;
+  ClusterOptions options_;
+  std::shared_ptr<sim::ExplicitFaultPlan> plan_;  // Grows with CrashAt.
+  std::vector<FaultSpec> armed_;                  // What CrashAt added, as [[fault]]s.
+  std::unique_ptr<Checkers> checkers_;            // Before the world: its trace sink.
+  std::unique_ptr<World> world_;
+  std::vector<Step> steps_;
+  std::vector<StepResult> played_;
+};
+
+}  // namespace faultline::scenarios

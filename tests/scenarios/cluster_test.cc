@@ -1,0 +1,161 @@
+// The cluster harness (scenarios/cluster.h): what it builds, what its verbs
+// do, a service of the user's own on a kept volume, and a story written out
+// by AsScenario replaying to the same trace.
+#include "scenarios/cluster.h"
+
+#include <gtest/gtest.h>
+
+#include <charconv>
+#include <string>
+
+#include "fakes/volume.h"
+#include "scenarios/scenario_file.h"
+#include "scenarios/world.h"
+#include "sim/assert.h"
+#include "tests/scenarios/cluster_fixture.h"
+
+namespace faultline::scenarios {
+namespace {
+
+using std::chrono::seconds;
+
+// A service of the test's own: at each start it reads a counter from its
+// volume, adds one, writes it back and syncs, logs "start N", and serves
+// until stopped.
+fakes::EntryPoint CountingService() {
+  return [](fakes::ContainerContext& context) -> sim::Awaitable<int> {
+    fakes::Volume* volume = context.VolumeAt("/data");
+    FL_ASSERT(volume != nullptr);
+    fakes::SimFile& file = volume->OpenOrCreate("starts");
+    const std::string& before = file.contents();
+    int starts = 0;
+    std::from_chars(before.data(), before.data() + before.size(), starts);
+    const std::string after = std::to_string(starts + 1);
+    // Same width or wider each time: no truncate needed.
+    FL_ASSERT(volume->Write(file, 0, after).ok());
+    FL_ASSERT(volume->Sync(file).ok());
+    context.Log("start " + after);
+    context.SetReady(true);
+    co_await context.StopRequested();
+    co_return 0;
+  };
+}
+
+// How often the plan fired at `site` in `cluster`'s run.
+std::uint64_t Fired(Cluster& cluster, const std::string& site) {
+  for (const sim::SiteCoverage& coverage : cluster.world().simulation.faults().Coverage()) {
+    if (coverage.site == site) return coverage.fires;
+  }
+  return 0;
+}
+
+ClusterOptions WithCountingService() {
+  fakes::ServiceSpec counter;
+  counter.name = "counter";
+  counter.image = "counter";
+  counter.version = "1";
+  counter.mounts = {fakes::MountSpec{"counter-data", "/data", fakes::VolumeKind::kNamedVolume}};
+  return ClusterOptions{.images = {CustomImage{"counter", "1", CountingService()}},
+                        .services = {counter}};
+}
+
+TEST(ClusterTest, AServiceOfYourOwnKeepsItsStateOnAKeptVolumeAcrossAKillAndARestart) {
+  Cluster cluster(Scenario{}, WithCountingService());
+  cluster.Up();
+  EXPECT_EQ(cluster.Logs("counter").back(), "counter  | start 1");
+  cluster.Kill("counter");
+  EXPECT_EQ(cluster.world().runtime.state("counter"), fakes::ContainerState::kExited);
+  cluster.Restart("counter");
+  cluster.Wait(seconds(1));  // Restart returns once the container runs; its program logs after.
+  EXPECT_EQ(cluster.Logs("counter").back(), "counter  | start 2");
+  cluster.Down();  // Volumes kept.
+  cluster.Up();
+  EXPECT_EQ(cluster.Logs("counter").back(), "counter  | start 3");
+  cluster.Down(/*volumes=*/true);
+  cluster.Up();
+  EXPECT_EQ(cluster.Logs("counter").back(), "counter  | start 1")
+      << "down -v removes the named volume";
+  EXPECT_FALSE(cluster.AsScenario().ok()) << "a file cannot name a service of your own";
+}
+
+TEST(ClusterTest, APutThroughTheProxyIsAcknowledgedAndReadBack) {
+  Cluster cluster(Scenario{}, {.seed = 3});
+  EXPECT_EQ(cluster.Up().outcome, "compose up");
+  EXPECT_EQ(cluster.Put("/b/k", "bytes").outcome, "200 ");
+  EXPECT_EQ(cluster.Get("/b/k").outcome, "200 bytes");
+  EXPECT_TRUE(cluster.world().acknowledged.contains("/b/k"));
+  cluster.Settle();
+  for (const CheckResult& verdict : cluster.Verdicts()) {
+    EXPECT_TRUE(verdict.held) << verdict.what << ": " << verdict.actual;
+  }
+}
+
+// A node's own 200 puts nothing in the proxy's index, so it is not an
+// acknowledgement acknowledged-writes should read back.
+TEST(ClusterTest, APutStraightToANodeIsServedButNotAcknowledged) {
+  Cluster cluster(Scenario{});
+  cluster.Up();
+  EXPECT_EQ(cluster.Put("/b/direct", "bytes", "kuri-1").action, "PUT /b/direct (to kuri-1)");
+  EXPECT_TRUE(cluster.played().back().outcome.starts_with("200"))
+      << cluster.played().back().outcome;
+  EXPECT_FALSE(cluster.world().acknowledged.contains("/b/direct"));
+  EXPECT_EQ(cluster.Get("/b/k", "yugabyte").outcome,
+            "no S3 endpoint named yugabyte (the proxy or a node)");
+}
+
+TEST(ClusterTest, ACrashArmedMidRunFiresAtThePassItNames) {
+  Cluster cluster(UpgradeTopology("golang-migrate"));
+  cluster.Up();
+  cluster.CrashAt("migrate.filecoingw_kuri1.statement.after", 1);
+  cluster.Upgrade("kuri-1", "next");
+  cluster.Wait(seconds(30));
+  EXPECT_EQ(Fired(cluster, "migrate.filecoingw_kuri1.statement.after"), 1u);
+  EXPECT_FALSE(cluster.Serving("kuri-1"));
+  EXPECT_EQ(RecordedVersions(cluster.world(), "filecoingw_kuri1"), "1765000000 dirty");
+  EXPECT_TRUE(cluster.Serving("kuri-2"));
+}
+
+TEST(ClusterTest, TheSafeRunnerFinishesTheSameUpgradeAfterTheSameCrash) {
+  Cluster cluster(UpgradeTopology("safe"));
+  cluster.Up();
+  cluster.CrashAt("safe.filecoingw_kuri1.statement.after", 1);
+  cluster.Upgrade("kuri-1", "next");
+  cluster.Settle();
+  EXPECT_EQ(Fired(cluster, "safe.filecoingw_kuri1.statement.after"), 1u);
+  EXPECT_TRUE(cluster.Serving("kuri-1"));
+  for (const CheckResult& verdict : cluster.Verdicts()) {
+    EXPECT_TRUE(verdict.held) << verdict.what << ": " << verdict.actual;
+  }
+}
+
+// Everything a cluster did, written as a file and played by the runner,
+// is the same run: the same trace hash from the same seed.
+TEST(ClusterTest, AsScenarioReplaysToTheSameTraceHash) {
+  Cluster cluster(UpgradeTopology("golang-migrate"), {.seed = 11});
+  cluster.Up();
+  cluster.Put("/b/k", "bytes");
+  cluster.CrashAt("migrate.filecoingw_kuri1.statement.after", 2);
+  cluster.Upgrade("kuri-1", "next");
+  cluster.Partition("kuri-2");
+  cluster.Heal();
+  cluster.Settle();
+  sim::Result<Scenario> scenario = cluster.AsScenario();
+  ASSERT_TRUE(scenario.ok()) << scenario.status().ToString();
+  ASSERT_EQ(scenario->faults.size(), 1u);
+  EXPECT_GT(scenario->faults[0].hit, 2u) << "the absolute pass: the first run already passed it";
+  auto parsed = ParseScenario(ToToml(*scenario), "written.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  const ScenarioResult replayed = RunScenario(std::get<Scenario>(parsed), {.seed = 11});
+  EXPECT_EQ(replayed.trace_hash, cluster.world().simulation.trace().hash());
+  EXPECT_FALSE(replayed.passed) << "converges fails: kuri-1 is dirty";
+}
+
+TEST(ClusterTest, AStepBuiltInCodeWithoutARequiredFieldIsRefusedByName) {
+  Cluster cluster(Scenario{});
+  Step kill;
+  kill.kind = Step::Kind::kKill;
+  EXPECT_DEATH(cluster.Play(kill), "a 'kill' step needs service");
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
