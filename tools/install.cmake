@@ -1,0 +1,47 @@
+# `cmake --install` for faultline as a library. Consumers write
+#   find_package(faultline CONFIG REQUIRED)
+#   target_link_libraries(app PRIVATE faultline::faultline)   # or faultline::sim, ...
+# or use pkg-config (faultline.pc). They get the libraries and the headers,
+# never the tree's warning, -Werror or sanitizer flags.
+include(CMakePackageConfigHelpers)
+
+# faultline::faultline: every layer (the harness included).
+add_library(faultline_all INTERFACE)
+target_link_libraries(faultline_all INTERFACE faultline_scenarios)
+set_target_properties(faultline_all PROPERTIES EXPORT_NAME faultline)
+set_target_properties(faultline_sim PROPERTIES EXPORT_NAME sim)
+set_target_properties(faultline_fakes PROPERTIES EXPORT_NAME fakes)
+set_target_properties(faultline_models PROPERTIES EXPORT_NAME models)
+set_target_properties(faultline_scenarios PROPERTIES EXPORT_NAME scenarios)
+
+install(TARGETS faultline_sim faultline_fakes faultline_models faultline_scenarios faultline_all
+  EXPORT faultlineTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+
+set(faultline_cmake_dir "${CMAKE_INSTALL_LIBDIR}/cmake/faultline")
+install(EXPORT faultlineTargets NAMESPACE faultline:: DESTINATION "${faultline_cmake_dir}")
+configure_package_config_file("${PROJECT_SOURCE_DIR}/tools/faultlineConfig.cmake.in"
+  "${PROJECT_BINARY_DIR}/faultlineConfig.cmake" INSTALL_DESTINATION "${faultline_cmake_dir}")
+# 0.x: a minor version may change the API.
+write_basic_package_version_file("${PROJECT_BINARY_DIR}/faultlineConfigVersion.cmake"
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES "${PROJECT_BINARY_DIR}/faultlineConfig.cmake"
+  "${PROJECT_BINARY_DIR}/faultlineConfigVersion.cmake" DESTINATION "${faultline_cmake_dir}")
+
+# Relocatable: the prefix is found from the .pc file's own place
+# (${pcfiledir}), so `cmake --install --prefix DIR` works wherever DIR is.
+file(RELATIVE_PATH faultline_pc_to_prefix "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+string(REGEX REPLACE "/$" "" faultline_pc_to_prefix "${faultline_pc_to_prefix}")
+configure_file("${PROJECT_SOURCE_DIR}/tools/faultline.pc.in" "${PROJECT_BINARY_DIR}/faultline.pc"
+  @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/faultline.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+
+# The headers of the four layers, under include/faultline/, with their
+# includes of one another rewritten to "faultline/..." so that only
+# include/ is on a consumer's path.
+install(CODE "
+  set(FAULTLINE_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")
+  set(FAULTLINE_INCLUDE_DIR \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_INCLUDEDIR}/faultline\")
+  include(\"${PROJECT_SOURCE_DIR}/tools/install_headers.cmake\")
+")
