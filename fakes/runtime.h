@@ -96,6 +96,9 @@ class Runtime {
 
   // Makes `image`:`version` runnable with `entry` as its main program.
   void RegisterImage(const std::string& image, const std::string& version, EntryPoint entry);
+  bool HasImage(const std::string& image, const std::string& version) const {
+    return images_.contains({image, version});
+  }
 
   // compose up: creates missing containers and volumes and starts services,
   // each once its depends_on conditions hold; running containers whose image

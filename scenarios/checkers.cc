@@ -77,26 +77,34 @@ sim::Result<Index> ReadIndex(cql::StoreSnapshot& store) {
 // proxy's index lookup (of node_id, or of the row alone for the old image),
 // then the bytes on the node it names (or on any serving node). Empty when
 // it would return the acknowledged bytes; else what stands in the way.
-std::string WhyUnreadable(World& world, const Index& index, const std::string& path,
-                          const World::Acknowledged& acknowledged) {
+struct Unreadable {
+  std::string why;      // Empty: readable.
+  bool absent = false;  // There is no object to read (not: other bytes, or no one to ask).
+};
+
+Unreadable WhyUnreadable(World& world, const Index& index, const std::string& path,
+                         const World::Acknowledged& acknowledged,
+                         const World::Indeterminate* indeterminate) {
   const std::optional<s3::ObjectPath> object = s3::ParseObjectPath(path);
   FL_ASSERT_MSG(object.has_value(), "an acknowledged path is not an object path: {}", path);
   bool reads_node_id = true;
   for (const ServedService& service : world.served) {
     if (service.image != s3::kProxyImage) continue;
-    if (!IsServing(world, service)) return service.name + " is not serving";
+    if (!IsServing(world, service)) return {service.name + " is not serving"};
     const auto image =
         world.images.find({service.image, world.runtime.running_version(service.name)});
     if (image != world.images.end()) reads_node_id = image->second.reads_node_id;
   }
-  if (!index.exists) return "the index table does not exist";
-  if (reads_node_id && !index.has_node_id) return "Undefined Column. Column doesn't exist";
+  if (!index.exists) return {"the index table does not exist"};
+  if (reads_node_id && !index.has_node_id) return {"Undefined Column. Column doesn't exist"};
   const auto row = index.rows.find({object->bucket, object->key});
-  if (row == index.rows.end()) return "no index row";
-  const auto matches = [&](const ServedService& node) -> std::string {
+  if (row == index.rows.end()) return {"no index row", true};
+  const auto matches = [&](const ServedService& node) -> Unreadable {
     const fakes::SimFile* bytes = StoredBytes(world, node.name, *object);
-    if (bytes == nullptr) return "no bytes on " + node.name;
-    return acknowledged.Matches(bytes->contents()) ? "" : "other bytes on " + node.name;
+    if (bytes == nullptr) return {"no bytes on " + node.name, true};
+    const bool ours = acknowledged.Matches(bytes->contents()) ||
+                      (indeterminate != nullptr && indeterminate->Matches(bytes->contents()));
+    return {ours ? "" : "other bytes on " + node.name};
   };
   if (!reads_node_id) {
     // The old proxy asks every backend: any serving node with the bytes.
@@ -104,12 +112,12 @@ std::string WhyUnreadable(World& world, const Index& index, const std::string& p
       if (node.image != s3::kNodeImage || !IsServing(world, node)) continue;
       if (StoredBytes(world, node.name, *object) != nullptr) return matches(node);
     }
-    return "no serving node holds the bytes";
+    return {"no serving node holds the bytes", true};
   }
-  if (!row->second) return "the index row has no node_id";
+  if (!row->second) return {"the index row has no node_id"};
   const std::optional<ServedService> node = NodeWithId(world, *row->second);
-  if (!node) return fmt::format("node_id '{}' is no node", *row->second);
-  if (!IsServing(world, *node)) return node->name + " is not serving";
+  if (!node) return {fmt::format("node_id '{}' is no node", *row->second)};
+  if (!IsServing(world, *node)) return {node->name + " is not serving"};
   return matches(*node);
 }
 
@@ -118,11 +126,14 @@ CheckResult AcknowledgedWrites(World& world, const sim::Result<Index>& index) {
   if (world.acknowledged.empty()) return check;
   if (!index.ok()) return {"acknowledged-writes", false, index.status().message()};
   for (const auto& [path, acknowledged] : world.acknowledged) {
-    const std::string why = WhyUnreadable(world, *index, path, acknowledged);
+    const auto maybe = world.indeterminate.find(path);
+    const World::Indeterminate* indeterminate =
+        maybe == world.indeterminate.end() ? nullptr : &maybe->second;
+    const auto [why, absent] = WhyUnreadable(world, *index, path, acknowledged, indeterminate);
     // After a DELETE of unknown outcome, the object may be gone: only bytes
     // that are there and are none of the PUTs' would be wrong.
-    const bool gone = why == "no index row" || why.starts_with("no bytes on ");
-    if (!why.empty() && !(acknowledged.maybe_deleted && gone)) {
+    const bool may_be_gone = indeterminate != nullptr && indeterminate->maybe_deleted;
+    if (!why.empty() && !(absent && may_be_gone)) {
       check.held = false;
       check.actual += fmt::format("{}: {}; ", path, OneLine(why, 60));
     }

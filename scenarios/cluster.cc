@@ -1,6 +1,7 @@
 #include "scenarios/cluster.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <utility>
@@ -9,6 +10,7 @@
 #include "models/s3/seed_images.h"
 #include "scenarios/checkers.h"
 #include "scenarios/expectations.h"
+#include "scenarios/scenario_file.h"
 #include "scenarios/steps.h"
 #include "scenarios/topology.h"
 #include "scenarios/world.h"
@@ -179,10 +181,12 @@ Step OnService(Step::Kind kind, std::string service) {
 }  // namespace
 
 Cluster::Cluster(Scenario topology, ClusterOptions options)
-    : topology_(std::move(topology)), options_(std::move(options)) {
+    : topology_(std::move(topology)),
+      options_(std::move(options)),
+      seed_(options_.seed.value_or(topology_.seed)) {
   FL_ASSERT_MSG(topology_.nodes >= 1 && topology_.nodes <= 16,
                 "a topology has 1 to 16 nodes, not {}", topology_.nodes);
-  sim::SimulationOptions simulation{.seed = options_.seed};
+  sim::SimulationOptions simulation{.seed = seed_};
   simulation.sinks = options_.sinks;  // From the first event on.
   if (options_.checkers) {
     checkers_ = std::make_unique<Checkers>();  // Watches for schema statements; never emits.
@@ -212,11 +216,15 @@ Cluster::Cluster(Scenario topology, ClusterOptions options)
 
 Cluster::~Cluster() = default;
 
-const StepResult& Cluster::Play(Step step) {
-  const StepKind& kind = StepKindOf(step);
-  CheckRequiredFields(step, kind);
+const StepResult& Cluster::Play(Step played_step) {
+  const StepKind& kind = StepKindOf(played_step);
+  CheckRequiredFields(played_step, kind);
   constexpr std::size_t kMaxSteps = 1'000'000;  // A bound: a harness run is a story, not a soak.
   FL_ASSERT_MSG(played_.size() < kMaxSteps, "more than {} steps on one cluster", kMaxSteps);
+  played_after_settle_ = played_after_settle_ || settled_;
+  // Stored first and performed in place: what the step's tasks read of it
+  // (a multipart's parts) lives as long as the cluster.
+  const Step& step = steps_.emplace_back(std::move(played_step));
   StepResult result;
   result.action = kind.show(step);
   result.narration = step.narration;
@@ -235,14 +243,17 @@ const StepResult& Cluster::Play(Step step) {
   }
   result.at = world_->simulation.Now();
   if (checkers_ != nullptr && stopped().empty()) checkers_->After(*world_);
-  steps_.push_back(std::move(step));
-  played_.push_back(std::move(result));
-  return played_.back();
+  FL_ASSERT(steps_.size() == played_.size() + 1);
+  return played_.emplace_back(std::move(result));
 }
 
-const StepResult& Cluster::Up() { return Play(MakeStep(Step::Kind::kUp)); }
+const StepResult& Cluster::Up() {
+  up_ = true;
+  return Play(MakeStep(Step::Kind::kUp));
+}
 
 const StepResult& Cluster::Down(bool volumes) {
+  up_ = false;
   Step step = MakeStep(Step::Kind::kDown);
   step.number = volumes ? 1 : 0;
   return Play(std::move(step));
@@ -263,19 +274,60 @@ const StepResult& Cluster::Delete(const std::string& path, const std::string& no
   return Play(S3Step("DELETE", path, "", node));
 }
 
+std::vector<std::string> Cluster::Services() const {
+  std::vector<std::string> names;
+  for (const fakes::ServiceSpec& service : world_->spec.services) names.push_back(service.name);
+  return names;
+}
+
+std::vector<std::string> Cluster::FaultSites() const {
+  std::vector<std::string> sites = FaultSitesOf(topology_);
+  for (const ImageSpec& image : topology_.images) {
+    for (const CustomRunner& runner : options_.runners) {
+      if (runner.name != image.runner || runner.make == nullptr) continue;
+      std::shared_ptr<models::migrate::MigrationRunner> made = runner.make();
+      for (const ServedService& served : world_->served) {
+        if (served.keyspace.empty()) continue;
+        for (std::string& site : made->FaultSites(served.keyspace))
+          sites.push_back(std::move(site));
+      }
+    }
+  }
+  std::sort(sites.begin(), sites.end());
+  sites.erase(std::unique(sites.begin(), sites.end()), sites.end());
+  return sites;
+}
+
+void Cluster::CheckService(const std::string& service) const {
+  const std::vector<std::string> names = Services();
+  FL_ASSERT_MSG(std::find(names.begin(), names.end(), service) != names.end(),
+                "no service '{}' in this cluster (its services: {})", service,
+                fmt::join(names, ", "));
+}
+
 const StepResult& Cluster::Kill(const std::string& service) {
+  CheckService(service);
   return Play(OnService(Step::Kind::kKill, service));
 }
 
 const StepResult& Cluster::Restart(const std::string& service) {
+  CheckService(service);
   return Play(OnService(Step::Kind::kRestart, service));
 }
 
 const StepResult& Cluster::Stop(const std::string& service) {
+  CheckService(service);
   return Play(OnService(Step::Kind::kStop, service));
 }
 
 const StepResult& Cluster::Upgrade(const std::string& service, const std::string& version) {
+  CheckService(service);
+  const auto spec = std::find_if(world_->spec.services.begin(), world_->spec.services.end(),
+                                 [&](const fakes::ServiceSpec& s) { return s.name == service; });
+  FL_ASSERT_MSG(world_->runtime.HasImage(spec->image, version),
+                "Upgrade({}, {}): no image {}:{} (a seed version, an ImageSpec of the topology, "
+                "or a CustomImage)",
+                service, version, spec->image, version);
   Step set_image = OnService(Step::Kind::kSetImage, service);
   set_image.version = version;
   Play(std::move(set_image));
@@ -283,6 +335,8 @@ const StepResult& Cluster::Upgrade(const std::string& service, const std::string
 }
 
 const StepResult& Cluster::Partition(const std::string& service, const std::string& peer) {
+  CheckService(service);
+  if (!peer.empty()) CheckService(peer);
   Step step = OnService(Step::Kind::kPartition, service);
   step.peer = peer;
   return Play(std::move(step));
@@ -291,6 +345,7 @@ const StepResult& Cluster::Partition(const std::string& service, const std::stri
 const StepResult& Cluster::Heal() { return Play(MakeStep(Step::Kind::kHeal)); }
 
 const StepResult& Cluster::PowerLoss(const std::string& service, sim::Survivors survivors) {
+  CheckService(service);
   Step step = OnService(Step::Kind::kPowerLoss, service);
   step.survivors = survivors;
   step.duration = StepKindOf(step).default_duration;
@@ -311,8 +366,13 @@ const StepResult& Cluster::Wait(sim::Duration duration) {
 
 void Cluster::CrashAt(const std::string& site, std::uint64_t nth) {
   FL_ASSERT_MSG(nth >= 1, "CrashAt({}, {}): the first pass from now is 1", site, nth);
-  FL_ASSERT_MSG(!site.empty() && site.find('@') == std::string::npos,
-                "CrashAt: a site as FaultSitesOf names it, not '{}'", site);
+  const std::vector<std::string> sites = FaultSites();
+  FL_ASSERT_MSG(std::binary_search(sites.begin(), sites.end(), site),
+                "CrashAt: no fault site '{}' in this cluster (Cluster::FaultSites() lists them)",
+                site);
+  FL_ASSERT_MSG(!settled_, "CrashAt({}) after Settle(): no fault fires once settled", site);
+  constexpr std::size_t kMaxArmed = 1000;  // The plan's own bound is 4096 rules in all.
+  FL_ASSERT_MSG(armed_.size() < kMaxArmed, "more than {} crashes armed on one cluster", kMaxArmed);
   const std::uint64_t hit = world_->simulation.faults().Hits(site) + nth;
   plan_->CrashAt(site, hit);
   armed_.push_back(FaultSpec{.site = site, .hit = hit});
@@ -323,6 +383,7 @@ void Cluster::Settle() {
   // latency, disk errors and full disks); a network-wide latency stays: it
   // is the network's.
   World& world = *world_;
+  settled_ = true;
   world.simulation.faults().StopFaults();
   if (world.network.HasBlockedOrClogged()) world.network.Heal();
   if (world.network.options().loss_probability > 0) world.network.SetLoss(0);
@@ -354,10 +415,32 @@ sim::Result<Scenario> Cluster::AsScenario() const {
         "this cluster runs code of your own (ClusterOptions runners, images or services): a "
         "scenario file cannot name it");
   }
+  if (played_after_settle_) {
+    return sim::Status::InvalidArgument(
+        "steps were played after Settle(): a scenario file settles only at its end");
+  }
   Scenario scenario = topology_;
-  scenario.seed = options_.seed;
-  scenario.steps = steps_;
+  scenario.seed = seed_;
+  scenario.steps.assign(steps_.begin(), steps_.end());
   for (const FaultSpec& fault : armed_) scenario.faults.push_back(fault);
+  // What a file can say: read back, it must be this scenario.
+  if (scenario.name.empty()) scenario.name = "cluster";
+  if (scenario.title.empty()) scenario.title = "A story played on the cluster harness";
+  std::variant<Scenario, FileError> read = ParseScenario(ToToml(scenario), scenario.name + ".toml");
+  if (const FileError* error = std::get_if<FileError>(&read)) {
+    return sim::Status::InvalidArgument("a scenario file cannot say this story: " + error->message);
+  }
+  const Scenario& again = std::get<Scenario>(read);
+  for (std::size_t i = 0; i < scenario.steps.size(); ++i) {
+    if (i >= again.steps.size() || !(again.steps[i] == scenario.steps[i])) {
+      return sim::Status::InvalidArgument(fmt::format(
+          "step {} ({}) does not survive a scenario file (a duration finer than a millisecond?)",
+          i + 1, StepKindOf(scenario.steps[i]).show(scenario.steps[i])));
+    }
+  }
+  if (!(again == scenario)) {
+    return sim::Status::InvalidArgument("the topology does not survive a scenario file");
+  }
   return scenario;
 }
 

@@ -17,8 +17,10 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,7 @@
 #include "models/migrate/runner.h"
 #include "scenarios/runner.h"
 #include "scenarios/scenario.h"
+#include "scenarios/topology.h"
 #include "sim/fault.h"
 #include "sim/status.h"
 
@@ -51,7 +54,8 @@ struct CustomRunner {
 };
 
 struct ClusterOptions {
-  std::uint64_t seed = 1;
+  // The simulation's seed; none: the topology's own (Scenario::seed).
+  std::optional<std::uint64_t> seed;
   std::vector<sim::TraceSink*> sinks;  // Also receive every trace event.
   // false: no whole-run checker watches (Verdicts() is then empty). The
   // trace is the same either way: checkers observe, they never act.
@@ -75,9 +79,12 @@ class Cluster {
 
   // Plays `step` as a scenario file's step is played: its action, then its
   // expectations. REQUIRES: the fields its kind needs (steps.h) are set.
+  // The result (and every verb's) stays valid as long as the cluster.
   const StepResult& Play(Step step);
 
-  // The verbs, each one step (the StepResult says what happened).
+  // The verbs, each one step (the StepResult says what happened). A service
+  // they name must be one of Services(), and a version one registered for
+  // its image (an assertion says which otherwise).
   const StepResult& Up();
   const StepResult& Down(bool volumes = false);  // true: down -v
   const StepResult& Clean();
@@ -105,11 +112,14 @@ class Cluster {
   // Crashes the process at the `nth` pass through fault site `site` from
   // now on (counted over every process; FaultSitesOf(topology()) lists the
   // sites). It becomes a [[fault]] of AsScenario(), at the hit it will be.
+  // REQUIRES: `site` is one of FaultSites(); not settled (after Settle() no
+  // fault fires).
   void CrashAt(const std::string& site, std::uint64_t nth = 1);
 
-  // The liveness phase: faults stop, links heal, disks are repaired, and
-  // the cluster has kLivenessBound to converge. Call it before Verdicts()
-  // for a whole-run verdict; the cluster can go on afterwards.
+  // The liveness phase, as the runner ends every scenario: faults stop for
+  // good, links heal, disks are repaired, and the cluster has
+  // kLivenessBound to converge. Call it before Verdicts() for a whole-run
+  // verdict. Steps may follow, but such a cluster has no scenario file.
   void Settle();
   // Each whole-run checker's verdict now (checkers.h): `what` its name,
   // `actual` what broke it. Observes only: the trace is unchanged.
@@ -120,30 +130,49 @@ class Cluster {
   // Whether `service` would answer its health check now (observed).
   bool Serving(const std::string& service) const;
   // Every step played so far, in order.
-  const std::vector<StepResult>& played() const { return played_; }
+  const std::deque<StepResult>& played() const { return played_; }
+  // Whether the last compose step was an up (not a down).
+  bool is_up() const { return up_; }
+  // Every service of the compose file, yours included, in its order.
+  std::vector<std::string> Services() const;
+  // Every fault site CrashAt accepts: FaultSitesOf(topology()), and, with a
+  // runner of your own, whatever its FaultSites() names.
+  std::vector<std::string> FaultSites() const;
   // Why the run stopped early (its budget), in words; empty while it runs.
   const std::string& stopped() const;
 
   // The topology, the steps played and the faults armed, as a scenario:
   // written with ToToml, `faultline run` replays the same trace from the
-  // same seed. An error when the cluster has images, services or runners of
-  // your own (a file cannot name code).
+  // same seed (settled last, as the runner does: the same trace hash). An
+  // error when the cluster has images, services or runners of your own (a
+  // file cannot name code), played a step after Settle(), or played a step
+  // a file cannot say (a file's reader refuses it, or a duration finer than
+  // a millisecond); the error says which.
   sim::Result<Scenario> AsScenario() const;
 
   const Scenario& topology() const { return topology_; }
-  std::uint64_t seed() const { return options_.seed; }
+  std::uint64_t seed() const { return seed_; }
   World& world() { return *world_; }
   const World& world() const { return *world_; }
 
  private:
+  void CheckService(const std::string& service) const;
+
   Scenario topology_;
   ClusterOptions options_;
+  std::uint64_t seed_ = 1;
   std::shared_ptr<sim::ExplicitFaultPlan> plan_;  // Grows with CrashAt.
   std::vector<FaultSpec> armed_;                  // What CrashAt added, as [[fault]]s.
   std::unique_ptr<Checkers> checkers_;            // Before the world: its trace sink.
   std::unique_ptr<World> world_;
-  std::vector<Step> steps_;
-  std::vector<StepResult> played_;
+  // Deques: a step and its result stay where they are while the cluster
+  // lives (a step's coroutines may outlive its Play, and callers hold the
+  // results), and a long run never copies them.
+  std::deque<Step> steps_;
+  std::deque<StepResult> played_;
+  bool settled_ = false;
+  bool up_ = false;
+  bool played_after_settle_ = false;
 };
 
 }  // namespace faultline::scenarios

@@ -37,6 +37,7 @@
 #include "scenarios/cluster.h"
 #include "scenarios/scenario_file.h"
 #include "scenarios/topology.h"
+#include "sim/assert.h"
 
 namespace faultline::scenarios::commands {
 
@@ -56,12 +57,15 @@ struct Model {
   bool up = true;  // The cluster is up (Check's caller brought it up).
   bool partitioned = false;
 
-  // The model of `cluster`'s topology, as it is after Up().
+  // The model of `cluster`: its services (yours too), the versions each
+  // node and proxy can run (the seed's and the topology's own: narrow them
+  // to your story, as a seed version brings the seed's migrations), its
+  // fault sites, three object paths, and whether it is up.
   static Model Of(const Cluster& cluster) {
     Model model;
     const Scenario& topology = cluster.topology();
+    for (const std::string& name : cluster.Services()) model.services.push_back(name);
     for (const ServiceImage& service : ServicesOf(topology)) {
-      model.services.push_back(service.name);
       if (service.image != models::s3::kNodeImage && service.image != models::s3::kProxyImage) {
         continue;
       }
@@ -73,7 +77,8 @@ struct Model {
       model.versions[service.name] = versions;
       model.running[service.name] = node ? topology.node_version : topology.proxy_version;
     }
-    model.sites = FaultSitesOf(topology);
+    model.sites = cluster.FaultSites();
+    model.up = cluster.is_up();
     model.paths = {"/bucket/a", "/bucket/b", "/bucket/c"};
     return model;
   }
@@ -158,8 +163,10 @@ struct ComposeDown : Command {
   void show(std::ostream& os) const override { os << "docker compose down"; }
 };
 
-// docker compose down -v: the named volumes go, and with them the data a
-// property may expect; use it with a property that says what may be lost.
+// docker compose down -v: the named volumes go, and with them every
+// acknowledged object, so acknowledged-writes fails after it (as it
+// should: the data is gone). Check() asserts every checker, so use this
+// command in a property of your own that asserts what survives a down -v.
 struct ComposeDownVolumes : Command {
   void checkPreconditions(const Model& model) const override { RC_PRE(model.up); }
   void apply(Model& model) const override { model.up = false; }
@@ -298,13 +305,16 @@ struct RunCheckers : Command {
 
 // --- The property ------------------------------------------------------------------
 
-// `cluster`'s story so far as a scenario file at `path` (nothing when the
-// cluster runs code of its own: a file cannot name it). The last failing
-// case rapidcheck tries is its shrunk counterexample, so the file left at
-// the end is the minimal one.
+// `cluster`'s story so far as a scenario file at `path`; when it has none
+// (it runs code of its own, AsScenario says why), the file says why
+// instead. The last failing case rapidcheck tries is its shrunk
+// counterexample, so the file left at the end is the minimal one.
 inline void WriteCounterexample(const Cluster& cluster, const std::filesystem::path& path) {
   sim::Result<Scenario> scenario = cluster.AsScenario();
-  if (!scenario.ok()) return;
+  if (!scenario.ok()) {
+    std::ofstream(path) << "# no scenario file: " << scenario.status().message() << "\n";
+    return;
+  }
   scenario->name = path.stem().string();
   scenario->title = "A counterexample rapidcheck shrank";
   std::ofstream out(path);
@@ -318,7 +328,19 @@ inline void WriteCounterexample(const Cluster& cluster, const std::filesystem::p
 // `counterexample` as a scenario file first, when it names one.
 template <typename... Commands>
 void Check(Cluster& cluster, const Model& model, const std::filesystem::path& counterexample = {}) {
-  rc::state::check(model, cluster, rc::state::gen::execOneOfWithArgs<Commands...>());
+  FL_ASSERT_MSG(cluster.is_up(), "commands::Check: bring the cluster up first (cluster.Up())");
+  // Whatever fails, a command's own assertion included, the story is
+  // written before rapidcheck hears of it: the last file written is then the
+  // last failing case, the shrunk one.
+  const auto write_and_rethrow = [&] {
+    if (!counterexample.empty()) WriteCounterexample(cluster, counterexample);
+    throw;
+  };
+  try {
+    rc::state::check(model, cluster, rc::state::gen::execOneOfWithArgs<Commands...>());
+  } catch (...) {
+    write_and_rethrow();
+  }
   // As an operator would after an incident: the network is healed and
   // `up` run again (it starts what a failed dependency held back). Both
   // are steps, so a written counterexample replays them.
@@ -326,6 +348,7 @@ void Check(Cluster& cluster, const Model& model, const std::filesystem::path& co
   cluster.Up();
   cluster.Settle();
   std::string failed;
+  if (!cluster.stopped().empty()) failed = "the run stopped: " + cluster.stopped() + "\n";
   for (const CheckResult& verdict : cluster.Verdicts()) {
     if (!verdict.held) failed += verdict.what + ": " + verdict.actual + "\n";
   }

@@ -70,13 +70,16 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   result.name = scenario.name;
   result.seed = options.seed;
   result.passed = true;
+  std::size_t played = 0;
   for (const Step& step : scenario.steps) {
-    const StepResult& played = cluster.Play(step);
-    for (const CheckResult& check : played.checks) result.passed = result.passed && check.held;
-    result.steps.push_back(played);
+    for (const CheckResult& check : cluster.Play(step).checks) {
+      result.passed = result.passed && check.held;
+    }
+    ++played;
     if (!cluster.stopped().empty()) break;
-    if (options.observe) options.observe(result.steps.size() - 1, world);
+    if (options.observe) options.observe(played - 1, world);
   }
+  result.steps.assign(cluster.played().begin(), cluster.played().end());
   // The liveness phase: safety was checked after every step, under the
   // faults; now they stop and the cluster has kLivenessBound to converge.
   cluster.Settle();

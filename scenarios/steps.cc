@@ -157,23 +157,26 @@ std::string PerformWaitFor(World& world, const Step& step, int&) {
 
 // --- S3 through the proxy --------------------------------------------------
 
-// What the proxy's answer to a PUT or DELETE of `path` says it did: 200 or
-// 204, it did (acknowledged); a 4xx, nothing; anything else (a 5xx, no
-// answer) is unknown, so either may now be read back.
+// What the answer to a PUT or DELETE of object `path` says it did: through
+// the proxy, 200 or 204, it did (acknowledged); a 4xx, nothing; anything
+// else (a 5xx, no answer) is unknown. Sent straight to a node, it is always
+// unknown to the proxy's readers: the node may overwrite the bytes the
+// index points at, and its index row is another matter.
 void NoteOutcome(World& world, std::string_view method, const std::string& path,
-                 std::string_view body, int status) {
-  const bool refused = status >= 400 && status < 500;
+                 std::string_view body, int status, bool through_proxy) {
+  if (!models::s3::ParseObjectPath(path)) return;  // /healthz, a bucket: no object.
+  if (through_proxy && status >= 400 && status < 500) return;
   if (method == "PUT") {
-    if (status == 200) {
+    if (through_proxy && status == 200) {
       world.acknowledged[path] = World::Acknowledged::Of(body);
-    } else if (!refused && world.acknowledged.contains(path)) {
-      world.acknowledged[path].UnknownPut(body);
+    } else {
+      world.indeterminate[path].Put(body);
     }
   } else if (method == "DELETE") {
-    if (status == 204) {
+    if (through_proxy && status == 204) {
       world.acknowledged.erase(path);
-    } else if (!refused && world.acknowledged.contains(path)) {
-      world.acknowledged[path].maybe_deleted = true;
+    } else {
+      world.indeterminate[path].maybe_deleted = true;
     }
   }
 }
@@ -204,10 +207,10 @@ std::string PerformS3(World& world, const Step& step, int& status) {
         co_return fmt::format("{} {}", response->status, response->body);
       });
   status = *code;
-  // Only what the proxy acknowledged: a node's own 200 puts nothing in the
-  // index, so a GET through the proxy need not find it.
-  if (!step.service.empty() && step.service != Proxy().host) return out;
-  if (step.query.empty()) NoteOutcome(world, step.method, step.path, step.body, status);
+  const bool through_proxy = step.service.empty() || step.service == Proxy().host;
+  if (step.query.empty()) {
+    NoteOutcome(world, step.method, step.path, step.body, status, through_proxy);
+  }
   return out;
 }
 
@@ -258,7 +261,7 @@ std::string PerformMultipart(World& world, const Step& step, int& status) {
   status = *code;
   std::string whole;
   for (const std::string& part : step.parts) whole += part;
-  NoteOutcome(world, "PUT", step.path, whole, status);
+  NoteOutcome(world, "PUT", step.path, whole, status, /*through_proxy=*/true);
   return out;
 }
 

@@ -33,24 +33,22 @@ World::Acknowledged World::Acknowledged::Of(std::string_view bytes) {
 }
 
 bool World::Acknowledged::Matches(std::string_view bytes) const {
-  if (any_bytes) return true;
-  const std::uint64_t bytes_hash = sim::Fnv1a64(bytes);
-  if (bytes.size() == size && bytes_hash == hash) return true;
-  return std::find(unknown_puts.begin(), unknown_puts.end(), std::pair(bytes_hash, bytes.size())) !=
-         unknown_puts.end();
+  return bytes.size() == size && sim::Fnv1a64(bytes) == hash;
 }
 
-void World::Acknowledged::UnknownPut(std::string_view bytes) {
-  const std::pair put(sim::Fnv1a64(bytes), bytes.size());
-  if (any_bytes || std::find(unknown_puts.begin(), unknown_puts.end(), put) != unknown_puts.end()) {
-    return;
-  }
-  if (unknown_puts.size() == kMaxUnknown) {
+void World::Indeterminate::Put(std::string_view bytes) {
+  if (any_bytes || Matches(bytes)) return;
+  if (puts.size() == kMaxPuts) {
     any_bytes = true;
-    unknown_puts.clear();
+    puts.clear();
     return;
   }
-  unknown_puts.push_back(put);
+  puts.push_back(Acknowledged::Of(bytes));
+}
+
+bool World::Indeterminate::Matches(std::string_view bytes) const {
+  return any_bytes || std::any_of(puts.begin(), puts.end(),
+                                  [&](const Acknowledged& put) { return put.Matches(bytes); });
 }
 
 sim::Process& World::Host(const std::string& name) {

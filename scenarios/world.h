@@ -68,22 +68,27 @@ struct World : fakes::Environment {
   // Objects the cluster acknowledged (PUT answered 200) and did not delete
   // since, by path: what the acknowledged-writes checker reads back. A hash
   // and a size, not a copy: a long run keeps no second copy of its data.
-  // A PUT or DELETE of the path after the acknowledgement whose outcome is
-  // unknown (a 5xx, a timeout: it may have taken effect, as Jepsen counts an
-  // indeterminate operation) widens what a GET may read: those bytes too,
-  // or nothing.
   struct Acknowledged {
-    static constexpr std::size_t kMaxUnknown = 64;  // Past it, any bytes may be read.
-    std::uint64_t hash = 0;                         // sim::Fnv1a64 of the bytes.
+    std::uint64_t hash = 0;  // sim::Fnv1a64 of the bytes.
     std::size_t size = 0;
-    std::vector<std::pair<std::uint64_t, std::size_t>> unknown_puts;  // Hash and size.
-    bool any_bytes = false;      // More than kMaxUnknown unknown PUTs.
-    bool maybe_deleted = false;  // An unknown DELETE.
     static Acknowledged Of(std::string_view bytes);
     bool Matches(std::string_view bytes) const;
-    void UnknownPut(std::string_view bytes);
   };
   std::map<std::string, Acknowledged> acknowledged;
+  // The PUTs and DELETEs of a path whose outcome is unknown (a 5xx, no
+  // answer, or sent straight to a node): each may take effect at any time
+  // after it was sent, even after a later acknowledged PUT, as Jepsen counts
+  // an indeterminate operation. So a GET may also read their bytes, or, after
+  // such a DELETE, no object. Kept for the whole run, bounded per path.
+  struct Indeterminate {
+    static constexpr std::size_t kMaxPuts = 64;  // Past it, any bytes may be read.
+    std::vector<Acknowledged> puts;
+    bool any_bytes = false;
+    bool maybe_deleted = false;
+    void Put(std::string_view bytes);
+    bool Matches(std::string_view bytes) const;
+  };
+  std::map<std::string, Indeterminate> indeterminate;
   // ServedServices(spec), worked out once the topology is set: which
   // services serve does not change with their image versions.
   std::vector<ServedService> served;

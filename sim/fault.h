@@ -60,8 +60,10 @@ class FaultPlan {
  public:
   virtual ~FaultPlan() = default;
   // Decides hit number `hit` (from 1) of `site`. `site_random` is the site's
-  // own stream. Plans keep no state of their own: the same arguments give the
-  // same decision, so one plan can serve many simulations.
+  // own stream. Deciding changes nothing: the same arguments give the same
+  // decision. (An ExplicitFaultPlan may still gain rules while a run goes
+  // on, as the cluster harness's CrashAt adds them; share such a plan with
+  // no other simulation.)
   virtual FaultDecision Decide(std::string_view site, std::uint64_t hit,
                                Rng& site_random) const = 0;
   virtual std::string Describe() const = 0;

@@ -39,9 +39,21 @@ install(FILES "${PROJECT_BINARY_DIR}/faultline.pc" DESTINATION "${CMAKE_INSTALL_
 
 # The headers of the four layers, under include/faultline/, with their
 # includes of one another rewritten to "faultline/..." so that only
-# include/ is on a consumer's path.
-install(CODE "
-  set(FAULTLINE_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")
-  set(FAULTLINE_INCLUDE_DIR \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_INCLUDEDIR}/faultline\")
-  include(\"${PROJECT_SOURCE_DIR}/tools/install_headers.cmake\")
-")
+# include/ is on a consumer's path. Written into the build tree at build
+# time (so DESTDIR and the install manifest see them), installed from there.
+file(GLOB_RECURSE faultline_headers CONFIGURE_DEPENDS
+  "${PROJECT_SOURCE_DIR}/sim/*.h" "${PROJECT_SOURCE_DIR}/fakes/*.h"
+  "${PROJECT_SOURCE_DIR}/models/*.h" "${PROJECT_SOURCE_DIR}/scenarios/*.h")
+set(faultline_header_dir "${PROJECT_BINARY_DIR}/package-include")
+add_custom_command(
+  OUTPUT "${faultline_header_dir}/faultline.stamp"
+  COMMAND "${CMAKE_COMMAND}" -E rm -rf "${faultline_header_dir}/faultline"
+  COMMAND "${CMAKE_COMMAND}" "-DFAULTLINE_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+          "-DFAULTLINE_INCLUDE_DIR=${faultline_header_dir}/faultline"
+          -P "${PROJECT_SOURCE_DIR}/tools/install_headers.cmake"
+  COMMAND "${CMAKE_COMMAND}" -E touch "${faultline_header_dir}/faultline.stamp"
+  DEPENDS ${faultline_headers} "${PROJECT_SOURCE_DIR}/tools/install_headers.cmake"
+  COMMENT "Rewriting the headers for the package"
+  VERBATIM)
+add_custom_target(faultline_package_headers ALL DEPENDS "${faultline_header_dir}/faultline.stamp")
+install(DIRECTORY "${faultline_header_dir}/faultline" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")

@@ -31,9 +31,13 @@ fl::Scenario Topology(const std::vector<faultline::models::migrate::MigrationFil
   topology.name = "our-upgrade";
   fl::ImageSpec next{.service = "node", .version = "next", .runner = runner};
   next.files = files;
+  // "shipped": without the newest version's files (up and down). The
+  // folder reader sorts by name; a version is the name up to its '_'.
+  const std::string newest = files.back().name.substr(0, files.back().name.find('_'));
   fl::ImageSpec shipped = next;
   shipped.version = "shipped";
-  shipped.files.pop_back();  // Sorted by name, so by version: the newest is last.
+  std::erase_if(shipped.files,
+                [&](const auto& file) { return file.name.starts_with(newest + "_"); });
   topology.images = {shipped, next};
   topology.node_version = "shipped";
   return topology;
@@ -57,10 +61,25 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::filesystem::path counterexample;
-  if (argc == 4 && std::string(argv[2]) == "--counterexample") counterexample = argv[3];
+  if (argc == 4 && std::string(argv[2]) == "--counterexample") {
+    counterexample = argv[3];
+  } else if (argc != 2) {
+    std::fprintf(stderr, "usage: upgrade_property golang-migrate|safe [--counterexample FILE]\n");
+    return 2;
+  }
   auto files = faultline::models::migrate::ReadMigrationFolder(EXAMPLE_MIGRATIONS);
   if (!files.ok()) {
     std::fprintf(stderr, "upgrade_property: %s\n", files.status().ToString().c_str());
+    return 2;
+  }
+  const auto ups = std::count_if(files->begin(), files->end(), [](const auto& file) {
+    return file.name.find(".up.") != std::string::npos;
+  });
+  if (ups < 2) {
+    std::fprintf(stderr,
+                 "upgrade_property: %s needs two migrations or more (the shipped ones and "
+                 "the new one)\n",
+                 EXAMPLE_MIGRATIONS);
     return 2;
   }
   const fl::Scenario topology = Topology(*files, runner);
@@ -72,7 +91,7 @@ int main(int argc, char** argv) {
                cmd::HealNetwork, cmd::WaitAWhile, cmd::RunCheckers>(cluster, UpgradeModel(cluster),
                                                                     counterexample);
   });
-  if (!held && !counterexample.empty()) {
+  if (!held && !counterexample.empty() && std::filesystem::exists(counterexample)) {
     std::printf("the shrunk story as a scenario file: %s (faultline run %s)\n",
                 counterexample.c_str(), counterexample.c_str());
   }

@@ -150,11 +150,51 @@ TEST(ClusterTest, AsScenarioReplaysToTheSameTraceHash) {
   EXPECT_FALSE(replayed.passed) << "converges fails: kuri-1 is dirty";
 }
 
+// A story with a Settle() before its end cannot be a file (a file settles
+// only at its end), nor can a duration a file cannot write.
+TEST(ClusterTest, AsScenarioRefusesWhatAFileCannotSay) {
+  Cluster settled(Scenario{});
+  settled.Up();
+  settled.Settle();
+  settled.Wait(seconds(1));
+  EXPECT_FALSE(settled.AsScenario().ok());
+  Cluster fine(Scenario{});
+  fine.Up();
+  fine.Wait(std::chrono::microseconds(1500));
+  const sim::Result<Scenario> scenario = fine.AsScenario();
+  ASSERT_FALSE(scenario.ok());
+  EXPECT_NE(scenario.status().message().find("step 2 (wait"), std::string::npos)
+      << scenario.status().message();
+}
+
+// A write sent straight to a node may overwrite what the index points at;
+// it is no acknowledgement, and no fault of the system's either. A PUT to
+// a path that is no object is not remembered at all.
+TEST(ClusterTest, AWriteStraightToANodeWidensWhatMayBeReadBack) {
+  Cluster cluster(Scenario{});
+  cluster.Up();
+  ASSERT_EQ(cluster.Put("/b/k", "acknowledged").outcome, "200 ");
+  for (const std::string node : {"kuri-1", "kuri-2"}) cluster.Put("/b/k", "direct", node);
+  cluster.Put("/healthz", "not an object");
+  cluster.Settle();
+  for (const CheckResult& verdict : cluster.Verdicts()) {
+    EXPECT_TRUE(verdict.held) << verdict.what << ": " << verdict.actual;
+  }
+  EXPECT_FALSE(cluster.world().acknowledged.contains("/healthz"));
+}
+
 TEST(ClusterTest, AStepBuiltInCodeWithoutARequiredFieldIsRefusedByName) {
   Cluster cluster(Scenario{});
   Step kill;
   kill.kind = Step::Kind::kKill;
   EXPECT_DEATH(cluster.Play(kill), "a 'kill' step needs service");
+}
+
+TEST(ClusterTest, AServiceAVersionOrASiteTheClusterLacksIsRefusedByName) {
+  Cluster cluster(Scenario{});
+  EXPECT_DEATH(cluster.Kill("kuri-9"), "no service 'kuri-9' in this cluster");
+  EXPECT_DEATH(cluster.Upgrade("kuri-1", "v9"), "no image kuri:v9");
+  EXPECT_DEATH(cluster.CrashAt("migrate.nowhere.statement.after"), "no fault site");
 }
 
 }  // namespace
