@@ -262,6 +262,12 @@ sim::Status Runtime::Validate(const ComposeSpec& spec) const {
         return sim::Status::InvalidArgument(
             fmt::format("service {} depends on undefined service {}", service.name, dependency));
       }
+      // docker compose refuses this too: the wait would never end.
+      if (condition == DependencyCondition::kHealthy && !services.at(dependency)->healthcheck) {
+        return sim::Status::InvalidArgument(
+            fmt::format("service {} waits for {} to be healthy, but {} has no health check",
+                        service.name, dependency, dependency));
+      }
     }
   }
   // A dependency cycle would leave every service in it waiting forever.

@@ -166,6 +166,11 @@ class Runtime {
   // A named volume, or a host directory by its path; nullptr if missing.
   Volume* FindVolume(const std::string& source, VolumeKind kind);
 
+  // What `up` would refuse in `spec`, as compose does: a service twice, an
+  // image not registered, a dependency undefined, one that must be healthy
+  // but has no health check, a dependency cycle.
+  [[nodiscard]] sim::Status Validate(const ComposeSpec& spec) const;
+
   sim::Simulation& simulation() { return simulation_; }
   Network& network() { return network_; }
   SqliteVfs& vfs() { return vfs_; }
@@ -175,7 +180,6 @@ class Runtime {
 
   Container& At(const std::string& service);
   const Container& At(const std::string& service) const;
-  [[nodiscard]] sim::Status Validate(const ComposeSpec& spec) const;
   Volume& EnsureVolume(const MountSpec& mount);
   void Mount(Container& container);
   void Unmount(Container& container);

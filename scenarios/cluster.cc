@@ -210,6 +210,8 @@ Cluster::Cluster(Scenario topology, ClusterOptions options)
     }
     world_->spec.services.push_back(service);
   }
+  const sim::Status compose = world_->runtime.Validate(world_->spec);
+  FL_ASSERT_MSG(compose.ok(), "the cluster's compose file: {}", compose.message());
   world_->served = ServedServices(world_->spec);
   world_->SetBudget(topology_.budget);
 }
@@ -225,15 +227,17 @@ const StepResult& Cluster::Play(Step played_step) {
   // Stored first and performed in place: what the step's tasks read of it
   // (a multipart's parts) lives as long as the cluster.
   const Step& step = steps_.emplace_back(std::move(played_step));
+  if (step.kind == Step::Kind::kUp) up_ = true;
+  if (step.kind == Step::Kind::kDown) up_ = false;
   StepResult result;
   result.action = kind.show(step);
   result.narration = step.narration;
   if (!stopped().empty()) {
+    // A run past its budget plays nothing more; what the step expected did
+    // not happen.
     result.outcome = "(not played: " + stopped() + ")";
-    for (const Expectation& expectation : step.expect) {
-      result.checks.push_back({.what = "expected", .held = false, .actual = result.outcome});
-      (void)expectation;
-    }
+    result.checks.assign(step.expect.size(),
+                         CheckResult{.what = "expected", .held = false, .actual = result.outcome});
   } else {
     int status = 0;
     result.outcome = kind.perform(*world_, step, status);
@@ -247,13 +251,9 @@ const StepResult& Cluster::Play(Step played_step) {
   return played_.emplace_back(std::move(result));
 }
 
-const StepResult& Cluster::Up() {
-  up_ = true;
-  return Play(MakeStep(Step::Kind::kUp));
-}
+const StepResult& Cluster::Up() { return Play(MakeStep(Step::Kind::kUp)); }
 
 const StepResult& Cluster::Down(bool volumes) {
-  up_ = false;
   Step step = MakeStep(Step::Kind::kDown);
   step.number = volumes ? 1 : 0;
   return Play(std::move(step));

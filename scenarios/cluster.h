@@ -98,7 +98,8 @@ class Cluster {
   const StepResult& Restart(const std::string& service);
   const StepResult& Stop(const std::string& service);
   // set-image then up: the service's container is recreated at `version`
-  // (newer: an upgrade; older: a rollback), on its kept volumes.
+  // (newer: an upgrade; older: a rollback), on its kept volumes. Being an
+  // up, before Up() it brings the whole cluster up.
   const StepResult& Upgrade(const std::string& service, const std::string& version);
   // Blocks the links between `service` and `peer` (empty: every other host).
   const StepResult& Partition(const std::string& service, const std::string& peer = "");
@@ -131,7 +132,7 @@ class Cluster {
   bool Serving(const std::string& service) const;
   // Every step played so far, in order.
   const std::deque<StepResult>& played() const { return played_; }
-  // Whether the last compose step was an up (not a down).
+  // Whether the last compose step played was an up (not a down).
   bool is_up() const { return up_; }
   // Every service of the compose file, yours included, in its order.
   std::vector<std::string> Services() const;

@@ -37,6 +37,7 @@
 #include "scenarios/cluster.h"
 #include "scenarios/scenario_file.h"
 #include "scenarios/topology.h"
+#include "scenarios/world.h"
 #include "sim/assert.h"
 
 namespace faultline::scenarios::commands {
@@ -54,7 +55,7 @@ struct Model {
   std::vector<std::string> paths;                     // Object paths PUT, GET and DELETE draw from.
   std::vector<std::string> statements;                // What the Cql command may type.
   std::map<std::string, std::set<std::string>> sent;  // Every body PUT, by path.
-  bool up = true;  // The cluster is up (Check's caller brought it up).
+  bool up = true;  // The cluster is up (Model::Of: Cluster::is_up()).
   bool partitioned = false;
 
   // The model of `cluster`: its services (yours too), the versions each
@@ -64,8 +65,8 @@ struct Model {
   static Model Of(const Cluster& cluster) {
     Model model;
     const Scenario& topology = cluster.topology();
-    for (const std::string& name : cluster.Services()) model.services.push_back(name);
-    for (const ServiceImage& service : ServicesOf(topology)) {
+    model.services = cluster.Services();
+    for (const fakes::ServiceSpec& service : cluster.world().spec.services) {
       if (service.image != models::s3::kNodeImage && service.image != models::s3::kProxyImage) {
         continue;
       }
@@ -75,7 +76,7 @@ struct Model {
         if ((own.service == "node") == node) versions.push_back(own.version);
       }
       model.versions[service.name] = versions;
-      model.running[service.name] = node ? topology.node_version : topology.proxy_version;
+      model.running[service.name] = service.version;  // As the compose file has it now.
     }
     model.sites = cluster.FaultSites();
     model.up = cluster.is_up();

@@ -1,6 +1,8 @@
 // The simulated cluster a scenario runs on, and what the runner and the
 // checkers share: the helper processes the runner acts through, and the
-// observations the checkers make without acting. Internal to scenarios/.
+// observations the checkers make without acting. A library user reaches it
+// through Cluster::world() (cluster.h), to observe: act through the
+// Cluster's verbs, which keep the story a scenario file can replay.
 #pragma once
 
 #include <fmt/format.h>

@@ -241,6 +241,12 @@ TEST(RuntimeTest, InvalidSpecsAreRefused) {
   orphan.depends_on = {{"ghost", DependencyCondition::kStarted}};
   EXPECT_EQ(world.runtime.Up({{orphan}}).message(),
             "service kuri-1 depends on undefined service ghost");
+  // As docker compose: waiting for a service without a health check to be
+  // healthy would never end.
+  ServiceSpec waits = Service("kuri-2", "kuri");
+  waits.depends_on = {{"kuri-1", DependencyCondition::kHealthy}};
+  EXPECT_EQ(world.runtime.Up({{Service("kuri-1", "kuri"), waits}}).message(),
+            "service kuri-2 waits for kuri-1 to be healthy, but kuri-1 has no health check");
   ServiceSpec a = Service("a", "kuri");
   ServiceSpec b = Service("b", "kuri");
   a.depends_on = {{"b", DependencyCondition::kStarted}};
