@@ -5,13 +5,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 
 #include "fakes/volume.h"
+#include "models/migrate/safe_runner.h"
 #include "scenarios/scenario_file.h"
 #include "scenarios/world.h"
 #include "sim/assert.h"
+#include "sim/ops.h"
 #include "tests/scenarios/cluster_fixture.h"
 
 namespace faultline::scenarios {
@@ -181,6 +184,45 @@ TEST(ClusterTest, AWriteStraightToANodeWidensWhatMayBeReadBack) {
     EXPECT_TRUE(verdict.held) << verdict.what << ": " << verdict.actual;
   }
   EXPECT_FALSE(cluster.world().acknowledged.contains("/healthz"));
+}
+
+// A runner of the user's own: a fault point of its own before the safe
+// runner's work, so a crash can land there.
+class GuardedRunner final : public models::migrate::MigrationRunner {
+ public:
+  std::string_view name() const override { return "guarded"; }
+  sim::Awaitable<sim::Status> Migrate(models::cql::CqlSession& session, const std::string& keyspace,
+                                      const models::migrate::MigrationSource& source,
+                                      const std::string& owner,
+                                      models::migrate::LogSink log) override {
+    const std::string site = Site(keyspace);
+    if (sim::Status fault = co_await sim::FaultPoint(site); !fault.ok()) co_return fault;
+    co_return co_await safe_.Migrate(session, keyspace, source, owner, std::move(log));
+  }
+  std::vector<std::string> FaultSites(const std::string& keyspace) const override {
+    return {Site(keyspace)};
+  }
+
+ private:
+  static std::string Site(const std::string& keyspace) { return "guarded." + keyspace + ".begin"; }
+  models::migrate::SafeRunner safe_;
+};
+
+TEST(ClusterTest, ARunnerOfYourOwnRunsItsSitesAreOfferedAndACrashThereIsSurvived) {
+  Scenario topology = UpgradeTopology("guarded");
+  Cluster cluster(
+      topology,
+      {.runners = {CustomRunner{"guarded", [] { return std::make_shared<GuardedRunner>(); }}}});
+  const std::vector<std::string> sites = cluster.FaultSites();
+  EXPECT_TRUE(std::binary_search(sites.begin(), sites.end(), "guarded.filecoingw_kuri1.begin"));
+  cluster.Up();
+  EXPECT_TRUE(cluster.Serving("kuri-1"));
+  cluster.CrashAt("guarded.filecoingw_kuri1.begin");
+  cluster.Upgrade("kuri-1", "next");
+  cluster.Settle();
+  EXPECT_EQ(Fired(cluster, "guarded.filecoingw_kuri1.begin"), 1u);
+  EXPECT_TRUE(cluster.Serving("kuri-1"));
+  EXPECT_FALSE(cluster.AsScenario().ok()) << "a file cannot name a runner of your own";
 }
 
 TEST(ClusterTest, AStepBuiltInCodeWithoutARequiredFieldIsRefusedByName) {
