@@ -112,7 +112,12 @@ Unreadable WhyUnreadable(World& world, const Index& index, const std::string& pa
       if (node.image != s3::kNodeImage || !IsServing(world, node)) continue;
       if (StoredBytes(world, node.name, *object) != nullptr) return matches(node);
     }
-    return {"no serving node holds the bytes", true};
+    // Absent only when some node serves and none has it (a 404); with no
+    // node serving the proxy answers 503, which is no deletion.
+    const bool any_serving = std::any_of(
+        world.served.begin(), world.served.end(),
+        [&](const auto& n) { return n.image == s3::kNodeImage && IsServing(world, n); });
+    return {"no serving node holds the bytes", any_serving};
   }
   if (!row->second) return {"the index row has no node_id"};
   const std::optional<ServedService> node = NodeWithId(world, *row->second);

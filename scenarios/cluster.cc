@@ -227,8 +227,6 @@ const StepResult& Cluster::Play(Step played_step) {
   // Stored first and performed in place: what the step's tasks read of it
   // (a multipart's parts) lives as long as the cluster.
   const Step& step = steps_.emplace_back(std::move(played_step));
-  if (step.kind == Step::Kind::kUp) up_ = true;
-  if (step.kind == Step::Kind::kDown) up_ = false;
   StepResult result;
   result.action = kind.show(step);
   result.narration = step.narration;
@@ -241,6 +239,8 @@ const StepResult& Cluster::Play(Step played_step) {
   } else {
     int status = 0;
     result.outcome = kind.perform(*world_, step, status);
+    if (step.kind == Step::Kind::kUp) up_ = !result.outcome.starts_with("compose up failed");
+    if (step.kind == Step::Kind::kDown) up_ = false;
     for (const Expectation& expectation : step.expect) {
       result.checks.push_back(CheckExpectation(*world_, expectation, result.outcome, status));
     }
@@ -434,7 +434,8 @@ sim::Result<Scenario> Cluster::AsScenario() const {
   for (std::size_t i = 0; i < scenario.steps.size(); ++i) {
     if (i >= again.steps.size() || !(again.steps[i] == scenario.steps[i])) {
       return sim::Status::InvalidArgument(fmt::format(
-          "step {} ({}) does not survive a scenario file (a duration finer than a millisecond?)",
+          "step {} ({}) does not survive a scenario file (a field its kind does not take, or "
+          "a duration finer than a millisecond)",
           i + 1, StepKindOf(scenario.steps[i]).show(scenario.steps[i])));
     }
   }

@@ -164,12 +164,13 @@ class Cluster {
   std::uint64_t seed_ = 1;
   std::shared_ptr<sim::ExplicitFaultPlan> plan_;  // Grows with CrashAt.
   std::vector<FaultSpec> armed_;                  // What CrashAt added, as [[fault]]s.
-  std::unique_ptr<Checkers> checkers_;            // Before the world: its trace sink.
-  std::unique_ptr<World> world_;
   // Deques: a step and its result stay where they are while the cluster
   // lives (a step's coroutines may outlive its Play, and callers hold the
-  // results), and a long run never copies them.
+  // results), and a long run never copies them. Before the world, so the
+  // steps outlive its coroutine frames too.
   std::deque<Step> steps_;
+  std::unique_ptr<Checkers> checkers_;  // Before the world: its trace sink.
+  std::unique_ptr<World> world_;
   std::deque<StepResult> played_;
   bool settled_ = false;
   bool up_ = false;

@@ -339,6 +339,13 @@ void Check(Cluster& cluster, const Model& model, const std::filesystem::path& co
   };
   try {
     rc::state::check(model, cluster, rc::state::gen::execOneOfWithArgs<Commands...>());
+  } catch (const rc::detail::CaseResult& result) {
+    // RC_PRE, RC_DISCARD and RC_SUCCEED throw one too: only a failure is a
+    // counterexample.
+    if (result.type == rc::detail::CaseResult::Type::Failure) write_and_rethrow();
+    throw;
+  } catch (const rc::GenerationFailure&) {
+    throw;  // rapidcheck counts it as a discard.
   } catch (...) {
     write_and_rethrow();
   }

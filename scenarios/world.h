@@ -77,13 +77,14 @@ struct World : fakes::Environment {
     bool Matches(std::string_view bytes) const;
   };
   std::map<std::string, Acknowledged> acknowledged;
-  // The PUTs and DELETEs of a path whose outcome is unknown (a 5xx, no
-  // answer, or sent straight to a node): each may take effect at any time
+  // The PUTs and DELETEs of a path whose outcome is unknown (a 500 or 502,
+  // no answer, or sent straight to a node): each may take effect at any time
   // after it was sent, even after a later acknowledged PUT, as Jepsen counts
   // an indeterminate operation. So a GET may also read their bytes, or, after
   // such a DELETE, no object. Kept for the whole run, bounded per path.
   struct Indeterminate {
-    static constexpr std::size_t kMaxPuts = 64;  // Past it, any bytes may be read.
+    // Past it, any bytes may be read (16 bytes each: 64 KiB per path at most).
+    static constexpr std::size_t kMaxPuts = 4096;
     std::vector<Acknowledged> puts;
     bool any_bytes = false;
     bool maybe_deleted = false;

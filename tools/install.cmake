@@ -45,6 +45,9 @@ file(GLOB_RECURSE faultline_headers CONFIGURE_DEPENDS
   "${PROJECT_SOURCE_DIR}/sim/*.h" "${PROJECT_SOURCE_DIR}/fakes/*.h"
   "${PROJECT_SOURCE_DIR}/models/*.h" "${PROJECT_SOURCE_DIR}/scenarios/*.h")
 set(faultline_header_dir "${PROJECT_BINARY_DIR}/package-include")
+# The list itself is an input: a header deleted or renamed changes it, so
+# the rewrite runs again (it starts from an empty directory).
+file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/package-headers.txt" CONTENT "${faultline_headers}")
 add_custom_command(
   OUTPUT "${faultline_header_dir}/faultline.stamp"
   COMMAND "${CMAKE_COMMAND}" -E rm -rf "${faultline_header_dir}/faultline"
@@ -52,7 +55,8 @@ add_custom_command(
           "-DFAULTLINE_INCLUDE_DIR=${faultline_header_dir}/faultline"
           -P "${PROJECT_SOURCE_DIR}/tools/install_headers.cmake"
   COMMAND "${CMAKE_COMMAND}" -E touch "${faultline_header_dir}/faultline.stamp"
-  DEPENDS ${faultline_headers} "${PROJECT_SOURCE_DIR}/tools/install_headers.cmake"
+  DEPENDS ${faultline_headers} "${PROJECT_BINARY_DIR}/package-headers.txt"
+          "${PROJECT_SOURCE_DIR}/tools/install_headers.cmake"
   COMMENT "Rewriting the headers for the package"
   VERBATIM)
 add_custom_target(faultline_package_headers ALL DEPENDS "${faultline_header_dir}/faultline.stamp")

@@ -225,6 +225,22 @@ TEST(ClusterTest, ARunnerOfYourOwnRunsItsSitesAreOfferedAndACrashThereIsSurvived
   EXPECT_FALSE(cluster.AsScenario().ok()) << "a file cannot name a runner of your own";
 }
 
+// A write that certainly did nothing (never delivered, or answered 4xx or
+// 503 before anything was written) widens nothing: a DELETE sent while the
+// proxy is down must not blind acknowledged-writes to a later loss.
+TEST(ClusterTest, AWriteThatCertainlyDidNothingLeavesTheCheckerAsStrict) {
+  Scenario topology;
+  topology.services.push_back(ServiceOverride{.name = "s3-proxy", .restart = "no"});
+  Cluster cluster(topology);
+  cluster.Up();
+  ASSERT_EQ(cluster.Put("/b/k", "bytes").outcome, "200 ");
+  cluster.Stop("s3-proxy");
+  EXPECT_NE(cluster.Delete("/b/k").outcome.find("connection refused"), std::string::npos);
+  EXPECT_FALSE(cluster.world().indeterminate.contains("/b/k"));
+  cluster.Put("/b/missing", "x", "kuri-1");  // Straight to a node: unknown to the proxy.
+  EXPECT_TRUE(cluster.world().indeterminate.contains("/b/missing"));
+}
+
 TEST(ClusterTest, AStepBuiltInCodeWithoutARequiredFieldIsRefusedByName) {
   Cluster cluster(Scenario{});
   Step kill;
