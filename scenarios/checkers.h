@@ -6,8 +6,8 @@
 // - acknowledged-writes: every object a PUT was acknowledged for (and not
 //   deleted since) is readable as a GET through the proxy would read it: an
 //   index row names a serving node whose data directory holds those bytes
-//   (or those of a later PUT whose outcome is unknown, or, after a DELETE
-//   whose outcome is unknown, no object: World::Acknowledged).
+//   (or those of a PUT whose outcome is unknown, or, after a DELETE whose
+//   outcome is unknown, no object: World::Indeterminate).
 // - index-points-at-bytes: every row of filecoingw_s3.s3objects names a
 //   node whose data directory holds the object.
 // - schema-matches-image: at the end of every step, every serving node and
