@@ -180,8 +180,8 @@ Step OnService(Step::Kind kind, std::string service) {
 
 }  // namespace
 
-Cluster::Cluster(Scenario topology, ClusterOptions options)
-    : topology_(std::move(topology)),
+Cluster::Cluster(const Scenario& topology, ClusterOptions options)
+    : topology_{static_cast<const ScenarioSetting&>(topology), {}},
       options_(std::move(options)),
       seed_(options_.seed.value_or(topology_.seed)) {
   FL_ASSERT_MSG(topology_.nodes >= 1 && topology_.nodes <= 16,
@@ -218,15 +218,21 @@ Cluster::Cluster(Scenario topology, ClusterOptions options)
 
 Cluster::~Cluster() = default;
 
-const StepResult& Cluster::Play(Step played_step) {
-  const StepKind& kind = StepKindOf(played_step);
-  CheckRequiredFields(played_step, kind);
+const StepResult& Cluster::Play(Step step) {
+  // Stored first and performed in place: what the step's tasks read of it
+  // (a multipart's parts) lives as long as the cluster.
+  return PlayStored(owned_steps_.emplace_back(std::move(step)));
+}
+
+const StepResult& Cluster::PlayBorrowed(const Step& step) { return PlayStored(step); }
+
+const StepResult& Cluster::PlayStored(const Step& step) {
+  story_.push_back(&step);
+  const StepKind& kind = StepKindOf(step);
+  CheckRequiredFields(step, kind);
   constexpr std::size_t kMaxSteps = 1'000'000;  // A bound: a harness run is a story, not a soak.
   FL_ASSERT_MSG(played_.size() < kMaxSteps, "more than {} steps on one cluster", kMaxSteps);
   played_after_settle_ = played_after_settle_ || settled_;
-  // Stored first and performed in place: what the step's tasks read of it
-  // (a multipart's parts) lives as long as the cluster.
-  const Step& step = steps_.emplace_back(std::move(played_step));
   StepResult result;
   result.action = kind.show(step);
   result.narration = step.narration;
@@ -247,7 +253,7 @@ const StepResult& Cluster::Play(Step played_step) {
   }
   result.at = world_->simulation.Now();
   if (checkers_ != nullptr && stopped().empty()) checkers_->After(*world_);
-  FL_ASSERT(steps_.size() == played_.size() + 1);
+  FL_ASSERT(story_.size() == played_.size() + 1);
   return played_.emplace_back(std::move(result));
 }
 
@@ -421,7 +427,8 @@ sim::Result<Scenario> Cluster::AsScenario() const {
   }
   Scenario scenario = topology_;
   scenario.seed = seed_;
-  scenario.steps.assign(steps_.begin(), steps_.end());
+  scenario.steps.reserve(story_.size());
+  for (const Step* step : story_) scenario.steps.push_back(*step);
   for (const FaultSpec& fault : armed_) scenario.faults.push_back(fault);
   // What a file can say: read back, it must be this scenario.
   if (scenario.name.empty()) scenario.name = "cluster";

@@ -72,7 +72,8 @@ class Cluster {
   // The cluster of `topology`: its images, nodes and service changes, its
   // [crash] and [[fault]]s and its budget. Its steps are not played; Play
   // them, or use the verbs below. Nothing runs until the first step.
-  explicit Cluster(Scenario topology, ClusterOptions options = {});
+  // Only the setting is copied (ScenarioSetting), never the steps.
+  explicit Cluster(const Scenario& topology, ClusterOptions options = {});
   ~Cluster();
   Cluster(const Cluster&) = delete;
   Cluster& operator=(const Cluster&) = delete;
@@ -132,6 +133,9 @@ class Cluster {
   bool Serving(const std::string& service) const;
   // Every step played so far, in order.
   const std::deque<StepResult>& played() const { return played_; }
+  // Moves the results out (played() is then empty): for a caller done with
+  // the cluster that keeps them, as the runner does, without a copy.
+  std::deque<StepResult> TakePlayed() { return std::move(played_); }
   // Whether the last compose step played was an up (not a down).
   bool is_up() const { return up_; }
   // Every service of the compose file, yours included, in its order.
@@ -157,6 +161,11 @@ class Cluster {
   const World& world() const { return *world_; }
 
  private:
+  // The runner plays a scenario's own steps, which outlive the cluster,
+  // without copying them.
+  friend ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options);
+  const StepResult& PlayBorrowed(const Step& step);
+  const StepResult& PlayStored(const Step& step);
   void CheckService(const std::string& service) const;
 
   Scenario topology_;
@@ -167,8 +176,10 @@ class Cluster {
   // Deques: a step and its result stay where they are while the cluster
   // lives (a step's coroutines may outlive its Play, and callers hold the
   // results), and a long run never copies them. Before the world, so the
-  // steps outlive its coroutine frames too.
-  std::deque<Step> steps_;
+  // steps outlive its coroutine frames too. story_ is every step played, in
+  // order: those Play() copied (owned_steps_), and the runner's own.
+  std::deque<Step> owned_steps_;
+  std::vector<const Step*> story_;
   std::unique_ptr<Checkers> checkers_;  // Before the world: its trace sink.
   std::unique_ptr<World> world_;
   std::deque<StepResult> played_;

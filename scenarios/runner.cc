@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <functional>
+#include <iterator>
 #include <memory>
 
 #include "scenarios/cluster.h"
@@ -72,14 +74,16 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   result.passed = true;
   std::size_t played = 0;
   for (const Step& step : scenario.steps) {
-    for (const CheckResult& check : cluster.Play(step).checks) {
+    for (const CheckResult& check : cluster.PlayBorrowed(step).checks) {
       result.passed = result.passed && check.held;
     }
     ++played;
     if (!cluster.stopped().empty()) break;
     if (options.observe) options.observe(played - 1, world);
   }
-  result.steps.assign(cluster.played().begin(), cluster.played().end());
+  std::deque<StepResult> played_steps = cluster.TakePlayed();
+  result.steps.assign(std::make_move_iterator(played_steps.begin()),
+                      std::make_move_iterator(played_steps.end()));
   // The liveness phase: safety was checked after every step, under the
   // faults; now they stop and the cluster has kLivenessBound to converge.
   cluster.Settle();

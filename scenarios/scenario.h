@@ -184,7 +184,10 @@ struct Budget {
   friend bool operator==(const Budget&, const Budget&) = default;
 };
 
-struct Scenario {
+// Everything of a scenario but its steps: the cluster and what is expected
+// of a whole run. The cluster harness copies this much of a scenario, so a
+// long story's steps are never copied to build its cluster.
+struct ScenarioSetting {
   std::string name;    // "stale-schema"
   std::string title;   // One line.
   std::string story;   // What happened in the seed, a paragraph.
@@ -203,10 +206,14 @@ struct Scenario {
   std::string crash_site;
   std::uint64_t crash_hit = 0;
   std::vector<FaultSpec> faults;  // [[fault]]: any number, beside [crash].
-  std::vector<Step> steps;
   Budget budget;
   // The whole-run checkers (checkers.h) expected to fail; the others must hold.
   std::map<std::string, bool> checkers;
+  friend bool operator==(const ScenarioSetting&, const ScenarioSetting&) = default;
+};
+
+struct Scenario : ScenarioSetting {
+  std::vector<Step> steps;
   friend bool operator==(const Scenario&, const Scenario&) = default;
 };
 
