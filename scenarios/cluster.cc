@@ -287,7 +287,24 @@ std::vector<std::string> Cluster::Services() const {
 }
 
 std::vector<std::string> Cluster::FaultSites() const {
-  std::vector<std::string> sites = FaultSitesOf(topology_);
+  // Every version a node or the proxy may be upgraded to (the seed's and the
+  // topology's own) may run later: the topology as if a set-image step named
+  // each, so FaultSitesOf counts their runners' sites too.
+  Scenario reachable = topology_;
+  for (const ServiceImage& service : ServicesOf(topology_)) {
+    const bool node = service.image == models::s3::kNodeImage;
+    if (!node && service.image != models::s3::kProxyImage) continue;
+    std::vector<std::string> versions = models::s3::SeedImageVersions(service.image);
+    for (const ImageSpec& own : topology_.images) {
+      if ((own.service == "node") == node) versions.push_back(own.version);
+    }
+    for (const std::string& version : versions) {
+      Step set_image = OnService(Step::Kind::kSetImage, service.name);
+      set_image.version = version;
+      reachable.steps.push_back(std::move(set_image));
+    }
+  }
+  std::vector<std::string> sites = FaultSitesOf(reachable);
   for (const ImageSpec& image : topology_.images) {
     for (const CustomRunner& runner : options_.runners) {
       if (runner.name != image.runner || runner.make == nullptr) continue;

@@ -45,11 +45,15 @@ fl::Scenario Topology(const std::vector<faultline::models::migrate::MigrationFil
 
 // Upgrades only (a rollback is a story of its own), and crashes only at the
 // statements of migrations: where a runner's bookkeeping meets our files.
-cmd::Model UpgradeModel(const fl::Cluster& cluster) {
+cmd::Model UpgradeModel(const fl::Cluster& cluster, const std::string& runner) {
   cmd::Model model = cmd::Model::Of(cluster);
   model.versions = {{"kuri-1", {"next"}}, {"kuri-2", {"next"}}};
-  std::erase_if(model.sites, [](const std::string& site) {
-    return !site.ends_with(".statement.before") && !site.ends_with(".statement.after");
+  // The statements of the nodes' own runner: golang-migrate's sites are
+  // "migrate.<keyspace>...", the safe runner's "safe.<keyspace>...".
+  const std::string prefix = (runner == "safe" ? "safe." : "migrate.");
+  std::erase_if(model.sites, [&](const std::string& site) {
+    return !site.starts_with(prefix) ||
+           (!site.ends_with(".statement.before") && !site.ends_with(".statement.after"));
   });
   return model;
 }
@@ -88,8 +92,8 @@ int main(int argc, char** argv) {
     cluster.Up();
     cmd::Check<cmd::PutObject, cmd::GetObject, cmd::DeleteObject, cmd::KillService,
                cmd::RestartService, cmd::ArmCrash, cmd::UpgradeService, cmd::PartitionService,
-               cmd::HealNetwork, cmd::WaitAWhile, cmd::RunCheckers>(cluster, UpgradeModel(cluster),
-                                                                    counterexample);
+               cmd::HealNetwork, cmd::WaitAWhile, cmd::RunCheckers>(
+        cluster, UpgradeModel(cluster, runner), counterexample);
   });
   if (!held && !counterexample.empty() && std::filesystem::exists(counterexample)) {
     std::printf("the shrunk story as a scenario file: %s (faultline run %s)\n",

@@ -22,11 +22,15 @@ namespace cmd = commands;
 // The model for the upgrade story: the nodes may go to "next" (no
 // rollbacks: a rollback is a story of its own), and crashes land at
 // migration sites.
-cmd::Model UpgradeModel(const Cluster& cluster) {
+cmd::Model UpgradeModel(const Cluster& cluster, const std::string& runner) {
   cmd::Model model = cmd::Model::Of(cluster);
   model.versions = {{"kuri-1", {"next"}}, {"kuri-2", {"next"}}};
-  std::erase_if(model.sites, [](const std::string& site) {
-    return !site.ends_with(".statement.after") && !site.ends_with(".statement.before");
+  // The statements of the nodes' own runner: golang-migrate's sites are
+  // "migrate.<keyspace>...", the safe runner's "safe.<keyspace>...".
+  const std::string prefix = (runner == "safe" ? "safe." : "migrate.");
+  std::erase_if(model.sites, [&](const std::string& site) {
+    return !site.starts_with(prefix) ||
+           (!site.ends_with(".statement.before") && !site.ends_with(".statement.after"));
   });
   return model;
 }
@@ -37,7 +41,7 @@ void UpgradeProperty(const std::string& runner, const std::filesystem::path& cou
   cmd::Check<cmd::PutObject, cmd::GetObject, cmd::DeleteObject, cmd::KillService,
              cmd::RestartService, cmd::ArmCrash, cmd::UpgradeService, cmd::PartitionService,
              cmd::HealNetwork, cmd::WaitAWhile, cmd::ReadLogs, cmd::RunCheckers>(
-      cluster, UpgradeModel(cluster), counterexample);
+      cluster, UpgradeModel(cluster, runner), counterexample);
 }
 
 RC_GTEST_PROP(ClusterProperty, TheSafeRunnerUpgradesThroughCrashesKillsAndPartitions, ()) {
@@ -48,8 +52,14 @@ TEST(ClusterProperty, GolangMigrateFailsItAndTheShrunkStoryReplaysAsAScenarioFil
   const std::filesystem::path file =
       std::filesystem::temp_directory_path() / "faultline-cluster-counterexample.toml";
   std::filesystem::remove(file);
-  const bool held = rc::check("golang-migrate upgrades through crashes",
-                              [&file] { UpgradeProperty("golang-migrate", file); });
+  // rapidcheck draws its own seed each run; it finds this within about 35
+  // cases, so up to three rounds of the suite's cases keep the test from
+  // ever missing it by bad luck.
+  bool held = true;
+  for (int round = 0; round < 3 && held; ++round) {
+    held = rc::check("golang-migrate upgrades through crashes",
+                     [&file] { UpgradeProperty("golang-migrate", file); });
+  }
   EXPECT_FALSE(held);
   ASSERT_TRUE(std::filesystem::exists(file));
   auto loaded = LoadScenarioFile(file);
