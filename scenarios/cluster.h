@@ -13,7 +13,7 @@
 //
 // Every action is one Step (steps.h), so whatever a cluster did can be
 // written out as a scenario file (AsScenario) that `faultline run` replays
-// to the same trace. It owns the order in which the world is built.
+// to the same trace. Its world is built in fakes::Environment's order.
 #pragma once
 
 #include <cstdint>
@@ -112,8 +112,8 @@ class Cluster {
   const StepResult& Wait(sim::Duration duration);
 
   // Crashes the process at the `nth` pass through fault site `site` from
-  // now on (counted over every process; FaultSitesOf(topology()) lists the
-  // sites). It becomes a [[fault]] of AsScenario(), at the hit it will be.
+  // now on (counted over every process; FaultSites() lists the sites). It
+  // becomes a [[fault]] of AsScenario(), at the hit it will be.
   // REQUIRES: `site` is one of FaultSites(); not settled (after Settle() no
   // fault fires).
   void CrashAt(const std::string& site, std::uint64_t nth = 1);
@@ -140,8 +140,9 @@ class Cluster {
   bool is_up() const { return up_; }
   // Every service of the compose file, yours included, in its order.
   std::vector<std::string> Services() const;
-  // Every fault site CrashAt accepts: FaultSitesOf(topology()), and, with a
-  // runner of your own, whatever its FaultSites() names.
+  // Every fault site CrashAt accepts: the disk's, and the sites of the
+  // runner of every version a node or the proxy starts on or may be
+  // upgraded to (the seed's and the topology's own), yours included.
   std::vector<std::string> FaultSites() const;
   // Why the run stopped early (its budget), in words; empty while it runs.
   const std::string& stopped() const;

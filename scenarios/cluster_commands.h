@@ -307,9 +307,9 @@ struct RunCheckers : Command {
 // --- The property ------------------------------------------------------------------
 
 // `cluster`'s story so far as a scenario file at `path`; when it has none
-// (it runs code of its own, AsScenario says why), the file says why
-// instead. The last failing case rapidcheck tries is its shrunk
-// counterexample, so the file left at the end is the minimal one.
+// (code of its own, a step after Settle(), a step a file cannot say:
+// AsScenario says which), the file says why instead. The last failing case rapidcheck tries is its
+// shrunk counterexample, so the file left at the end is the minimal one.
 inline void WriteCounterexample(const Cluster& cluster, const std::filesystem::path& path) {
   sim::Result<Scenario> scenario = cluster.AsScenario();
   if (!scenario.ok()) {
