@@ -214,6 +214,7 @@ Cluster::Cluster(const Scenario& topology, ClusterOptions options)
   FL_ASSERT_MSG(compose.ok(), "the cluster's compose file: {}", compose.message());
   world_->served = ServedServices(world_->spec);
   world_->SetBudget(topology_.budget);
+  fault_sites_ = ReachableFaultSites();  // Asked at every CrashAt: worked out once.
 }
 
 Cluster::~Cluster() = default;
@@ -286,19 +287,26 @@ std::vector<std::string> Cluster::Services() const {
   return names;
 }
 
-std::vector<std::string> Cluster::FaultSites() const {
-  // Every version a node or the proxy may be upgraded to (the seed's and the
-  // topology's own) may run later: the topology as if a set-image step named
-  // each, so FaultSitesOf counts their runners' sites too.
+std::vector<std::string> Cluster::VersionsOf(const std::string& service) const {
+  const auto spec = std::find_if(world_->spec.services.begin(), world_->spec.services.end(),
+                                 [&](const fakes::ServiceSpec& s) { return s.name == service; });
+  if (spec == world_->spec.services.end()) return {};
+  const bool node = spec->image == models::s3::kNodeImage;
+  if (!node && spec->image != models::s3::kProxyImage) return {};
+  std::vector<std::string> versions = models::s3::SeedImageVersions(spec->image);
+  for (const ImageSpec& own : topology_.images) {
+    if ((own.service == "node") == node) versions.push_back(own.version);
+  }
+  return versions;
+}
+
+std::vector<std::string> Cluster::ReachableFaultSites() const {
+  // Every version a node or the proxy may be upgraded to may run later: the
+  // topology as if a set-image step named each, so FaultSitesOf counts their
+  // runners' sites too.
   Scenario reachable = topology_;
   for (const ServiceImage& service : ServicesOf(topology_)) {
-    const bool node = service.image == models::s3::kNodeImage;
-    if (!node && service.image != models::s3::kProxyImage) continue;
-    std::vector<std::string> versions = models::s3::SeedImageVersions(service.image);
-    for (const ImageSpec& own : topology_.images) {
-      if ((own.service == "node") == node) versions.push_back(own.version);
-    }
-    for (const std::string& version : versions) {
+    for (const std::string& version : VersionsOf(service.name)) {
       Step set_image = OnService(Step::Kind::kSetImage, service.name);
       set_image.version = version;
       reachable.steps.push_back(std::move(set_image));
@@ -389,8 +397,7 @@ const StepResult& Cluster::Wait(sim::Duration duration) {
 
 void Cluster::CrashAt(const std::string& site, std::uint64_t nth) {
   FL_ASSERT_MSG(nth >= 1, "CrashAt({}, {}): the first pass from now is 1", site, nth);
-  const std::vector<std::string> sites = FaultSites();
-  FL_ASSERT_MSG(std::binary_search(sites.begin(), sites.end(), site),
+  FL_ASSERT_MSG(std::binary_search(fault_sites_.begin(), fault_sites_.end(), site),
                 "CrashAt: no fault site '{}' in this cluster (Cluster::FaultSites() lists them)",
                 site);
   FL_ASSERT_MSG(!settled_, "CrashAt({}) after Settle(): no fault fires once settled", site);

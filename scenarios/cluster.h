@@ -143,7 +143,10 @@ class Cluster {
   // Every fault site CrashAt accepts: the disk's, and the sites of the
   // runner of every version a node or the proxy starts on or may be
   // upgraded to (the seed's and the topology's own), yours included.
-  std::vector<std::string> FaultSites() const;
+  const std::vector<std::string>& FaultSites() const { return fault_sites_; }
+  // The image versions a node or the proxy may run (the seed's and the
+  // topology's own), what Upgrade accepts for it; empty for other services.
+  std::vector<std::string> VersionsOf(const std::string& service) const;
   // Why the run stopped early (its budget), in words; empty while it runs.
   const std::string& stopped() const;
 
@@ -162,6 +165,7 @@ class Cluster {
   const World& world() const { return *world_; }
 
  private:
+  std::vector<std::string> ReachableFaultSites() const;
   // The runner plays a scenario's own steps, which outlive the cluster,
   // without copying them.
   friend ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options);
@@ -184,6 +188,7 @@ class Cluster {
   std::unique_ptr<Checkers> checkers_;  // Before the world: its trace sink.
   std::unique_ptr<World> world_;
   std::deque<StepResult> played_;
+  std::vector<std::string> fault_sites_;  // Sorted; fixed once the cluster is built.
   bool settled_ = false;
   bool up_ = false;
   bool played_after_settle_ = false;

@@ -64,18 +64,11 @@ struct Model {
   // fault sites, three object paths, and whether it is up.
   static Model Of(const Cluster& cluster) {
     Model model;
-    const Scenario& topology = cluster.topology();
     model.services = cluster.Services();
     for (const fakes::ServiceSpec& service : cluster.world().spec.services) {
-      if (service.image != models::s3::kNodeImage && service.image != models::s3::kProxyImage) {
-        continue;
-      }
-      const bool node = service.image == models::s3::kNodeImage;
-      std::vector<std::string> versions = models::s3::SeedImageVersions(service.image);
-      for (const ImageSpec& own : topology.images) {
-        if ((own.service == "node") == node) versions.push_back(own.version);
-      }
-      model.versions[service.name] = versions;
+      std::vector<std::string> versions = cluster.VersionsOf(service.name);
+      if (versions.empty()) continue;  // Not a node or the proxy.
+      model.versions[service.name] = std::move(versions);
       model.running[service.name] = service.version;  // As the compose file has it now.
     }
     model.sites = cluster.FaultSites();
