@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -145,6 +146,15 @@ class ShellStore {
     return sim::Status::Ok();
   }
 
+  // A snapshot's database bytes, as the store's file (nothing is saved back).
+  sim::Status LoadDatabase(const std::string& database) {
+    if (database.empty()) return sim::Status::Ok();  // No store yet: a fresh one.
+    fakes::SimFile& file = volume_.OpenOrCreate(std::string("/") + kStoreFiles[0]);
+    if (sim::Status written = volume_.Write(file, 0, database); !written.ok()) return written;
+    volume_.SyncAll();
+    return sim::Status::Ok();
+  }
+
   sim::Status Open() {
     auto opened = models::cql::StoreDatabase::Open(vfs_, kDatabase);
     if (auto* status = std::get_if<sim::Status>(&opened)) return *status;
@@ -218,6 +228,39 @@ class ShellStore {
   std::set<std::string> imported_;
 };
 
+constexpr std::string_view kHelp = R"(
+Documented shell commands:
+===========================
+EXIT  QUIT  HELP
+
+CQL statements (as the store answers them):
+===========================================
+SELECT  INSERT  UPDATE  DELETE  BATCH  TRUNCATE
+CREATE KEYSPACE  CREATE TABLE  CREATE TYPE  ALTER TABLE  DROP TABLE  DROP KEYSPACE  USE
+DESCRIBE KEYSPACES | CLUSTER | TABLES | SCHEMA | KEYSPACE [name] | TABLE name
+SELECT * FROM system.local; SELECT * FROM system_schema.tables;
+)";
+
+// ycqlsh's own commands, which never reach the server: what `text` (one
+// statement, without its ';') asks of the shell, if it is one of them.
+enum class ShellCommand { kNone, kHelp, kExit };
+ShellCommand ShellCommandOf(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() &&
+         (std::isspace(static_cast<unsigned char>(text.back())) || text.back() == ';')) {
+    text.remove_suffix(1);
+  }
+  std::string word;
+  for (const char c : text.substr(0, text.find(' '))) {
+    word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (word == "exit" || word == "quit") return ShellCommand::kExit;
+  if (word == "help" || word == "?") return ShellCommand::kHelp;
+  return ShellCommand::kNone;
+}
+
 // Runs every statement of `text`; false at the first error (printed).
 bool RunScript(models::cql::Engine& engine, models::cql::Session& session,
                const std::string& source, int first_line, const std::string& text) {
@@ -261,9 +304,9 @@ bool RunInteractive(models::cql::Engine& engine, models::cql::Session& session) 
   std::string line;
   auto prompt = [&] {
     if (!terminal) return;
-    std::cout << (pending.empty()
-                      ? (session.keyspace.empty() ? "cqlsh> " : "cqlsh:" + session.keyspace + "> ")
-                      : "   ... ")
+    std::cout << (pending.empty() ? (session.keyspace.empty() ? "ycqlsh> "
+                                                              : "ycqlsh:" + session.keyspace + "> ")
+                                  : "   ... ")
               << std::flush;
   };
   prompt();
@@ -274,6 +317,15 @@ bool RunInteractive(models::cql::Engine& engine, models::cql::Session& session) 
     std::string trimmed = line;
     while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back()))) {
       trimmed.pop_back();
+    }
+    // HELP, EXIT and QUIT need no ';', as in ycqlsh.
+    const ShellCommand command = ShellCommandOf(pending);
+    if (command == ShellCommand::kExit) return all_ok;
+    if (command == ShellCommand::kHelp) {
+      std::cout << kHelp << "\n";
+      pending.clear();
+      prompt();
+      continue;
     }
     if (trimmed.ends_with(";")) {
       if (!RunScript(engine, session, "<stdin>", pending_start, pending)) {
@@ -292,6 +344,31 @@ bool RunInteractive(models::cql::Engine& engine, models::cql::Session& session) 
 }
 
 }  // namespace
+
+int RunCqlShellOnSnapshot(const std::string& database, const std::optional<std::string>& execute,
+                          const std::string& keyspace) {
+  ShellStore store;
+  if (sim::Status status = store.LoadDatabase(database); !status.ok()) {
+    std::cerr << "faultline: shell: cannot load the store: " << status.ToString() << "\n";
+    return kExitBadInput;
+  }
+  if (sim::Status status = store.Open(); !status.ok()) {
+    std::cerr << "faultline: shell: cannot open the store: " << status.ToString() << "\n";
+    return kExitBadInput;
+  }
+  models::cql::Session session;
+  bool ok = true;
+  if (!keyspace.empty()) ok = RunScript(store.engine(), session, "-k", 1, "USE " + keyspace);
+  if (ok && execute) {
+    if (const ShellCommand command = ShellCommandOf(*execute); command != ShellCommand::kNone) {
+      if (command == ShellCommand::kHelp) std::cout << kHelp << "\n";
+    } else {
+      ok = RunScript(store.engine(), session, "<string>", 1, *execute);
+    }
+  }
+  if (ok && !execute) ok = RunInteractive(store.engine(), session);
+  return ok ? kExitOk : kExitBadInput;
+}
 
 int RunCqlShell(const std::vector<std::string>& args) {
   std::variant<Flags, std::string> parsed = ParseFlags(args);
@@ -343,7 +420,14 @@ int RunCqlShell(const std::vector<std::string>& args) {
       quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
     ok = RunScript(store.engine(), session, "-k", 1, "USE \"" + quoted + "\"");
   }
-  if (ok && flags.execute) ok = RunScript(store.engine(), session, "<string>", 1, *flags.execute);
+  if (ok && flags.execute) {
+    if (const ShellCommand command = ShellCommandOf(*flags.execute);
+        command != ShellCommand::kNone) {
+      if (command == ShellCommand::kHelp) std::cout << kHelp << "\n";
+    } else {
+      ok = RunScript(store.engine(), session, "<string>", 1, *flags.execute);
+    }
+  }
   if (ok && flags.file) ok = RunScript(store.engine(), session, *flags.file, 1, script);
   if (ok && !flags.execute && !flags.file) ok = RunInteractive(store.engine(), session);
   if (flags.data) {

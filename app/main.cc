@@ -43,6 +43,8 @@ commands:
               --perfetto FILE (open in ui.perfetto.dev), --check-determinism
   explore N|FILE  draw fault schedules around a scenario's steps, group the
               failures, shrink each to a scenario file (`faultline explore --help`)
+  shell N|FILE --at STEP  a ycqlsh-like prompt on the store as it was after
+              that step of the run (`faultline shell --help`)
   merge DIR...  fold the results of explore's shards into one
   check-migrations DIR  is this migration folder safe to ship? static rules, then
               crashes, upgrades, rollbacks and races in the simulated cluster
@@ -323,6 +325,7 @@ int Main(int argc, char** argv) {
   if (command == "explore") return RunExploreCommand(args);
   if (command == "merge") return RunMergeCommand(args);
   if (command == "check-migrations") return RunCheckMigrationsCommand(args);
+  if (command == "shell") return RunShellCommand(args);
   BadInput(fmt::format("unknown command '{}'", command));
 }
 

@@ -16,6 +16,7 @@
 
 #include "app/command_util.h"
 #include "scenarios/catalogue.h"
+#include "scenarios/failure_classes.h"
 #include "scenarios/perfetto.h"
 #include "scenarios/runner.h"
 #include "scenarios/scenario_file.h"
@@ -81,11 +82,40 @@ void PrintSteps(const scenarios::ScenarioResult& result) {
 
 int RunList(const std::vector<std::string>& args) {
   if (!args.empty()) return BadInput("list takes no arguments");
-  for (const scenarios::Scenario& scenario : scenarios::Catalogue()) {
-    std::cout << fmt::format("{:<28} {}\n", scenario.name, scenario.title);
+  // By failure class, in the classes' order; each story with its fix.
+  bool first = true;
+  for (const scenarios::FailureClass& failure : scenarios::FailureClasses()) {
+    bool header = false;
+    for (const scenarios::Scenario& scenario : scenarios::Catalogue()) {
+      if (scenario.failure_class != failure.id) continue;
+      if (!header) {
+        std::cout << fmt::format("{}{} ({}): {}\n", first ? "" : "\n", failure.title, failure.id,
+                                 failure.mechanism);
+        header = true;
+        first = false;
+      }
+      std::cout << fmt::format("  {:<34} {}\n", scenario.name, scenario.title);
+    }
   }
   return kExitOk;
 }
+
+namespace {
+
+// "breaks acknowledged-writes and converges", or empty.
+std::string BrokenCheckers(const scenarios::Scenario& scenario) {
+  std::vector<std::string> broken;
+  for (const auto& [checker, holds] : scenario.checkers) {
+    if (!holds) broken.push_back(checker);
+  }
+  std::string text;
+  for (std::size_t i = 0; i < broken.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == broken.size() ? " and " : ", ") + broken[i];
+  }
+  return text;
+}
+
+}  // namespace
 
 int RunExplain(const std::vector<std::string>& args) {
   const bool toml = args.size() == 2 && args[1] == "--toml";
@@ -97,8 +127,16 @@ int RunExplain(const std::vector<std::string>& args) {
     std::cout << scenarios::ToToml(*scenario);
     return kExitOk;
   }
-  std::cout << scenario->name << ": " << scenario->title << "\n\nWhat happened\n  "
-            << scenario->story << "\n\nThe steps\n";
+  std::cout << scenario->name << ": " << scenario->title << "\n";
+  if (const scenarios::FailureClass* failure =
+          scenarios::FindFailureClass(scenario->failure_class)) {
+    std::cout << fmt::format("\nThe class\n  {}: {}\n", failure->title, failure->mechanism);
+  }
+  const std::string broken = BrokenCheckers(*scenario);
+  std::cout << "\nWhat happened\n  " << scenario->story << "\n";
+  std::cout << (broken.empty() ? "\n  It breaks no whole-run checker: every one holds.\n"
+                               : "\n  It breaks " + broken + "; the other checkers hold.\n");
+  std::cout << "\nThe steps\n";
   int number = 0;
   for (const scenarios::Step& step : scenario->steps) {
     if (step.narration.empty()) continue;

@@ -2,6 +2,7 @@
 
 #include <variant>
 
+#include "scenarios/failure_classes.h"
 #include "scenarios/scenario_file.h"
 #include "sim/assert.h"
 
@@ -19,6 +20,9 @@ std::vector<Scenario> ReadCatalogue() {
     Scenario& scenario = std::get<Scenario>(parsed);
     FL_ASSERT_MSG(scenario.name == file.name, "catalogue file {}.toml names itself '{}'", file.name,
                   scenario.name);
+    // `faultline list` groups the catalogue by class: every story has one.
+    FL_ASSERT_MSG(FindFailureClass(scenario.failure_class) != nullptr,
+                  "catalogue file {}.toml names no failure class", file.name);
     scenarios.push_back(std::move(scenario));
   }
   for (std::size_t i = 0; i < scenarios.size(); ++i) {

@@ -100,10 +100,16 @@ Unreadable WhyUnreadable(World& world, const Index& index, const std::string& pa
   const auto row = index.rows.find({object->bucket, object->key});
   if (row == index.rows.end()) return {"no index row", true};
   const auto matches = [&](const ServedService& node) -> Unreadable {
-    const fakes::SimFile* bytes = StoredBytes(world, node.name, *object);
-    if (bytes == nullptr) return {"no bytes on " + node.name, true};
-    const bool ours = acknowledged.Matches(bytes->contents()) ||
-                      (indeterminate != nullptr && indeterminate->Matches(bytes->contents()));
+    const fakes::SimFile* file = StoredBytes(world, node.name, *object);
+    if (file == nullptr) return {"no bytes on " + node.name, true};
+    // What a GET would answer: the file as the version the node runs reads it.
+    const auto facts = world.images.find({node.image, world.runtime.running_version(node.name)});
+    const std::string bytes =
+        facts == world.images.end()
+            ? file->contents()
+            : s3::ServedObjectBytes(facts->second.node_code, file->contents());
+    const bool ours =
+        acknowledged.Matches(bytes) || (indeterminate != nullptr && indeterminate->Matches(bytes));
     return {ours ? "" : "other bytes on " + node.name};
   };
   if (!reads_node_id) {

@@ -192,6 +192,9 @@ struct ScenarioSetting {
   std::string title;   // One line.
   std::string story;   // What happened in the seed, a paragraph.
   std::string lesson;  // What to take away, a paragraph.
+  // Its failure class (scenarios/failure_classes.h), or empty: `class` in
+  // a file; the catalogue groups its stories by it.
+  std::string failure_class;
   // The images the compose file starts with (see models/s3/seed_images.h).
   std::string node_version = "v2";
   std::string proxy_version = "v2";

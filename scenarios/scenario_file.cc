@@ -6,6 +6,7 @@
 #include "models/migrate/folder.h"
 #include "models/operator/migrate_cli.h"
 #include "models/s3/seed_images.h"
+#include "scenarios/failure_classes.h"
 #include "scenarios/steps.h"
 #include "scenarios/topology.h"
 #include "sim/assert.h"
@@ -79,14 +80,23 @@ class Reader {
 
   Scenario Read(const toml::table& root) const {
     OnlyKeys(root,
-             {"name", "title", "story", "lesson", "seed", "topology", "crash", "checkers", "image",
-              "service", "step", "budget", "fault"},
+             {"name", "title", "story", "lesson", "class", "seed", "topology", "crash", "checkers",
+              "image", "service", "step", "budget", "fault"},
              "");
     Scenario scenario;
     scenario.name = String(root, "name", "", true);
     scenario.title = String(root, "title", "", true);
     scenario.story = String(root, "story", "", false);
     scenario.lesson = String(root, "lesson", "", false);
+    scenario.failure_class = String(root, "class", "", false);
+    if (!scenario.failure_class.empty() && FindFailureClass(scenario.failure_class) == nullptr) {
+      std::string known;
+      for (const FailureClass& c : FailureClasses()) {
+        known += (known.empty() ? "" : ", ") + std::string(c.id);
+      }
+      Fail(root.get("class"),
+           fmt::format("no failure class '{}' (known: {})", scenario.failure_class, known));
+    }
     if (const std::optional<std::int64_t> seed = Integer(root, "seed", "")) {
       if (*seed < 0) Fail(root.get("seed"), "'seed' must not be negative");
       scenario.seed = static_cast<std::uint64_t>(*seed);

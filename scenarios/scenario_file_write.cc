@@ -133,6 +133,9 @@ std::string ExpectationToml(const Expectation& e) {
 std::string ToToml(const Scenario& s) {
   std::string out = fmt::format("name = {}\ntitle = {}\nstory = {}\nlesson = {}\n\n",
                                 Quoted(s.name), Quoted(s.title), Quoted(s.story), Quoted(s.lesson));
+  if (!s.failure_class.empty()) {
+    out.insert(out.size() - 1, fmt::format("class = {}\n", Quoted(s.failure_class)));
+  }
   if (s.seed != 1) out.insert(out.size() - 1, fmt::format("seed = {}\n", s.seed));
   out += fmt::format("[topology]\nnode = {}\nproxy = {}\ndb_init = {}\n", Quoted(s.node_version),
                      Quoted(s.proxy_version), Quoted(s.db_init_version));

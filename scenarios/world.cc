@@ -18,7 +18,7 @@ World::World(sim::SimulationOptions options)
   models::s3::RegisterSeedImages(runtime);
   for (auto& [version, image] : models::s3::SeedNodeImages()) {
     images.emplace(std::pair(models::s3::kNodeImage, version),
-                   ImageFacts{std::move(image.migrations)});
+                   ImageFacts{.migrations = std::move(image.migrations), .node_code = image.code});
   }
   for (auto& [version, image] : models::s3::SeedProxyImages()) {
     images.emplace(std::pair(models::s3::kProxyImage, version),

@@ -20,6 +20,7 @@
 #include "models/cql/store_snapshot.h"
 #include "models/migrate/source.h"
 #include "models/operator/operator.h"
+#include "models/s3/kuri_node.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/scenario.h"
 #include "sim/sim.h"
@@ -102,6 +103,7 @@ struct World : fakes::Environment {
     models::migrate::MigrationSource migrations;
     bool reads_node_id = true;  // Proxy images: routes by the index's node_id.
     std::string version_table = "schema_migrations";  // golang-migrate's, as the image names it.
+    models::s3::NodeCode node_code;  // Node images: how a GET serves the object's file.
   };
   std::map<std::pair<std::string, std::string>, ImageFacts> images;
 

@@ -162,6 +162,7 @@ struct Batch {
 struct Describe {
   enum class What : unsigned char {
     kKeyspaces,
+    kCluster,  // The cluster's name and partitioner, as ycqlsh prints them.
     kTables,
     kSchema,    // Every user keyspace, with its tables.
     kKeyspace,  // `keyspace`, or the session's when empty.

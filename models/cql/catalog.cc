@@ -45,6 +45,11 @@ CREATE VIEW fl_system_columns AS
   SELECT t.keyspace AS c0, t.name AS c1, c.name AS c2, c.clustering_order AS c3, c.role AS c4,
          c.position AS c5, c.type AS c6, c.ordinal AS c7
   FROM fl_columns c JOIN fl_tables t ON t.id = c.table_id;
+DROP VIEW IF EXISTS fl_system_local;
+CREATE VIEW fl_system_local AS
+  SELECT 'local' AS c0, 'COMPLETED' AS c1, 'local cluster' AS c2, '3.4.2' AS c3,
+         'datacenter1' AS c4, '4' AS c5, 'org.apache.cassandra.dht.Murmur3Partitioner' AS c6,
+         'rack1' AS c7, '3.9-SNAPSHOT' AS c8, '20.1.0' AS c9;
 PRAGMA user_version = 1;
 COMMIT;
 )sql";
@@ -260,10 +265,24 @@ void Catalog::AddSystemKeyspace() {
     system.tables.emplace(table->name, std::move(*table));
   }
   keyspaces_.emplace(system.name, std::move(system));
-  // YCQL's other system keyspaces, listed but without tables here.
-  for (const char* name : {"system", "system_auth"}) {
-    keyspaces_.emplace(name, KeyspaceInfo{name, {}, {}, true});
+  // system.local, the row a driver reads first: the values YugabyteDB's
+  // LocalVTable gives (yugabyte-db src/yb/master/yql_local_vtable.cc), its
+  // text columns only (no addresses, tokens or host id here).
+  KeyspaceInfo local_keyspace{"system", {}, {}, true};
+  TableInfo local = SystemTable("local", "fl_system_local");
+  local.keyspace = "system";
+  int index = 0;
+  for (const char* name :
+       {"key", "bootstrapped", "cluster_name", "cql_version", "data_center",
+        "native_protocol_version", "partitioner", "rack", "release_version", "thrift_version"}) {
+    local.columns.push_back(SystemColumn(
+        name, text, index == 0 ? Role::kPartitionKey : Role::kRegular, index == 0 ? 0 : -1, index));
+    ++index;
   }
+  local_keyspace.tables.emplace(local.name, std::move(local));
+  keyspaces_.emplace(local_keyspace.name, std::move(local_keyspace));
+  // YCQL's other system keyspace, listed but without tables here.
+  keyspaces_.emplace("system_auth", KeyspaceInfo{"system_auth", {}, {}, true});
 }
 
 sim::Status Catalog::LoadKeyspaces(sqlite3* db) {

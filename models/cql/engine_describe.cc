@@ -117,6 +117,9 @@ Outcome Engine::Run(Session& session, const Describe& statement) {
       for (const auto& [name, keyspace] : catalog_.keyspaces()) names.push_back(Quoted(name));
       return Text(fmt::format("{}\n", fmt::join(names, "  ")));
     }
+    case Describe::What::kCluster:
+      // cqlsh's DESCRIBE CLUSTER, with system.local's name and partitioner.
+      return Text("\nCluster: local cluster\nPartitioner: Murmur3Partitioner\n");
     case Describe::What::kTables: {
       // With a keyspace in use, ycqlsh lists just its table names.
       if (const KeyspaceInfo* current = catalog_.FindKeyspace(session.keyspace)) {

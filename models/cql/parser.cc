@@ -701,13 +701,15 @@ class Parser {
     return batch;
   }
 
-  // ycqlsh's forms: KEYSPACES, TABLES, [FULL] SCHEMA, KEYSPACE [name] (the
+  // ycqlsh's forms: KEYSPACES, CLUSTER, TABLES, [FULL] SCHEMA, KEYSPACE [name] (the
   // current one without), TABLE or COLUMNFAMILY name, and a bare name (a
   // keyspace if one has it, else a table).
   Statement DescribeBody() {
     Describe statement;
     if (AcceptKeyword("keyspaces")) {
       statement.what = Describe::What::kKeyspaces;
+    } else if (AcceptKeyword("cluster")) {
+      statement.what = Describe::What::kCluster;
     } else if (AcceptKeyword("tables")) {
       statement.what = Describe::What::kTables;
     } else if (AcceptKeyword("full") || Peek().IsKeyword("schema")) {

@@ -54,7 +54,8 @@ Outcome StoreSnapshot::Read(const std::string& statement, std::vector<Value> val
                 "a snapshot read must be one "
                 "statement: {}",
                 statement);
-  FL_ASSERT_MSG(std::holds_alternative<Select>(parsed.statements[0].statement),
+  FL_ASSERT_MSG(std::holds_alternative<Select>(parsed.statements[0].statement) ||
+                    std::holds_alternative<Describe>(parsed.statements[0].statement),
                 "a snapshot only reads: {}", statement);
   Session session;
   return engine_->Execute(session, parsed.statements[0], values);

@@ -43,7 +43,7 @@ class StoreSnapshot {
   StoreSnapshot(const StoreSnapshot&) = delete;
   StoreSnapshot& operator=(const StoreSnapshot&) = delete;
 
-  // Runs one read statement (a SELECT) and returns every row; the statement
+  // Runs one read statement (a SELECT, or a DESCRIBE) and returns every row; the statement
   // text is the caller's own, so a syntax error is a programming error.
   Outcome Read(const std::string& statement, std::vector<Value> values = {});
 

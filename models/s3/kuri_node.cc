@@ -43,6 +43,8 @@ class KuriNode {
     }
     context_.Log(
         fmt::format("starting node {} on port {}, keyspace {}", node_id_, port_, keyspace_));
+    // The serves-early image answers while its start-up still runs.
+    if (image_.code.serves_before_migrating) Serve();
     if (sim::Status migrated = co_await MigrateWithRetries(); !migrated.ok()) {
       context_.Log(StartupFailureLine(migrated));
       co_return 1;
@@ -52,17 +54,22 @@ class KuriNode {
       context_.Log(StartupFailureLine(connected));
       co_return 1;
     }
+    co_await ReplayDeleteJournal();
+    if (!image_.code.serves_before_migrating) Serve();
+    co_await context_.StopRequested();
+    co_return 0;
+  }
+
+ private:
+  void Serve() {
     context_.network().Listen(context_.process(), port_,
                               [this](Request request) -> sim::Awaitable<Response> {
                                 co_return co_await Handle(std::move(request));
                               });
     context_.SetReady(true);  // Its /healthz answers 200 whenever it listens.
     context_.Log(fmt::format("node {} serving S3 on port {}", node_id_, port_));
-    co_await context_.StopRequested();
-    co_return 0;
   }
 
- private:
   static cql::ClientOptions SessionOptions(fakes::ContainerContext& context) {
     cql::ClientOptions options;
     options.store = fakes::Endpoint(context.Env("STORE_HOST", "yugabyte"), cql::kCqlPort);
@@ -91,6 +98,16 @@ class KuriNode {
     const std::optional<std::string> upload = QueryParameter(request.query, "uploadId");
     if (request.method == "POST" && QueryParameter(request.query, "uploads")) {
       co_return co_await multipart_.Initiate(*object);
+    }
+    if (image_.code.decodes_body_encoding) {
+      const auto encoding = request.headers.find(kBodyEncodingHeader);
+      if (encoding != request.headers.end()) {
+        std::optional<std::string> decoded = DecodeBase64(request.body);
+        if (encoding->second != kBase64 || !decoded) {
+          co_return ErrorResponse(400, "InvalidRequest", "bad X-Body-Encoding", request.path);
+        }
+        request.body = std::move(*decoded);
+      }
     }
     if (upload) co_return co_await HandleUpload(*object, *upload, std::move(request));
     if (request.method == "PUT") co_return co_await Put(*object, std::move(request.body));
@@ -166,16 +183,19 @@ class KuriNode {
     if (data == nullptr) co_return ErrorResponse(500, "InternalError", "no data directory", "");
     fakes::SimFile& file = data->OpenOrCreate(DataPath(object));
     file.Truncate(0);
-    if (sim::Status written = data->Write(file, 0, body); !written.ok()) {
+    const std::string stored = StoredObjectFile(image_.code, body);
+    if (sim::Status written = data->Write(file, 0, stored); !written.ok()) {
       co_return ErrorResponse(500, "InternalError", written.message(), DataPath(object));
     }
     // Reads see every write: the file is the object, and synced, none of it is pending.
-    FL_ASSERT(file.size() == body.size());
+    FL_ASSERT(file.size() == stored.size());
     // This object's bytes, not every file on the volume.
-    if (sim::Status synced = data->Sync(file); !synced.ok()) {
-      co_return ErrorResponse(500, "InternalError", synced.message(), DataPath(object));
+    if (image_.code.syncs_before_ack) {
+      if (sim::Status synced = data->Sync(file); !synced.ok()) {
+        co_return ErrorResponse(500, "InternalError", synced.message(), DataPath(object));
+      }
+      FL_ASSERT(!file.has_pending());
     }
-    FL_ASSERT(!file.has_pending());
     const std::string cid = ContentId(body);
     std::vector<cql::Value> values;
     values.push_back(cql::Value::Text(object.bucket));
@@ -190,17 +210,34 @@ class KuriNode {
       markers += markers.empty() ? "?" : ", ?";
     }
     FL_ASSERT(values.size() == (image_.writes_node_id ? 5u : 4u));
-    cql::ClientResult result =
-        co_await session_.Query(fmt::format("INSERT INTO {}.{} ({}) VALUES ({})", kIndexKeyspace,
-                                            kObjectsTable, columns, markers),
-                                std::move(values));
-    if (!result.ok()) {
-      context_.Log("index write failed: " + result.ToString());
-      co_return ErrorResponse(500, "InternalError", result.ToString(), DataPath(object));
-    }
+    std::string insert = fmt::format("INSERT INTO {}.{} ({}) VALUES ({})", kIndexKeyspace,
+                                     kObjectsTable, columns, markers);
     fakes::Headers headers;
     headers["ETag"] = "\"" + cid + "\"";
+    if (!image_.code.index_before_ack) {
+      // The async-index image: the answer goes first, the row when the
+      // store takes it, so a later PUT's row can land before this one's.
+      context_.process().Spawn("index-" + object.key,
+                               [this, insert = std::move(insert),
+                                values = std::move(values)]() mutable -> sim::Awaitable<void> {
+                                 co_await WriteIndexRow(std::move(insert), std::move(values));
+                               });
+      co_return Response(200, "", std::move(headers));
+    }
+    const bool indexed = co_await WriteIndexRow(std::move(insert), std::move(values));
+    if (!indexed && image_.code.index_errors_fail_put) {
+      co_return ErrorResponse(500, "InternalError", last_index_error_, DataPath(object));
+    }
+    // (The swallows-index-error image answers 200 whatever the store said.)
     co_return Response(200, "", std::move(headers));
+  }
+
+  sim::Awaitable<bool> WriteIndexRow(std::string insert, std::vector<cql::Value> values) {
+    cql::ClientResult result = co_await session_.Query(std::move(insert), std::move(values));
+    if (result.ok()) co_return true;
+    last_index_error_ = result.ToString();
+    context_.Log("index write failed: " + last_index_error_);
+    co_return false;
   }
 
   Response Get(const ObjectPath& object, bool head, const std::string& resource) {
@@ -213,14 +250,36 @@ class KuriNode {
       return ErrorResponse(500, "InternalError", readable.message(), resource);
     }
     // (The ETag is the index row's cid; a GET does not read the index.)
+    std::string bytes = ServedObjectBytes(image_.code, file->contents());
     fakes::Headers headers;
-    headers["Content-Length"] = std::to_string(file->contents().size());
-    return Response(200, head ? "" : file->contents(), std::move(headers));
+    headers["Content-Length"] = std::to_string(bytes.size());
+    return Response(200, head ? "" : std::move(bytes), std::move(headers));
   }
 
   sim::Awaitable<Response> Delete(ObjectPath object) {
+    if (image_.code.delete_journal != NodeCode::DeleteJournal::kNone) {
+      if (sim::Status logged = AppendToJournal(object); !logged.ok()) {
+        co_return ErrorResponse(500, "InternalError", logged.message(), DataPath(object));
+      }
+    }
+    // The seed's order takes the bytes first: a failed row delete leaves a
+    // row that points at nothing. The index-first-delete image takes the
+    // row first, so a failure leaves bytes no row names, which is harmless.
+    if (!image_.code.index_first_delete) RemoveBytes(object);
+    if (sim::Status removed = co_await RemoveIndexRow(object); !removed.ok()) {
+      co_return ErrorResponse(500, "InternalError", removed.message(), DataPath(object));
+    }
+    if (image_.code.index_first_delete) RemoveBytes(object);
+    if (image_.code.delete_journal == NodeCode::DeleteJournal::kClearedWhenDone) ClearJournal();
+    co_return Response(204);
+  }
+
+  void RemoveBytes(const ObjectPath& object) {
     fakes::Volume* data = context_.VolumeAt(kNodeDataDirectory);
     if (data != nullptr) data->Remove(DataPath(object));
+  }
+
+  sim::Awaitable<sim::Status> RemoveIndexRow(const ObjectPath& object) {
     std::vector<cql::Value> key;
     key.push_back(cql::Value::Text(object.bucket));
     key.push_back(cql::Value::Text(object.key));
@@ -228,10 +287,54 @@ class KuriNode {
         co_await session_.Query(fmt::format("DELETE FROM {}.{} WHERE bucket = ? AND key = ?",
                                             kIndexKeyspace, kObjectsTable),
                                 std::move(key));
-    if (!result.ok()) {
-      co_return ErrorResponse(500, "InternalError", result.ToString(), DataPath(object));
+    if (!result.ok()) co_return sim::Status::Unavailable(result.ToString());
+    co_return sim::Status::Ok();
+  }
+
+  // The delete journal: one "bucket/key" line per delete, synced before the
+  // delete starts.
+  sim::Status AppendToJournal(const ObjectPath& object) {
+    fakes::Volume* data = context_.VolumeAt(kNodeDataDirectory);
+    if (data == nullptr) return sim::Status::Unavailable("no data directory");
+    fakes::SimFile& journal = data->OpenOrCreate(kDeleteJournalPath);
+    if (sim::Status written =
+            data->Write(journal, journal.size(), object.bucket + "/" + object.key + "\n");
+        !written.ok()) {
+      return written;
     }
-    co_return Response(204);
+    return data->Sync(journal);
+  }
+
+  void ClearJournal() {
+    fakes::Volume* data = context_.VolumeAt(kNodeDataDirectory);
+    if (data != nullptr) data->Remove(kDeleteJournalPath);
+  }
+
+  // At start-up, every delete the journal holds is done again, bytes and
+  // row: what a delete cut short by a crash left undone. A journal never
+  // cleared replays every delete ever made, even of an object PUT since.
+  sim::Awaitable<void> ReplayDeleteJournal() {
+    if (image_.code.delete_journal == NodeCode::DeleteJournal::kNone) co_return;
+    fakes::Volume* data = context_.VolumeAt(kNodeDataDirectory);
+    const fakes::SimFile* journal = data == nullptr ? nullptr : data->Find(kDeleteJournalPath);
+    if (journal == nullptr) co_return;
+    const std::string lines = journal->contents();
+    constexpr std::size_t kMaxReplayed = 100'000;  // Far past any story's deletes.
+    std::size_t replayed = 0;
+    for (std::size_t at = 0; at < lines.size() && replayed < kMaxReplayed; ++replayed) {
+      const std::size_t end = std::min(lines.find('\n', at), lines.size());
+      const std::optional<ObjectPath> object = ParseObjectPath("/" + lines.substr(at, end - at));
+      FL_ASSERT(end + 1 > at);  // Each line moves past the last.
+      at = end + 1;
+      if (!object) continue;  // A torn last line: its delete never started.
+      RemoveBytes(*object);
+      if (sim::Status removed = co_await RemoveIndexRow(*object); !removed.ok()) {
+        context_.Log("journal replay: " + removed.message());
+        co_return;  // Kept: the next start tries again.
+      }
+      context_.Log(fmt::format("journal replay: deleted {}/{}", object->bucket, object->key));
+    }
+    if (image_.code.delete_journal == NodeCode::DeleteJournal::kClearedWhenDone) ClearJournal();
   }
 
   fakes::ContainerContext& context_;
@@ -242,6 +345,7 @@ class KuriNode {
   std::optional<RetryPolicy> retry_;  // Empty when the environment's is malformed.
   cql::CqlSession session_;
   NodeMultipart multipart_;
+  std::string last_index_error_;  // The last failed index write's error, for its 500.
 };
 
 }  // namespace
@@ -272,6 +376,20 @@ std::vector<std::string> NodeIndexColumns(bool writes_node_id) {
 
 std::string NodeId(const fakes::ServiceSpec& service) {
   return EnvOr(service, "NODE_ID", service.name);
+}
+
+std::string StoredObjectFile(const NodeCode& code, std::string_view bytes) {
+  if (code.writes == ObjectFormat::kPlain) return std::string(bytes);
+  return fmt::format("{}{}\n{}", kFramedObjectMagic, bytes.size(), bytes);
+}
+
+std::string ServedObjectBytes(const NodeCode& code, std::string_view file) {
+  // A reader that knows the framed format strips its header; any other
+  // reader serves the file as it is, header and all.
+  if (!code.reads_framed || !file.starts_with(kFramedObjectMagic)) return std::string(file);
+  const std::size_t newline = file.find('\n');
+  if (newline == std::string_view::npos) return std::string(file);
+  return std::string(file.substr(newline + 1));
 }
 
 std::string NodeObjectPath(const ObjectPath& object) {

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fakes/compose.h"
@@ -26,12 +27,49 @@ namespace faultline::models::s3 {
 inline constexpr const char* kNodeImage = "kuri";
 inline constexpr const char* kNodeDataDirectory = "/data";
 
+// How an object's bytes lie in a node's data directory: as they are, or
+// behind a header (kFramed, the writes-framed version: a header line
+// that a reader must strip).
+enum class ObjectFormat { kPlain, kFramed };
+inline constexpr std::string_view kFramedObjectMagic = "FLOBJ3 size=";
+
+// What an image version's code does on the request path. The seed's v2 is
+// the default; each other value is one failure class of the teaching
+// catalogue (../shared/reference/failure-catalog.md), or the code that
+// prevents it, named by the version that ships it (seed_images.cc).
+struct NodeCode {
+  ObjectFormat writes = ObjectFormat::kPlain;
+  bool reads_framed = false;             // Strips the v3 header when it finds one.
+  bool decodes_body_encoding = false;    // Understands X-Body-Encoding: base64.
+  bool syncs_before_ack = true;          // false: acks bytes still in the page cache.
+  bool index_errors_fail_put = true;     // false: logs a failed index write, answers 200.
+  bool index_before_ack = true;          // false: answers the PUT, then writes the row.
+  bool index_first_delete = false;       // true: removes the row before the bytes.
+  bool serves_before_migrating = false;  // true: listens, then runs its migrations.
+  // A journal of deletes, replayed at start-up so that a delete cut short
+  // by a crash is finished: kept forever (every start replays every delete
+  // ever made), or each entry cleared once its delete is done.
+  enum class DeleteJournal { kNone, kNeverCleared, kClearedWhenDone };
+  DeleteJournal delete_journal = DeleteJournal::kNone;
+};
+
+// Where a node with a delete journal keeps it, in its data directory.
+inline constexpr const char* kDeleteJournalPath = "/journal/deletes";
+
+// The file a node of `code` keeps for an object of `bytes`, and what a GET
+// of it answers with: its own format's inverse, or, for a reader that does
+// not know the framed format, the file as it is (the checkers read objects
+// through it, as a GET would).
+std::string StoredObjectFile(const NodeCode& code, std::string_view bytes);
+std::string ServedObjectBytes(const NodeCode& code, std::string_view file);
+
 // What an image version of the node brings.
 struct NodeImage {
   migrate::MigrationSource migrations;  // For the node's own keyspace.
   // The index columns this image's code writes: the new image adds node_id
   // (and expires_at), which the old table lacks.
   bool writes_node_id = true;
+  NodeCode code;
   RetryPolicy startup_retry;
   std::shared_ptr<migrate::MigrationRunner> runner =
       std::make_shared<migrate::GolangMigrateRunner>();

@@ -106,4 +106,48 @@ fakes::Response ErrorResponse(int status, std::string_view code, std::string_vie
       std::move(headers));
 }
 
+namespace {
+constexpr std::string_view kBase64Alphabet =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+}  // namespace
+
+std::string EncodeBase64(std::string_view bytes) {
+  std::string text;
+  text.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t at = 0; at < bytes.size(); at += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - at);
+    std::uint32_t group = 0;
+    for (std::size_t i = 0; i < 3; ++i) {
+      group = (group << 8) | (i < n ? static_cast<unsigned char>(bytes[at + i]) : 0u);
+    }
+    for (std::size_t i = 0; i < 4; ++i) {
+      text += i <= n ? kBase64Alphabet[(group >> (18 - 6 * i)) & 0x3f] : '=';
+    }
+  }
+  FL_ASSERT(text.size() % 4 == 0);
+  return text;
+}
+
+std::optional<std::string> DecodeBase64(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::string bytes;
+  for (std::size_t at = 0; at < text.size(); at += 4) {
+    std::uint32_t group = 0;
+    int padding = 0;
+    for (std::size_t i = 0; i < 4; ++i) {
+      const char c = text[at + i];
+      const std::size_t value = kBase64Alphabet.find(c);
+      const bool pad = c == '=' && at + 4 == text.size() && i >= 2;
+      if (value == std::string_view::npos && !pad) return std::nullopt;
+      if (pad) ++padding;
+      if (!pad && padding > 0) return std::nullopt;  // Nothing after '='.
+      group = (group << 6) | (pad ? 0u : static_cast<std::uint32_t>(value));
+    }
+    for (int i = 0; i < 3 - padding; ++i) {
+      bytes += static_cast<char>((group >> (16 - 8 * i)) & 0xff);
+    }
+  }
+  return bytes;
+}
+
 }  // namespace faultline::models::s3

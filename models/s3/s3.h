@@ -38,6 +38,16 @@ std::string ContentId(std::string_view bytes);
 // A port number from text ("7001"), or 0 when it is not one.
 std::uint16_t ParsePort(std::string_view text);
 
+// The header a proxy that encodes bodies sends (the encodes-bodies proxy), and its
+// one value.
+inline constexpr const char* kBodyEncodingHeader = "X-Body-Encoding";
+inline constexpr const char* kBase64 = "base64";
+
+// RFC 4648 base64 with padding, for a proxy that encodes bodies; Decode is
+// empty for text that is not base64.
+std::string EncodeBase64(std::string_view bytes);
+std::optional<std::string> DecodeBase64(std::string_view text);
+
 // Who a service is, for migration locks: its name and incarnation, so that
 // a restarted service waits for its own old lease to expire rather than
 // sharing it with a run that may still be in flight.

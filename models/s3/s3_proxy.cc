@@ -107,9 +107,18 @@ class Proxy {
     // A bound far past any run (a probe a second for 30 virtual years); a
     // stop or crash of the proxy ends it long before.
     constexpr std::int64_t kMaxProbes = std::int64_t{1} << 30;
+    bool answered = healthy_[i];
     for (std::int64_t probe = 0; probe < kMaxProbes; ++probe) {
       co_await sim::SleepFor(image_.probe_interval);
       co_await Probe(i);
+      answered = answered || healthy_[i];
+      // The no-reprobe image drops a backend that answered once and then
+      // failed a probe: it never notices that the node came back.
+      if (!image_.reprobes_failed_backends && answered && !healthy_[i]) {
+        context_.Log(
+            fmt::format("s3-proxy: backend {} failed a probe; dropped", backends_[i].host));
+        co_return;
+      }
     }
   }
 
@@ -127,6 +136,10 @@ class Proxy {
     const bool initiate = request.method == "POST" && QueryParameter(request.query, "uploads");
     // Writes, parts and initiates go round-robin; complete and abort go to
     // the upload's coordinator; the rest to the node holding the object.
+    if (request.method == "PUT" && image_.encodes_bodies) {
+      request.body = EncodeBase64(request.body);
+      request.headers[kBodyEncodingHeader] = kBase64;
+    }
     if (request.method == "PUT" || initiate) co_return co_await RoundRobin(std::move(request));
     if (upload) co_return co_await ByUpload(*upload, std::move(request));
     co_return co_await ByIndex(*object, std::move(request));

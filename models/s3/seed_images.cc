@@ -135,11 +135,116 @@ migrate::DbInitPlan SeedDbInitPlan(bool with_files) {
 
 namespace faultline::models::s3 {
 
+namespace {
+
+// The node's versions, one entry each: the seed's, then one per failure
+// class of the teaching catalogue (../shared/reference/failure-catalog.md)
+// or the code that prevents it. The only list of them.
+template <typename Image>
+struct Version {
+  const char* name;
+  Image (*make)();
+};
+
+template <auto Change>
+NodeImage SeedNodeWith() {
+  NodeImage image = SeedNodeImage();
+  Change(image.code);
+  return image;
+}
+
+const std::vector<Version<NodeImage>>& NodeVersions() {
+  using Journal = NodeCode::DeleteJournal;
+  static const std::vector<Version<NodeImage>> kVersions = {
+      {"v1", OldSeedNodeImage},
+      {"v2", SeedNodeImage},
+      {"safe",
+       [] {
+         NodeImage image = SeedNodeImage();
+         image.runner = std::make_shared<migrate::SafeRunner>();
+         return image;
+       }},
+      {"db-init",
+       [] {
+         NodeImage image = SeedNodeImage();
+         image.runner = std::make_shared<migrate::DbInitStyleRunner>();
+         return image;
+       }},
+      // v2 that also reads the framed format: the release to ship before
+      // writes-framed, and to roll back to.
+      {"reads-framed", SeedNodeWith<[](NodeCode& code) { code.reads_framed = true; }>},
+      // The next release: keeps objects behind a header line, and understands a proxy that
+      // encodes bodies.
+      {"writes-framed", SeedNodeWith<[](NodeCode& code) {
+         code.writes = ObjectFormat::kFramed;
+         code.reads_framed = true;
+         code.decodes_body_encoding = true;
+       }>},
+      {"no-fsync", SeedNodeWith<[](NodeCode& code) { code.syncs_before_ack = false; }>},
+      {"swallows-index-error",
+       SeedNodeWith<[](NodeCode& code) { code.index_errors_fail_put = false; }>},
+      {"async-index", SeedNodeWith<[](NodeCode& code) { code.index_before_ack = false; }>},
+      {"index-first-delete", SeedNodeWith<[](NodeCode& code) { code.index_first_delete = true; }>},
+      {"serves-early", SeedNodeWith<[](NodeCode& code) { code.serves_before_migrating = true; }>},
+      {"replays-deletes",
+       SeedNodeWith<[](NodeCode& code) { code.delete_journal = Journal::kNeverCleared; }>},
+      {"journal-cleared",
+       SeedNodeWith<[](NodeCode& code) { code.delete_journal = Journal::kClearedWhenDone; }>},
+  };
+  return kVersions;
+}
+
+template <auto Change>
+ProxyImage SeedProxyWith() {
+  ProxyImage image = SeedProxyImage();
+  Change(image);
+  return image;
+}
+
+const std::vector<Version<ProxyImage>>& ProxyVersions() {
+  static const std::vector<Version<ProxyImage>> kVersions = {
+      {"v1", OldSeedProxyImage},
+      {"v2", SeedProxyImage},
+      {"v2-versioned", VersionedProxyImage},
+      {"safe",
+       [] {
+         ProxyImage image = SeedProxyImage();
+         image.runner = std::make_shared<migrate::SafeRunner>();
+         return image;
+       }},
+      // Sends PUT bodies base64 encoded, for nodes that know the header (writes-framed).
+      {"encodes-bodies", SeedProxyWith<[](ProxyImage& image) { image.encodes_bodies = true; }>},
+      // Drops a backend for good after a failed probe.
+      {"no-reprobe",
+       SeedProxyWith<[](ProxyImage& image) { image.reprobes_failed_backends = false; }>},
+  };
+  return kVersions;
+}
+
+template <typename Image>
+std::vector<std::string> NamesOf(const std::vector<Version<Image>>& versions) {
+  std::vector<std::string> names;
+  for (const Version<Image>& version : versions) names.emplace_back(version.name);
+  return names;
+}
+
+template <typename Image>
+std::map<std::string, Image> Build(const std::vector<Version<Image>>& versions) {
+  std::map<std::string, Image> images;
+  for (const Version<Image>& version : versions) {
+    const bool added = images.emplace(version.name, version.make()).second;
+    FL_ASSERT_MSG(added, "image version {} is listed twice", version.name);
+  }
+  return images;
+}
+
+}  // namespace
+
 const std::vector<std::string>& SeedImageVersions(std::string_view image) {
   static const std::map<std::string, std::vector<std::string>, std::less<>> kVersions = {
       {cql::kStoreImage, {"2.20", "cassandra"}},
-      {kNodeImage, {"v1", "v2", "safe", "db-init"}},
-      {kProxyImage, {"v1", "v2", "v2-versioned", "safe"}},
+      {kNodeImage, NamesOf(NodeVersions())},
+      {kProxyImage, NamesOf(ProxyVersions())},
       {kDbInitImage, {"v1", "buggy", "patient"}},
   };
   static const std::vector<std::string> kNone;
@@ -165,31 +270,8 @@ std::string NodeServiceName(int node) {
   return fmt::format("kuri-{}", node);
 }
 
-std::map<std::string, NodeImage> SeedNodeImages() {
-  std::map<std::string, NodeImage> images;
-  images.emplace("v2", SeedNodeImage());
-  images.emplace("v1", OldSeedNodeImage());
-  NodeImage safe = SeedNodeImage();
-  safe.runner = std::make_shared<migrate::SafeRunner>();
-  images.emplace("safe", std::move(safe));
-  NodeImage db_init_style = SeedNodeImage();
-  db_init_style.runner = std::make_shared<migrate::DbInitStyleRunner>();
-  images.emplace("db-init", std::move(db_init_style));
-  FL_ASSERT(images.size() == SeedImageVersions(kNodeImage).size());
-  return images;
-}
-
-std::map<std::string, ProxyImage> SeedProxyImages() {
-  std::map<std::string, ProxyImage> images;
-  images.emplace("v2", SeedProxyImage());
-  images.emplace("v1", OldSeedProxyImage());
-  images.emplace("v2-versioned", VersionedProxyImage());
-  ProxyImage safe_proxy = SeedProxyImage();
-  safe_proxy.runner = std::make_shared<migrate::SafeRunner>();
-  images.emplace("safe", std::move(safe_proxy));
-  FL_ASSERT(images.size() == SeedImageVersions(kProxyImage).size());
-  return images;
-}
+std::map<std::string, NodeImage> SeedNodeImages() { return Build(NodeVersions()); }
+std::map<std::string, ProxyImage> SeedProxyImages() { return Build(ProxyVersions()); }
 
 void RegisterSeedImages(fakes::Runtime& runtime) {
   runtime.RegisterImage(cql::kStoreImage, "2.20", cql::StoreEntryPoint());

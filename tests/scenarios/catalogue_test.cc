@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
+#include "scenarios/failure_classes.h"
 #include "scenarios/runner.h"
 
 namespace faultline::scenarios {
@@ -66,6 +68,30 @@ TEST(CatalogueTest, HoldsTheFiveSeedStoriesAndTheirFixes) {
   for (const char* name : {"stale-schema", "dirty-migration", "hand-cleared-flag", "wrong-keyspace",
                            "version-drift", "stale-schema-fixed", "dirty-migration-fixed"}) {
     EXPECT_NE(FindScenario(name), nullptr) << name;
+  }
+}
+
+// The teaching catalogue: every failure class has a story that breaks a
+// whole-run checker and a -fixed companion of the same class that breaks
+// none (../shared/reference/failure-catalog.md).
+TEST(CatalogueTest, EveryFailureClassHasAStoryThatBreaksACheckerAndAFixThatBreaksNone) {
+  for (const FailureClass& failure : FailureClasses()) {
+    int stories = 0;
+    for (const Scenario& scenario : Catalogue()) {
+      if (scenario.failure_class != failure.id || scenario.name.ends_with("-fixed")) continue;
+      ++stories;
+      const Scenario* fixed = FindScenario(scenario.name + "-fixed");
+      ASSERT_NE(fixed, nullptr) << scenario.name << " has no -fixed companion";
+      EXPECT_EQ(fixed->failure_class, scenario.failure_class) << fixed->name;
+      for (const auto& [checker, holds] : fixed->checkers) {
+        EXPECT_TRUE(holds) << fixed->name << " still breaks " << checker;
+      }
+      if (failure.id == "repair-by-hand") continue;  // The seeds' repairs break their own way.
+      EXPECT_TRUE(std::any_of(scenario.checkers.begin(), scenario.checkers.end(),
+                              [](const auto& entry) { return !entry.second; }))
+          << scenario.name << " names no checker it breaks";
+    }
+    EXPECT_GE(stories, 1) << "no story of class " << failure.id;
   }
 }
 

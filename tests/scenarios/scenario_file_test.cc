@@ -56,10 +56,11 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
   EXPECT_EQ(Error("title = \"t\"\n[[step]]\ndo = \"up\"\n"), "story.toml:1:1: missing 'name'");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n"),
             "story.toml:1:1: a scenario needs at least one [[step]]");
-  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\ncolour = 3\n[[step]]\ndo = \"up\"\n"),
-            "story.toml:3:1: unknown key 'colour' (expected one of: budget, checkers, crash, "
-            "fault, image, "
-            "lesson, name, seed, service, step, story, title, topology)");
+  EXPECT_EQ(
+      Error("name = \"x\"\ntitle = \"t\"\ncolour = 3\n[[step]]\ndo = \"up\"\n"),
+      "story.toml:3:1: unknown key 'colour' (expected one of: budget, checkers, class, crash, "
+      "fault, image, "
+      "lesson, name, seed, service, step, story, title, topology)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"wait\"\nfor = \"soon\"\n"),
             "story.toml:5:7: step 1: 'soon' is not a duration of at most 8760h (write 500ms, 15s, "
             "8m, 2h)");
@@ -89,10 +90,11 @@ TEST(ScenarioFileTest, UnknownNamesAndMixedExpectationsAreRefusedUpFront) {
             "yugabyte, db-init, kuri-1, kuri-2 and s3-proxy)");
   EXPECT_EQ(Error(head + "[[step]]\ndo = \"set-image\"\nservice = \"kuri-1\"\nversion = \"v99\"\n"),
             "story.toml:6:11: step 1: kuri-1 has no image version 'v99' (known: v1, v2, safe, "
-            "db-init)");
+            "db-init, reads-framed, writes-framed, no-fsync, swallows-index-error, async-index, "
+            "index-first-delete, serves-early, replays-deletes, journal-cleared)");
   EXPECT_EQ(Error(head + "[topology]\nproxy = \"v7\"\n[[step]]\ndo = \"up\"\n"),
             "story.toml:4:9: topology: s3-proxy has no image version 'v7' (known: v1, v2, "
-            "v2-versioned, safe)");
+            "v2-versioned, safe, encodes-bodies, no-reprobe)");
   EXPECT_EQ(Error(head + "[[step]]\ndo = \"s3\"\nmethod = \"YEET\"\npath = \"/b/k\"\n"),
             "story.toml:5:10: step 1: 'method' is GET, PUT, HEAD, DELETE or POST");
   EXPECT_EQ(Error(head + "[[step]]\ndo = \"up\"\nexpect = [ { state = \"kuri-1\", is = "
