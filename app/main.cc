@@ -19,6 +19,7 @@
 #include "app/scenario_commands.h"
 #include "scenarios/catalogue.h"
 #include "scenarios/runner.h"
+#include "scenarios/timeline.h"
 
 namespace faultline::app {
 namespace {
@@ -39,7 +40,8 @@ commands:
   explain N   scenario N's story, steps and lesson (--toml: as a scenario file)
   run N|FILE  play a catalogue scenario or a scenario file (docs/scenario-format.md):
               each step, its outcome, each expectation's verdict
-              options: --seed N, --json, --timeline, --trace FILE (JSON Lines),
+              options: --seed N, --json, --timeline [--only S] [--kinds K],
+              --raw-timeline, --trace FILE (JSON Lines),
               --perfetto FILE (open in ui.perfetto.dev), --check-determinism
   explore N|FILE  draw fault schedules around a scenario's steps, group the
               failures, shrink each to a scenario file (`faultline explore --help`)
@@ -95,7 +97,16 @@ whole-run checkers. Exit 0 when every expectation held, 1 when one did not,
   --seed N             the seed (default: the scenario's, else 1)
   --json               print one JSON object instead (scenario, seed, verdict,
                        trace_hash, virtual_time_ns, wall_time_ms, steps, ...)
-  --timeline           print every trace event as text (to stderr with --json)
+  --timeline           print the run as a readable timeline (to stderr with
+                       --json): a marker at each step with its narration, one
+                       line per message (send and delivery folded), statements
+                       with their bound values, logs, crashes and faults
+  --only S1,S2         the timeline of these services (or hosts: client,
+                       ycqlsh, migrate, dockerd) only; implies --timeline
+  --kinds K1,K2        the timeline of these kinds only: net, cql, log,
+                       container, process, migrate, fault, operator, volume,
+                       other; implies --timeline
+  --raw-timeline       every trace event as text, one line each
   --trace FILE         write every trace event to FILE as JSON Lines
   --perfetto FILE      write Chrome Trace Event JSON for ui.perfetto.dev
   --check-determinism  run twice more; fail, naming the first divergent
@@ -225,12 +236,12 @@ DemoFlags ParseDemoFlags(const std::vector<std::string>& args) {
 }
 
 void PrintTable(const std::vector<DemoResult>& results) {
-  std::printf("%-28s %-7s %-14s %9s  %s\n", "scenario", "verdict", "virtual time", "wall ms",
+  std::printf("%-34s %-7s %-14s %9s  %s\n", "scenario", "verdict", "virtual time", "wall ms",
               "what happened");
   for (const DemoResult& result : results) {
     const std::string virtual_time =
         result.virtual_time == sim::kTimeZero ? "-" : sim::FormatTime(result.virtual_time);
-    std::printf("%-28s %-7s %-14s %9.1f  %s\n", result.name.c_str(),
+    std::printf("%-34s %-7s %-14s %9.1f  %s\n", result.name.c_str(),
                 result.passed ? "pass" : "FAIL", virtual_time.c_str(), result.wall_ms,
                 result.summary.c_str());
   }
@@ -249,11 +260,11 @@ int RunDemo(const DemoFlags& flags) {
     json_sink.emplace(trace_file);
     options.sinks.push_back(&*json_sink);
   }
-  std::optional<sim::TextSink> text_sink;
+  std::optional<scenarios::ReadableTimeline> timeline;
   DemoOptions dirty_options = options;
   if (flags.timeline) {
-    text_sink.emplace(std::cout);
-    dirty_options.sinks.push_back(&*text_sink);
+    timeline.emplace(std::cout, scenarios::TimelineFilter{});
+    dirty_options.sinks.push_back(&*timeline);
     std::printf("timeline of dirty-migration (seed %llu):\n",
                 static_cast<unsigned long long>(flags.seed));
   }
@@ -261,9 +272,13 @@ int RunDemo(const DemoFlags& flags) {
   // The catalogue; --trace and --timeline follow the dirty-migration story.
   for (const scenarios::Scenario& scenario : scenarios::Catalogue()) {
     const bool story = scenario.name == "dirty-migration";
-    const scenarios::ScenarioResult result = scenarios::RunScenario(
-        scenario, {.seed = flags.seed,
-                   .sinks = story ? dirty_options.sinks : std::vector<sim::TraceSink*>{}});
+    scenarios::RunOptions run{
+        .seed = flags.seed, .sinks = story ? dirty_options.sinks : std::vector<sim::TraceSink*>{}};
+    if (story && timeline) {
+      run.before_step = [&](std::size_t step) { timeline->MarkStep(scenario, step); };
+    }
+    const scenarios::ScenarioResult result = scenarios::RunScenario(scenario, run);
+    if (story && timeline) timeline->Finish();
     results.push_back(DemoResult{scenario.name, result.passed, result.virtual_time, result.wall_ms,
                                  scenario.title, result.trace_hash});
   }

@@ -1,5 +1,6 @@
 #include "app/scenario_commands.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <variant>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "app/command_util.h"
 #include "scenarios/catalogue.h"
@@ -20,6 +22,8 @@
 #include "scenarios/perfetto.h"
 #include "scenarios/runner.h"
 #include "scenarios/scenario_file.h"
+#include "scenarios/timeline.h"
+#include "scenarios/topology.h"
 
 namespace faultline::app {
 namespace {
@@ -76,6 +80,34 @@ void PrintSteps(const scenarios::ScenarioResult& result) {
                                check.held ? "" : " (got: " + check.actual + ")");
     }
   }
+}
+
+// "a,b,,c" as {a, b, c}.
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    if (comma > start) items.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return items;
+}
+
+// What is wrong with a --only list for this scenario's cluster, or empty.
+std::string UnknownHost(const scenarios::Scenario& scenario, const std::set<std::string>& hosts) {
+  // The cluster's services, and the hosts the runner adds around them.
+  std::vector<std::string> known = {"client", "ycqlsh", "migrate", "dockerd", "sim"};
+  for (const scenarios::ServiceImage& service : scenarios::ServicesOf(scenario)) {
+    known.push_back(service.name);
+  }
+  for (const std::string& host : hosts) {
+    if (std::find(known.begin(), known.end(), host) == known.end()) {
+      return fmt::format("--only: no service or host '{}' (there are: {})", host,
+                         fmt::join(known, ", "));
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -151,6 +183,8 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
   std::optional<std::uint64_t> seed_flag;
   bool json = false;
   bool timeline = false;
+  bool raw_timeline = false;
+  scenarios::TimelineFilter filter;
   bool check_determinism = false;
   std::optional<std::string> trace_path;
   std::optional<std::string> perfetto_path;
@@ -165,6 +199,13 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
       json = true;
     } else if (arg == "--timeline") {
       timeline = true;
+    } else if (arg == "--raw-timeline") {
+      raw_timeline = true;
+    } else if (arg == "--only" || arg == "--kinds") {
+      if (i + 1 >= args.size()) return BadInput(arg + " needs a comma-separated list");
+      timeline = true;
+      std::set<std::string>& into = arg == "--only" ? filter.services : filter.kinds;
+      for (std::string& item : SplitCommas(args[++i])) into.insert(std::move(item));
     } else if (arg == "--check-determinism") {
       check_determinism = true;
     } else if (arg == "--trace") {
@@ -182,12 +223,24 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
     }
   }
   if (!name) return BadInput("usage: faultline run NAME|FILE [--seed N] [--json] [--timeline] ...");
+  if (timeline && raw_timeline)
+    return BadInput("give --timeline (or --only, --kinds) or --raw-timeline, not both");
+  for (const std::string& kind : filter.kinds) {
+    const auto& kinds = scenarios::TimelineKinds();
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
+      return BadInput(
+          fmt::format("--kinds: no kind '{}' (kinds: {})", kind, fmt::join(kinds, ", ")));
+    }
+  }
   // A name from the catalogue (which wins over a file of that name in the
   // directory), or a scenario file.
   std::optional<scenarios::Scenario> from_file;
   const scenarios::Scenario* scenario = NamedOrFile(*name, from_file);
   if (scenario == nullptr) return kExitBadInput;
   const std::uint64_t seed = seed_flag.value_or(scenario->seed);
+  if (const std::string unknown = UnknownHost(*scenario, filter.services); !unknown.empty()) {
+    return BadInput(unknown);
+  }
 
   scenarios::RunOptions options{.seed = seed};
   std::ofstream trace_file;
@@ -204,8 +257,14 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
     json_sink.emplace(trace_file);
     options.sinks.push_back(&*json_sink);
   }
+  // With --json, stdout holds the JSON object alone: a timeline goes to stderr.
+  std::optional<scenarios::ReadableTimeline> readable;
   if (timeline) {
-    // With --json, stdout holds the JSON object alone.
+    readable.emplace(json ? std::cerr : std::cout, filter);
+    options.sinks.push_back(&*readable);
+    options.before_step = [&](std::size_t step) { readable->MarkStep(*scenario, step); };
+  }
+  if (raw_timeline) {
     text_sink.emplace(json ? std::cerr : std::cout);
     options.sinks.push_back(&*text_sink);
   }
@@ -217,6 +276,10 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
     options.sinks.push_back(&perfetto);
   }
   const scenarios::ScenarioResult result = scenarios::RunScenario(*scenario, options);
+  if (readable) {
+    readable->Finish();
+    (json ? std::cerr : std::cout) << "\n";
+  }
   if (perfetto_path) perfetto_file << perfetto.Json();
   // A full disk must not pass for a written file.
   for (auto [flag, path, file] : {std::tuple{"--trace", &trace_path, &trace_file},

@@ -74,6 +74,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   result.passed = true;
   std::size_t played = 0;
   for (const Step& step : scenario.steps) {
+    if (options.before_step) options.before_step(played);
     for (const CheckResult& check : cluster.PlayBorrowed(step).checks) {
       result.passed = result.passed && check.held;
     }
@@ -86,6 +87,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
                       std::make_move_iterator(played_steps.end()));
   // The liveness phase: safety was checked after every step, under the
   // faults; now they stop and the cluster has kLivenessBound to converge.
+  if (options.before_step && cluster.stopped().empty()) options.before_step(scenario.steps.size());
   cluster.Settle();
   // A run stopped by its budget has no verdict: it did not finish.
   result.stopped = cluster.stopped();

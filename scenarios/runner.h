@@ -58,6 +58,10 @@ struct RunOptions {
   // phase (with the number of steps), to read the world: an observer
   // reads, it never acts, so it never changes the trace.
   std::function<void(std::size_t step, World& world)> observe;
+  // Called before each step plays (with its index), and before the liveness
+  // phase (with the number of steps): for sinks that mark the steps, such
+  // as the readable timeline. It sees nothing and does nothing to the run.
+  std::function<void(std::size_t step)> before_step;
 };
 
 // After the last step, faults stop and the cluster has this long to converge

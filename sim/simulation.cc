@@ -79,18 +79,27 @@ FaultDecision Simulation::HitFaultPoint(std::string_view site, const Owner& call
 }
 
 void Simulation::Emit(std::string_view name, std::initializer_list<TraceField> fields) {
+  Emit(name, std::vector<TraceField>(fields));
+}
+
+void Simulation::Emit(std::string_view name, std::vector<TraceField> fields) {
   const Owner owner = CurrentOwner();
   // Code of a dead incarnation can only be running on after a crash inside a
   // synchronous call, until its next suspension; nothing it does is seen.
   if (!scheduler_.IsLive(owner)) return;
-  EmitFor(owner.process, owner.incarnation, name, fields);
+  EmitFor(owner.process, owner.incarnation, name, std::move(fields));
 }
 
 void Simulation::EmitFor(ProcessId process, std::uint32_t incarnation, std::string_view name,
                          std::initializer_list<TraceField> fields) {
+  EmitFor(process, incarnation, name, std::vector<TraceField>(fields));
+}
+
+void Simulation::EmitFor(ProcessId process, std::uint32_t incarnation, std::string_view name,
+                         std::vector<TraceField> fields) {
   FL_ASSERT(process < processes_.size());
   trace_.Record(TraceEvent{0, scheduler_.steps(), Now(), processes_[process]->name(), incarnation,
-                           std::string(name), std::vector<TraceField>(fields)});
+                           std::string(name), std::move(fields)});
 }
 
 RunResult Simulation::RunUntilIdle(std::uint64_t max_steps) {

@@ -86,9 +86,12 @@ class Simulation final : public AssertionContext {
   // Records a trace event from the code running now (the root process
   // between jobs), stamped with the virtual time and the step.
   void Emit(std::string_view name, std::initializer_list<TraceField> fields = {});
+  void Emit(std::string_view name, std::vector<TraceField> fields);
   // Records a trace event on behalf of a process incarnation.
   void EmitFor(ProcessId process, std::uint32_t incarnation, std::string_view name,
                std::initializer_list<TraceField> fields);
+  void EmitFor(ProcessId process, std::uint32_t incarnation, std::string_view name,
+               std::vector<TraceField> fields);
 
   RunResult Run(const RunBudget& budget) { return scheduler_.Run(budget); }
   RunResult RunUntilIdle(std::uint64_t max_steps = kDefaultMaxSteps);

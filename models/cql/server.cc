@@ -22,6 +22,42 @@ std::string PreparedId(std::string_view keyspace, std::string_view text) {
   return fmt::format("{:016x}", sim::Fnv1a64(fmt::format("{}\n{}", keyspace, text)));
 }
 
+// "'photos', 'cat.jpg', 5, null": bound values as literals, untyped (a blob
+// as hex), each cut at 60 characters.
+std::string BoundValuesText(const std::vector<Value>& values) {
+  std::string text;
+  for (const Value& value : values) {
+    std::string one;
+    switch (value.kind) {
+      case Value::Kind::kNull:
+        one = "null";
+        break;
+      case Value::Kind::kInt:
+        one = std::to_string(value.integer);
+        break;
+      case Value::Kind::kDouble:
+        one = fmt::format("{}", value.real);
+        break;
+      case Value::Kind::kBool:
+        one = value.integer != 0 ? "true" : "false";
+        break;
+      case Value::Kind::kText:
+        one = "'" + value.bytes + "'";
+        break;
+      case Value::Kind::kBlob:
+        one = "0x";
+        for (const unsigned char c : value.bytes) one += fmt::format("{:02x}", c);
+        break;
+      default:
+        one = fmt::format("<{} elements>", value.elements.size());
+        break;
+    }
+    if (one.size() > 60) one = one.substr(0, 57) + "...";
+    text += (text.empty() ? "" : ", ") + one;
+  }
+  return text;
+}
+
 }  // namespace
 
 CqlError StoreService::Worded(CqlError error, std::string_view statement) const {
@@ -104,16 +140,12 @@ StoreService::Reply StoreService::Run(const Session& session, const ParsedStatem
     } else if (done->kind == QueryResult::Kind::kRows) {
       result = fmt::format("{} rows", done->rows.size());
     }
-    if (gossip_) {
-      simulation_->Emit("cql.statement", {{"statement", statement.text},
-                                          {"keyspace", session.keyspace},
-                                          {"outcome", result},
-                                          {"coordinator", coordinator}});
-    } else {
-      simulation_->Emit(
-          "cql.statement",
-          {{"statement", statement.text}, {"keyspace", session.keyspace}, {"outcome", result}});
-    }
+    std::vector<sim::TraceField> fields = {
+        {"statement", statement.text}, {"keyspace", session.keyspace}, {"outcome", result}};
+    // The bound values, so a reader of the trace sees what each '?' was.
+    if (!values.empty()) fields.push_back({"values", BoundValuesText(values)});
+    if (gossip_) fields.push_back({"coordinator", coordinator});
+    simulation_->Emit("cql.statement", std::move(fields));
   }
   if (auto* error = std::get_if<CqlError>(&outcome)) {
     outcome = Worded(std::move(*error), statement.text);
