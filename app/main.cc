@@ -45,6 +45,8 @@ commands:
               --perfetto FILE (open in ui.perfetto.dev), --check-determinism
   explore N|FILE  draw fault schedules around a scenario's steps, group the
               failures, shrink each to a scenario file (`faultline explore --help`)
+  report N|FILE -o run.html  one self-contained HTML page of the run: its
+              steps, the store at any step, a message diagram, checkers, logs
   shell N|FILE --at STEP  a ycqlsh-like prompt on the store as it was after
               that step of the run (`faultline shell --help`)
   merge DIR...  fold the results of explore's shards into one
@@ -341,6 +343,7 @@ int Main(int argc, char** argv) {
   if (command == "merge") return RunMergeCommand(args);
   if (command == "check-migrations") return RunCheckMigrationsCommand(args);
   if (command == "shell") return RunShellCommand(args);
+  if (command == "report") return RunReportCommand(args);
   BadInput(fmt::format("unknown command '{}'", command));
 }
 

@@ -15,6 +15,8 @@ int RunScenarioCommand(const std::vector<std::string>& args);
 int RunExploreCommand(const std::vector<std::string>& args);
 // `faultline merge DIR... [--out DIR] [--json]`: shards as one exploration.
 int RunMergeCommand(const std::vector<std::string>& args);
+// `faultline report NAME|FILE -o FILE.html`: a page of the run (report_command.cc).
+int RunReportCommand(const std::vector<std::string>& args);
 // `faultline shell NAME|FILE --at STEP`: the store after a step (shell_command.cc).
 int RunShellCommand(const std::vector<std::string>& args);
 // check-migrations DIR [options] (check_migrations_command.cc).

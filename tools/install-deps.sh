@@ -17,6 +17,7 @@ packages=(
   python3-jsonschema        # the test that validates SARIF output against its schema
   clang libclang-rt-14-dev  # the parser's libFuzzer run (the suite itself builds with g++)
   parallel                  # GNU parallel: the test that spreads explore's shards with it
+  chromium                  # the browser test of `faultline report`'s page (headless)
 )
 case "${1:-}" in
   --bench) packages+=(libsimgrid-dev) ;;

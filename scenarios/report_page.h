@@ -1,0 +1,14 @@
+// The page of `faultline report`: HTML, CSS and script in one file, drawn
+// from the run's data (report.cc) by its own script, with nothing fetched.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace faultline::scenarios {
+
+// The page for `data` (a JSON text safe inside a <script> element), titled
+// after the scenario `name`.
+std::string ReportPage(std::string_view data, std::string_view name);
+
+}  // namespace faultline::scenarios
