@@ -60,6 +60,12 @@ struct Container {
   bool powered_off = false;      // Its machine has no power: nothing starts it.
   bool up_at_power_off = false;  // Running or restarting when the power went.
   bool supervised = false;
+  // The supervisor is sleeping out a restart's back-off. A start by hand
+  // then (an `up` that recreates the container, a restart) hands the
+  // container to a new supervisor, so that the new process's exit is seen
+  // when it happens; the old one, waking, finds a newer generation and ends.
+  bool backing_off = false;
+  std::uint64_t supervisor = 0;
   sim::TimePoint started_at{};
   std::string running_version;  // The image version its current (or last) start ran.
   bool ready = false;           // What the running incarnation last said (SetReady).
@@ -389,14 +395,16 @@ void Runtime::StartProcess(Container& container) {
                                return ProbeHealth(container, incarnation);
                              });
   }
-  if (!container.supervised) {
+  if (!container.supervised || container.backing_off) {
     container.supervised = true;
+    container.backing_off = false;
+    const std::uint64_t generation = ++container.supervisor;
     daemon_.Spawn("supervise " + container.spec.name,
-                  [this, &container] { return Supervise(container); });
+                  [this, &container, generation] { return Supervise(container, generation); });
   }
 }
 
-sim::Awaitable<void> Runtime::Supervise(Container& container) {
+sim::Awaitable<void> Runtime::Supervise(Container& container, std::uint64_t generation) {
   sim::Duration backoff = kBackoffStart;
   for (int round = 0; round < kMaxRestarts; ++round) {
     const sim::ExitStatus exit = co_await container.process->WaitForExit();
@@ -415,7 +423,10 @@ sim::Awaitable<void> Runtime::Supervise(Container& container) {
     if (!by_policy || container.stop_requested() || container.run_once) break;
     if (ran >= kBackoffResetAfter) backoff = kBackoffStart;
     SetState(container, ContainerState::kRestarting);
+    container.backing_off = true;
     co_await sim::SleepFor(backoff);
+    if (container.supervisor != generation) co_return;  // Started by hand meanwhile: not ours.
+    container.backing_off = false;
     backoff = std::min(backoff * 2, kBackoffMax);
     if (container.stop_requested()) {
       SetState(container, ContainerState::kExited);  // Stopped during the back-off.
@@ -425,6 +436,7 @@ sim::Awaitable<void> Runtime::Supervise(Container& container) {
     ++container.restarts;
     StartProcess(container);
   }
+  FL_ASSERT(container.supervisor == generation);
   container.supervised = false;
 }
 

@@ -187,7 +187,9 @@ class Runtime {
   void StartProcess(Container& container);
   sim::Awaitable<void> StartWhenReady(Container& container);
   sim::Awaitable<bool> WaitFor(Container& dependency, DependencyCondition condition);
-  sim::Awaitable<void> Supervise(Container& container);
+  // Applies the restart policy to each exit of `container`'s process, as
+  // long as `generation` is the container's supervisor.
+  sim::Awaitable<void> Supervise(Container& container, std::uint64_t generation);
   sim::Awaitable<void> ProbeHealth(Container& container, std::uint32_t incarnation);
   sim::Awaitable<void> StopGracefully(Container& container);
   sim::Awaitable<void> DownAll(bool remove_volumes);

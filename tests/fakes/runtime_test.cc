@@ -287,6 +287,31 @@ TEST(RuntimeTest, StopDuringARestartBackoffLeavesItExited) {
   EXPECT_EQ(world.Starts("kuri-1").size(), 1u);
 }
 
+// A container recreated while its supervisor sleeps out a long back-off:
+// the new container's exit is seen when it happens (not when the old
+// back-off ends), and its restarts start again from 100 ms.
+TEST(RuntimeTest, AContainerRecreatedDuringABackoffHasItsExitSeenAtOnce) {
+  World world;
+  world.runtime.RegisterImage("kuri", "v1", ExitWith(1, milliseconds(5)));
+  ASSERT_TRUE(world.runtime.Up({{Service("kuri-1", "kuri", RestartPolicy::kAlways)}}).ok());
+  world.simulation.RunFor(seconds(60));  // Its back-off is past 25 s by now.
+  ASSERT_EQ(world.runtime.state("kuri-1"), ContainerState::kRestarting);
+  world.runtime.Down(/*remove_volumes=*/false);
+  world.simulation.RunFor(seconds(1));
+  ASSERT_TRUE(world.runtime.Up({{Service("kuri-1", "kuri", RestartPolicy::kAlways)}}).ok());
+  const sim::TimePoint recreated = world.simulation.Now();
+  world.simulation.RunFor(seconds(2));
+  // It exited 5 ms after its start and restarted 100 ms, then 200 ms later.
+  std::vector<sim::TimePoint> after;
+  for (const sim::TimePoint start : world.Starts("kuri-1")) {
+    if (start >= recreated) after.push_back(start);
+  }
+  ASSERT_GE(after.size(), 3u);
+  EXPECT_EQ(after[1] - after[0], milliseconds(105));
+  EXPECT_EQ(after[2] - after[1], milliseconds(205));
+  EXPECT_EQ(world.runtime.last_exit_code("kuri-1"), 1);
+}
+
 TEST(RuntimeTest, DownRightAfterUpIsOrderly) {
   // Which of the "up" and "down" tasks runs first is the seed's choice.
   for (std::uint64_t seed = 1; seed <= 30; ++seed) {
