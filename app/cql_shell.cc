@@ -229,14 +229,14 @@ class ShellStore {
 };
 
 constexpr std::string_view kHelp = R"(
-Documented shell commands:
-===========================
+Documented shell commands (no ';' needed):
+===========================================
 EXIT  QUIT  HELP
 
-CQL statements (as the store answers them):
-===========================================
+CQL statements, each ended by ';' (DESCRIBE too), as the store answers them:
+==============================================================================
 SELECT  INSERT  UPDATE  DELETE  BATCH  TRUNCATE
-CREATE KEYSPACE  CREATE TABLE  CREATE TYPE  ALTER TABLE  DROP TABLE  DROP KEYSPACE  USE
+CREATE KEYSPACE  CREATE TABLE  ALTER TABLE  DROP TABLE  DROP KEYSPACE  USE
 DESCRIBE KEYSPACES | CLUSTER | TABLES | SCHEMA | KEYSPACE [name] | TABLE name
 SELECT * FROM system.local; SELECT * FROM system_schema.tables;
 )";
@@ -291,6 +291,23 @@ bool RunScript(models::cql::Engine& engine, models::cql::Session& session,
     return false;
   }
   return true;
+}
+
+// -k KEYSPACE: USE it, quoted, so any name is taken as it is and nothing else.
+bool UseKeyspace(models::cql::Engine& engine, models::cql::Session& session,
+                 const std::string& keyspace) {
+  std::string quoted;
+  for (const char c : keyspace) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return RunScript(engine, session, "-k", 1, "USE \"" + quoted + "\"");
+}
+
+// -e STATEMENTS: a shell command (HELP; EXIT does nothing) or statements.
+bool RunExecute(models::cql::Engine& engine, models::cql::Session& session,
+                const std::string& statements) {
+  const ShellCommand command = ShellCommandOf(statements);
+  if (command == ShellCommand::kHelp) std::cout << kHelp << "\n";
+  if (command != ShellCommand::kNone) return true;
+  return RunScript(engine, session, "<string>", 1, statements);
 }
 
 // Standard input: statement by statement (each ends with ';'), with a prompt
@@ -358,14 +375,8 @@ int RunCqlShellOnSnapshot(const std::string& database, const std::optional<std::
   }
   models::cql::Session session;
   bool ok = true;
-  if (!keyspace.empty()) ok = RunScript(store.engine(), session, "-k", 1, "USE " + keyspace);
-  if (ok && execute) {
-    if (const ShellCommand command = ShellCommandOf(*execute); command != ShellCommand::kNone) {
-      if (command == ShellCommand::kHelp) std::cout << kHelp << "\n";
-    } else {
-      ok = RunScript(store.engine(), session, "<string>", 1, *execute);
-    }
-  }
+  if (!keyspace.empty()) ok = UseKeyspace(store.engine(), session, keyspace);
+  if (ok && execute) ok = RunExecute(store.engine(), session, *execute);
   if (ok && !execute) ok = RunInteractive(store.engine(), session);
   return ok ? kExitOk : kExitBadInput;
 }
@@ -414,20 +425,8 @@ int RunCqlShell(const std::vector<std::string>& args) {
   }
   models::cql::Session session;
   bool ok = true;
-  if (!flags.keyspace.empty()) {
-    std::string quoted;  // A quoted identifier: any name, and nothing else.
-    for (const char c : flags.keyspace)
-      quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    ok = RunScript(store.engine(), session, "-k", 1, "USE \"" + quoted + "\"");
-  }
-  if (ok && flags.execute) {
-    if (const ShellCommand command = ShellCommandOf(*flags.execute);
-        command != ShellCommand::kNone) {
-      if (command == ShellCommand::kHelp) std::cout << kHelp << "\n";
-    } else {
-      ok = RunScript(store.engine(), session, "<string>", 1, *flags.execute);
-    }
-  }
+  if (!flags.keyspace.empty()) ok = UseKeyspace(store.engine(), session, flags.keyspace);
+  if (ok && flags.execute) ok = RunExecute(store.engine(), session, *flags.execute);
   if (ok && flags.file) ok = RunScript(store.engine(), session, *flags.file, 1, script);
   if (ok && !flags.execute && !flags.file) ok = RunInteractive(store.engine(), session);
   if (flags.data) {

@@ -108,6 +108,7 @@ whole-run checkers. Exit 0 when every expectation held, 1 when one did not,
   --kinds K1,K2        the timeline of these kinds only: net, cql, log,
                        container, process, migrate, fault, operator, volume,
                        other; implies --timeline
+  --probes             the timeline with the health probes (hidden by default)
   --raw-timeline       every trace event as text, one line each
   --trace FILE         write every trace event to FILE as JSON Lines
   --perfetto FILE      write Chrome Trace Event JSON for ui.perfetto.dev
@@ -265,7 +266,8 @@ int RunDemo(const DemoFlags& flags) {
   std::optional<scenarios::ReadableTimeline> timeline;
   DemoOptions dirty_options = options;
   if (flags.timeline) {
-    timeline.emplace(std::cout, scenarios::TimelineFilter{});
+    timeline.emplace(std::cout, *scenarios::FindScenario("dirty-migration"),
+                     scenarios::TimelineFilter{});
     dirty_options.sinks.push_back(&*timeline);
     std::printf("timeline of dirty-migration (seed %llu):\n",
                 static_cast<unsigned long long>(flags.seed));
@@ -277,7 +279,10 @@ int RunDemo(const DemoFlags& flags) {
     scenarios::RunOptions run{
         .seed = flags.seed, .sinks = story ? dirty_options.sinks : std::vector<sim::TraceSink*>{}};
     if (story && timeline) {
-      run.before_step = [&](std::size_t step) { timeline->MarkStep(scenario, step); };
+      run.before_step = [&](std::size_t step) { timeline->MarkStep(step); };
+      run.observe = [&](std::size_t step, scenarios::World&) {
+        if (step == scenario.steps.size()) timeline->Close();
+      };
     }
     const scenarios::ScenarioResult result = scenarios::RunScenario(scenario, run);
     if (story && timeline) timeline->Finish();

@@ -34,7 +34,7 @@ no external script or font.
   --seed N    the seed (default: the scenario's, else 1)
 
 Exit status 0 when the run passed, 1 when it did not (the page says why),
-2 for bad input.
+2 for bad input, or a run its budget stopped (the page shows what ran).
 )";
 
 // Writes `text` to `path` whole or not at all: beside it first, then renamed.

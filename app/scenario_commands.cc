@@ -22,6 +22,7 @@
 #include "scenarios/perfetto.h"
 #include "scenarios/runner.h"
 #include "scenarios/scenario_file.h"
+#include "scenarios/steps.h"
 #include "scenarios/timeline.h"
 #include "scenarios/topology.h"
 
@@ -166,13 +167,18 @@ int RunExplain(const std::vector<std::string>& args) {
   }
   const std::string broken = BrokenCheckers(*scenario);
   std::cout << "\nWhat happened\n  " << scenario->story << "\n";
-  std::cout << (broken.empty() ? "\n  It breaks no whole-run checker: every one holds.\n"
-                               : "\n  It breaks " + broken + "; the other checkers hold.\n");
+  std::cout << (broken.empty() ? "\n  It breaks no whole-run checker: every one must hold.\n"
+                               : "\n  It breaks " + broken + "; the other checkers must hold.\n");
   std::cout << "\nThe steps\n";
+  // Numbered as `run` plays them and `shell --at` takes them; a step with
+  // no narration is shown by what it does.
   int number = 0;
   for (const scenarios::Step& step : scenario->steps) {
-    if (step.narration.empty()) continue;
-    std::cout << fmt::format("  {:>2}. {}\n", ++number, step.narration);
+    ++number;
+    std::cout << fmt::format("  {:>2}. {}\n", number,
+                             step.narration.empty()
+                                 ? "(" + scenarios::StepKindOf(step).show(step) + ")"
+                                 : step.narration);
   }
   std::cout << "\nThe lesson\n  " << scenario->lesson << "\n";
   return kExitOk;
@@ -199,13 +205,18 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
       json = true;
     } else if (arg == "--timeline") {
       timeline = true;
+    } else if (arg == "--probes") {
+      timeline = true;
+      filter.probes = true;
     } else if (arg == "--raw-timeline") {
       raw_timeline = true;
     } else if (arg == "--only" || arg == "--kinds") {
       if (i + 1 >= args.size()) return BadInput(arg + " needs a comma-separated list");
       timeline = true;
       std::set<std::string>& into = arg == "--only" ? filter.services : filter.kinds;
-      for (std::string& item : SplitCommas(args[++i])) into.insert(std::move(item));
+      std::vector<std::string> items = SplitCommas(args[++i]);
+      if (items.empty()) return BadInput(arg + " needs at least one name, got '" + args[i] + "'");
+      for (std::string& item : items) into.insert(std::move(item));
     } else if (arg == "--check-determinism") {
       check_determinism = true;
     } else if (arg == "--trace") {
@@ -224,7 +235,7 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
   }
   if (!name) return BadInput("usage: faultline run NAME|FILE [--seed N] [--json] [--timeline] ...");
   if (timeline && raw_timeline)
-    return BadInput("give --timeline (or --only, --kinds) or --raw-timeline, not both");
+    return BadInput("give --timeline (or --only, --kinds, --probes) or --raw-timeline, not both");
   for (const std::string& kind : filter.kinds) {
     const auto& kinds = scenarios::TimelineKinds();
     if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
@@ -260,9 +271,12 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
   // With --json, stdout holds the JSON object alone: a timeline goes to stderr.
   std::optional<scenarios::ReadableTimeline> readable;
   if (timeline) {
-    readable.emplace(json ? std::cerr : std::cout, filter);
+    readable.emplace(json ? std::cerr : std::cout, *scenario, filter);
     options.sinks.push_back(&*readable);
-    options.before_step = [&](std::size_t step) { readable->MarkStep(*scenario, step); };
+    options.before_step = [&](std::size_t step) { readable->MarkStep(step); };
+    options.observe = [&](std::size_t step, scenarios::World&) {
+      if (step == scenario->steps.size()) readable->Close();
+    };
   }
   if (raw_timeline) {
     text_sink.emplace(json ? std::cerr : std::cout);

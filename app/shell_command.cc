@@ -81,10 +81,11 @@ std::variant<ShellFlags, int> ParseShellFlags(const std::vector<std::string>& ar
   return flags;
 }
 
-// The store's database file after step `at` (1-based) of `scenario`, or
-// empty when the store had written none.
-std::string StoreAfterStep(const scenarios::Scenario& scenario, std::size_t at,
-                           std::uint64_t seed) {
+// The store's database file after step `at` (1-based) of `scenario` (empty
+// when the store had written none), or nothing when the run stopped (its
+// budget) before that step ended, with why in `stopped`.
+std::optional<std::string> StoreAfterStep(const scenarios::Scenario& scenario, std::size_t at,
+                                          std::uint64_t seed, std::string& stopped) {
   FL_ASSERT(at >= 1 && at <= scenario.steps.size());
   scenarios::Scenario prefix = scenario;
   prefix.steps.resize(at);
@@ -95,9 +96,24 @@ std::string StoreAfterStep(const scenarios::Scenario& scenario, std::size_t at,
     sim::Result<std::string> file = scenarios::StoreDatabaseFile(world);
     database = file.ok() ? *file : std::string();
   };
-  scenarios::RunScenario(prefix, options);
-  FL_ASSERT_MSG(database.has_value(), "step {} of {} was never observed", at, scenario.name);
-  return *database;
+  stopped = scenarios::RunScenario(prefix, options).stopped;
+  FL_ASSERT_MSG(database.has_value() || !stopped.empty(), "step {} of {} was never observed", at,
+                scenario.name);
+  return database;
+}
+
+// Where the learner is: the story, the seed and the step, said on standard
+// error so that -e output stays clean.
+std::string Banner(const scenarios::Scenario& scenario, std::uint64_t seed, std::size_t at,
+                   bool fresh) {
+  std::string where =
+      at == 0 ? std::string("before its first step") : fmt::format("the store after step {}", at);
+  if (at > 0) {
+    const std::string& narration = scenario.steps[at - 1].narration;
+    where += ": " + scenarios::OneLine(narration.empty() ? "(no narration)" : narration, 100);
+  }
+  return fmt::format("{} (seed {}), {}{}\n", scenario.name, seed, where,
+                     fresh ? " (the store had written nothing yet: a fresh store)" : "");
 }
 
 }  // namespace
@@ -122,19 +138,17 @@ int RunShellCommand(const std::vector<std::string>& args) {
         "shell");
   }
   const std::uint64_t seed = flags.seed.value_or(scenario->seed);
-  const std::string database =
-      *flags.at == 0 ? std::string() : StoreAfterStep(*scenario, *flags.at, seed);
+  std::string stopped;
+  const std::optional<std::string> database =
+      *flags.at == 0 ? std::string() : StoreAfterStep(*scenario, *flags.at, seed, stopped);
+  if (!database) {
+    return BadInput(fmt::format("--at {}: the run stopped before step {} ended: {}", *flags.at,
+                                *flags.at, stopped),
+                    "shell");
+  }
   // Where the learner is, on standard error so that -e output stays clean.
-  std::cerr << (*flags.at == 0 ? fmt::format("{} (seed {}), before its first step: a fresh store\n",
-                                             scenario->name, seed)
-                               : fmt::format("{} (seed {}), the store after step {}: {}\n",
-                                             scenario->name, seed, *flags.at,
-                                             scenarios::OneLine(
-                                                 scenario->steps[*flags.at - 1].narration.empty()
-                                                     ? std::string("(no narration)")
-                                                     : scenario->steps[*flags.at - 1].narration,
-                                                 100)));
-  return RunCqlShellOnSnapshot(database, flags.execute, flags.keyspace);
+  std::cerr << Banner(*scenario, seed, *flags.at, database->empty());
+  return RunCqlShellOnSnapshot(*database, flags.execute, flags.keyspace);
 }
 
 }  // namespace faultline::app

@@ -10,6 +10,7 @@
 
 #include "models/cql/server.h"
 #include "scenarios/failure_classes.h"
+#include "scenarios/message_pairs.h"
 #include "scenarios/report_page.h"
 #include "scenarios/store_view.h"
 #include "scenarios/topology.h"
@@ -39,8 +40,11 @@ std::string Field(const sim::TraceEvent& event, std::string_view key) {
 // sequence number that orders it among the others.
 class DiagramSink final : public sim::TraceSink {
  public:
-  DiagramSink(std::set<std::string> services, std::set<std::string> stores)
-      : services_(std::move(services)), stores_(std::move(stores)) {}
+  // `services` in the compose file's order, which the lanes follow.
+  DiagramSink(const std::vector<std::string>& services, std::set<std::string> stores)
+      : services_(services.begin(), services.end()), pairs_(std::move(stores)) {
+    for (const std::string& service : services) ranks_.emplace(service, ranks_.size());
+  }
 
   void MarkStep(std::size_t step) { Add({{"k", "step"}, {"n", step}, {"s", seq_++}}); }
 
@@ -53,11 +57,15 @@ class DiagramSink final : public sim::TraceSink {
     if (name == "net.send") {
       constexpr std::size_t kMaxInFlight = 1'000'000;
       if (in_flight_.size() < kMaxInFlight) {
-        in_flight_[event.Find("id")->AsUint()] =
-            Sent{seq_++, Nanos(event.time), LaneOf(Field(event, "from")), TagOf(event)};
+        in_flight_[MessageIdOf(event)] =
+            Sent{seq_++, Nanos(event.time), LaneOf(Field(event, "from")),
+                 pairs_.Sent(MessageIdOf(event), Field(event, "from"), Field(event, "to"),
+                             Field(event, "what"))};
       }
       return;
     }
+    if (name == "net.drop") pairs_.Dropped(MessageIdOf(event));
+    if (name == "process.kill" || name == "process.exit") pairs_.Ended(event.process);
     if (name == "net.deliver" || name == "net.drop") {
       const sim::TraceValue* id = event.Find("id");
       const auto sent = id == nullptr ? in_flight_.end() : in_flight_.find(id->AsUint());
@@ -68,10 +76,13 @@ class DiagramSink final : public sim::TraceSink {
                       {"t0", sent->second.time},
                       {"t1", Nanos(event.time)},
                       {"a", sent->second.lane},
-                      {"b", LaneOf(Host(Field(event, "to")))},
+                      {"b", LaneOf(HostOf(Field(event, "to")))},
                       {"w", Field(event, "what")}};
       if (name == "net.drop") message["drop"] = Field(event, "reason");
-      if (!sent->second.tag.empty()) message["tag"] = sent->second.tag;
+      const MessageKind& kind = sent->second.kind;
+      if (kind.store) message["tag"] = "store";
+      if (kind.probe) message["tag"] = "probe";
+      if (kind.response && !kind.request.empty()) message["re"] = kind.request;
       in_flight_.erase(sent);
       Add(std::move(message));
       return;
@@ -120,40 +131,14 @@ class DiagramSink final : public sim::TraceSink {
     std::uint64_t seq;
     std::int64_t time;
     int lane;
-    std::string tag;  // "store", "probe" or empty: what the page can hide.
+    MessageKind kind;  // What it is: the page can hide the store's traffic and probes.
   };
 
-  // A request is the store's traffic when the store is one end, a probe
-  // when it asks /healthz; a response is what its request was: the oldest
-  // request the other way still unanswered (the trace does not pair them).
-  std::string TagOf(const sim::TraceEvent& event) {
-    const std::string from = Host(Field(event, "from"));
-    const std::string to = Host(Field(event, "to"));
-    const std::string what = Field(event, "what");
-    if (what.starts_with("response")) {
-      std::deque<std::string>& asked = unanswered_[{to, from}];
-      if (asked.empty()) return {};
-      std::string tag = std::move(asked.front());
-      asked.pop_front();
-      return tag;
-    }
-    std::string tag = stores_.contains(from) || stores_.contains(to) ? "store"
-                      : what.find("/healthz") != std::string::npos   ? "probe"
-                                                                     : "";
-    constexpr std::size_t kMaxUnanswered = 10'000;  // Per pair: far past any run's.
-    std::deque<std::string>& asked = unanswered_[{from, to}];
-    if (asked.size() < kMaxUnanswered) asked.push_back(tag);
-    return tag;
-  }
   struct Lane {
     std::string host;
     std::uint32_t incarnation;
     int rank;  // Its host's order of first appearance.
   };
-
-  static std::string Host(const std::string& endpoint) {
-    return endpoint.substr(0, endpoint.find(':'));
-  }
 
   // A service's current incarnation has a lane of its own; a helper host
   // (the client, ycqlsh, migrate) one lane for all its uses.
@@ -162,7 +147,7 @@ class DiagramSink final : public sim::TraceSink {
     const std::uint32_t incarnation = service ? std::max<std::uint32_t>(1, incarnation_[host]) : 0;
     const auto key = std::pair(host, incarnation);
     if (const auto found = lane_ids_.find(key); found != lane_ids_.end()) return found->second;
-    const auto rank = ranks_.emplace(host, static_cast<int>(ranks_.size())).first->second;
+    const int rank = static_cast<int>(ranks_.emplace(host, ranks_.size()).first->second);
     const int id = static_cast<int>(lanes_.size());
     lanes_.push_back(Lane{host, incarnation, rank});
     lane_ids_.emplace(key, id);
@@ -187,11 +172,10 @@ class DiagramSink final : public sim::TraceSink {
   }
 
   std::set<std::string> services_;
-  std::set<std::string> stores_;
-  std::map<std::pair<std::string, std::string>, std::deque<std::string>> unanswered_;
+  MessagePairs pairs_;
   std::map<std::string, std::uint32_t> incarnation_;
   std::map<std::pair<std::string, std::uint32_t>, int> lane_ids_;
-  std::map<std::string, int> ranks_;
+  std::map<std::string, std::size_t> ranks_;  // The compose file's order, helpers after.
   std::vector<Lane> lanes_;
   std::map<std::uint64_t, Sent> in_flight_;
   std::map<std::string, std::vector<Json>> logs_;
@@ -249,18 +233,23 @@ Json StepsJson(const ScenarioResult& result) {
 }
 
 // The data as a JSON text safe inside a <script> element: bytes that are
-// not UTF-8 are replaced (the page is always valid), and "</" cannot end
-// the element early.
+// not UTF-8 are replaced (the page is always valid), and no '<', '>' or '&'
+// is left for the HTML parser to read ("</script>", "<!--" would end or
+// hide the element): outside strings JSON has none, inside them each is
+// written as its \u escape, which JSON.parse reads back.
 std::string ScriptSafe(const Json& data) {
   const std::string text = data.dump(-1, ' ', false, Json::error_handler_t::replace);
   std::string safe;
   safe.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') {
-      safe += "<\\/";
-      ++i;
+  for (const char c : text) {
+    if (c == '<') {
+      safe += "\\u003c";
+    } else if (c == '>') {
+      safe += "\\u003e";
+    } else if (c == '&') {
+      safe += "\\u0026";
     } else {
-      safe += text[i];
+      safe += c;
     }
   }
   return safe;
@@ -269,13 +258,13 @@ std::string ScriptSafe(const Json& data) {
 }  // namespace
 
 Report RenderReport(const Scenario& scenario, std::uint64_t seed) {
-  std::set<std::string> services;
+  std::vector<std::string> services;
   std::set<std::string> store_services;
   for (const ServiceImage& service : ServicesOf(scenario)) {
-    services.insert(service.name);
+    services.push_back(service.name);
     if (service.image == models::cql::kStoreImage) store_services.insert(service.name);
   }
-  DiagramSink diagram(std::move(services), std::move(store_services));
+  DiagramSink diagram(services, std::move(store_services));
   Json stores = Json::array();
   stores.push_back({{"schema", ""},
                     {"tables", Json::array()},

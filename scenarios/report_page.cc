@@ -32,7 +32,7 @@ tr.step { cursor:pointer; } tr.step:hover { background:#f0f4fb; } tr.step.chosen
 pre { margin:0; white-space:pre-wrap; font:12px/1.4 ui-monospace,"DejaVu Sans Mono",monospace; }
 .mono { font:12px/1.4 ui-monospace,"DejaVu Sans Mono",monospace; }
 .scrub { display:flex; align-items:center; gap:12px; margin-bottom:10px; }
-.scrub input { width:min(640px,60vw); }
+.scrub input { flex:0 0 min(640px,60vw); }
 .tables { display:flex; flex-wrap:wrap; gap:14px; margin-top:10px; }
 .tables table { max-width:100%; } .tables caption { text-align:left; font-weight:600; padding:2px 0; }
 #diagram-box { overflow:auto; max-height:80vh; background:#fff; border:1px solid var(--line); }
@@ -216,19 +216,24 @@ function diagram() {
     svg.append(sv("line", {x1: x(lane.id), x2: x(lane.id), y1: y(first.get(lane.id)), y2: y(last.get(lane.id)),
                            stroke: "#c3c9d4", "stroke-width": 1.5}));
   }
+  let labelled = -Infinity;  // Where the last step's label went: labels never overlap.
   for (const item of items) {
     if (item.k === "step") {
       const n = item.n + 1;
-      const label = n > data.steps.length ? "liveness phase" : "step " + n + ": " + data.steps[item.n].action;
+      const step = data.steps[item.n];
+      const label = n > data.steps.length ? "liveness phase" : "step " + n + " (ends " + step.at + "): " + step.action;
       svg.append(sv("line", {x1: 4, x2: LEFT + lanes.length * LANE, y1: y(item.s), y2: y(item.s),
                              stroke: "#2f5fb3", "stroke-dasharray": "4 3"}));
-      svg.append(sv("text", {x: 4, y: y(item.s) - 3, fill: "#2f5fb3"}, label.slice(0, 60)));
+      labelled = Math.max(y(item.s) - 3, labelled + 12);
+      const text = sv("text", {x: 4, y: labelled, fill: "#2f5fb3"}, label.length > 90 ? label.slice(0, 87) + "..." : label);
+      text.append(sv("title", {}, label + (step && step.narration ? "\n" + step.narration : "")));
+      svg.append(text);
     } else if (item.k === "m") {
       const line = sv("line", {x1: x(item.a), y1: y(item.s), x2: x(item.b), y2: y(item.e),
                                stroke: item.drop ? "#b3261e" : storeTraffic(item) ? "#9aa5b8" : "#55607a",
                                "stroke-width": 1, "marker-end": "url(#arrow)"});
       if (item.drop) line.setAttribute("stroke-dasharray", "3 2");
-      line.append(sv("title", {}, item.w + "  " + seconds(item.t0) + " -> " + seconds(item.t1) +
+      line.append(sv("title", {}, item.w + (item.re ? " to " + item.re : "") + "  " + seconds(item.t0) + " -> " + seconds(item.t1) +
                      (item.drop ? "  DROPPED (" + item.drop + ")" : "")));
       svg.append(line);
     } else {

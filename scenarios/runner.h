@@ -59,8 +59,9 @@ struct RunOptions {
   // reads, it never acts, so it never changes the trace.
   std::function<void(std::size_t step, World& world)> observe;
   // Called before each step plays (with its index), and before the liveness
-  // phase (with the number of steps): for sinks that mark the steps, such
-  // as the readable timeline. It sees nothing and does nothing to the run.
+  // phase (with the number of steps; not when the budget stopped the run):
+  // for sinks that mark the steps, such as the readable timeline. It sees
+  // nothing and does nothing to the run.
   std::function<void(std::size_t step)> before_step;
 };
 

@@ -87,7 +87,7 @@ std::string PerformDown(World& world, const Step& step, int&) {
 
 std::string PerformClean(World& world, const Step&, int&) {
   world.op.Clean();
-  return "host data directories emptied; the named volume kept";
+  return "host data directories emptied; named volumes are not touched";
 }
 
 std::string PerformSetImage(World& world, const Step& step, int&) {

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 
+#include "models/cql/server.h"
+#include "scenarios/runner.h"
 #include "scenarios/steps.h"
+#include "scenarios/topology.h"
 #include "sim/assert.h"
 #include "sim/clock.h"
 
@@ -25,7 +28,7 @@ std::string Flat(std::string_view text, std::size_t max) {
     if (shown == ' ' && !flat.empty() && flat.back() == ' ') continue;
     flat += shown;
   }
-  if (flat.size() > max) flat = flat.substr(0, max - 3) + "...";
+  if (flat.size() > max) flat = std::string(sim::CutAtCharacter(flat, max - 3)) + "...";
   return flat;
 }
 
@@ -40,10 +43,11 @@ std::string Describe(const sim::TraceEvent& event) {
   if (name == "cql.statement") {
     const std::string values = Field(event, "values");
     const std::string keyspace = Field(event, "keyspace");
-    return fmt::format("{}{}{} -> {}", keyspace.empty() ? "" : "[" + keyspace + "] ",
-                       Flat(Field(event, "statement"), 160),
-                       values.empty() ? "" : "  with (" + Flat(values, 120) + ")",
-                       Field(event, "outcome"));
+    const std::string from = Field(event, "from");
+    return fmt::format(
+        "{}{}{}{} -> {}", from.empty() ? "" : "from " + from + ": ",
+        keyspace.empty() ? "" : "[" + keyspace + "] ", Flat(Field(event, "statement"), 160),
+        values.empty() ? "" : "  with (" + Flat(values, 120) + ")", Field(event, "outcome"));
   }
   if (name == "container.log") return Flat(Field(event, "line"), 1000);  // Errors end long lines.
   if (name == "container.state") return "container " + Field(event, "state");
@@ -58,6 +62,19 @@ std::string Describe(const sim::TraceEvent& event) {
     return fmt::format("FAULT {} at {} (pass {})", Field(event, "action"), Field(event, "site"),
                        Field(event, "hit"));
   }
+  if (name == "net.block") return "link cut: " + Field(event, "from") + " -> " + Field(event, "to");
+  if (name == "net.clog") {
+    return "link clogged: " + Field(event, "from") + " -> " + Field(event, "to");
+  }
+  if (name == "net.heal") return "network healed: every link open again";
+  if (name == "container.power") {
+    return Field(event, "on") == "true" ? "power back on" : "POWER LOST";
+  }
+  if (name == "container.remove") return "container removed";
+  if (name == "container.stop") return "container asked to stop";
+  if (name == "volume.create") return "volume " + Field(event, "volume") + " created";
+  if (name == "volume.wipe") return "volume " + Field(event, "volume") + " emptied";
+  if (name == "volume.remove") return "volume " + Field(event, "volume") + " removed";
   if (name == "operator.action") {
     const std::string detail = Field(event, "detail");
     return fmt::format("{}{} -> {}", Field(event, "action"), detail.empty() ? "" : " " + detail,
@@ -95,13 +112,27 @@ std::string_view TimelineKindOf(std::string_view name) {
   return known ? prefix : "other";
 }
 
-void ReadableTimeline::MarkStep(const Scenario& scenario, std::size_t index) {
-  FL_ASSERT_MSG(index <= scenario.steps.size(), "step {} of {}", index, scenario.steps.size());
-  if (index == scenario.steps.size()) {
-    out_ << "\n== liveness phase: the faults stop; the cluster has 30s to converge\n";
+ReadableTimeline::ReadableTimeline(std::ostream& out, const Scenario& scenario,
+                                   TimelineFilter filter)
+    : out_(out), scenario_(scenario), filter_(std::move(filter)), pairs_([&scenario] {
+        std::set<std::string> stores;
+        for (const ServiceImage& service : ServicesOf(scenario)) {
+          if (service.image == models::cql::kStoreImage) stores.insert(service.name);
+        }
+        return stores;
+      }()) {}
+
+void ReadableTimeline::MarkStep(std::size_t index) {
+  FL_ASSERT_MSG(index <= scenario_.steps.size(), "step {} of {}", index, scenario_.steps.size());
+  step_ = index + 1;
+  if (index == scenario_.steps.size()) {
+    out_ << fmt::format(
+        "\n== liveness phase: the faults stop; the cluster has {} to converge\n",
+        fmt::format("{}s",
+                    std::chrono::duration_cast<std::chrono::seconds>(kLivenessBound).count()));
     return;
   }
-  const Step& step = scenario.steps[index];
+  const Step& step = scenario_.steps[index];
   out_ << fmt::format("\n== step {}: {}{}\n", index + 1, StepKindOf(step).show(step),
                       step.narration.empty() ? "" : "  -- " + Flat(step.narration, 160));
 }
@@ -112,9 +143,7 @@ bool ReadableTimeline::Shows(const sim::TraceEvent& event) const {
   }
   if (filter_.services.empty()) return true;
   for (const std::string_view key : {"from", "to", "service"}) {
-    std::string who = Field(event, key);
-    who = who.substr(0, who.find(':'));  // "kuri-1:7001" is kuri-1.
-    if (filter_.services.contains(who)) return true;
+    if (filter_.services.contains(HostOf(Field(event, key)))) return true;
   }
   return filter_.services.contains(event.process);
 }
@@ -124,30 +153,42 @@ void ReadableTimeline::Line(const sim::TraceEvent& event, std::string_view who,
   out_ << fmt::format("  {:>16}  {:<22} {}\n", sim::FormatTime(event.time), who, text);
 }
 
+// A message is one line, when it arrives or is dropped: its send only
+// remembers when it left, in which step, and what it is.
+void ReadableTimeline::Message(const sim::TraceEvent& event, bool arrived) {
+  const sim::TraceValue* id = event.Find("id");
+  const auto sent = id == nullptr ? in_flight_.end() : in_flight_.find(id->AsUint());
+  if (sent == in_flight_.end()) return;
+  const InFlight message = std::move(sent->second);
+  in_flight_.erase(sent);
+  if ((message.kind.probe && !filter_.probes) || !Shows(event)) return;
+  std::string text = Flat(Field(event, "what"), 120);
+  if (message.kind.response && !message.kind.request.empty()) {
+    text += " to " + Flat(message.kind.request, 80);
+  }
+  const std::string took = Millis(event.time - message.sent);
+  text += message.step != step_ && message.step > 0
+              ? fmt::format("  (sent in step {}, took {})", message.step, took)
+              : "  (" + took + ")";
+  if (!arrived) text += "  DROPPED (" + Field(event, "reason") + ")";
+  Line(event, Field(event, "from") + " -> " + Field(event, "to"), text);
+}
+
 void ReadableTimeline::Write(const sim::TraceEvent& event) {
+  if (closed_) return;
   const std::string_view name = event.name;
-  // A message is one line, when it arrives (or is dropped): its send only
-  // remembers when it left.
   if (name == "net.send") {
     constexpr std::size_t kMaxInFlight = 1'000'000;  // Far past any run's messages in flight.
-    if (in_flight_.size() < kMaxInFlight) in_flight_[event.Find("id")->AsUint()] = event.time;
-    return;
-  }
-  const bool arrives = name == "net.deliver";
-  if (arrives || name == "net.drop") {
-    const sim::TraceValue* id = event.Find("id");
-    const auto sent = id == nullptr ? in_flight_.end() : in_flight_.find(id->AsUint());
-    std::string took;
-    if (sent != in_flight_.end()) {
-      took = fmt::format("  ({})", Millis(event.time - sent->second));
-      in_flight_.erase(sent);
+    const MessageKind kind = pairs_.Sent(MessageIdOf(event), Field(event, "from"),
+                                         Field(event, "to"), Field(event, "what"));
+    if (in_flight_.size() < kMaxInFlight) {
+      in_flight_[MessageIdOf(event)] = InFlight{event.time, step_, kind};
     }
-    if (!Shows(event)) return;
-    Line(event, Field(event, "from") + " -> " + Field(event, "to"),
-         Flat(Field(event, "what"), 120) +
-             (arrives ? took : "  DROPPED (" + Field(event, "reason") + ")"));
     return;
   }
+  if (name == "net.drop") pairs_.Dropped(MessageIdOf(event));
+  if (name == "process.kill" || name == "process.exit") pairs_.Ended(event.process);
+  if (name == "net.deliver" || name == "net.drop") return Message(event, name == "net.deliver");
   if (!Shows(event)) return;
   if (name == "net.refused") {
     Line(event, Field(event, "from") + " -> " + Field(event, "to"), "connection refused");

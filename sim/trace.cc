@@ -226,4 +226,12 @@ std::string JsonQuoted(std::string_view text) {
   return out;
 }
 
+std::string_view CutAtCharacter(std::string_view text, std::size_t max) {
+  if (text.size() <= max) return text;
+  std::size_t end = max;
+  // Back over continuation bytes (10xxxxxx) to the start of their character.
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
+}
+
 }  // namespace faultline::sim

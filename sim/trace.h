@@ -81,6 +81,9 @@ std::string FormatEventText(const TraceEvent& event);
 std::string FormatEventJson(const TraceEvent& event);
 // `text` as a quoted JSON string ("a\"b"); also a valid TOML basic string.
 std::string JsonQuoted(std::string_view text);
+// The longest prefix of `text` of at most `max` bytes that does not end
+// inside a UTF-8 character: where to cut a long text shown in the trace.
+std::string_view CutAtCharacter(std::string_view text, std::size_t max);
 
 class TraceSink {
  public:

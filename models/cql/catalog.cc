@@ -17,7 +17,9 @@ namespace {
 // The catalog's own tables and views, created in one transaction; SQLite's
 // user_version records which layout a file has, so that an open of a current
 // file changes nothing.
-constexpr int kCatalogLayout = 1;
+// 2: system.local (fl_system_local). A store saved at an older layout gets
+// the views it lacks when it is next opened (kSchema only adds).
+constexpr int kCatalogLayout = 2;
 constexpr std::string_view kSchema = R"sql(
 BEGIN IMMEDIATE;
 CREATE TABLE IF NOT EXISTS fl_meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -50,7 +52,7 @@ CREATE VIEW fl_system_local AS
   SELECT 'local' AS c0, 'COMPLETED' AS c1, 'local cluster' AS c2, '3.4.2' AS c3,
          'datacenter1' AS c4, '4' AS c5, 'org.apache.cassandra.dht.Murmur3Partitioner' AS c6,
          'rack1' AS c7, '3.9-SNAPSHOT' AS c8, '20.1.0' AS c9;
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 COMMIT;
 )sql";
 
@@ -213,7 +215,7 @@ sim::Status Catalog::Load(sqlite3* db) {
     current_layout = layout.Int(0);
   }
   if (current_layout != kCatalogLayout) {
-    static_assert(kCatalogLayout == 1, "kSchema sets user_version to the layout");
+    static_assert(kCatalogLayout == 2, "kSchema sets user_version to the layout");
     if (sqlite3_exec(db, std::string(kSchema).c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
       sim::Status error = SqlError(db, "creating the catalog");
       (void)sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);

@@ -7,6 +7,7 @@
 #include "models/cql/parser.h"
 #include "models/cql/store_database.h"
 #include "models/cql/wire.h"
+#include "sim/trace.h"
 
 namespace faultline::models::cql {
 namespace {
@@ -52,7 +53,7 @@ std::string BoundValuesText(const std::vector<Value>& values) {
         one = fmt::format("<{} elements>", value.elements.size());
         break;
     }
-    if (one.size() > 60) one = one.substr(0, 57) + "...";
+    if (one.size() > 60) one = std::string(sim::CutAtCharacter(one, 57)) + "...";
     text += (text.empty() ? "" : ", ") + one;
   }
   return text;
@@ -144,6 +145,7 @@ StoreService::Reply StoreService::Run(const Session& session, const ParsedStatem
         {"statement", statement.text}, {"keyspace", session.keyspace}, {"outcome", result}};
     // The bound values, so a reader of the trace sees what each '?' was.
     if (!values.empty()) fields.push_back({"values", BoundValuesText(values)});
+    fields.push_back({"from", peer});  // Which client sent it, for readers of the trace.
     if (gossip_) fields.push_back({"coordinator", coordinator});
     simulation_->Emit("cql.statement", std::move(fields));
   }

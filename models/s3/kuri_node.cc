@@ -270,7 +270,9 @@ class KuriNode {
       co_return ErrorResponse(500, "InternalError", removed.message(), DataPath(object));
     }
     if (image_.code.index_first_delete) RemoveBytes(object);
-    if (image_.code.delete_journal == NodeCode::DeleteJournal::kClearedWhenDone) ClearJournal();
+    if (image_.code.delete_journal == NodeCode::DeleteJournal::kClearedWhenDone) {
+      ClearJournalEntry(object);
+    }
     co_return Response(204);
   }
 
@@ -308,6 +310,25 @@ class KuriNode {
   void ClearJournal() {
     fakes::Volume* data = context_.VolumeAt(kNodeDataDirectory);
     if (data != nullptr) data->Remove(kDeleteJournalPath);
+  }
+
+  // This delete's entry only: an earlier delete that failed keeps its own,
+  // for the next start to finish.
+  void ClearJournalEntry(const ObjectPath& object) {
+    fakes::Volume* data = context_.VolumeAt(kNodeDataDirectory);
+    fakes::SimFile* journal = data == nullptr ? nullptr : data->Find(kDeleteJournalPath);
+    if (journal == nullptr) return;
+    std::string lines = journal->contents();
+    const std::string entry = object.bucket + "/" + object.key + "\n";
+    const std::size_t at = lines.rfind(entry);
+    if (at == std::string::npos || (at != 0 && lines[at - 1] != '\n')) return;
+    lines.erase(at, entry.size());
+    if (lines.empty()) return ClearJournal();
+    // Rewritten in place, then cut: a failed write leaves the entry for a
+    // start to replay, which is harmless; it never loses another's.
+    if (!data->Write(*journal, 0, lines).ok()) return;
+    journal->Truncate(lines.size());
+    (void)data->Sync(*journal);
   }
 
   // At start-up, every delete the journal holds is done again, bytes and

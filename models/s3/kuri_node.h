@@ -39,7 +39,7 @@ inline constexpr std::string_view kFramedObjectMagic = "FLOBJ3 size=";
 // prevents it, named by the version that ships it (seed_images.cc).
 struct NodeCode {
   ObjectFormat writes = ObjectFormat::kPlain;
-  bool reads_framed = false;             // Strips the v3 header when it finds one.
+  bool reads_framed = false;             // Strips the framed header when it finds one.
   bool decodes_body_encoding = false;    // Understands X-Body-Encoding: base64.
   bool syncs_before_ack = true;          // false: acks bytes still in the page cache.
   bool index_errors_fail_put = true;     // false: logs a failed index write, answers 200.

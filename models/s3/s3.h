@@ -43,8 +43,8 @@ std::uint16_t ParsePort(std::string_view text);
 inline constexpr const char* kBodyEncodingHeader = "X-Body-Encoding";
 inline constexpr const char* kBase64 = "base64";
 
-// RFC 4648 base64 with padding, for a proxy that encodes bodies; Decode is
-// empty for text that is not base64.
+// RFC 4648 base64 with padding, for a proxy that encodes bodies; Decode
+// gives nullopt for text that is not base64.
 std::string EncodeBase64(std::string_view bytes);
 std::optional<std::string> DecodeBase64(std::string_view text);
 

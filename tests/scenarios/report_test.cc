@@ -75,7 +75,7 @@ TEST(ReportTest, ThePageIsOneFileWhateverTheRunHolds) {
   // A step whose text holds what could end the data's <script> early, and
   // bytes that are not UTF-8.
   Scenario scenario = *FindScenario("stale-schema");
-  scenario.steps[1].narration = "</script><script>alert(1)</script> \xe9t\xe9";
+  scenario.steps[1].narration = "</script><script>alert(1)</script> <!--<script> \xe9t\xe9";
   const Report report = RenderReport(scenario, 1);
   std::size_t scripts = 0;
   for (std::size_t at = report.html.find("</script>"); at != std::string::npos;
@@ -83,6 +83,12 @@ TEST(ReportTest, ThePageIsOneFileWhateverTheRunHolds) {
     ++scripts;
   }
   EXPECT_EQ(scripts, 2u) << "the data's and the page's own";
+  // No '<' at all in the data, so nothing in it ("<!--<script>" puts the
+  // HTML parser in a state where "</script>" no longer ends the element).
+  const std::size_t data_start = report.html.find(R"(id="run-data">)");
+  const std::size_t data_end = report.html.find("</script>", data_start);
+  EXPECT_EQ(report.html.substr(data_start + 14, data_end - data_start - 14).find('<'),
+            std::string::npos);
   const nlohmann::json data = DataOf(report.html);  // Parses: valid JSON, valid UTF-8.
   EXPECT_NE(data["steps"][1]["narration"].get<std::string>().find("</script>"), std::string::npos);
   EXPECT_EQ(report.html.find("http://", report.html.find("<body")),

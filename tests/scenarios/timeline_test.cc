@@ -24,10 +24,10 @@ struct Played {
 Played Timeline(const std::string& name, TimelineFilter filter = {}) {
   const Scenario& scenario = *FindScenario(name);
   std::ostringstream out;
-  ReadableTimeline timeline(out, std::move(filter));
+  ReadableTimeline timeline(out, scenario, std::move(filter));
   sim::RecordingSink recorded(1'000'000);
   RunOptions options{.seed = 1, .sinks = {&timeline, &recorded}};
-  options.before_step = [&](std::size_t step) { timeline.MarkStep(scenario, step); };
+  options.before_step = [&](std::size_t step) { timeline.MarkStep(step); };
   Played played;
   played.hash = RunScenario(scenario, options).trace_hash;
   timeline.Finish();
@@ -98,9 +98,9 @@ TEST(TimelineTest, WatchingChangesNothing) {
   const Scenario& scenario = *FindScenario("late-index-row");
   const std::uint64_t alone = RunScenario(scenario, {.seed = 3}).trace_hash;
   std::ostringstream out;
-  ReadableTimeline timeline(out, {});
+  ReadableTimeline timeline(out, scenario, {});
   RunOptions options{.seed = 3, .sinks = {&timeline}};
-  options.before_step = [&](std::size_t step) { timeline.MarkStep(scenario, step); };
+  options.before_step = [&](std::size_t step) { timeline.MarkStep(step); };
   EXPECT_EQ(RunScenario(scenario, options).trace_hash, alone);
 }
 
