@@ -32,9 +32,47 @@ class Hasher {
   std::uint64_t state_ = 0xCBF29CE484222325ULL;
 };
 
+// The length of the well-formed UTF-8 sequence at text[at] (RFC 3629: no
+// overlong forms, no surrogates, nothing past U+10FFFF), or 0 if there is none.
+std::size_t Utf8SequenceAt(std::string_view text, std::size_t at) {
+  const auto byte = [&](std::size_t i) {
+    return at + i < text.size() ? static_cast<unsigned char>(text[at + i]) : 0u;
+  };
+  const unsigned lead = byte(0);
+  const auto continues = [&](std::size_t i, unsigned low = 0x80, unsigned high = 0xBF) {
+    return byte(i) >= low && byte(i) <= high;
+  };
+  if (lead < 0x80) return 1;
+  if (lead >= 0xC2 && lead <= 0xDF) return continues(1) ? 2 : 0;
+  if (lead >= 0xE0 && lead <= 0xEF) {
+    const unsigned low = lead == 0xE0 ? 0xA0 : 0x80;
+    const unsigned high = lead == 0xED ? 0x9F : 0xBF;
+    return continues(1, low, high) && continues(2) ? 3 : 0;
+  }
+  if (lead >= 0xF0 && lead <= 0xF4) {
+    const unsigned low = lead == 0xF0 ? 0x90 : 0x80;
+    const unsigned high = lead == 0xF4 ? 0x8F : 0xBF;
+    return continues(1, low, high) && continues(2) && continues(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+// Every byte of `text` as JSON (and TOML basic-string) text: the quote, the
+// backslash and every control character escaped; well-formed UTF-8 as it
+// is; a byte that is not part of well-formed UTF-8 (Latin-1 text, binary)
+// as the escape of the character of that value (0xE9 as \\u00e9), so the output is always valid
+// UTF-8 and says which byte was there.
 void AppendJsonString(std::string& out, std::string_view text) {
   out.push_back('"');
-  for (unsigned char c : text) {
+  for (std::size_t at = 0; at < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[at]);
+    const std::size_t length = Utf8SequenceAt(text, at);
+    if (length > 1) {
+      out.append(text.substr(at, length));
+      at += length;
+      continue;
+    }
+    ++at;
     switch (c) {
       case '"':
         out += "\\\"";
@@ -52,7 +90,8 @@ void AppendJsonString(std::string& out, std::string_view text) {
         out += "\\t";
         break;
       default:
-        if (c < 0x20) {
+        // Control characters, DEL (TOML wants it escaped) and stray bytes.
+        if (c < 0x20 || c == 0x7F || length == 0) {
           out += fmt::format("\\u{:04x}", c);
         } else {
           out.push_back(static_cast<char>(c));

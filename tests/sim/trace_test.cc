@@ -105,3 +105,28 @@ TEST(TraceTest, FindFirstDivergenceNamesTheFirstDifferentEvent) {
 
 }  // namespace
 }  // namespace faultline::sim
+
+namespace faultline::sim {
+namespace {
+
+// Every JSON writer (--trace, --json, --perfetto) quotes through JsonQuoted:
+// its output is valid UTF-8 whatever the bytes, and says which byte was there.
+TEST(JsonQuotedTest, KeepsUtf8AndEscapesEveryOtherByte) {
+  EXPECT_EQ(JsonQuoted("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\x88"),
+            "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\x88\"");  // é, €, a cat: as they are.
+  EXPECT_EQ(JsonQuoted("caf\xe9"), "\"caf\\u00e9\"");  // Latin-1 é: the character of its value.
+  EXPECT_EQ(JsonQuoted("a\x01\x7f\tb\n\"\\"), "\"a\\u0001\\u007f\\tb\\n\\\"\\\\\"");
+  EXPECT_EQ(JsonQuoted("\xc0\xaf"), "\"\\u00c0\\u00af\"");             // An overlong '/'.
+  EXPECT_EQ(JsonQuoted("\xed\xa0\x80"), "\"\\u00ed\\u00a0\\u0080\"");  // A surrogate.
+  EXPECT_EQ(JsonQuoted("\xf4\x90\x80\x80"), "\"\\u00f4\\u0090\\u0080\\u0080\"");  // Past U+10FFFF.
+  EXPECT_EQ(JsonQuoted("\xe2\x82"), "\"\\u00e2\\u0082\"");                        // Cut short.
+}
+
+TEST(JsonQuotedTest, CutsAtACharacterBoundary) {
+  EXPECT_EQ(CutAtCharacter("caf\xc3\xa9!", 4), "caf");
+  EXPECT_EQ(CutAtCharacter("caf\xc3\xa9!", 5), "caf\xc3\xa9");
+  EXPECT_EQ(CutAtCharacter("short", 10), "short");
+}
+
+}  // namespace
+}  // namespace faultline::sim
