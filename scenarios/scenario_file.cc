@@ -567,8 +567,12 @@ class Reader {
   void CheckNoDependencyCycle(const toml::node& services, const Scenario& scenario) const {
     const fakes::ComposeSpec spec = ComposeSpecOf(scenario);
     for (const ServiceOverride& change : scenario.services) {
-      for (const auto& [dependency, condition] :
+      for (const auto& entry :
            change.depends_on.value_or(std::vector<std::pair<std::string, std::string>>{})) {
+        // Named, not a structured binding: clang 14 (the fuzzers' compiler)
+        // cannot capture one in the lambda below.
+        const std::string& dependency = entry.first;
+        const std::string& condition = entry.second;
         const auto target = std::find_if(spec.services.begin(), spec.services.end(),
                                          [&](const auto& s) { return s.name == dependency; });
         if (condition == "healthy" && target != spec.services.end() && !target->healthcheck) {

@@ -21,3 +21,13 @@ set(migration_lint_fuzz_SOURCES
   sim/status.cc)
 set(migration_lint_fuzz_CORPUS tests/fuzz/migration_corpus)
 set(migration_lint_fuzz_DICT tests/fuzz/migration_lint.dict)
+
+# Targets over the whole simulator: they link the libraries the fuzz preset
+# builds with clang (instrumented, sanitized); no short run in the GCC suite.
+set(FAULTLINE_FUZZ_LIBRARY_TARGETS scenario_file_fuzz cql_engine_fuzz)
+set(scenario_file_fuzz_LIBRARIES faultline_scenarios)
+set(scenario_file_fuzz_CORPUS tests/fuzz/scenario_corpus)
+set(scenario_file_fuzz_DICT tests/fuzz/scenario_file.dict)
+set(cql_engine_fuzz_LIBRARIES faultline_models)
+set(cql_engine_fuzz_CORPUS tests/fuzz/cql_engine_corpus)
+set(cql_engine_fuzz_DICT tests/fuzz/cql_engine.dict)
