@@ -790,6 +790,7 @@ class Reader {
         return;
       }
       case StepField::kProbability: {
+        if (at == nullptr) Fail(&table, where + "loss needs 'probability', a number from 0 to 1");
         const std::optional<double> probability = at->value<double>();
         if (!probability || *probability < 0.0 || *probability > 1.0) {
           Fail(at, where + "'probability' is a number from 0 to 1");

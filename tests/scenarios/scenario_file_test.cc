@@ -95,6 +95,9 @@ TEST(ScenarioFileTest, UnknownNamesAndMixedExpectationsAreRefusedUpFront) {
   EXPECT_EQ(Error(head + "[topology]\nproxy = \"v7\"\n[[step]]\ndo = \"up\"\n"),
             "story.toml:4:9: topology: s3-proxy has no image version 'v7' (known: v1, v2, "
             "v2-versioned, safe, encodes-bodies, no-reprobe)");
+  // Found by scenario_file_fuzz: a loss step without its probability read a null node.
+  EXPECT_EQ(Error(head + "[[step]]\ndo = \"loss\"\n"),
+            "story.toml:3:1: step 1: loss needs 'probability', a number from 0 to 1");
   EXPECT_EQ(Error(head + "[[step]]\ndo = \"s3\"\nmethod = \"YEET\"\npath = \"/b/k\"\n"),
             "story.toml:5:10: step 1: 'method' is GET, PUT, HEAD, DELETE or POST");
   EXPECT_EQ(Error(head + "[[step]]\ndo = \"up\"\nexpect = [ { state = \"kuri-1\", is = "
