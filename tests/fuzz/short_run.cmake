@@ -39,3 +39,36 @@ foreach(target ${FAULTLINE_FUZZ_TARGETS})
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(fuzz.${name} PROPERTIES LABELS fuzz TIMEOUT 600)
 endforeach()
+
+# The targets over the whole simulator need every library built by clang,
+# instrumented and sanitized: a build of this project of its own, with the
+# fuzz settings, under this build tree (configured and built with it; its
+# ninja rebuilds only what changed). Each then gets a short run too.
+if(FAULTLINE_SANITIZE)
+  return()  # A sanitizer build of the suite is no place for a second build of the project.
+endif()
+include(ExternalProject)
+set(fuzz_tree ${CMAKE_BINARY_DIR}/fuzz-clang)
+set(library_fuzzers "")
+foreach(target ${FAULTLINE_FUZZ_LIBRARY_TARGETS})
+  list(APPEND library_fuzzers ${fuzz_tree}/tests/fuzz/${target})
+endforeach()
+ExternalProject_Add(faultline_fuzz_clang
+  SOURCE_DIR ${PROJECT_SOURCE_DIR}
+  BINARY_DIR ${fuzz_tree}
+  CMAKE_GENERATOR Ninja
+  CMAKE_ARGS -DCMAKE_CXX_COMPILER=${FAULTLINE_CLANGXX} -DCMAKE_BUILD_TYPE=RelWithDebInfo
+             -DFAULTLINE_FUZZ=ON -DFAULTLINE_BUILD_TESTS=OFF -DFAULTLINE_BUILD_BENCH=OFF
+  BUILD_COMMAND ${CMAKE_COMMAND} --build ${fuzz_tree} --target ${FAULTLINE_FUZZ_LIBRARY_TARGETS}
+  BUILD_BYPRODUCTS ${library_fuzzers}
+  BUILD_ALWAYS ON
+  INSTALL_COMMAND "")
+foreach(target ${FAULTLINE_FUZZ_LIBRARY_TARGETS})
+  string(REGEX REPLACE "_fuzz$" "" name ${target})
+  add_test(NAME fuzz.${name}
+    COMMAND sh -c "rm -rf corpus-$4 && mkdir corpus-$4 && exec \"$1\" -dict=$5 -max_total_time=$2 -max_len=4096 -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 corpus-$4 \"$3\""
+            sh ${fuzz_tree}/tests/fuzz/${target} ${FAULTLINE_FUZZ_SECONDS}
+            ${PROJECT_SOURCE_DIR}/${${target}_CORPUS} ${name} ${PROJECT_SOURCE_DIR}/${${target}_DICT}
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(fuzz.${name} PROPERTIES LABELS fuzz TIMEOUT 600)
+endforeach()
