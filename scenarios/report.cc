@@ -310,7 +310,7 @@ Report RenderReport(const Scenario& scenario, std::uint64_t seed) {
       {"logs", diagram.Logs()},
       {"stores", std::move(stores)},
   };
-  report.html = ReportPage(ScriptSafe(data), scenario.name);
+  report.html = ReportPage(ScriptSafe(data));
   return report;
 }
 

@@ -72,6 +72,7 @@ function seconds(ns) { return (ns / 1e9).toFixed(6) + "s"; }
 function header() {
   const s = data.scenario;
   $("title").textContent = s.name + ": " + s.title;
+  document.title = "faultline report: " + s.name;  // The page's text is the data's, never HTML.
   const badges = $("badges");
   badges.append(el("span", {class: "badge-" + data.verdict}, data.verdict.toUpperCase()));
   if (s.class) badges.append(el("span", {}, s.class));
@@ -276,44 +277,21 @@ try { main(); } catch (error) {
 }
 )js";
 
-std::string Escaped(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
-std::string ReportPage(std::string_view data, std::string_view name) {
+std::string ReportPage(std::string_view data) {
   return fmt::format(R"html(<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<title>faultline report: {name}</title>
+<title>faultline report</title>
 <style>{style}</style>
 </head>
 <body>
 <header>
-  <h1 id="title">{name}</h1>
+  <h1 id="title"></h1>
   <div class="badges" id="badges"></div>
 </header>
 <nav><a href="#story">Story</a><a href="#steps">Steps</a><a href="#store">Store</a><a href="#diagram">Messages</a><a href="#checkers">Checkers</a><a href="#logs">Logs</a></nav>
@@ -349,8 +327,8 @@ std::string ReportPage(std::string_view data, std::string_view name) {
 </body>
 </html>
 )html",
-                     fmt::arg("name", Escaped(name)), fmt::arg("style", kStyle),
-                     fmt::arg("data", data), fmt::arg("script", kScript));
+                     fmt::arg("style", kStyle), fmt::arg("data", data),
+                     fmt::arg("script", kScript));
 }
 
 }  // namespace faultline::scenarios

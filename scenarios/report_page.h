@@ -7,8 +7,9 @@
 
 namespace faultline::scenarios {
 
-// The page for `data` (a JSON text safe inside a <script> element), titled
-// after the scenario `name`.
-std::string ReportPage(std::string_view data, std::string_view name);
+// The page for `data` (a JSON text safe inside a <script> element); its
+// script writes every text of the page from the data, so nothing needs
+// escaping as HTML.
+std::string ReportPage(std::string_view data);
 
 }  // namespace faultline::scenarios
