@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 #include "scenarios/failure_classes.h"
@@ -46,6 +47,22 @@ TEST_P(CatalogueTest, TheSameSeedGivesTheSameTrace) {
     EXPECT_EQ(RunScenario(scenario, {.seed = seed}).trace_hash,
               RunScenario(scenario, {.seed = seed}).trace_hash)
         << scenario.name << " --seed " << seed;
+  }
+}
+
+// The soak label's determinism sweep (tests/CMakeLists.txt sets
+// FAULTLINE_SOAK_SEEDS): every catalogue story from that many seeds, each
+// played twice to the same trace hash. Skipped in the everyday suite.
+TEST_P(CatalogueTest, SoakEverySeedReplaysToTheSameHash) {
+  const char* seeds = std::getenv("FAULTLINE_SOAK_SEEDS");
+  if (seeds == nullptr) GTEST_SKIP() << "the soak label's sweep (FAULTLINE_SOAK_SEEDS)";
+  const std::uint64_t count = std::strtoull(seeds, nullptr, 10);
+  ASSERT_GT(count, 0u) << "FAULTLINE_SOAK_SEEDS=" << seeds;
+  const Scenario& scenario = *FindScenario(GetParam());
+  for (std::uint64_t seed = 1; seed <= count; ++seed) {
+    const std::uint64_t first = RunScenario(scenario, {.seed = seed, .checkers = false}).trace_hash;
+    ASSERT_EQ(RunScenario(scenario, {.seed = seed, .checkers = false}).trace_hash, first)
+        << scenario.name << " --seed " << seed << " gave two traces";
   }
 }
 
