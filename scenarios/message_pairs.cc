@@ -16,9 +16,13 @@ MessageKind MessagePairs::Sent(std::uint64_t id, const std::string& from_endpoin
   if (what.starts_with("response") || what == "RST") {
     std::deque<Asked>& asked = unanswered_[{to, from}];
     MessageKind answer;
-    if (!asked.empty()) {
-      answer = std::move(asked.front().kind);
+    while (!asked.empty()) {  // Bounded: each pass removes an entry.
+      Asked oldest = std::move(asked.front());
       asked.pop_front();
+      queued_.erase(oldest.id);
+      if (dropped_.erase(oldest.id) > 0) continue;  // It never arrived: not this one's.
+      answer = std::move(oldest.kind);
+      break;
     }
     answer.response = true;
     return answer;
@@ -27,24 +31,25 @@ MessageKind MessagePairs::Sent(std::uint64_t id, const std::string& from_endpoin
                             what.find("/healthz") != std::string::npos};
   constexpr std::size_t kMaxUnanswered = 10'000;  // Per pair of hosts: far past any run's.
   std::deque<Asked>& asked = unanswered_[{from, to}];
-  if (asked.size() < kMaxUnanswered) asked.push_back(Asked{id, request});
+  if (asked.size() < kMaxUnanswered) {
+    asked.push_back(Asked{id, request});
+    queued_.insert(id);
+  }
   return request;
 }
 
 void MessagePairs::Dropped(std::uint64_t id) {
-  for (auto& [pair, asked] : unanswered_) {
-    for (auto it = asked.begin(); it != asked.end(); ++it) {
-      if (it->id == id) {
-        asked.erase(it);
-        return;
-      }
-    }
-  }
+  if (queued_.contains(id)) dropped_.insert(id);
 }
 
 void MessagePairs::Ended(const std::string& host) {
   for (auto& [pair, asked] : unanswered_) {
-    if (pair.second == host) asked.clear();
+    if (pair.second != host) continue;
+    for (const Asked& request : asked) {
+      queued_.erase(request.id);
+      dropped_.erase(request.id);
+    }
+    asked.clear();
   }
 }
 

@@ -45,6 +45,10 @@ class MessagePairs {
   };
   std::set<std::string> stores_;
   std::map<std::pair<std::string, std::string>, std::deque<Asked>> unanswered_;
+  // Requests in those queues, and those of them dropped on the way: skipped
+  // when a response would take them, so a drop costs no scan of the queues.
+  std::set<std::uint64_t> queued_;
+  std::set<std::uint64_t> dropped_;
 };
 
 // "kuri-1" of "kuri-1:7001".
