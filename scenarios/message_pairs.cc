@@ -31,6 +31,12 @@ MessageKind MessagePairs::Sent(std::uint64_t id, const std::string& from_endpoin
                             what.find("/healthz") != std::string::npos};
   constexpr std::size_t kMaxUnanswered = 10'000;  // Per pair of hosts: far past any run's.
   std::deque<Asked>& asked = unanswered_[{from, to}];
+  // Full: make room by the requests dropped on the way, oldest first.
+  while (asked.size() >= kMaxUnanswered && dropped_.contains(asked.front().id)) {
+    dropped_.erase(asked.front().id);
+    queued_.erase(asked.front().id);
+    asked.pop_front();
+  }
   if (asked.size() < kMaxUnanswered) {
     asked.push_back(Asked{id, request});
     queued_.insert(id);

@@ -5,7 +5,7 @@
 // assertion of the simulator, the models and the checkers on.
 // Build: cmake --preset fuzz && cmake --build --preset fuzz
 // Run:   build/fuzz/tests/fuzz/scenario_file_fuzz -dict=tests/fuzz/scenario_file.dict \
-//            -max_total_time=600 -max_len=4096 corpus/ tests/fuzz/scenario_corpus
+//            -max_total_time=600 -max_len=8192 corpus/ tests/fuzz/scenario_corpus
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +21,9 @@ namespace {
 using faultline::scenarios::FileError;
 using faultline::scenarios::Scenario;
 
-// A source in no directory: an [[image]]'s folder never reaches a real file.
+// A source in no directory, so a relative [[image]] folder reaches no real
+// file; an absolute one would (a user's file may name one), so inputs that
+// name a folder at all are left out: the fuzzer reads nothing of the machine.
 constexpr std::string_view kSource = "/nonexistent-fuzz-directory/fuzz.toml";
 
 [[noreturn]] void Fail() { __builtin_trap(); }
@@ -31,6 +33,7 @@ constexpr std::string_view kSource = "/nonexistent-fuzz-directory/fuzz.toml";
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > 16 * 1024) return 0;  // A story, not a soak.
   const std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (text.find("migrations") != std::string_view::npos) return 0;
   std::variant<Scenario, FileError> parsed = faultline::scenarios::ParseScenario(text, kSource);
   if (const auto* error = std::get_if<FileError>(&parsed)) {
     // Said where: "source:line:col: what".

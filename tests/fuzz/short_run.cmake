@@ -66,7 +66,7 @@ ExternalProject_Add(faultline_fuzz_clang
 foreach(target ${FAULTLINE_FUZZ_LIBRARY_TARGETS})
   string(REGEX REPLACE "_fuzz$" "" name ${target})
   add_test(NAME fuzz.${name}
-    COMMAND sh -c "rm -rf corpus-$4 && mkdir corpus-$4 && exec \"$1\" -dict=$5 -max_total_time=$2 -max_len=4096 -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 corpus-$4 \"$3\""
+    COMMAND sh -c "rm -rf corpus-$4 && mkdir corpus-$4 && exec \"$1\" -dict=$5 -max_total_time=$2 -max_len=8192 -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 corpus-$4 \"$3\""
             sh ${fuzz_tree}/tests/fuzz/${target} ${FAULTLINE_FUZZ_SECONDS}
             ${PROJECT_SOURCE_DIR}/${${target}_CORPUS} ${name} ${PROJECT_SOURCE_DIR}/${${target}_DICT}
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})

@@ -1,29 +1,12 @@
 # The libFuzzer targets, one entry each: name, then its sources beyond its
-# own <name>.cc (pure ones only: Boost 1.74's Asio does not see clang 14's
-# coroutines, so no target links the simulator). CMakeLists.txt (the fuzz
-# preset) and short_run.cmake (the suite's short runs) both read this list.
-set(FAULTLINE_FUZZ_TARGETS cql_parser_fuzz migration_lint_fuzz)
-set(cql_parser_fuzz_SOURCES
-  models/cql/lexer.cc
-  models/cql/parser.cc)
-set(cql_parser_fuzz_CORPUS tests/fuzz/cql_corpus)
-set(migration_lint_fuzz_SOURCES
-  models/cql/errors.cc
-  models/cql/lexer.cc
-  models/cql/parser.cc
-  models/cql/types.cc
-  models/migrate/folder.cc
-  models/migrate/lint.cc
-  models/migrate/schema_model.cc
-  models/migrate/source.cc
-  models/migrate/statements.cc
-  sim/assert.cc
-  sim/status.cc)
-set(migration_lint_fuzz_CORPUS tests/fuzz/migration_corpus)
-set(migration_lint_fuzz_DICT tests/fuzz/migration_lint.dict)
+# own <name>.cc. The first list is of pure sources, compiled by clang in one
+# command; the second (below) links the simulator's libraries.
+# CMakeLists.txt (the fuzz preset) and short_run.cmake (the suite's short
+# runs) both read these lists.
 
 # Targets over the whole simulator: they link the libraries the fuzz preset
-# builds with clang (instrumented, sanitized); no short run in the GCC suite.
+# builds with clang (instrumented, sanitized); the suite's short runs build
+# such a copy of the project for them (short_run.cmake).
 set(FAULTLINE_FUZZ_LIBRARY_TARGETS scenario_file_fuzz cql_engine_fuzz)
 set(scenario_file_fuzz_LIBRARIES faultline_scenarios)
 set(scenario_file_fuzz_CORPUS tests/fuzz/scenario_corpus)
