@@ -3,6 +3,25 @@
 # command; the second (below) links the simulator's libraries.
 # CMakeLists.txt (the fuzz preset) and short_run.cmake (the suite's short
 # runs) both read these lists.
+set(FAULTLINE_FUZZ_TARGETS cql_parser_fuzz migration_lint_fuzz)
+set(cql_parser_fuzz_SOURCES
+  models/cql/lexer.cc
+  models/cql/parser.cc)
+set(cql_parser_fuzz_CORPUS tests/fuzz/cql_corpus)
+set(migration_lint_fuzz_SOURCES
+  models/cql/errors.cc
+  models/cql/lexer.cc
+  models/cql/parser.cc
+  models/cql/types.cc
+  models/migrate/folder.cc
+  models/migrate/lint.cc
+  models/migrate/schema_model.cc
+  models/migrate/source.cc
+  models/migrate/statements.cc
+  sim/assert.cc
+  sim/status.cc)
+set(migration_lint_fuzz_CORPUS tests/fuzz/migration_corpus)
+set(migration_lint_fuzz_DICT tests/fuzz/migration_lint.dict)
 
 # Targets over the whole simulator: they link the libraries the fuzz preset
 # builds with clang (instrumented, sanitized); the suite's short runs build
