@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -15,7 +16,7 @@
 #include <fmt/format.h>
 
 #include "app/command_util.h"
-#include "app/scenario_commands.h"
+#include "app/commands.h"
 #include "app/worker_processes.h"
 #include "models/migrate/folder.h"
 #include "models/migrate/lint.h"
@@ -48,74 +49,62 @@ struct CheckFlags {
   bool static_only = false;
 };
 
-std::variant<CheckFlags, std::string> ParseCheckFlags(const std::vector<std::string>& args) {
-  CheckFlags flags;
-  std::set<std::string> seen;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (!arg.starts_with("-") || arg == "-") {
-      if (!flags.folder.empty()) return "check-migrations takes one folder, got '" + arg + "' too";
-      flags.folder = arg;
-      continue;
-    }
-    if (!seen.insert(arg).second) return arg + " is given twice";
-    if (arg == "--static") {
-      flags.static_only = true;
-      continue;
-    }
-    static const std::set<std::string> kValued = {
-        "--runner", "--keyspace", "--replicas",  "--store", "--from", "--format",
-        "--out",    "--sum",      "--write-sum", "--seed",  "--jobs"};
-    if (!kValued.contains(arg)) return "unknown option " + arg;
-    if (i + 1 == args.size()) return arg + " needs a value";
-    const std::string& value = args[++i];
-    if (arg == "--runner") {
-      const bool known = value == "all" || models::migrate::MakeRunner(value) != nullptr;
-      if (!known) return "--runner is golang-migrate, safe, db-init or all, not '" + value + "'";
-      flags.runner = value;
-    } else if (arg == "--keyspace") {
-      if (std::string problem = scenarios::KeyspaceProblem(value); !problem.empty()) {
-        return "--keyspace: " + problem;
-      }
-      flags.keyspace = value;
-    } else if (arg == "--jobs") {
-      const std::optional<std::uint64_t> number = ParseSeed(value);
-      constexpr std::uint64_t kMaxJobs = 64;
-      if (!number || *number < 1 || *number > kMaxJobs) {
-        return fmt::format("--jobs is from 1 to {}, not '{}'", kMaxJobs, value);
-      }
-      flags.jobs = static_cast<int>(*number);
-    } else if (arg == "--replicas" || arg == "--seed") {
-      const std::optional<std::uint64_t> number = ParseSeed(value);
-      if (!number) return fmt::format("{} needs a number, not '{}'", arg, value);
-      if (arg == "--seed") flags.seed = *number;
-      if (arg == "--replicas") {
-        if (*number < 1 || *number > 16) return "--replicas is from 1 to 16";
-        flags.replicas = static_cast<int>(*number);
-      }
-    } else if (arg == "--store") {
-      if (value != "yugabyte" && value != "cassandra") {
-        return "--store is yugabyte or cassandra, not '" + value + "'";
-      }
-      flags.store = value;
-    } else if (arg == "--format") {
-      bool known = false;
-      for (const scenarios::ReportFormat& format : scenarios::ReportFormats()) {
-        known = known || format.name == value;
-      }
-      if (!known) return "--format is text, json, sarif or junit, not '" + value + "'";
-      flags.format = value;
-    } else {
-      std::string& target = arg == "--from"  ? flags.from
-                            : arg == "--out" ? flags.out
-                            : arg == "--sum" ? flags.sum
-                                             : flags.write_sum;
-      if (value.empty()) return arg + " needs a value";
-      target = value;
-    }
+// check-migrations' flags on `command`, into `flags`.
+void DeclareCheckFlags(CLI::App& command, CheckFlags& flags) {
+  command.add_option("folder", flags.folder, "the migration folder")
+      ->required()
+      ->type_name(kDirValue);
+  std::vector<std::string> runners(std::begin(models::migrate::kRunnerNames),
+                                   std::end(models::migrate::kRunnerNames));
+  runners.push_back("all");
+  AddChoice(command, "--runner", flags.runner, runners,
+            "the runner that applies the folder (default golang-migrate)");
+  command
+      .add_option_function<std::string>(
+          "--keyspace",
+          [&flags](const std::string& value) {
+            if (std::string problem = scenarios::KeyspaceProblem(value); !problem.empty()) {
+              throw CLI::ValidationError("--keyspace: " + problem);
+            }
+            flags.keyspace = value;
+          },
+          "the keyspace it migrates (default: the one its statements name, else app)")
+      ->type_name("KS");
+  AddNumber(command, "--replicas", flags.replicas, 1, 16,
+            "replicas that start together (default 2; 1: no race check)");
+  AddChoice(command, "--store", flags.store, {"yugabyte", "cassandra"},
+            "every check on that store only (default: yugabyte, and the race check on both)");
+  command
+      .add_option("--from", flags.from,
+                  "the folder as the release before shipped it (the upgrade starts from it and "
+                  "the rollback goes back to it), or the version of this folder a deployed "
+                  "database is at; default: from each older version")
+      ->type_name("DIR|V");
+  command
+      .add_option("--sum", flags.sum,
+                  "the sum file written when the files shipped (--write-sum): edited, removed "
+                  "and out-of-order files are errors")
+      ->type_name(kFileValue);
+  command
+      .add_option("--write-sum", flags.write_sum,
+                  "write this folder's sum file (-: standard output, and the report to "
+                  "standard error)")
+      ->type_name(kFileValue);
+  std::vector<std::string> formats;
+  for (const scenarios::ReportFormat& format : scenarios::ReportFormats()) {
+    formats.emplace_back(format.name);
   }
-  if (flags.folder.empty()) return "usage: faultline check-migrations DIR [options]";
-  return flags;
+  AddChoice(command, "--format", flags.format, formats,
+            "what standard output gets (default text; sarif is SARIF 2.1.0)");
+  command
+      .add_option("--out", flags.out,
+                  "a new folder for every format (report.txt, report.json, report.sarif, "
+                  "report.junit.xml) and each repro scenario")
+      ->type_name(kDirValue);
+  AddNumber(command, "--seed", flags.seed, 0, UINT64_MAX, "the simulations' seed (default 1)");
+  AddNumber(command, "--jobs", flags.jobs, 1, 64,
+            "play the cases in N worker processes (the report is the same)");
+  command.add_flag("--static", flags.static_only, "the static rules only: nothing is simulated");
 }
 
 std::optional<std::string> ReadText(const std::string& path, std::uintmax_t max_bytes,
@@ -221,13 +210,7 @@ std::optional<scenarios::MigrationCheckReport> Check(
   return scenarios::ReportOf(options, shards, &made);
 }
 
-}  // namespace
-
-int RunCheckMigrationsCommand(const std::vector<std::string>& args) {
-  std::variant<CheckFlags, std::string> parsed = ParseCheckFlags(args);
-  if (const auto* message = std::get_if<std::string>(&parsed)) return Bad(*message);
-  const CheckFlags& flags = std::get<CheckFlags>(parsed);
-
+int RunCheckMigrationsCommand(const CheckFlags& flags) {
   // Everything the check reads is read, and found wrong, before it runs.
   sim::Result<std::vector<MigrationFile>> files =
       models::migrate::ReadMigrationFolder(flags.folder);
@@ -283,7 +266,11 @@ int RunCheckMigrationsCommand(const std::vector<std::string>& args) {
     options.sum = &*sum;
     options.sum_name = flags.sum;
   }
-  if (!flags.write_sum.empty()) {
+  const bool sum_to_stdout = IsStandardOutput(flags.write_sum);
+  if (sum_to_stdout) {
+    std::cout << models::migrate::WriteSumFile(options.files);
+    if (!std::cout.flush()) return CannotWrite("--write-sum", "-");
+  } else if (!flags.write_sum.empty()) {
     std::ofstream out(flags.write_sum, std::ios::binary);
     out << models::migrate::WriteSumFile(options.files);
     out.close();
@@ -318,9 +305,19 @@ int RunCheckMigrationsCommand(const std::vector<std::string>& args) {
     if (const int status = WriteOut(flags.out, report, context); status != kExitOk) return status;
   }
   for (const scenarios::ReportFormat& format : scenarios::ReportFormats()) {
-    if (format.name == flags.format) std::cout << format.write(report, context);
+    if (format.name == flags.format) {
+      (sum_to_stdout ? std::cerr : std::cout) << format.write(report, context);
+    }
   }
   return report.Unsafe() ? kExitFailureFound : kExitOk;
+}
+
+}  // namespace
+
+CommandRun DefineCheckMigrations(CLI::App& command) {
+  auto flags = std::make_shared<CheckFlags>();
+  DeclareCheckFlags(command, *flags);
+  return [flags] { return RunCheckMigrationsCommand(*flags); };
 }
 
 }  // namespace faultline::app

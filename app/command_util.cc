@@ -32,8 +32,8 @@ int BadInput(const std::string& message) {
 }
 
 int BadInput(const std::string& message, std::string_view command) {
-  std::cerr << "faultline: " << message << "\n(run `faultline " << command
-            << " --help` for usage)\n";
+  std::cerr << "faultline: " << command << ": " << message << "\n(run `faultline help " << command
+            << "` for usage)\n";
   return kExitBadInput;
 }
 

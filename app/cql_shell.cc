@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -16,6 +17,8 @@
 
 #include <fmt/format.h>
 
+#include "app/command_util.h"
+#include "app/commands.h"
 #include "fakes/sqlite_vfs.h"
 #include "fakes/volume.h"
 #include "models/cql/parser.h"
@@ -30,69 +33,18 @@ using models::cql::ErrorCode;
 using models::cql::Outcome;
 using models::cql::QueryResult;
 
-constexpr int kExitOk = 0;
-constexpr int kExitBadInput = 2;
 constexpr const char* kMountPoint = "/var/lib/yugabyte";
 constexpr const char* kDatabase = "/var/lib/yugabyte/meta.db";
 // The files of a saved store: the database and SQLite's (persistent) journal.
 constexpr std::array<const char*, 2> kStoreFiles = {"meta.db", "meta.db-journal"};
 constexpr const char* kStaging = ".faultline-saving";
 
-constexpr std::string_view kUsage =
-    R"(usage: faultline cql [--data DIR] [-e STATEMENTS | -f FILE] [-k KEYSPACE]
-
-A shell on faultline's CQL metadata store, answering as ycqlsh does.
-
-  --data DIR      open the store kept in DIR (an exported volume: DIR/meta.db),
-                  creating it if DIR is new or empty, and write it back on
-                  exit; a DIR with other files and no meta.db is refused;
-                  without it the store is fresh and gone at exit
-  -e STATEMENTS   run these statements (separated by ';') and exit
-  -f FILE         run the statements in FILE and exit
-  -k KEYSPACE     start with USE KEYSPACE
-  -h, --help      show this help
-
-Without -e or -f, statements are read from standard input (with a prompt on
-a terminal). The first failing statement stops the run: its error is printed
-as SOURCE:LINE: and the exit status is 2. Statements before it stay applied.
-)";
-
 struct Flags {
   std::optional<std::filesystem::path> data;
   std::optional<std::string> execute;
   std::optional<std::string> file;
   std::string keyspace;
-  bool help = false;
 };
-
-// The flags, or what is wrong with them.
-std::variant<Flags, std::string> ParseFlags(const std::vector<std::string>& args) {
-  Flags flags;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    const bool takes_value = flag == "--data" || flag == "-e" || flag == "--execute" ||
-                             flag == "-f" || flag == "--file" || flag == "-k" ||
-                             flag == "--keyspace";
-    if (flag == "-h" || flag == "--help") {
-      flags.help = true;
-      continue;
-    }
-    if (!takes_value) return fmt::format("cql: unknown option '{}'", flag);
-    if (i + 1 >= args.size()) return fmt::format("cql: {} needs a value", flag);
-    const std::string& value = args[++i];
-    if (flag == "--data") {
-      flags.data = value;
-    } else if (flag == "-e" || flag == "--execute") {
-      flags.execute = value;
-    } else if (flag == "-f" || flag == "--file") {
-      flags.file = value;
-    } else {
-      flags.keyspace = value;
-    }
-  }
-  if (flags.execute && flags.file) return std::string("cql: give -e or -f, not both");
-  return flags;
-}
 
 // The error as ycqlsh reports it, with where the statement came from.
 void PrintError(const std::string& source, int line, const CqlError& error,
@@ -381,17 +333,10 @@ int RunCqlShellOnSnapshot(const std::string& database, const std::optional<std::
   return ok ? kExitOk : kExitBadInput;
 }
 
-int RunCqlShell(const std::vector<std::string>& args) {
-  std::variant<Flags, std::string> parsed = ParseFlags(args);
-  if (const auto* bad = std::get_if<std::string>(&parsed)) {
-    std::cerr << "faultline: " << *bad << "\n(run `faultline cql --help` for usage)\n";
-    return kExitBadInput;
-  }
-  const Flags& flags = std::get<Flags>(parsed);
-  if (flags.help) {
-    std::cout << kUsage;
-    return kExitOk;
-  }
+namespace {
+
+int RunCqlShell(const Flags& flags) {
+  if (flags.execute && flags.file) return BadInput("give -e or -f, not both", "cql");
   std::string script;
   if (flags.file) {
     std::error_code error;
@@ -437,6 +382,24 @@ int RunCqlShell(const std::vector<std::string>& args) {
     }
   }
   return ok ? kExitOk : kExitBadInput;
+}
+
+}  // namespace
+
+CommandRun DefineCql(CLI::App& command) {
+  auto flags = std::make_shared<Flags>();
+  command
+      .add_option("--data", flags->data,
+                  "open the store kept in DIR (an exported volume: DIR/meta.db), creating it if "
+                  "DIR is new or empty, and write it back on exit; a DIR with other files and no "
+                  "meta.db is refused; without it the store is fresh and gone at exit")
+      ->type_name(kDirValue);
+  command.add_option("-e,--execute", flags->execute,
+                     "run these statements (separated by ';') and exit");
+  command.add_option("-f,--file", flags->file, "run the statements in FILE and exit")
+      ->type_name(kFileValue);
+  command.add_option("-k,--keyspace", flags->keyspace, "start with USE KEYSPACE");
+  return [flags] { return RunCqlShell(*flags); };
 }
 
 }  // namespace faultline::app

@@ -4,13 +4,8 @@
 
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace faultline::app {
-
-// Runs the shell with the arguments after `cql`; returns the exit status:
-// 0 every statement succeeded, 2 bad input (a flag, a file, a CQL error).
-int RunCqlShell(const std::vector<std::string>& args);
 
 // The same shell on a snapshot of a run's store: `database` is the bytes
 // of its meta.db (empty: the store had written none yet, so it is fresh).

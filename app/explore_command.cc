@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -25,7 +26,7 @@
 #include <fmt/format.h>
 
 #include "app/command_util.h"
-#include "app/scenario_commands.h"
+#include "app/commands.h"
 #include "app/worker_processes.h"
 #include "scenarios/explore.h"
 #include "scenarios/perfetto.h"
@@ -77,69 +78,58 @@ std::optional<std::chrono::seconds> ParseWallTime(const std::string& text) {
   return std::nullopt;
 }
 
-// The flags, or the message that says what was wrong.
-std::variant<ExploreFlags, std::string> ParseExploreFlags(const std::vector<std::string>& args) {
-  ExploreFlags flags;
-  std::set<std::string> seen;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (!arg.starts_with("--")) {
-      if (!flags.scenario.empty()) return "explore takes one scenario, got '" + arg + "' too";
-      flags.scenario = arg;
-      continue;
-    }
-    if (!seen.insert(arg).second) return arg + " is given twice";
-    if (arg == "--json" || arg == "--expectations") {
-      (arg == "--json" ? flags.json : flags.expectations) = true;
-      continue;
-    }
-    static const std::set<std::string> kValued = {
-        "--runs", "--seed",       "--out",         "--shard",           "--jobs",
-        "--time", "--max-events", "--max-crashes", "--max-power-losses"};
-    if (!kValued.contains(arg)) return "unknown option " + arg;
-    if (i + 1 == args.size()) return arg + " needs a value";
-    const std::string& value = args[++i];
-    if (arg == "--out") {
-      flags.out = value;
-    } else if (arg == "--shard") {
-      const std::optional<scenarios::Shard> shard = ParseShard(value);
-      if (!shard) return "--shard is I/N with 0 <= I < N (e.g. 0/4), not '" + value + "'";
-      flags.shard = *shard;
-    } else if (arg == "--time") {
-      flags.time = ParseWallTime(value);
-      if (!flags.time)
-        return "--time is a wall-clock duration such as 90s, 10m or 2h, not '" + value + "'";
-    } else {
-      const std::optional<std::uint64_t> number = ParseSeed(value);
-      if (!number) return fmt::format("{} needs a number, not '{}'", arg, value);
-      if (arg == "--seed") flags.seed = *number;
-      if (arg == "--runs") {
-        if (*number > kMaxRuns) return fmt::format("--runs is at most {}", kMaxRuns);
-        flags.runs = static_cast<int>(*number);
-      }
-      constexpr std::uint64_t kMaxBound = 100;
-      for (const auto& [name, field] :
-           {std::pair{"--max-events", &scenarios::ExploreBounds::max_events},
-            std::pair{"--max-crashes", &scenarios::ExploreBounds::max_crashes},
-            std::pair{"--max-power-losses", &scenarios::ExploreBounds::max_power_losses}}) {
-        if (arg != name) continue;
-        const bool events = arg == "--max-events";
-        if (*number > kMaxBound || (events && *number == 0)) {
-          return fmt::format("{} is from {} to {}", arg, events ? 1 : 0, kMaxBound);
-        }
-        flags.bounds.*field = static_cast<int>(*number);
-      }
-      if (arg == "--jobs") {
-        if (*number < 1 || *number > kMaxJobs)
-          return fmt::format("--jobs is from 1 to {}", kMaxJobs);
-        flags.jobs = static_cast<int>(*number);
-      }
-    }
-  }
-  if (flags.scenario.empty()) return "usage: faultline explore NAME|FILE [options]";
-  // --time alone: as many runs as fit in it.
-  if (flags.time && !seen.contains("--runs")) flags.runs = static_cast<int>(kMaxRuns);
-  return flags;
+// explore's flags on `command`, into `flags`.
+void DeclareExploreFlags(CLI::App& command, ExploreFlags& flags) {
+  command.add_option("scenario", flags.scenario, "a catalogue name or a scenario file")
+      ->required()
+      ->type_name(kScenarioValue);
+  AddNumber(command, "--runs", flags.runs, 0, kMaxRuns, "how many runs (default 100)");
+  AddNumber(command, "--seed", flags.seed, 0, UINT64_MAX,
+            "the first run's seed (default 1; run r uses S + r)");
+  command
+      .add_option("--out", flags.out,
+                  "where to write the results (default: "
+                  "faultline-results/explore-<name>-...)")
+      ->type_name(kDirValue);
+  command.add_flag("--json", flags.json, "print summary.json instead of the text report");
+  command
+      .add_option_function<std::string>(
+          "--shard",
+          [&flags](const std::string& text) {
+            const std::optional<scenarios::Shard> shard = ParseShard(text);
+            if (!shard) {
+              throw CLI::ValidationError("--shard is I/N with 0 <= I < N (e.g. 0/4), not '" + text +
+                                         "'");
+            }
+            flags.shard = *shard;
+          },
+          "play only every N-th run from run I; fold the shards' directories with "
+          "`faultline merge DIR...`")
+      ->type_name("I/N");
+  AddNumber(command, "--jobs", flags.jobs, 1, kMaxJobs,
+            "play the runs in N worker processes (the results are the same)");
+  command
+      .add_option_function<std::string>(
+          "--time",
+          [&flags](const std::string& text) {
+            flags.time = ParseWallTime(text);
+            if (!flags.time) {
+              throw CLI::ValidationError(
+                  "--time is a wall-clock duration such as 90s, 10m or 2h, not '" + text + "'");
+            }
+          },
+          "stop starting runs after D of wall time (90s, 10m, 2h); alone, as many runs as fit")
+      ->type_name("D");
+  command.add_flag("--expectations", flags.expectations,
+                   "a failed expectation of the scenario's steps is a failure too (by default "
+                   "only the whole-run checkers are the oracle)");
+  constexpr std::uint64_t kMaxBound = 100;
+  AddNumber(command, "--max-events", flags.bounds.max_events, 1, kMaxBound,
+            "the schedule's events at most (default 3, after studies of real cluster failures)");
+  AddNumber(command, "--max-crashes", flags.bounds.max_crashes, 0, kMaxBound,
+            "its crashes at most (default 3)");
+  AddNumber(command, "--max-power-losses", flags.bounds.max_power_losses, 0, kMaxBound,
+            "its power losses at most (default 1)");
 }
 
 // --- Groups as text (worker pipes, groups.tsv) -----------------------------
@@ -445,12 +435,7 @@ std::string ScenarioReference(const std::string& given, bool from_file) {
   return error ? given : absolute.string();
 }
 
-}  // namespace
-
-int RunExploreCommand(const std::vector<std::string>& args) {
-  std::variant<ExploreFlags, std::string> parsed = ParseExploreFlags(args);
-  if (const auto* error = std::get_if<std::string>(&parsed)) return BadInput(*error);
-  const ExploreFlags& flags = std::get<ExploreFlags>(parsed);
+int RunExploreCommand(const ExploreFlags& flags) {
   std::optional<scenarios::Scenario> from_file;
   const scenarios::Scenario* workload = NamedOrFile(flags.scenario, from_file);
   if (workload == nullptr) return kExitBadInput;
@@ -499,23 +484,8 @@ int RunExploreCommand(const std::vector<std::string>& args) {
   return Finish(*workload, std::move(shard), *out, flags.json, 0, started);
 }
 
-int RunMergeCommand(const std::vector<std::string>& args) {
-  std::vector<std::string> directories;
-  std::string out_flag;
-  bool json = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--out") {
-      if (i + 1 == args.size() || !out_flag.empty()) return BadInput("--out needs one directory");
-      out_flag = args[++i];
-    } else if (args[i] == "--json") {
-      json = true;
-    } else if (args[i].starts_with("--")) {
-      return BadInput("merge: unknown option " + args[i]);
-    } else {
-      directories.push_back(args[i]);
-    }
-  }
-  if (directories.empty()) return BadInput("usage: faultline merge DIR... [--out DIR] [--json]");
+int RunMergeCommand(const std::vector<std::string>& directories, const std::string& out_flag,
+                    bool json) {
   std::vector<ShardFile> shards;
   for (const std::string& directory : directories) {
     std::variant<ShardFile, std::string> read = ReadShardFile(fs::path(directory) / "groups.tsv");
@@ -574,6 +544,34 @@ int RunMergeCommand(const std::vector<std::string>& args) {
   }
   merged.groups = scenarios::MergeDrawnGroups(parts);
   return Finish(*workload, std::move(merged), *out, json, 0, std::chrono::steady_clock::now());
+}
+
+}  // namespace
+
+CommandRun DefineExplore(CLI::App& command) {
+  auto flags = std::make_shared<ExploreFlags>();
+  DeclareExploreFlags(command, *flags);
+  return [flags, &command] {
+    // --time alone: as many runs as fit in it.
+    if (flags->time && command.count("--runs") == 0) flags->runs = static_cast<int>(kMaxRuns);
+    return RunExploreCommand(*flags);
+  };
+}
+
+CommandRun DefineMerge(CLI::App& command) {
+  struct MergeFlags {
+    std::vector<std::string> directories;
+    std::string out;
+    bool json = false;
+  };
+  auto flags = std::make_shared<MergeFlags>();
+  command.add_option("directories", flags->directories, "the shards' results directories")
+      ->required()
+      ->type_name(kDirValue);
+  command.add_option("--out", flags->out, "where to write the merged results")
+      ->type_name(kDirValue);
+  command.add_flag("--json", flags->json, "print summary.json instead of the text report");
+  return [flags] { return RunMergeCommand(flags->directories, flags->out, flags->json); };
 }
 
 }  // namespace faultline::app

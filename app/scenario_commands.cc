@@ -1,4 +1,5 @@
-#include "app/scenario_commands.h"
+// `faultline list`, `explain NAME` and `run NAME`: the scenario catalogue
+// from the command line.
 
 #include <algorithm>
 #include <cctype>
@@ -8,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -17,6 +19,7 @@
 #include <fmt/ranges.h>
 
 #include "app/command_util.h"
+#include "app/commands.h"
 #include "scenarios/catalogue.h"
 #include "scenarios/failure_classes.h"
 #include "scenarios/perfetto.h"
@@ -70,17 +73,35 @@ std::string Json(const scenarios::ScenarioResult& result) {
       checkers, notes, Escaped(result.stopped));
 }
 
-void PrintSteps(const scenarios::ScenarioResult& result) {
+void PrintSteps(std::ostream& out, const scenarios::ScenarioResult& result) {
   int number = 0;
   for (const scenarios::StepResult& step : result.steps) {
-    std::cout << fmt::format("{:>2}. [{}] {}\n", ++number, sim::FormatTime(step.at), step.action);
-    if (!step.narration.empty()) std::cout << "    " << step.narration << "\n";
-    std::cout << "    -> " << scenarios::OneLine(step.outcome, 160) << "\n";
+    out << fmt::format("{:>2}. [{}] {}\n", ++number, sim::FormatTime(step.at), step.action);
+    if (!step.narration.empty()) out << "    " << step.narration << "\n";
+    out << "    -> " << scenarios::OneLine(step.outcome, 160) << "\n";
     for (const scenarios::CheckResult& check : step.checks) {
-      std::cout << fmt::format("    {} {}{}\n", check.held ? "ok  " : "FAIL", check.what,
-                               check.held ? "" : " (got: " + check.actual + ")");
+      out << fmt::format("    {} {}{}\n", check.held ? "ok  " : "FAIL", check.what,
+                         check.held ? "" : " (got: " + check.actual + ")");
     }
   }
+}
+
+// The text report of a run: its steps, the checkers, the verdict.
+void PrintReport(std::ostream& out, const scenarios::Scenario& scenario,
+                 const scenarios::ScenarioResult& result) {
+  out << fmt::format("{} (seed {}): {}\n\n", scenario.name, result.seed, scenario.title);
+  PrintSteps(out, result);
+  out << "\nCheckers over the whole run\n";
+  for (const scenarios::CheckResult& check : result.checkers) {
+    out << fmt::format("    {} {}{}\n", check.held ? "ok  " : "FAIL", check.what,
+                       check.actual.empty() ? "" : ": " + scenarios::OneLine(check.actual, 140));
+  }
+  for (const std::string& note : result.notes) out << "\nnote: " << note << "\n";
+  out << fmt::format("\n{}: {} steps, virtual time {}, trace hash {:016x}\n",
+                     result.passed            ? "pass"
+                     : result.stopped.empty() ? "FAIL"
+                                              : "STOPPED",
+                     result.steps.size(), sim::FormatTime(result.virtual_time), result.trace_hash);
 }
 
 // "a,b,,c" as {a, b, c}.
@@ -111,10 +132,7 @@ std::string UnknownHost(const scenarios::Scenario& scenario, const std::set<std:
   return {};
 }
 
-}  // namespace
-
-int RunList(const std::vector<std::string>& args) {
-  if (!args.empty()) return BadInput("list takes no arguments");
+int RunList() {
   // By failure class, in the classes' order; each story with its fix.
   bool first = true;
   for (const scenarios::FailureClass& failure : scenarios::FailureClasses()) {
@@ -133,8 +151,6 @@ int RunList(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-namespace {
-
 // "breaks acknowledged-writes and converges", or empty.
 std::string BrokenCheckers(const scenarios::Scenario& scenario) {
   std::vector<std::string> broken;
@@ -148,13 +164,9 @@ std::string BrokenCheckers(const scenarios::Scenario& scenario) {
   return text;
 }
 
-}  // namespace
-
-int RunExplain(const std::vector<std::string>& args) {
-  const bool toml = args.size() == 2 && args[1] == "--toml";
-  if (args.size() != 1 && !toml) return BadInput("usage: faultline explain NAME|FILE [--toml]");
+int RunExplain(const std::string& name, bool toml) {
   std::optional<scenarios::Scenario> from_file;
-  const scenarios::Scenario* scenario = NamedOrFile(args[0], from_file);
+  const scenarios::Scenario* scenario = NamedOrFile(name, from_file);
   if (scenario == nullptr) return kExitBadInput;
   if (toml) {
     std::cout << scenarios::ToToml(*scenario);
@@ -184,125 +196,127 @@ int RunExplain(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-int RunScenarioCommand(const std::vector<std::string>& args) {
-  std::optional<std::string> name;
-  std::optional<std::uint64_t> seed_flag;
+// `run`'s flags, as parsed.
+struct RunFlags {
+  std::string name;
+  std::optional<std::uint64_t> seed;
   bool json = false;
   bool timeline = false;
   bool raw_timeline = false;
-  scenarios::TimelineFilter filter;
+  std::string only;
+  std::string kinds;
+  bool probes = false;
   bool check_determinism = false;
-  std::optional<std::string> trace_path;
-  std::optional<std::string> perfetto_path;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--seed") {
-      if (i + 1 >= args.size()) return BadInput("--seed needs a value");
-      const std::optional<std::uint64_t> parsed = ParseSeed(args[++i]);
-      if (!parsed) return BadInput("--seed wants a non-negative integer, got '" + args[i] + "'");
-      seed_flag = *parsed;
-    } else if (arg == "--json") {
-      json = true;
-    } else if (arg == "--timeline") {
-      timeline = true;
-    } else if (arg == "--probes") {
-      timeline = true;
-      filter.probes = true;
-    } else if (arg == "--raw-timeline") {
-      raw_timeline = true;
-    } else if (arg == "--only" || arg == "--kinds") {
-      if (i + 1 >= args.size()) return BadInput(arg + " needs a comma-separated list");
-      timeline = true;
-      std::set<std::string>& into = arg == "--only" ? filter.services : filter.kinds;
-      std::vector<std::string> items = SplitCommas(args[++i]);
-      if (items.empty()) return BadInput(arg + " needs at least one name, got '" + args[i] + "'");
-      for (std::string& item : items) into.insert(std::move(item));
-    } else if (arg == "--check-determinism") {
-      check_determinism = true;
-    } else if (arg == "--trace") {
-      if (i + 1 >= args.size()) return BadInput("--trace needs a file");
-      trace_path = args[++i];
-    } else if (arg == "--perfetto") {
-      if (i + 1 >= args.size()) return BadInput("--perfetto needs a file");
-      perfetto_path = args[++i];
-    } else if (!arg.empty() && arg[0] == '-') {
-      return BadInput("run: unknown option '" + arg + "'");
-    } else if (name) {
-      return BadInput("run takes one scenario name");
-    } else {
-      name = arg;
+  std::string trace_path;     // Empty: none; "-": standard output.
+  std::string perfetto_path;  // Likewise.
+};
+
+// What is wrong with a comma-separated list flag, or empty.
+std::string ReadList(std::string_view flag, const std::string& text, std::set<std::string>& into) {
+  std::vector<std::string> items = SplitCommas(text);
+  if (items.empty()) return fmt::format("{} needs at least one name, got '{}'", flag, text);
+  for (std::string& item : items) into.insert(std::move(item));
+  return {};
+}
+
+int RunScenarioCommand(const RunFlags& flags) {
+  scenarios::TimelineFilter filter;
+  filter.probes = flags.probes;
+  const bool timeline =
+      flags.timeline || flags.probes || !flags.only.empty() || !flags.kinds.empty();
+  for (const auto& [flag, text, into] : {std::tuple{"--only", &flags.only, &filter.services},
+                                         std::tuple{"--kinds", &flags.kinds, &filter.kinds}}) {
+    if (text->empty()) continue;
+    if (std::string problem = ReadList(flag, *text, *into); !problem.empty()) {
+      return BadInput(problem, "run");
     }
   }
-  if (!name) return BadInput("usage: faultline run NAME|FILE [--seed N] [--json] [--timeline] ...");
-  if (timeline && raw_timeline)
-    return BadInput("give --timeline (or --only, --kinds, --probes) or --raw-timeline, not both");
+  if (timeline && flags.raw_timeline)
+    return BadInput("give --timeline (or --only, --kinds, --probes) or --raw-timeline, not both",
+                    "run");
   for (const std::string& kind : filter.kinds) {
     const auto& kinds = scenarios::TimelineKinds();
     if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
       return BadInput(
-          fmt::format("--kinds: no kind '{}' (kinds: {})", kind, fmt::join(kinds, ", ")));
+          fmt::format("--kinds: no kind '{}' (kinds: {})", kind, fmt::join(kinds, ", ")), "run");
     }
   }
+  const bool trace_out = IsStandardOutput(flags.trace_path);
+  const bool perfetto_out = IsStandardOutput(flags.perfetto_path);
+  if (!flags.trace_path.empty() && !flags.perfetto_path.empty() &&
+      std::filesystem::path(flags.trace_path).lexically_normal() ==
+          std::filesystem::path(flags.perfetto_path).lexically_normal()) {
+    return BadInput("--trace and --perfetto name the same file, '" + flags.trace_path + "'", "run");
+  }
+  if ((trace_out || perfetto_out) && flags.json) {
+    return BadInput(fmt::format("{} - and --json both want standard output",
+                                trace_out ? "--trace" : "--perfetto"),
+                    "run");
+  }
+  // Standard output holds one thing: the JSON object, a trace named -, or
+  // the report. Everything else (a timeline, the report) goes to stderr.
+  std::ostream& report = trace_out || perfetto_out ? std::cerr : std::cout;
+  std::ostream& side = flags.json || trace_out || perfetto_out ? std::cerr : std::cout;
   // A name from the catalogue (which wins over a file of that name in the
   // directory), or a scenario file.
   std::optional<scenarios::Scenario> from_file;
-  const scenarios::Scenario* scenario = NamedOrFile(*name, from_file);
+  const scenarios::Scenario* scenario = NamedOrFile(flags.name, from_file);
   if (scenario == nullptr) return kExitBadInput;
-  const std::uint64_t seed = seed_flag.value_or(scenario->seed);
+  const std::uint64_t seed = flags.seed.value_or(scenario->seed);
   if (const std::string unknown = UnknownHost(*scenario, filter.services); !unknown.empty()) {
-    return BadInput(unknown);
+    return BadInput(unknown, "run");
   }
 
   scenarios::RunOptions options{.seed = seed};
   std::ofstream trace_file;
   std::optional<sim::JsonLinesSink> json_sink;
   std::optional<sim::TextSink> text_sink;
-  if (trace_path && perfetto_path &&
-      std::filesystem::path(*trace_path).lexically_normal() ==
-          std::filesystem::path(*perfetto_path).lexically_normal()) {
-    return BadInput("--trace and --perfetto name the same file, '" + *trace_path + "'");
-  }
-  if (trace_path) {
-    trace_file.open(*trace_path);
-    if (!trace_file) return CannotWrite("--trace", *trace_path);
-    json_sink.emplace(trace_file);
+  if (!flags.trace_path.empty()) {
+    if (!trace_out) {
+      trace_file.open(flags.trace_path);
+      if (!trace_file) return CannotWrite("--trace", flags.trace_path);
+    }
+    json_sink.emplace(trace_out ? std::cout : trace_file);
     options.sinks.push_back(&*json_sink);
   }
-  // With --json, stdout holds the JSON object alone: a timeline goes to stderr.
   std::optional<scenarios::ReadableTimeline> readable;
   if (timeline) {
-    readable.emplace(json ? std::cerr : std::cout, *scenario, filter);
+    readable.emplace(side, *scenario, filter);
     options.sinks.push_back(&*readable);
     options.before_step = [&](std::size_t step) { readable->MarkStep(step); };
     options.observe = [&](std::size_t step, scenarios::World&) {
       if (step == scenario->steps.size()) readable->Close();
     };
   }
-  if (raw_timeline) {
-    text_sink.emplace(json ? std::cerr : std::cout);
+  if (flags.raw_timeline) {
+    text_sink.emplace(side);
     options.sinks.push_back(&*text_sink);
   }
   std::ofstream perfetto_file;
   scenarios::PerfettoSink perfetto;
-  if (perfetto_path) {
-    perfetto_file.open(*perfetto_path);
-    if (!perfetto_file) return CannotWrite("--perfetto", *perfetto_path);
+  if (!flags.perfetto_path.empty()) {
+    if (!perfetto_out) {
+      perfetto_file.open(flags.perfetto_path);
+      if (!perfetto_file) return CannotWrite("--perfetto", flags.perfetto_path);
+    }
     options.sinks.push_back(&perfetto);
   }
   const scenarios::ScenarioResult result = scenarios::RunScenario(*scenario, options);
   if (readable) {
     readable->Finish();
-    (json ? std::cerr : std::cout) << "\n";
+    side << "\n";
   }
-  if (perfetto_path) perfetto_file << perfetto.Json();
+  if (!flags.perfetto_path.empty()) (perfetto_out ? std::cout : perfetto_file) << perfetto.Json();
   // A full disk must not pass for a written file.
-  for (auto [flag, path, file] : {std::tuple{"--trace", &trace_path, &trace_file},
-                                  std::tuple{"--perfetto", &perfetto_path, &perfetto_file}}) {
-    if (*path && !file->flush()) return CannotWrite(flag, **path);
+  for (auto [flag, path, file] : {std::tuple{"--trace", &flags.trace_path, &trace_file},
+                                  std::tuple{"--perfetto", &flags.perfetto_path, &perfetto_file}}) {
+    if (!path->empty() && !IsStandardOutput(*path) && !file->flush()) {
+      return CannotWrite(flag, *path);
+    }
   }
   bool deterministic = true;
   std::string divergence;
-  if (check_determinism) {
+  if (flags.check_determinism) {
     const scenarios::ScenarioResult again = scenarios::RunScenario(*scenario, {.seed = seed});
     deterministic = again.trace_hash == result.trace_hash;
     if (!deterministic) {
@@ -317,35 +331,21 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
       divergence = first ? first->Describe() : "(the recorded prefixes agree)";
     }
   }
-  if (json) {
+  if (flags.json) {
     std::string object = Json(result);
-    if (check_determinism) {
+    if (flags.check_determinism) {
       object.insert(object.size() - 2,
                     fmt::format(",\"deterministic\":{},\"divergence\":\"{}\"",
                                 deterministic ? "true" : "false", Escaped(divergence)));
     }
     std::cout << object;
   } else {
-    std::cout << fmt::format("{} (seed {}): {}\n\n", scenario->name, seed, scenario->title);
-    PrintSteps(result);
-    std::cout << "\nCheckers over the whole run\n";
-    for (const scenarios::CheckResult& check : result.checkers) {
-      std::cout << fmt::format(
-          "    {} {}{}\n", check.held ? "ok  " : "FAIL", check.what,
-          check.actual.empty() ? "" : ": " + scenarios::OneLine(check.actual, 140));
-    }
-    for (const std::string& note : result.notes) std::cout << "\nnote: " << note << "\n";
-    std::cout << fmt::format("\n{}: {} steps, virtual time {}, trace hash {:016x}\n",
-                             result.passed            ? "pass"
-                             : result.stopped.empty() ? "FAIL"
-                                                      : "STOPPED",
-                             result.steps.size(), sim::FormatTime(result.virtual_time),
-                             result.trace_hash);
-    if (check_determinism) {
-      std::cout << (deterministic ? "determinism: the same seed gave the same trace hash twice\n"
-                                  : "determinism: FAILED, a second run gave another trace hash; "
-                                    "first divergence: " +
-                                        divergence + "\n");
+    PrintReport(report, *scenario, result);
+    if (flags.check_determinism) {
+      report << (deterministic ? "determinism: the same seed gave the same trace hash twice\n"
+                               : "determinism: FAILED, a second run gave another trace hash; "
+                                 "first divergence: " +
+                                     divergence + "\n");
     }
   }
   if (!std::cout.flush()) {
@@ -359,6 +359,63 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   return result.passed && deterministic ? kExitOk : kExitFailureFound;
+}
+
+}  // namespace
+
+CommandRun DefineList(CLI::App&) {
+  return [] { return RunList(); };
+}
+
+CommandRun DefineExplain(CLI::App& command) {
+  auto name = std::make_shared<std::string>();
+  auto toml = std::make_shared<bool>(false);
+  command.add_option("scenario", *name, "a catalogue name or a scenario file")
+      ->required()
+      ->type_name(kScenarioValue);
+  command.add_flag("--toml", *toml, "print the scenario as a file to copy and change");
+  return [name, toml] { return RunExplain(*name, *toml); };
+}
+
+CommandRun DefineRun(CLI::App& command) {
+  auto flags = std::make_shared<RunFlags>();
+  command.add_option("scenario", flags->name, "a catalogue name or a scenario file")
+      ->required()
+      ->type_name(kScenarioValue);
+  AddSeed(command, flags->seed, "the seed (default: the scenario's, else 1)");
+  command.add_flag("--json", flags->json,
+                   "print one JSON object instead (scenario, seed, verdict, trace_hash, "
+                   "virtual_time_ns, wall_time_ms, steps, ...)");
+  command.add_flag("--timeline", flags->timeline,
+                   "print the run as a readable timeline (to stderr with --json): a marker at each "
+                   "step, one line per message, statements with their bound values, logs, "
+                   "crashes and faults");
+  command
+      .add_option("--only", flags->only,
+                  "the timeline of these services (or hosts: client, ycqlsh, migrate, dockerd) "
+                  "only; implies --timeline")
+      ->type_name("S1,S2");
+  command
+      .add_option("--kinds", flags->kinds,
+                  "the timeline of these kinds only: net, cql, log, container, process, "
+                  "migrate, fault, operator, volume, other; implies --timeline")
+      ->type_name("K1,K2");
+  command.add_flag("--probes", flags->probes,
+                   "the timeline with the health probes (hidden by default)");
+  command.add_flag("--raw-timeline", flags->raw_timeline,
+                   "every trace event as text, one line each");
+  command
+      .add_option("--trace", flags->trace_path,
+                  "write every trace event to FILE as JSON Lines (-: standard output)")
+      ->type_name(kFileValue);
+  command
+      .add_option("--perfetto", flags->perfetto_path,
+                  "write Chrome Trace Event JSON for ui.perfetto.dev (-: standard output)")
+      ->type_name(kFileValue);
+  command.add_flag("--check-determinism", flags->check_determinism,
+                   "run twice more; fail, naming the first divergent event, if the trace hashes "
+                   "differ");
+  return [flags] { return RunScenarioCommand(*flags); };
 }
 
 }  // namespace faultline::app

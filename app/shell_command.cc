@@ -4,6 +4,7 @@
 // copied from its volume (observed, never asked), and the shell works on the
 // copy.
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -12,8 +13,8 @@
 #include <fmt/format.h>
 
 #include "app/command_util.h"
+#include "app/commands.h"
 #include "app/cql_shell.h"
-#include "app/scenario_commands.h"
 #include "scenarios/runner.h"
 #include "scenarios/store_view.h"
 #include "sim/assert.h"
@@ -21,65 +22,13 @@
 namespace faultline::app {
 namespace {
 
-constexpr std::string_view kShellUsage =
-    R"(usage: faultline shell NAME|FILE --at STEP [--seed N] [-e STATEMENTS] [-k KEYSPACE]
-
-Plays a scenario (a catalogue name or a scenario file) up to and including
-step STEP, numbered as `faultline run` prints them (0: before the first),
-and opens a ycqlsh-like prompt on the metadata store as it was then: its
-schema and its rows, read from the store's volume. What you change there
-stays in the shell; the run is not touched.
-
-  --at STEP       the step after which to look (0 to the number of steps)
-  --seed N        the seed (default: the scenario's, else 1)
-  -e STATEMENTS   run these statements (separated by ';') and exit
-  -k KEYSPACE     start with USE KEYSPACE
-
-At the prompt: any CQL statement ending in ';', DESCRIBE ..., HELP, EXIT or
-QUIT. Exit status 0, or 2 for bad input (a flag, a file, a CQL error).
-)";
-
 struct ShellFlags {
   std::string scenario;
-  std::optional<std::size_t> at;
+  std::optional<std::uint64_t> at;
   std::optional<std::uint64_t> seed;
   std::optional<std::string> execute;
   std::string keyspace;
 };
-
-// The flags, or the exit status of a refusal already said.
-std::variant<ShellFlags, int> ParseShellFlags(const std::vector<std::string>& args) {
-  ShellFlags flags;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    const bool takes_value = arg == "--at" || arg == "--seed" || arg == "-e" || arg == "-k";
-    if (takes_value && i + 1 >= args.size()) return BadInput(arg + " needs a value", "shell");
-    if (arg == "--at") {
-      const std::optional<std::uint64_t> at = ParseSeed(args[++i]);
-      if (!at) return BadInput("--at wants a step number, got '" + args[i] + "'", "shell");
-      flags.at = static_cast<std::size_t>(*at);
-    } else if (arg == "--seed") {
-      flags.seed = ParseSeed(args[++i]);
-      if (!flags.seed) {
-        return BadInput("--seed wants a non-negative integer, got '" + args[i] + "'", "shell");
-      }
-    } else if (arg == "-e") {
-      flags.execute = args[++i];
-    } else if (arg == "-k") {
-      flags.keyspace = args[++i];
-    } else if (!arg.empty() && arg[0] == '-') {
-      return BadInput("shell: unknown option '" + arg + "'", "shell");
-    } else if (!flags.scenario.empty()) {
-      return BadInput("shell takes one scenario name", "shell");
-    } else {
-      flags.scenario = arg;
-    }
-  }
-  if (flags.scenario.empty() || !flags.at) {
-    return BadInput("usage: faultline shell NAME|FILE --at STEP", "shell");
-  }
-  return flags;
-}
 
 // The store's database file after step `at` (1-based) of `scenario` (empty
 // when the store had written none), or nothing when the run stopped (its
@@ -116,18 +65,7 @@ std::string Banner(const scenarios::Scenario& scenario, std::uint64_t seed, std:
                      fresh ? " (the store had written nothing yet: a fresh store)" : "");
 }
 
-}  // namespace
-
-int RunShellCommand(const std::vector<std::string>& args) {
-  for (const std::string& arg : args) {
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kShellUsage;
-      return kExitOk;
-    }
-  }
-  std::variant<ShellFlags, int> parsed = ParseShellFlags(args);
-  if (const int* status = std::get_if<int>(&parsed)) return *status;
-  const ShellFlags& flags = std::get<ShellFlags>(parsed);
+int RunShellCommand(const ShellFlags& flags) {
   std::optional<scenarios::Scenario> from_file;
   const scenarios::Scenario* scenario = NamedOrFile(flags.scenario, from_file);
   if (scenario == nullptr) return kExitBadInput;
@@ -149,6 +87,24 @@ int RunShellCommand(const std::vector<std::string>& args) {
   // Where the learner is, on standard error so that -e output stays clean.
   std::cerr << Banner(*scenario, seed, *flags.at, database->empty());
   return RunCqlShellOnSnapshot(*database, flags.execute, flags.keyspace);
+}
+
+}  // namespace
+
+CommandRun DefineShell(CLI::App& command) {
+  auto flags = std::make_shared<ShellFlags>();
+  command.add_option("scenario", flags->scenario, "a catalogue name or a scenario file")
+      ->required()
+      ->type_name(kScenarioValue);
+  AddNumber(command, "--at", flags->at, 0, UINT64_MAX,
+            "the step after which to look (0 to the number of steps)")
+      ->required()
+      ->type_name("STEP");
+  AddSeed(command, flags->seed, "the seed (default: the scenario's, else 1)");
+  command.add_option("-e,--execute", flags->execute,
+                     "run these statements (separated by ';') and exit");
+  command.add_option("-k,--keyspace", flags->keyspace, "start with USE KEYSPACE");
+  return [flags] { return RunShellCommand(*flags); };
 }
 
 }  // namespace faultline::app

@@ -14,6 +14,7 @@ packages=(
   librapidcheck-dev
   libtomlplusplus-dev       # scenario files (TOML, with line and column for errors)
   nlohmann-json3-dev        # check-migrations' JSON and SARIF reports
+  libcli11-dev              # the command line's one argument parser (header-only)
   python3-jsonschema        # the test that validates SARIF output against its schema
   clang libclang-rt-14-dev  # the parser's libFuzzer run (the suite itself builds with g++)
   parallel                  # GNU parallel: the test that spreads explore's shards with it

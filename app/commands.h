@@ -1,0 +1,22 @@
+// Each command's declaration of its flags: one function per command, listed
+// once in the table of commands.cc. Each returns what runs the command once
+// the flags are parsed (its exit status: 0, 1, or 2 for bad input).
+#pragma once
+
+#include "app/cli.h"
+
+namespace faultline::app {
+
+CommandRun DefineDemo(CLI::App& command);             // demo_command.cc
+CommandRun DefineCql(CLI::App& command);              // cql_shell.cc
+CommandRun DefineList(CLI::App& command);             // scenario_commands.cc
+CommandRun DefineExplain(CLI::App& command);          // scenario_commands.cc
+CommandRun DefineRun(CLI::App& command);              // scenario_commands.cc
+CommandRun DefineExplore(CLI::App& command);          // explore_command.cc
+CommandRun DefineMerge(CLI::App& command);            // explore_command.cc
+CommandRun DefineReport(CLI::App& command);           // report_command.cc
+CommandRun DefineShell(CLI::App& command);            // shell_command.cc
+CommandRun DefineCheckMigrations(CLI::App& command);  // check_migrations_command.cc
+CommandRun DefineCompletion(CLI::App& command);       // completion.cc
+
+}  // namespace faultline::app
