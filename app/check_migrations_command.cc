@@ -47,6 +47,7 @@ struct CheckFlags {
   std::uint64_t seed = 1;
   int jobs = 1;
   bool static_only = false;
+  scenarios::InputLimits limits;
 };
 
 // check-migrations' flags on `command`, into `flags`.
@@ -79,17 +80,20 @@ void DeclareCheckFlags(CLI::App& command, CheckFlags& flags) {
                   "the folder as the release before shipped it (the upgrade starts from it and "
                   "the rollback goes back to it), or the version of this folder a deployed "
                   "database is at; default: from each older version")
-      ->type_name("DIR|V");
+      ->type_name("DIR|V")
+      ->check(Given());
   command
       .add_option("--sum", flags.sum,
                   "the sum file written when the files shipped (--write-sum): edited, removed "
                   "and out-of-order files are errors")
-      ->type_name(kFileValue);
+      ->type_name(kFileValue)
+      ->check(Given());
   command
       .add_option("--write-sum", flags.write_sum,
                   "write this folder's sum file (-: standard output, and the report to "
                   "standard error)")
-      ->type_name(kFileValue);
+      ->type_name(kFileValue)
+      ->check(Given());
   std::vector<std::string> formats;
   for (const scenarios::ReportFormat& format : scenarios::ReportFormats()) {
     formats.emplace_back(format.name);
@@ -100,22 +104,26 @@ void DeclareCheckFlags(CLI::App& command, CheckFlags& flags) {
       .add_option("--out", flags.out,
                   "a new folder for every format (report.txt, report.json, report.sarif, "
                   "report.junit.xml) and each repro scenario")
-      ->type_name(kDirValue);
+      ->type_name(kDirValue)
+      ->check(FolderToWrite());
   AddNumber(command, "--seed", flags.seed, 0, UINT64_MAX, "the simulations' seed (default 1)");
   AddNumber(command, "--jobs", flags.jobs, 1, 64,
             "play the cases in N worker processes (the report is the same)");
   command.add_flag("--static", flags.static_only, "the static rules only: nothing is simulated");
+  AddLimits(command, flags.limits);
 }
 
-std::optional<std::string> ReadText(const std::string& path, std::uintmax_t max_bytes,
+// A sum file, at most limits.sum_file_bytes.
+std::optional<std::string> ReadText(const std::string& path, const scenarios::InputLimits& limits,
                                     std::string& problem) {
   std::error_code error;
   if (!fs::is_regular_file(path, error)) {
     problem = fmt::format("{}: not a readable file", path);
     return std::nullopt;
   }
-  if (fs::file_size(path, error) > max_bytes || error) {
-    problem = fmt::format("{}: over {} bytes", path, max_bytes);
+  if (fs::file_size(path, error) > limits.sum_file_bytes || error) {
+    problem = fmt::format("{}: {}", path,
+                          scenarios::OverLimit(limits, &scenarios::InputLimits::sum_file_bytes));
     return std::nullopt;
   }
   std::ifstream in(path, std::ios::binary);
@@ -123,6 +131,11 @@ std::optional<std::string> ReadText(const std::string& path, std::uintmax_t max_
   text << in.rdbuf();
   if (!in) {
     problem = fmt::format("{}: cannot read", path);
+    return std::nullopt;
+  }
+  if (text.str().size() > limits.sum_file_bytes) {  // It grew since it was measured.
+    problem = fmt::format("{}: {}", path,
+                          scenarios::OverLimit(limits, &scenarios::InputLimits::sum_file_bytes));
     return std::nullopt;
   }
   return text.str();
@@ -212,8 +225,8 @@ std::optional<scenarios::MigrationCheckReport> Check(
 
 int RunCheckMigrationsCommand(const CheckFlags& flags) {
   // Everything the check reads is read, and found wrong, before it runs.
-  sim::Result<std::vector<MigrationFile>> files =
-      models::migrate::ReadMigrationFolder(flags.folder);
+  sim::Result<std::vector<MigrationFile>> files = models::migrate::ReadMigrationFolder(
+      flags.folder, scenarios::FolderLimitsOf(flags.limits, true));
   if (!files.ok()) return Bad(files.status().message());
   if (files->empty()) {
     return Bad(fmt::format("{}: no migration files ({{version}}_{{title}}.up.cql)", flags.folder));
@@ -247,8 +260,8 @@ int RunCheckMigrationsCommand(const CheckFlags& flags) {
       if (!known) return Bad(fmt::format("--from: the folder has no version {}", *version));
       options.from_version = version;
     } else {
-      sim::Result<std::vector<MigrationFile>> older =
-          models::migrate::ReadMigrationFolder(flags.from);
+      sim::Result<std::vector<MigrationFile>> older = models::migrate::ReadMigrationFolder(
+          flags.from, scenarios::FolderLimitsOf(flags.limits, true));
       if (!older.ok()) return Bad("--from: " + older.status().message());
       if (older->empty()) return Bad(fmt::format("--from: {}: no migration files", flags.from));
       options.older = std::move(older).value();
@@ -258,7 +271,7 @@ int RunCheckMigrationsCommand(const CheckFlags& flags) {
   std::optional<models::migrate::SumFile> sum;
   if (!flags.sum.empty()) {
     std::string problem;
-    const std::optional<std::string> text = ReadText(flags.sum, 16 << 20, problem);
+    const std::optional<std::string> text = ReadText(flags.sum, flags.limits, problem);
     if (!text) return Bad("--sum: " + problem);
     sim::Result<models::migrate::SumFile> read = models::migrate::ParseSumFile(*text, flags.sum);
     if (!read.ok()) return Bad(read.status().message());

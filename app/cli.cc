@@ -1,5 +1,6 @@
 #include "app/cli.h"
 
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -62,10 +63,62 @@ class HelpFormatter : public CLI::Formatter {
 
 }  // namespace
 
+CLI::Option* AddLimits(CLI::App& command, scenarios::InputLimits& into) {
+  std::string names;
+  for (const scenarios::Limit& limit : scenarios::Limits()) {
+    names += fmt::format("{}{}", names.empty() ? "" : ", ", limit.name);
+  }
+  auto set = [&into](const std::vector<std::string>& assignments) {
+    std::set<std::string> seen;
+    for (const std::string& assignment : assignments) {
+      const std::string name = assignment.substr(0, assignment.find('='));
+      if (!seen.insert(name).second) {
+        throw CLI::ValidationError("--limit " + name + " is given twice");
+      }
+      if (std::string problem = scenarios::SetLimit(into, assignment); !problem.empty()) {
+        throw CLI::ValidationError(problem);
+      }
+    }
+  };
+  return command
+      .add_option_function<std::vector<std::string>>(
+          "--limit", set,
+          "raise a limit on what is read, for this run (may be repeated; "
+          "docs/scenario-format.md says each one's default): " +
+              names)
+      ->type_name("NAME=N")
+      ->expected(1)
+      ->allow_extra_args(false)  // One NAME=N a --limit: the words after are not its.
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+const CLI::Validator& Given() {
+  static const CLI::Validator kGiven(
+      [](const std::string& value) {
+        return value.empty() ? std::string("needs a value, not an empty one") : std::string();
+      },
+      "", "Given");
+  return kGiven;
+}
+
+const CLI::Validator& FolderToWrite() {
+  static const CLI::Validator kFolder(
+      [](const std::string& value) {
+        if (value.empty()) return std::string("needs a value, not an empty one");
+        return IsStandardOutput(value)
+                   ? std::string("names a folder to write, and - (standard output) is none")
+                   : std::string();
+      },
+      "", "FolderToWrite");
+  return kFolder;
+}
+
 std::string RepeatedFlag(const CLI::App& command) {
   for (const CLI::Option* option : command.get_options()) {
-    // Flags (no value) and single-value options; a list takes many.
-    if (option->get_expected_max() <= 1 && option->count() > 1) {
+    // Flags (no value) and single-value options; a list (--limit, the
+    // directories of merge) takes many.
+    const bool many = option->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll;
+    if (!many && option->get_expected_max() <= 1 && option->count() > 1) {
       return option->get_name() + " is given twice";
     }
   }

@@ -16,6 +16,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "scenarios/limits.h"
+
 namespace faultline::app {
 
 // What a command does once its flags are parsed: its exit status.
@@ -76,9 +78,21 @@ CLI::Option* AddChoice(CLI::App& command, const std::string& name, std::string& 
 // beside its flag.
 std::shared_ptr<CLI::Formatter> MakeHelpFormatter();
 
+// --limit NAME=N (repeatable, one name once): raises a limit of the table
+// in scenarios/limits.h for this run.
+CLI::Option* AddLimits(CLI::App& command, scenarios::InputLimits& into);
+
 // "--json is given twice", or empty: a flag given twice is refused, not
 // silently the last one (CLI11 refuses valued options itself).
 std::string RepeatedFlag(const CLI::App& command);
+
+// For an option whose value may not be empty (--sum "$UNSET" must not pass
+// for no --sum at all).
+const CLI::Validator& Given();
+
+// For an option that names a folder to write (--out DIR): "-" is refused,
+// as standard output cannot hold a folder.
+const CLI::Validator& FolderToWrite();
 
 // "-" names standard output.
 inline bool IsStandardOutput(std::string_view path) { return path == "-"; }

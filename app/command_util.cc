@@ -53,14 +53,15 @@ std::string Escaped(std::string_view text) {
 // name ending in .toml, or a file that no catalogue name shadows); nullptr
 // after saying what was wrong (file:line:col for a file).
 const scenarios::Scenario* NamedOrFile(const std::string& name,
-                                       std::optional<scenarios::Scenario>& from_file) {
+                                       std::optional<scenarios::Scenario>& from_file,
+                                       const scenarios::InputLimits& limits) {
   std::error_code exists_error;
   const bool file =
       name.find('/') != std::string::npos || name.ends_with(".toml") ||
       (scenarios::FindScenario(name) == nullptr && std::filesystem::exists(name, exists_error));
   if (!file) return Named(name);
   std::variant<scenarios::Scenario, scenarios::FileError> loaded =
-      scenarios::LoadScenarioFile(name);
+      scenarios::LoadScenarioFile(name, limits);
   if (const auto* error = std::get_if<scenarios::FileError>(&loaded)) {
     std::cerr << error->message << "\n";
     return nullptr;

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "scenarios/limits.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::app {
@@ -29,7 +30,8 @@ std::string Escaped(std::string_view text);
 // name ending in .toml, or a file that no catalogue name shadows); nullptr
 // after saying what was wrong (file:line:col for a file).
 const scenarios::Scenario* NamedOrFile(const std::string& name,
-                                       std::optional<scenarios::Scenario>& from_file);
+                                       std::optional<scenarios::Scenario>& from_file,
+                                       const scenarios::InputLimits& limits);
 
 // A non-negative decimal integer, all of `text`.
 std::optional<std::uint64_t> ParseSeed(const std::string& text);

@@ -109,7 +109,10 @@ constexpr Command kCommands[] = {
     {"demo", "run the scenario catalogue and print a table; exit 0 when all pass", kDemoDetails,
      DefineDemo},
     {"cql", "a ycqlsh-like shell on the metadata store", kCqlDetails, DefineCql},
-    {"list", "the scenario catalogue by failure class, one line each", "", DefineList},
+    {"list", "the scenario catalogue by failure class, one line each",
+     "The scenario catalogue, grouped by failure class: each story's name, then\nwhat it "
+     "shows.",
+     DefineList},
     {"explain", "a scenario's story, steps and lesson (--toml: as a scenario file)",
      kExplainDetails, DefineExplain},
     {"run", "play a catalogue scenario or a scenario file: each step, its outcome, its verdicts",
@@ -123,9 +126,13 @@ constexpr Command kCommands[] = {
      DefineShell},
     {"check-migrations", "is this migration folder safe to ship? rules, then simulated faults",
      kCheckMigrationsDetails, DefineCheckMigrations},
-    {"help", "this help, or a command's: faultline help COMMAND", "", DefineHelp},
-    {"version", "print the version", "", DefineVersion},
-    {"completion", "print a bash completion script: source <(faultline completion bash)", "",
+    {"help", "this help, or a command's: faultline help COMMAND",
+     "The tool's help, or COMMAND's: its flags and what it does.", DefineHelp},
+    {"version", "print the version", "Prints faultline's version.", DefineVersion},
+    {"completion", "print a bash completion script: source <(faultline completion bash)",
+     "Prints a bash completion script for faultline: commands, flags, flag values\n"
+     "and the catalogue's scenario names. Load it with\n"
+     "source <(faultline completion bash), or save it as\n/etc/bash_completion.d/faultline.",
      DefineCompletion},
 };
 

@@ -27,7 +27,8 @@ std::vector<const CLI::App*> AllCommands(const CLI::App& app) {
 // The bash words that complete a value of type `type`: "compgen ..." text.
 std::string ValueCompletion(const std::string& type) {
   if (type == kFileValue) return "compgen -f -- \"$cur\"";
-  if (type == kDirValue) return "compgen -d -- \"$cur\"";
+  if (type == kDirValue || type == "DIR|V") return "compgen -d -- \"$cur\"";
+  if (type == "NAME=N") return "compgen -W \"$limits\" -- \"$cur\"";
   if (type == kScenarioValue)
     return "compgen -W \"$scenarios\" -- \"$cur\"; compgen -f -- \"$cur\"";
   if (type == "COMMAND") return "compgen -W \"$commands\" -- \"$cur\"";
@@ -60,8 +61,11 @@ std::string CommandCase(const CLI::App& command) {
     flags.insert(flags.end(), names.begin(), names.end());
     if (option->get_expected_min() == 0) continue;  // A flag without a value.
     const std::string completion = ValueCompletion(option->get_type_name());
-    values += fmt::format("        {}) {}return ;;\n", fmt::join(names, "|"),
-                          completion.empty() ? "" : "COMPREPLY=($(" + completion + ")); ");
+    // A limit's name ends in '=', its number follows without a space.
+    const std::string after =
+        option->get_type_name() == "NAME=N" ? "compopt -o nospace 2>/dev/null; " : "";
+    values += fmt::format("        {}) {}{}return ;;\n", fmt::join(names, "|"),
+                          completion.empty() ? "" : "COMPREPLY=($(" + completion + ")); ", after);
   }
   return fmt::format(
       "    {})\n"
@@ -83,6 +87,10 @@ std::string BashScript(const CLI::App& app) {
   for (const scenarios::Scenario& scenario : scenarios::Catalogue()) {
     scenarios.push_back(scenario.name);
   }
+  std::vector<std::string> limits;
+  for (const scenarios::Limit& limit : scenarios::Limits()) {
+    limits.push_back(std::string(limit.name) + "=");
+  }
   return fmt::format(
       "# bash completion for faultline: source <(faultline completion bash), or save it\n"
       "# as /etc/bash_completion.d/faultline. Made by `faultline completion bash`.\n"
@@ -90,6 +98,11 @@ std::string BashScript(const CLI::App& app) {
       "  local cur=${{COMP_WORDS[COMP_CWORD]}} prev=${{COMP_WORDS[COMP_CWORD-1]}}\n"
       "  local commands=\"{}\"\n"
       "  local scenarios=\"{}\"\n"
+      "  local limits=\"{}\"\n"
+      "  # bash cuts --flag=value at '=': the flag is then two words back.\n"
+      "  if [[ $cur == = ]]; then cur=; fi\n"
+      "  if [[ $prev == = && $COMP_CWORD -ge 3 ]]; then prev=${{COMP_WORDS[COMP_CWORD-2]}}; fi\n"
+      "  if [[ ${{COMP_WORDS[COMP_CWORD]}} == = ]]; then prev=${{COMP_WORDS[COMP_CWORD-1]}}; fi\n"
       "  COMPREPLY=()\n"
       "  if [[ $COMP_CWORD -eq 1 ]]; then\n"
       "    COMPREPLY=($(compgen -W \"$commands --help --version\" -- \"$cur\")); return\n"
@@ -97,7 +110,7 @@ std::string BashScript(const CLI::App& app) {
       "  case \"${{COMP_WORDS[1]}}\" in\n{}  esac\n"
       "}}\n"
       "complete -o filenames -F _faultline faultline\n",
-      fmt::join(names, " "), fmt::join(scenarios, " "), cases);
+      fmt::join(names, " "), fmt::join(scenarios, " "), fmt::join(limits, " "), cases);
 }
 
 }  // namespace

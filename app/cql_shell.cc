@@ -393,11 +393,13 @@ CommandRun DefineCql(CLI::App& command) {
                   "open the store kept in DIR (an exported volume: DIR/meta.db), creating it if "
                   "DIR is new or empty, and write it back on exit; a DIR with other files and no "
                   "meta.db is refused; without it the store is fresh and gone at exit")
-      ->type_name(kDirValue);
+      ->type_name(kDirValue)
+      ->check(Given());
   command.add_option("-e,--execute", flags->execute,
                      "run these statements (separated by ';') and exit");
   command.add_option("-f,--file", flags->file, "run the statements in FILE and exit")
-      ->type_name(kFileValue);
+      ->type_name(kFileValue)
+      ->check(Given());
   command.add_option("-k,--keyspace", flags->keyspace, "start with USE KEYSPACE");
   return [flags] { return RunCqlShell(*flags); };
 }

@@ -114,7 +114,8 @@ CommandRun DefineDemo(CLI::App& command) {
       .add_option("--trace", flags->trace_path,
                   "also write the dirty-migration story's events to FILE as JSON Lines (-: "
                   "standard output, and the table to standard error)")
-      ->type_name(kFileValue);
+      ->type_name(kFileValue)
+      ->check(Given());
   command.add_flag("--timeline", flags->timeline, "print the dirty-migration story's events");
   return [flags] { return RunDemo(*flags); };
 }

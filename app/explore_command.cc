@@ -32,6 +32,7 @@
 #include "scenarios/perfetto.h"
 #include "scenarios/runner.h"
 #include "scenarios/scenario_file.h"
+#include "scenarios/shard_file.h"
 #include "sim/trace.h"
 
 namespace faultline::app {
@@ -41,7 +42,8 @@ namespace fs = std::filesystem;
 using scenarios::DrawnGroup;
 
 constexpr int kMaxJobs = 64;
-constexpr std::uint64_t kMaxRuns = 100'000'000;
+using scenarios::kMaxRuns;
+using scenarios::ShardFile;
 
 struct ExploreFlags {
   std::string scenario;
@@ -54,17 +56,8 @@ struct ExploreFlags {
   int jobs = 1;
   std::optional<std::chrono::seconds> time;
   scenarios::ExploreBounds bounds;
+  scenarios::InputLimits limits;
 };
-
-// "3/8": shard 3 of 8 (from 0).
-std::optional<scenarios::Shard> ParseShard(const std::string& text) {
-  const std::size_t slash = text.find('/');
-  if (slash == std::string::npos) return std::nullopt;
-  const std::optional<std::uint64_t> index = ParseSeed(text.substr(0, slash));
-  const std::optional<std::uint64_t> count = ParseSeed(text.substr(slash + 1));
-  if (!index || !count || *count == 0 || *count > kMaxRuns || *index >= *count) return std::nullopt;
-  return scenarios::Shard{*index, *count};
-}
 
 // "90s", "10m", "2h".
 std::optional<std::chrono::seconds> ParseWallTime(const std::string& text) {
@@ -85,18 +78,19 @@ void DeclareExploreFlags(CLI::App& command, ExploreFlags& flags) {
       ->type_name(kScenarioValue);
   AddNumber(command, "--runs", flags.runs, 0, kMaxRuns, "how many runs (default 100)");
   AddNumber(command, "--seed", flags.seed, 0, UINT64_MAX,
-            "the first run's seed (default 1; run r uses S + r)");
+            "the first run's seed (default 1; run r uses seed N + r)");
   command
       .add_option("--out", flags.out,
                   "where to write the results (default: "
                   "faultline-results/explore-<name>-...)")
-      ->type_name(kDirValue);
+      ->type_name(kDirValue)
+      ->check(FolderToWrite());
   command.add_flag("--json", flags.json, "print summary.json instead of the text report");
   command
       .add_option_function<std::string>(
           "--shard",
           [&flags](const std::string& text) {
-            const std::optional<scenarios::Shard> shard = ParseShard(text);
+            const std::optional<scenarios::Shard> shard = scenarios::ParseShard(text);
             if (!shard) {
               throw CLI::ValidationError("--shard is I/N with 0 <= I < N (e.g. 0/4), not '" + text +
                                          "'");
@@ -130,115 +124,7 @@ void DeclareExploreFlags(CLI::App& command, ExploreFlags& flags) {
             "its crashes at most (default 3)");
   AddNumber(command, "--max-power-losses", flags.bounds.max_power_losses, 0, kMaxBound,
             "its power losses at most (default 1)");
-}
-
-// --- Groups as text (worker pipes, groups.tsv) -----------------------------
-
-std::string OneLine(std::string text) {
-  for (char& c : text) {
-    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
-  }
-  return text;
-}
-
-std::string GroupLine(const DrawnGroup& group) {
-  std::string faults;
-  for (const std::string& fault : group.signature.faults) {
-    faults += (faults.empty() ? "" : ",") + OneLine(fault);
-  }
-  return fmt::format("group\t{}\t{}\t{}\t{}\t{}\n", group.first_seed, group.count,
-                     OneLine(group.signature.checker), OneLine(group.signature.violation), faults);
-}
-
-std::optional<DrawnGroup> ParseGroupLine(const std::string& line) {
-  std::vector<std::string> fields;
-  std::stringstream in(line);
-  for (std::string field; std::getline(in, field, '\t');) fields.push_back(field);
-  if (fields.size() < 5 || fields.size() > 6 || fields[0] != "group") return std::nullopt;
-  const std::optional<std::uint64_t> seed = ParseSeed(fields[1]);
-  const std::optional<std::uint64_t> count = ParseSeed(fields[2]);
-  if (!seed || !count || *count == 0 || *count > kMaxRuns) return std::nullopt;
-  DrawnGroup group{{fields[3], fields[4], {}}, static_cast<int>(*count), *seed};
-  if (fields.size() == 6) {
-    std::stringstream faults(fields[5]);
-    for (std::string fault; std::getline(faults, fault, ',');)
-      group.signature.faults.push_back(fault);
-  }
-  return group;
-}
-
-// What a shard's results directory says of itself (groups.tsv), so that
-// `merge` can fold several into one exploration.
-struct ShardFile {
-  std::string scenario;  // As explore was given it (a path made absolute).
-  std::uint64_t seed = 1;
-  int runs = 0;                     // Runs asked for in the whole exploration.
-  int runs_done = 0;                // Runs this shard played.
-  scenarios::Shard shard;           // Which runs: every count-th from index.
-  bool expectations = false;        // --expectations: the scenario's own count too.
-  scenarios::ExploreBounds bounds;  // Every shard must draw with the same.
-  std::vector<DrawnGroup> groups;
-};
-
-std::string ShardText(const ShardFile& file) {
-  std::string text = fmt::format("scenario\t{}\n", OneLine(file.scenario));
-  text += fmt::format("seed\t{}\nruns\t{}\nruns_done\t{}\n", file.seed, file.runs, file.runs_done);
-  text += fmt::format("shard\t{}/{}\n", file.shard.index, file.shard.count);
-  text += fmt::format("expectations\t{}\n", file.expectations ? 1 : 0);
-  text +=
-      fmt::format("max_events\t{}\nmax_crashes\t{}\nmax_power_losses\t{}\n", file.bounds.max_events,
-                  file.bounds.max_crashes, file.bounds.max_power_losses);
-  for (const DrawnGroup& group : file.groups) text += GroupLine(group);
-  return text;
-}
-
-std::variant<ShardFile, std::string> ReadShardFile(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in)
-    return fmt::format("{}: cannot read it (is it an explore results directory?)", path.string());
-  ShardFile file;
-  int line_number = 0;
-  constexpr int kMaxLines = 10'000'000;
-  for (std::string line; std::getline(in, line) && line_number < kMaxLines;) {
-    ++line_number;
-    const std::string where = fmt::format("{}:{}", path.string(), line_number);
-    const std::size_t tab = line.find('\t');
-    const std::string key = line.substr(0, tab);
-    const std::string value = tab == std::string::npos ? "" : line.substr(tab + 1);
-    if (key == "group") {
-      std::optional<DrawnGroup> group = ParseGroupLine(line);
-      if (!group) return where + ": a malformed group line";
-      file.groups.push_back(std::move(*group));
-    } else if (key == "scenario") {
-      file.scenario = value;
-    } else if (key == "shard") {
-      const std::optional<scenarios::Shard> shard = ParseShard(value);
-      if (!shard) return where + ": a malformed shard";
-      file.shard = *shard;
-    } else if (key == "expectations") {
-      if (value != "0" && value != "1") return where + ": a malformed expectations";
-      file.expectations = value == "1";
-    } else if (key == "max_events" || key == "max_crashes" || key == "max_power_losses") {
-      const std::optional<std::uint64_t> number = ParseSeed(value);
-      if (!number || *number > 100 || (key == "max_events" && *number == 0)) {
-        return where + ": a malformed " + key;
-      }
-      const int bound = static_cast<int>(*number);
-      (key == "max_events"    ? file.bounds.max_events
-       : key == "max_crashes" ? file.bounds.max_crashes
-                              : file.bounds.max_power_losses) = bound;
-    } else if (key == "seed" || key == "runs" || key == "runs_done") {
-      const std::optional<std::uint64_t> number = ParseSeed(value);
-      if (!number || (key != "seed" && *number > kMaxRuns)) return where + ": a malformed " + key;
-      if (key == "seed") file.seed = *number;
-      if (key == "runs") file.runs = static_cast<int>(*number);
-      if (key == "runs_done") file.runs_done = static_cast<int>(*number);
-    } else {
-      return where + ": unknown line '" + key + "'";
-    }
-  }
-  if (file.scenario.empty()) return path.string() + ": names no scenario";
-  return file;
+  AddLimits(command, flags.limits);
 }
 
 // --- Running: here, or in worker processes ---------------------------------
@@ -266,7 +152,7 @@ bool RunInWorkers(const scenarios::Scenario& workload, const scenarios::ExploreO
     int done = 0;
     const std::vector<DrawnGroup> groups = scenarios::ExploreRuns(workload, mine, &done);
     std::string text = fmt::format("runs_done\t{}\n", done);
-    for (const DrawnGroup& group : groups) text += GroupLine(group);
+    for (const DrawnGroup& group : groups) text += scenarios::GroupLine(group);
     return text;
   };
   const std::optional<std::vector<std::string>> answers =
@@ -280,7 +166,7 @@ bool RunInWorkers(const scenarios::Scenario& workload, const scenarios::ExploreO
     for (std::string line; std::getline(lines, line);) {
       if (line.starts_with("runs_done\t")) {
         runs_done += static_cast<int>(ParseSeed(line.substr(10)).value_or(0));
-      } else if (std::optional<DrawnGroup> group = ParseGroupLine(line)) {
+      } else if (std::optional<DrawnGroup> group = scenarios::ParseGroupLine(line)) {
         part.push_back(std::move(*group));
       }
     }
@@ -369,7 +255,7 @@ int Finish(const scenarios::Scenario& workload, ShardFile shard, const fs::path&
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   const std::string summary = SummaryJson(workload.name, shard, groups, wall_ms);
   if (!WriteFile(out / "summary.json", summary) ||
-      !WriteFile(out / "groups.tsv", ShardText(shard))) {
+      !WriteFile(out / "groups.tsv", scenarios::ShardText(shard))) {
     return CannotWrite("--out", out.string());
   }
   if (json) {
@@ -437,7 +323,7 @@ std::string ScenarioReference(const std::string& given, bool from_file) {
 
 int RunExploreCommand(const ExploreFlags& flags) {
   std::optional<scenarios::Scenario> from_file;
-  const scenarios::Scenario* workload = NamedOrFile(flags.scenario, from_file);
+  const scenarios::Scenario* workload = NamedOrFile(flags.scenario, from_file, flags.limits);
   if (workload == nullptr) return kExitBadInput;
   const std::optional<fs::path> out =
       ResultsDirectory(flags.out, fmt::format("explore-{}-{}-shard-{}-of-{}", workload->name,
@@ -485,10 +371,11 @@ int RunExploreCommand(const ExploreFlags& flags) {
 }
 
 int RunMergeCommand(const std::vector<std::string>& directories, const std::string& out_flag,
-                    bool json) {
+                    bool json, const scenarios::InputLimits& limits) {
   std::vector<ShardFile> shards;
   for (const std::string& directory : directories) {
-    std::variant<ShardFile, std::string> read = ReadShardFile(fs::path(directory) / "groups.tsv");
+    std::variant<ShardFile, std::string> read =
+        scenarios::ReadShardFile(fs::path(directory) / "groups.tsv", limits);
     if (const auto* error = std::get_if<std::string>(&read)) return BadInput(*error);
     shards.push_back(std::move(std::get<ShardFile>(read)));
     const ShardFile& first = shards.front();
@@ -503,7 +390,7 @@ int RunMergeCommand(const std::vector<std::string>& directories, const std::stri
     }
   }
   std::optional<scenarios::Scenario> from_file;
-  const scenarios::Scenario* workload = NamedOrFile(shards.front().scenario, from_file);
+  const scenarios::Scenario* workload = NamedOrFile(shards.front().scenario, from_file, limits);
   if (workload == nullptr) return kExitBadInput;
   const std::optional<fs::path> out = ResultsDirectory(
       out_flag, fmt::format("explore-{}-{}-merged", workload->name, shards.front().seed));
@@ -563,15 +450,20 @@ CommandRun DefineMerge(CLI::App& command) {
     std::vector<std::string> directories;
     std::string out;
     bool json = false;
+    scenarios::InputLimits limits;
   };
   auto flags = std::make_shared<MergeFlags>();
   command.add_option("directories", flags->directories, "the shards' results directories")
       ->required()
       ->type_name(kDirValue);
   command.add_option("--out", flags->out, "where to write the merged results")
-      ->type_name(kDirValue);
+      ->type_name(kDirValue)
+      ->check(FolderToWrite());
   command.add_flag("--json", flags->json, "print summary.json instead of the text report");
-  return [flags] { return RunMergeCommand(flags->directories, flags->out, flags->json); };
+  AddLimits(command, flags->limits);
+  return [flags] {
+    return RunMergeCommand(flags->directories, flags->out, flags->json, flags->limits);
+  };
 }
 
 }  // namespace faultline::app

@@ -32,6 +32,10 @@ std::string Said(const CLI::ParseError& error) {
   std::string what = error.what();
   const std::size_t repeated = what.find(": At Most 1 required but received");
   if (repeated != std::string::npos) return what.substr(0, repeated) + " is given twice";
+  const std::size_t valued = what.find(" was given a disallowed flag override");
+  if (valued != std::string::npos) return "--" + what.substr(0, valued) + " takes no value";
+  const std::size_t missing = what.find(": 1 required");
+  if (missing != std::string::npos) return what.substr(0, missing) + " needs a value";
   return what;
 }
 
@@ -40,14 +44,18 @@ std::string Said(const CLI::ParseError& error) {
 std::string Unexpected(const CLI::App& command) {
   const std::vector<std::string> extras = command.remaining();
   for (const std::string& extra : extras) {
-    if (extra.size() > 1 && extra.front() == '-') return "unknown option " + extra;
+    if (extra.size() > 1 && extra.front() == '-' && extra != "--") return "unknown option " + extra;
   }
-  if (extras.empty()) return {};
+  std::vector<std::string> arguments;
+  for (const std::string& extra : extras) {
+    if (extra != "--") arguments.push_back(extra);
+  }
+  if (arguments.empty()) return {};
   std::vector<std::string> takes;
   for (const CLI::Option* option : command.get_options()) {
     if (option->get_positional()) takes.push_back(option->get_type_name());
   }
-  return fmt::format("unexpected argument '{}': {} takes {}", extras.front(), command.get_name(),
+  return fmt::format("unexpected argument '{}': {} takes {}", arguments.front(), command.get_name(),
                      takes.empty() ? "no arguments" : fmt::format("{}", fmt::join(takes, " ")));
 }
 
@@ -57,6 +65,12 @@ void Declare(CLI::App& app, std::map<const CLI::App*, CommandRun>& runs) {
   app.formatter(MakeHelpFormatter());
   app.get_formatter()->column_width(28);
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+  // --json=no must not pass for a flag: a flag takes no value.
+  app.option_defaults()->disable_flag_override();
+  // One command a line: a later word that names a command (a results
+  // directory called demo) is an argument, refused if out of place, not a
+  // second command that swallows the rest.
+  app.require_subcommand(0, 1);
   app.set_version_flag("--version", "faultline 0.1.0");
   for (const Command& command : Commands()) {
     CLI::App* sub = app.add_subcommand(std::string(command.name), std::string(command.summary));
@@ -74,10 +88,16 @@ int Main(int argc, char** argv) {
     std::cerr << app.help();
     return kExitBadInput;
   }
+  const std::string_view first = argv[1];
   // `help run` is read here: CLI11 would take "run" for the run command.
-  if (std::string_view(argv[1]) == "help") {
+  if (first == "help") {
     return ShowHelp(app, std::vector<std::string>(argv + 2, argv + argc));
   }
+  if (first.starts_with("-") && first != "--help" && first != "-h" && first != "--version") {
+    return BadInput(
+        fmt::format("'{}' before the command: write faultline COMMAND [options]", first));
+  }
+  if (first == "--version" && argc > 2) return BadInput("--version takes nothing after it");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

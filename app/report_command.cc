@@ -43,11 +43,12 @@ struct ReportFlags {
   std::string name;
   std::string out;
   std::optional<std::uint64_t> seed;
+  scenarios::InputLimits limits;
 };
 
 int RunReportCommand(const ReportFlags& flags) {
   std::optional<scenarios::Scenario> from_file;
-  const scenarios::Scenario* scenario = NamedOrFile(flags.name, from_file);
+  const scenarios::Scenario* scenario = NamedOrFile(flags.name, from_file, flags.limits);
   if (scenario == nullptr) return kExitBadInput;
   const scenarios::Report report =
       scenarios::RenderReport(*scenario, flags.seed.value_or(scenario->seed));
@@ -73,8 +74,10 @@ CommandRun DefineReport(CLI::App& command) {
       ->type_name(kScenarioValue);
   command.add_option("-o,--out", flags->out, "where to write the page (-: standard output)")
       ->required()
-      ->type_name(kFileValue);
+      ->type_name(kFileValue)
+      ->check(Given());
   AddSeed(command, flags->seed, "the seed (default: the scenario's, else 1)");
+  AddLimits(command, flags->limits);
   return [flags] { return RunReportCommand(*flags); };
 }
 

@@ -164,9 +164,9 @@ std::string BrokenCheckers(const scenarios::Scenario& scenario) {
   return text;
 }
 
-int RunExplain(const std::string& name, bool toml) {
+int RunExplain(const std::string& name, bool toml, const scenarios::InputLimits& limits) {
   std::optional<scenarios::Scenario> from_file;
-  const scenarios::Scenario* scenario = NamedOrFile(name, from_file);
+  const scenarios::Scenario* scenario = NamedOrFile(name, from_file, limits);
   if (scenario == nullptr) return kExitBadInput;
   if (toml) {
     std::cout << scenarios::ToToml(*scenario);
@@ -209,6 +209,7 @@ struct RunFlags {
   bool check_determinism = false;
   std::string trace_path;     // Empty: none; "-": standard output.
   std::string perfetto_path;  // Likewise.
+  scenarios::InputLimits limits;
 };
 
 // What is wrong with a comma-separated list flag, or empty.
@@ -260,7 +261,7 @@ int RunScenarioCommand(const RunFlags& flags) {
   // A name from the catalogue (which wins over a file of that name in the
   // directory), or a scenario file.
   std::optional<scenarios::Scenario> from_file;
-  const scenarios::Scenario* scenario = NamedOrFile(flags.name, from_file);
+  const scenarios::Scenario* scenario = NamedOrFile(flags.name, from_file, flags.limits);
   if (scenario == nullptr) return kExitBadInput;
   const std::uint64_t seed = flags.seed.value_or(scenario->seed);
   if (const std::string unknown = UnknownHost(*scenario, filter.services); !unknown.empty()) {
@@ -368,13 +369,18 @@ CommandRun DefineList(CLI::App&) {
 }
 
 CommandRun DefineExplain(CLI::App& command) {
-  auto name = std::make_shared<std::string>();
-  auto toml = std::make_shared<bool>(false);
-  command.add_option("scenario", *name, "a catalogue name or a scenario file")
+  struct ExplainFlags {
+    std::string name;
+    bool toml = false;
+    scenarios::InputLimits limits;
+  };
+  auto flags = std::make_shared<ExplainFlags>();
+  command.add_option("scenario", flags->name, "a catalogue name or a scenario file")
       ->required()
       ->type_name(kScenarioValue);
-  command.add_flag("--toml", *toml, "print the scenario as a file to copy and change");
-  return [name, toml] { return RunExplain(*name, *toml); };
+  command.add_flag("--toml", flags->toml, "print the scenario as a file to copy and change");
+  AddLimits(command, flags->limits);
+  return [flags] { return RunExplain(flags->name, flags->toml, flags->limits); };
 }
 
 CommandRun DefineRun(CLI::App& command) {
@@ -394,12 +400,14 @@ CommandRun DefineRun(CLI::App& command) {
       .add_option("--only", flags->only,
                   "the timeline of these services (or hosts: client, ycqlsh, migrate, dockerd) "
                   "only; implies --timeline")
-      ->type_name("S1,S2");
+      ->type_name("S1,S2")
+      ->check(Given());
   command
       .add_option("--kinds", flags->kinds,
                   "the timeline of these kinds only: net, cql, log, container, process, "
                   "migrate, fault, operator, volume, other; implies --timeline")
-      ->type_name("K1,K2");
+      ->type_name("K1,K2")
+      ->check(Given());
   command.add_flag("--probes", flags->probes,
                    "the timeline with the health probes (hidden by default)");
   command.add_flag("--raw-timeline", flags->raw_timeline,
@@ -407,14 +415,17 @@ CommandRun DefineRun(CLI::App& command) {
   command
       .add_option("--trace", flags->trace_path,
                   "write every trace event to FILE as JSON Lines (-: standard output)")
-      ->type_name(kFileValue);
+      ->type_name(kFileValue)
+      ->check(Given());
   command
       .add_option("--perfetto", flags->perfetto_path,
                   "write Chrome Trace Event JSON for ui.perfetto.dev (-: standard output)")
-      ->type_name(kFileValue);
+      ->type_name(kFileValue)
+      ->check(Given());
   command.add_flag("--check-determinism", flags->check_determinism,
                    "run twice more; fail, naming the first divergent event, if the trace hashes "
                    "differ");
+  AddLimits(command, flags->limits);
   return [flags] { return RunScenarioCommand(*flags); };
 }
 

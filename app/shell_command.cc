@@ -28,6 +28,7 @@ struct ShellFlags {
   std::optional<std::uint64_t> seed;
   std::optional<std::string> execute;
   std::string keyspace;
+  scenarios::InputLimits limits;
 };
 
 // The store's database file after step `at` (1-based) of `scenario` (empty
@@ -67,7 +68,7 @@ std::string Banner(const scenarios::Scenario& scenario, std::uint64_t seed, std:
 
 int RunShellCommand(const ShellFlags& flags) {
   std::optional<scenarios::Scenario> from_file;
-  const scenarios::Scenario* scenario = NamedOrFile(flags.scenario, from_file);
+  const scenarios::Scenario* scenario = NamedOrFile(flags.scenario, from_file, flags.limits);
   if (scenario == nullptr) return kExitBadInput;
   const std::size_t steps = scenario->steps.size();
   if (*flags.at > steps) {
@@ -104,6 +105,7 @@ CommandRun DefineShell(CLI::App& command) {
   command.add_option("-e,--execute", flags->execute,
                      "run these statements (separated by ';') and exit");
   command.add_option("-k,--keyspace", flags->keyspace, "start with USE KEYSPACE");
+  AddLimits(command, flags->limits);
   return [flags] { return RunShellCommand(*flags); };
 }
 

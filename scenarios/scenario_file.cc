@@ -4,6 +4,7 @@
 #include "fakes/sqlite_vfs.h"
 #include "models/migrate/cassandra_driver.h"
 #include "models/migrate/folder.h"
+#include "models/migrate/statements.h"
 #include "models/operator/migrate_cli.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/failure_classes.h"
@@ -16,6 +17,7 @@
 
 #include <toml++/toml.h>
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstring>
 #include <fstream>
@@ -33,7 +35,7 @@ struct Located {
 
 class Reader {
  public:
-  explicit Reader(std::string_view source) : source_(source) {}
+  Reader(std::string_view source, const InputLimits& limits) : source_(source), limits_(limits) {}
 
   [[noreturn]] void Fail(const toml::node* node, std::string_view what) const {
     if (node == nullptr) throw Located{fmt::format("{}: {}", source_, what)};
@@ -116,6 +118,10 @@ class Reader {
     if (steps == nullptr) Fail(&root, "a scenario needs at least one [[step]]");
     const toml::array* list = steps->as_array();
     if (list == nullptr) Fail(steps, "'step' must be an array of tables: write [[step]]");
+    if (list->size() > limits_.steps) {
+      Fail(steps,
+           fmt::format("{} [[step]]s: {}", list->size(), OverLimit(limits_, &InputLimits::steps)));
+    }
     std::size_t number = 0;
     for (const toml::node& step : *list) {
       scenario.steps.push_back(ReadStep(step, ++number, scenario));
@@ -219,8 +225,10 @@ class Reader {
   void ReadFaults(const toml::node& node, Scenario& scenario) const {
     const toml::array* list = node.as_array();
     if (list == nullptr) Fail(&node, "'fault' must be an array of tables: write [[fault]]");
-    constexpr std::size_t kMaxFaults = 1'000;
-    if (list->size() > kMaxFaults) Fail(&node, fmt::format("at most {} [[fault]]s", kMaxFaults));
+    if (list->size() > limits_.faults) {
+      Fail(&node, fmt::format("{} [[fault]]s: {}", list->size(),
+                              OverLimit(limits_, &InputLimits::faults)));
+    }
     std::size_t number = 0;
     for (const toml::node& item : *list) {
       const std::string where = fmt::format("fault {}: ", ++number);
@@ -448,6 +456,10 @@ class Reader {
       OnlyKeys(*table, {"name", "body"}, where + "file: ");
       image.files.emplace_back(String(*table, "name", where + "file: ", true),
                                String(*table, "body", where + "file: ", true));
+      if (models::migrate::StatementCount(image.files.back().contents) > limits_.statements) {
+        Fail(&item, fmt::format("{}file {}: {}", where, image.files.back().name,
+                                OverLimit(limits_, &InputLimits::statements)));
+      }
     }
   }
 
@@ -466,8 +478,7 @@ class Reader {
     // Scenario files that work keep working: a Latin-1 byte in a file is
     // the store's to refuse, not the reader's.
     sim::Result<std::vector<models::migrate::MigrationFile>> files =
-        models::migrate::ReadMigrationFolder(
-            path, {.max_file_bytes = kMaxMigrationFileBytes, .require_text = false});
+        models::migrate::ReadMigrationFolder(path, FolderLimitsOf(limits_, /*require_text=*/false));
     if (!files.ok()) Fail(at, where + files.status().message());
     return std::move(files).value();
   }
@@ -1078,6 +1089,7 @@ class Reader {
   }
 
   std::string source_;
+  const InputLimits& limits_;
   // The cluster's services, from [topology] (read before anything names one);
   // before it, the seed's.
   mutable std::vector<ServiceImage> services_ = ServicesOf(Scenario{});
@@ -1117,10 +1129,11 @@ std::string DurationText(sim::Duration duration) {
   return fmt::format("{}ms", duration_cast<milliseconds>(duration).count());
 }
 
-std::variant<Scenario, FileError> ParseScenario(std::string_view text, std::string_view source) {
+std::variant<Scenario, FileError> ParseScenario(std::string_view text, std::string_view source,
+                                                const InputLimits& limits) {
   try {
     const toml::table root = toml::parse(text, source);
-    return Reader(source).Read(root);
+    return Reader(source, limits).Read(root);
   } catch (const toml::parse_error& error) {
     const toml::source_position at = error.source().begin;
     return FileError{fmt::format("{}:{}:{}: {}", source, at.line, at.column, error.description())};
@@ -1129,7 +1142,8 @@ std::variant<Scenario, FileError> ParseScenario(std::string_view text, std::stri
   }
 }
 
-std::variant<Scenario, FileError> LoadScenarioFile(const std::filesystem::path& path) {
+std::variant<Scenario, FileError> LoadScenarioFile(const std::filesystem::path& path,
+                                                   const InputLimits& limits) {
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(path, error);
   if (status.type() == std::filesystem::file_type::not_found) {
@@ -1143,16 +1157,19 @@ std::variant<Scenario, FileError> LoadScenarioFile(const std::filesystem::path& 
     return FileError{
         fmt::format("{}: cannot read the file: {}", path.string(), std::strerror(errno))};
   }
-  // A bound: a scenario is a page of text, and /dev/zero never ends.
-  constexpr std::size_t kMaxBytes = 4 << 20;
-  std::string contents(kMaxBytes + 1, '\0');
-  in.read(contents.data(), static_cast<std::streamsize>(contents.size()));
-  contents.resize(static_cast<std::size_t>(in.gcount()));
-  if (contents.size() > kMaxBytes) {
-    return FileError{fmt::format("{}: larger than {} MiB; a scenario file is text", path.string(),
-                                 kMaxBytes >> 20)};
+  // A bound: a scenario is a page of text, and /dev/zero never ends. Read
+  // in pieces, so a raised limit costs only what the file holds.
+  std::string contents;
+  std::array<char, 64 * 1024> piece;
+  while (contents.size() <= limits.scenario_file_bytes &&
+         in.read(piece.data(), piece.size()).gcount() > 0) {
+    contents.append(piece.data(), static_cast<std::size_t>(in.gcount()));
   }
-  return ParseScenario(contents, path.string());
+  if (contents.size() > limits.scenario_file_bytes) {
+    return FileError{
+        fmt::format("{}: {}", path.string(), OverLimit(limits, &InputLimits::scenario_file_bytes))};
+  }
+  return ParseScenario(contents, path.string(), limits);
 }
 
 }  // namespace faultline::scenarios

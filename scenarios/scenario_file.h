@@ -7,6 +7,7 @@
 #include <string_view>
 #include <variant>
 
+#include "scenarios/limits.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::scenarios {
@@ -16,17 +17,18 @@ struct FileError {
   std::string message;
 };
 
-std::variant<Scenario, FileError> ParseScenario(std::string_view text, std::string_view source);
-std::variant<Scenario, FileError> LoadScenarioFile(const std::filesystem::path& path);
+// `limits` bound what the file may hold (scenarios/limits.h); a file over one
+// is an error that names it and how to raise it.
+std::variant<Scenario, FileError> ParseScenario(std::string_view text, std::string_view source,
+                                                const InputLimits& limits = {});
+std::variant<Scenario, FileError> LoadScenarioFile(const std::filesystem::path& path,
+                                                   const InputLimits& limits = {});
 
 // The scenario as a file: ParseScenario(ToToml(s)) gives s back.
 std::string ToToml(const Scenario& scenario);
 
 // The most parts a multipart step may upload (S3's own bound).
 inline constexpr std::size_t kMaxParts = 10'000;
-
-// The largest migration file a scenario's [[image]] may bring.
-inline constexpr std::uintmax_t kMaxMigrationFileBytes = 1 << 20;
 
 // "8m", "15s", "500ms", "2h": a virtual duration of at most kMaxDuration;
 // nullopt if malformed or longer.

@@ -1,11 +1,12 @@
 #include "models/migrate/folder.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <fstream>
 #include <iterator>
 
+#include <fmt/format.h>
+
+#include "models/migrate/statements.h"
 #include "sim/assert.h"
 
 namespace faultline::models::migrate {
@@ -41,6 +42,13 @@ bool WellFormed(std::string_view bytes, std::size_t at, int length) {
   return true;
 }
 
+std::string OverBytes(const FolderLimits& limits) {
+  return !limits.over_file_bytes.empty()
+             ? limits.over_file_bytes
+             : fmt::format("over {} bytes (a migration file this large is no schema change)",
+                           limits.max_file_bytes);
+}
+
 sim::Result<std::string> ReadFile(const std::filesystem::path& file, const FolderLimits& limits) {
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(file, error);
@@ -53,9 +61,7 @@ sim::Result<std::string> ReadFile(const std::filesystem::path& file, const Folde
   }
   const std::uintmax_t size = std::filesystem::file_size(file, error);
   if (error || size > limits.max_file_bytes) {
-    return sim::Status::InvalidArgument(
-        fmt::format("{}: over {} bytes (a migration file this large is no schema change)",
-                    file.string(), limits.max_file_bytes));
+    return sim::Status::InvalidArgument(fmt::format("{}: {}", file.string(), OverBytes(limits)));
   }
   std::ifstream in(file, std::ios::binary);
   if (!in) return sim::Status::InvalidArgument(fmt::format("{}: cannot open", file.string()));
@@ -64,8 +70,7 @@ sim::Result<std::string> ReadFile(const std::filesystem::path& file, const Folde
     return sim::Status::InvalidArgument(fmt::format("{}: cannot read", file.string()));
   }
   if (contents.size() > limits.max_file_bytes) {  // It grew since it was measured.
-    return sim::Status::InvalidArgument(
-        fmt::format("{}: over {} bytes", file.string(), limits.max_file_bytes));
+    return sim::Status::InvalidArgument(fmt::format("{}: {}", file.string(), OverBytes(limits)));
   }
   if (limits.require_text && contents.starts_with("\xef\xbb\xbf")) {
     return sim::Status::InvalidArgument(fmt::format(
@@ -113,12 +118,14 @@ sim::Result<std::vector<MigrationFile>> ReadMigrationFolder(const std::filesyste
   std::vector<std::filesystem::path> paths;
   for (std::filesystem::directory_iterator it(folder, error), end; !error && it != end;
        it.increment(error)) {
-    if (paths.size() >= limits.max_entries) {
-      return sim::Status::InvalidArgument(
-          fmt::format("{}: over {} migration files", folder.string(), limits.max_entries));
-    }
     const std::string name = it->path().filename().string();
-    if (!MayBeMigration(name)) continue;
+    if (!MayBeMigration(name)) continue;  // A README: skipped, not counted.
+    if (paths.size() >= limits.max_entries) {
+      return sim::Status::InvalidArgument(fmt::format(
+          "{}: {}", folder.string(),
+          limits.over_entries.empty() ? fmt::format("over {} migration files", limits.max_entries)
+                                      : limits.over_entries));
+    }
     if (std::any_of(name.begin(), name.end(), [](char c) { return c >= 0 && c < 0x20; })) {
       return sim::Status::InvalidArgument(fmt::format(
           "{}: a file name with a control character (a line break?): rename it", folder.string()));
@@ -134,6 +141,12 @@ sim::Result<std::vector<MigrationFile>> ReadMigrationFolder(const std::filesyste
   for (const std::filesystem::path& path : paths) {
     sim::Result<std::string> contents = ReadFile(path, limits);
     if (!contents.ok()) return contents.status();
+    if (StatementCount(*contents) > limits.max_statements) {
+      return sim::Status::InvalidArgument(fmt::format(
+          "{}: {}", path.string(),
+          limits.over_statements.empty() ? fmt::format("over {} statements", limits.max_statements)
+                                         : limits.over_statements));
+    }
     files.emplace_back(path.filename().string(), std::move(contents).value());
   }
   // The set must make a source: names that are migrations', one file per

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "models/migrate/source.h"
@@ -16,6 +17,12 @@ namespace faultline::models::migrate {
 struct FolderLimits {
   std::uintmax_t max_file_bytes = 1 << 20;
   std::size_t max_entries = 10'000;
+  std::size_t max_statements = 10'000;  // In one file, as SplitStatements cuts it.
+  // How a refusal names a limit passed, after "dir/1_a.up.cql: " (the
+  // caller may say how to raise it); empty: "over N bytes" and so on.
+  std::string over_file_bytes;
+  std::string over_entries;
+  std::string over_statements;
   // Refuse a file that is not UTF-8 text (a NUL byte, a control byte, a
   // Latin-1 byte): "dir/1_a.up.cql:3:7: not UTF-8 text (byte 0xe9)".
   bool require_text = true;

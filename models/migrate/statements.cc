@@ -67,4 +67,10 @@ std::optional<BodySyntaxError> FindSyntaxError(std::string_view body) {
   return std::nullopt;
 }
 
+std::size_t StatementCount(std::string_view body) {
+  std::size_t count = 0;
+  for (const std::string& piece : SplitStatements(body)) count += Trimmed(piece).empty() ? 0 : 1;
+  return count;
+}
+
 }  // namespace faultline::models::migrate

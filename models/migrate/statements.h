@@ -24,6 +24,10 @@ std::vector<std::string> SplitStatements(std::string_view body);
 // any of `also_at_the_end` ("; " for a statement's terminator).
 std::string Trimmed(std::string_view text, std::string_view also_at_the_end = {});
 
+// The statements of a body: SplitStatements' pieces that hold more than
+// space (the piece after the last ';' is blank).
+std::size_t StatementCount(std::string_view body);
+
 // The first statement of `body`, as SplitStatements cuts it and the store
 // would parse it, that is not CQL: where in `body` (line and column from 1)
 // and the store's message. For catching a broken migration file when it is

@@ -37,6 +37,11 @@ expect "a runner" db-init -- check-migrations x --runner d
 expect "help's command" explore -- help exp
 expect "the shell" bash -- completion b
 expect "report's short flag" -o -- report stale-schema -
+expect "a limit's name" steps= -- run stale-schema --limit st
+expect "check-migrations --from's folder" "$(dirname "$0")" -- check-migrations x --from "$(dirname "$0")"
+# --flag=value: bash cuts it at '=' (COMP_WORDBREAKS).
+expect "a value after an equals sign" json -- check-migrations x --format = j
+expect "a value after an equals sign, from nothing" sarif -- check-migrations x --format =
 got=$(complete_line run stale-schema --seed "")
 [ -z "$got" ] || fail "--seed offers words: $got"
 [ -n "$(complete_line run --trace "")" ] || fail "--trace offers no files"

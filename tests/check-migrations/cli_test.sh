@@ -85,7 +85,16 @@ expect_bad "empty folder" "no migration files" "$bad/empty"
 expect_bad "bad name" "init.up.cql: not a migration file name" "$bad/names"
 expect_bad "duplicate version" "duplicate migration file" "$bad/dup"
 expect_bad "binary" "1_a.up.cql:1:15: not UTF-8 text (byte 0x00)" "$bad/binary"
-expect_bad "huge" "1_a.up.cql: over 1048576 bytes" "$bad/huge"
+expect_bad "huge" "1_a.up.cql: over the limit of 1048576 bytes of a migration file (raise it with --limit migration-file-bytes=2097152)" "$bad/huge"
+# ... and a raised limit reads it (spaces alone: no statement, nothing unsafe).
+"$faultline" check-migrations "$bad/huge" --static --limit migration-file-bytes=2097152 >/dev/null 2>"$work/err"
+[ $? -ne 2 ] || fail "a raised --limit still refuses the file: $(cat "$work/err")"
+expect_bad "a limit given twice" "--limit migration-files is given twice" "$bad/huge" \
+  --limit migration-files=5 --limit migration-files=6
+expect_bad "an unknown limit" "--limit: no limit 'bytes'" "$bad/huge" --limit bytes=5
+printf 'faultline-sum 1\n' >"$work/small.sum"
+expect_bad "a sum file over its limit" "over the limit of 8 bytes of a sum file (raise it with --limit sum-file-bytes=16)" \
+  "$here/corpus/seed-kuri" --sum "$work/small.sum" --limit sum-file-bytes=8
 expect_bad "a folder named as a file" "1_a.up.cql: not a regular file" "$bad/dir"
 expect_bad "symlink loop" "1_a.up.cql: cannot read" "$bad/loop"
 expect_bad "unknown flag" "unknown option --frmo" "$here/corpus/seed-kuri" --frmo x

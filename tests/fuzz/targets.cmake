@@ -3,7 +3,7 @@
 # command; the second (below) links the simulator's libraries.
 # CMakeLists.txt (the fuzz preset) and short_run.cmake (the suite's short
 # runs) both read these lists.
-set(FAULTLINE_FUZZ_TARGETS cql_parser_fuzz migration_lint_fuzz)
+set(FAULTLINE_FUZZ_TARGETS cql_parser_fuzz migration_lint_fuzz sum_file_fuzz)
 set(cql_parser_fuzz_SOURCES
   models/cql/lexer.cc
   models/cql/parser.cc)
@@ -22,14 +22,20 @@ set(migration_lint_fuzz_SOURCES
   sim/status.cc)
 set(migration_lint_fuzz_CORPUS tests/fuzz/migration_corpus)
 set(migration_lint_fuzz_DICT tests/fuzz/migration_lint.dict)
+set(sum_file_fuzz_SOURCES ${migration_lint_fuzz_SOURCES})
+set(sum_file_fuzz_CORPUS tests/fuzz/sum_corpus)
+set(sum_file_fuzz_DICT tests/fuzz/sum_file.dict)
 
 # Targets over the whole simulator: they link the libraries the fuzz preset
-# builds with clang (instrumented, sanitized); the suite's short runs build
-# such a copy of the project for them (short_run.cmake).
-set(FAULTLINE_FUZZ_LIBRARY_TARGETS scenario_file_fuzz cql_engine_fuzz)
+# builds with clang (instrumented, sanitized); so does the asan preset's
+# tree, whose suite has their short runs (short_run.cmake).
+set(FAULTLINE_FUZZ_LIBRARY_TARGETS scenario_file_fuzz cql_engine_fuzz shard_file_fuzz)
 set(scenario_file_fuzz_LIBRARIES faultline_scenarios)
 set(scenario_file_fuzz_CORPUS tests/fuzz/scenario_corpus)
 set(scenario_file_fuzz_DICT tests/fuzz/scenario_file.dict)
 set(cql_engine_fuzz_LIBRARIES faultline_models)
 set(cql_engine_fuzz_CORPUS tests/fuzz/cql_engine_corpus)
 set(cql_engine_fuzz_DICT tests/fuzz/cql_engine.dict)
+set(shard_file_fuzz_LIBRARIES faultline_scenarios)
+set(shard_file_fuzz_CORPUS tests/fuzz/shard_corpus)
+set(shard_file_fuzz_DICT tests/fuzz/shard_file.dict)
