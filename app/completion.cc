@@ -118,7 +118,9 @@ std::string BashScript(const CLI::App& app) {
 CommandRun DefineCompletion(CLI::App& command) {
   auto shell = std::make_shared<std::string>();
   AddChoice(command, "shell", *shell, {"bash"}, "the shell (bash)")->required();
-  return [&command] {
+  // The closure owns `shell`: CLI11 writes into it while parsing, after
+  // this function has returned.
+  return [&command, shell] {
     std::cout << BashScript(*command.get_parent());
     return kExitOk;
   };

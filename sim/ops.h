@@ -168,7 +168,7 @@ class Timer {
         [this, duration](auto handler) {
           const Executor executor = HandlerExecutor(handler);
           const TimePoint deadline = executor.scheduler().TimeAfter(duration);
-          WaitUntil(deadline, std::move(handler));
+          this->WaitUntil(deadline, std::move(handler));  // this->: clang 14 misses the use.
         },
         token);
   }

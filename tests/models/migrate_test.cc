@@ -63,12 +63,14 @@ TEST(CassandraDriverTest, SetVersionRoundTripsCleanDirtyAndNil) {
   std::optional<std::string> out =
       world.Run([&](cql::CqlSession& session) -> Awaitable<std::string> {
         CassandraDriver driver(session, "ks");
-        co_await driver.Open();
+        const sim::Status opened = co_await driver.Open();
+        EXPECT_TRUE(opened.ok()) << opened.ToString();
         std::string log;
         const std::pair<std::int64_t, bool> cases[] = {
             {1, false}, {2, true}, {-1, true}, {-1, false}, {1754293669, false}};
         for (const auto& [version, dirty] : cases) {
-          co_await driver.SetVersion(version, dirty);
+          const sim::Status set = co_await driver.SetVersion(version, dirty);
+          EXPECT_TRUE(set.ok()) << set.ToString();
           log += Show(co_await driver.Version()) + "; ";
         }
         co_return log;
@@ -148,7 +150,8 @@ TEST(MigrateTest, StepsGotoDownForceAndVersion) {
   auto version = [&] {
     return world.Run([&](cql::CqlSession& session) -> Awaitable<std::string> {
       CassandraDriver driver(session, "ks");
-      co_await driver.Open();
+      const sim::Status opened = co_await driver.Open();
+      EXPECT_TRUE(opened.ok()) << opened.ToString();
       Migrate migrate(world.source, driver);
       co_return Show(co_await migrate.Version());
     });
@@ -303,7 +306,8 @@ TEST(MigrateTest, TwoRunnersOnOneKeyspaceAreNotExcluded) {
     for (const char* host : {"kuri-1", "db-init"}) {
       world.cluster.Client(host, [&](cql::CqlSession& session) -> Awaitable<void> {
         CassandraDriver driver(session, "ks");
-        co_await driver.Open();
+        const sim::Status opened = co_await driver.Open();
+        EXPECT_TRUE(opened.ok()) << opened.ToString();
         Migrate migrate(world.source, driver);
         outcomes.push_back(Describe(co_await migrate.Up()));
       });
