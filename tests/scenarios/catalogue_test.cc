@@ -10,6 +10,7 @@
 
 #include "scenarios/failure_classes.h"
 #include "scenarios/runner.h"
+#include "tests/scenarios/sweep.h"
 
 namespace faultline::scenarios {
 namespace {
@@ -29,7 +30,7 @@ class CatalogueTest : public testing::TestWithParam<std::string> {};
 TEST_P(CatalogueTest, PassesFromTheDefaultSeedAnd100Others) {
   const Scenario& scenario = *FindScenario(GetParam());
   std::set<std::uint64_t> hashes;
-  for (std::uint64_t seed = 1; seed <= 101; ++seed) {
+  for (std::uint64_t seed = 1; seed <= SweepSeeds(); ++seed) {
     const ScenarioResult result = RunScenario(scenario, {.seed = seed});
     ASSERT_TRUE(result.passed) << scenario.name << " failed with --seed " << seed << "\n"
                                << Failures(result);

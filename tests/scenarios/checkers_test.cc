@@ -12,6 +12,7 @@
 #include "scenarios/scenario_file.h"
 #include "scenarios/steps.h"
 #include "tests/scenarios/failures.h"
+#include "tests/scenarios/sweep.h"
 
 namespace faultline::scenarios {
 namespace {
@@ -46,7 +47,7 @@ TEST(CheckersTest, EveryTestFilePassesFrom101SeedsAndReplays) {
     ASSERT_TRUE(std::holds_alternative<Scenario>(loaded)) << entry.path();
     const Scenario& scenario = std::get<Scenario>(loaded);
     std::set<std::uint64_t> hashes;
-    for (std::uint64_t seed = 1; seed <= 101; ++seed) {
+    for (std::uint64_t seed = 1; seed <= SweepSeeds(); ++seed) {
       const ScenarioResult result = RunScenario(scenario, {.seed = seed});
       ASSERT_TRUE(result.passed) << entry.path() << " --seed " << seed << "\n" << Failures(result);
       hashes.insert(result.trace_hash);
