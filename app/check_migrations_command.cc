@@ -9,9 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <set>
 #include <sstream>
-#include <variant>
 
 #include <fmt/format.h>
 
