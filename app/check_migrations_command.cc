@@ -1,6 +1,6 @@
 // `faultline check-migrations DIR`: is this migration folder safe to ship?
 // Reads the folder (and --from, --sum) as bad input first, then runs the
-// static rules and the simulated checks (scenarios/check_migrations.h), and
+// static rules and the simulated checks (scenarios/check_migrations/check_migrations.h), and
 // prints the report in the format asked; --out keeps every format and each
 // unsafe finding's repro scenario.
 #include <chrono>
@@ -19,9 +19,9 @@
 #include "models/migrate/folder.h"
 #include "models/migrate/lint.h"
 #include "models/migrate/runner.h"
-#include "scenarios/check_migrations.h"
-#include "scenarios/check_report.h"
-#include "scenarios/scenario_file.h"
+#include "scenarios/check_migrations/check_migrations.h"
+#include "scenarios/check_migrations/report.h"
+#include "scenarios/file/scenario_file.h"
 
 namespace faultline::app {
 namespace {

@@ -16,7 +16,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "scenarios/limits.h"
+#include "scenarios/core/limits.h"
 
 namespace faultline::app {
 
@@ -79,7 +79,7 @@ CLI::Option* AddChoice(CLI::App& command, const std::string& name, std::string& 
 std::shared_ptr<CLI::Formatter> MakeHelpFormatter();
 
 // --limit NAME=N (repeatable, one name once): raises a limit of the table
-// in scenarios/limits.h for this run.
+// in scenarios/core/limits.h for this run.
 CLI::Option* AddLimits(CLI::App& command, scenarios::InputLimits& into);
 
 // "--json is given twice", or empty: a flag given twice is refused, not

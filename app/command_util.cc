@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "scenarios/catalogue.h"
-#include "scenarios/scenario_file.h"
+#include "scenarios/catalogue/catalogue.h"
+#include "scenarios/file/scenario_file.h"
 #include "sim/trace.h"
 
 namespace faultline::app {

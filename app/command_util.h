@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "scenarios/limits.h"
-#include "scenarios/scenario.h"
+#include "scenarios/core/limits.h"
+#include "scenarios/core/scenario.h"
 
 namespace faultline::app {
 

@@ -14,7 +14,7 @@
 #include "app/cli.h"
 #include "app/command_util.h"
 #include "app/commands.h"
-#include "scenarios/catalogue.h"
+#include "scenarios/catalogue/catalogue.h"
 
 namespace faultline::app {
 namespace {

@@ -14,9 +14,9 @@
 #include "app/command_util.h"
 #include "app/commands.h"
 #include "app/kernel_demo.h"
-#include "scenarios/catalogue.h"
-#include "scenarios/runner.h"
-#include "scenarios/timeline.h"
+#include "scenarios/catalogue/catalogue.h"
+#include "scenarios/harness/runner.h"
+#include "scenarios/report/timeline.h"
 
 namespace faultline::app {
 namespace {

@@ -1,5 +1,5 @@
 // `faultline explore` and `faultline merge`: exploration from the command
-// line (scenarios/explore.h), its results directory, shards, and worker
+// line (scenarios/explore/explore.h), its results directory, shards, and worker
 // processes. Each worker is a process of its own (fork), so no two
 // simulations share SQLite's process-wide random generator; the parent
 // merges their groups and shrinks each group's first failure, drawn again
@@ -28,11 +28,11 @@
 #include "app/command_util.h"
 #include "app/commands.h"
 #include "app/worker_processes.h"
-#include "scenarios/explore.h"
-#include "scenarios/perfetto.h"
-#include "scenarios/runner.h"
-#include "scenarios/scenario_file.h"
-#include "scenarios/shard_file.h"
+#include "scenarios/explore/explore.h"
+#include "scenarios/explore/shard_file.h"
+#include "scenarios/file/scenario_file.h"
+#include "scenarios/harness/runner.h"
+#include "scenarios/report/perfetto.h"
 #include "sim/trace.h"
 
 namespace faultline::app {

@@ -1,5 +1,5 @@
 // `faultline report NAME|FILE [--seed N] -o run.html`: one self-contained
-// HTML page of a run (scenarios/report.h).
+// HTML page of a run (scenarios/report/report.h).
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
@@ -14,7 +14,7 @@
 
 #include "app/command_util.h"
 #include "app/commands.h"
-#include "scenarios/report.h"
+#include "scenarios/report/report.h"
 
 namespace faultline::app {
 namespace {

@@ -20,14 +20,14 @@
 
 #include "app/command_util.h"
 #include "app/commands.h"
-#include "scenarios/catalogue.h"
-#include "scenarios/failure_classes.h"
-#include "scenarios/perfetto.h"
-#include "scenarios/runner.h"
-#include "scenarios/scenario_file.h"
-#include "scenarios/steps.h"
-#include "scenarios/timeline.h"
-#include "scenarios/topology.h"
+#include "scenarios/catalogue/catalogue.h"
+#include "scenarios/core/failure_classes.h"
+#include "scenarios/core/topology.h"
+#include "scenarios/file/scenario_file.h"
+#include "scenarios/harness/runner.h"
+#include "scenarios/report/perfetto.h"
+#include "scenarios/report/timeline.h"
+#include "scenarios/steps/steps.h"
 
 namespace faultline::app {
 namespace {

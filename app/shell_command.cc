@@ -14,8 +14,8 @@
 #include "app/command_util.h"
 #include "app/commands.h"
 #include "app/cql_shell.h"
-#include "scenarios/runner.h"
-#include "scenarios/store_view.h"
+#include "scenarios/harness/runner.h"
+#include "scenarios/world/store_view.h"
 #include "sim/assert.h"
 
 namespace faultline::app {

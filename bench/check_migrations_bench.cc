@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 
 #include "bench/bench_flags.h"
-#include "scenarios/check_migrations.h"
+#include "scenarios/check_migrations/check_migrations.h"
 
 namespace {
 

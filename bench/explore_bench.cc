@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "bench/bench_flags.h"
-#include "scenarios/catalogue.h"
-#include "scenarios/explore.h"
+#include "scenarios/catalogue/catalogue.h"
+#include "scenarios/explore/explore.h"
 
 namespace {
 

@@ -20,8 +20,8 @@
 #include "bench/bench_flags.h"
 #include "fakes/environment.h"
 #include "models/s3/seed_images.h"
-#include "scenarios/runner.h"
-#include "scenarios/scenario.h"
+#include "scenarios/core/scenario.h"
+#include "scenarios/harness/runner.h"
 
 namespace {
 

@@ -13,8 +13,13 @@ set_target_properties(faultline_sim PROPERTIES EXPORT_NAME sim)
 set_target_properties(faultline_fakes PROPERTIES EXPORT_NAME fakes)
 set_target_properties(faultline_models PROPERTIES EXPORT_NAME models)
 set_target_properties(faultline_scenarios PROPERTIES EXPORT_NAME scenarios)
+foreach(part harness shrink catalogue explore check_migrations report)
+  set_target_properties(faultline_${part} PROPERTIES EXPORT_NAME ${part})
+endforeach()
 
-install(TARGETS faultline_sim faultline_fakes faultline_models faultline_scenarios faultline_all
+install(TARGETS faultline_sim faultline_fakes faultline_models faultline_harness faultline_shrink
+  faultline_catalogue faultline_explore faultline_check_migrations faultline_report
+  faultline_scenarios faultline_all
   EXPORT faultlineTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

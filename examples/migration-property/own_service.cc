@@ -4,7 +4,7 @@
 // `down -v` removes the volume and the count starts again.
 #include <faultline/fakes/runtime.h>
 #include <faultline/fakes/volume.h>
-#include <faultline/scenarios/cluster.h>
+#include <faultline/scenarios/harness/cluster.h>
 
 #include <charconv>
 #include <cstdio>

@@ -11,8 +11,8 @@
 // RC_PARAMS="max_success=500" draws more stories; RC_PARAMS="reproduce=..."
 // (printed on a failure) replays the shrunk one, the simulation included.
 #include <faultline/models/migrate/folder.h>
-#include <faultline/scenarios/cluster.h>
-#include <faultline/scenarios/cluster_commands.h>
+#include <faultline/scenarios/harness/cluster.h>
+#include <faultline/scenarios/harness/cluster_commands.h>
 
 #include <algorithm>
 #include <cstdio>

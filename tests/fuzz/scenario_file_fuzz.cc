@@ -13,8 +13,8 @@
 #include <string_view>
 #include <variant>
 
-#include "scenarios/runner.h"
-#include "scenarios/scenario_file.h"
+#include "scenarios/file/scenario_file.h"
+#include "scenarios/harness/runner.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <variant>
 
-#include "scenarios/shard_file.h"
+#include "scenarios/explore/shard_file.h"
 
 namespace {
 

@@ -15,7 +15,7 @@ prefix=$work/prefix
 fail() { echo "example_test: $*" >&2; exit 1; }
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
-[ -f "$prefix/include/faultline/scenarios/cluster.h" ] || fail "no faultline/scenarios/cluster.h installed"
+[ -f "$prefix/include/faultline/scenarios/harness/cluster.h" ] || fail "no faultline/scenarios/harness/cluster.h installed"
 if grep -rqE '#[[:space:]]*include[[:space:]]*[<"](sim|fakes|models|scenarios)/' "$prefix/include/faultline"; then
   fail "an installed header includes a tree path, not faultline/..."
 fi

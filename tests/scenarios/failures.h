@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "scenarios/runner.h"
+#include "scenarios/harness/runner.h"
 
 namespace faultline::scenarios {
 

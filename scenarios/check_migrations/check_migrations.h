@@ -1,0 +1,183 @@
+// check-migrations: is this migration folder safe to ship? The folder is
+// read by the static rules (models/migrate/lint.h) and then run in the
+// simulated cluster as a node image of its own, with each runner asked for:
+//
+//   clean       the folder on an empty keyspace, no fault (a statement the
+//               store refuses, a schema other than the files define);
+//   crash       a crash at every fault site the runner passes (each
+//               statement, each step of SetVersion), then a restart;
+//   upgrade     from each older version of the folder (or --from) on a kept
+//               volume;
+//   rollback    back to the image before the newest file, on a kept volume;
+//   concurrent  several replicas starting together on one keyspace, on
+//               YCQL and on the Cassandra store;
+//   down-up     up, down -all, up again (when every file has a down).
+//
+// Each outcome is classified (Verdicts()); cases with the same check,
+// runner, store, file, verdict and version to force are one finding, and an unsafe finding's
+// first case is shrunk (explore.h's Shrink, steps kept) to a scenario file
+// `faultline run` replays, whose last step states what a user sees.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "models/migrate/lint.h"
+#include "models/migrate/source.h"
+#include "scenarios/core/scenario.h"
+#include "scenarios/shrink/shrink.h"
+
+namespace faultline::scenarios {
+
+enum class Verdict : unsigned char {
+  kSafe,         // Nothing to repair: the run ends as the folder defines, from a clean state.
+  kRecovers,     // The state left was half-way, and a restart finishes it.
+  kNeedsForce,   // The service stays down until an operator forces a version (which, said).
+  kNeedsRepair,  // Forcing is not enough: statements must be run or undone by hand.
+  kSilentDrift,  // It serves, but the keyspace's schema differs from the folder's.
+  kLostVersion,  // The version table ends empty: the runner starts again from the first file.
+};
+struct VerdictInfo {
+  Verdict verdict;
+  std::string_view name;  // "needs-force": what reports and SARIF rule ids say.
+  bool unsafe;
+  std::string_view meaning;  // One line.
+};
+const std::vector<VerdictInfo>& Verdicts();
+const VerdictInfo& InfoOf(Verdict verdict);
+
+// The checks, in the order they run and reports list them.
+inline constexpr std::string_view kChecks[] = {"clean",    "crash",      "upgrade",
+                                               "rollback", "concurrent", "down-up"};
+
+struct MigrationCheckOptions {
+  std::vector<models::migrate::MigrationFile> files;  // The folder (ReadMigrationFolder).
+  std::string keyspace;                               // The keyspace it migrates.
+  std::vector<std::string> runners = {"golang-migrate"};
+  int replicas = 2;  // Concurrent starts, 2 to kMaxNodes.
+  // Store versions ("2.20", "cassandra"): the first runs every check; the
+  // concurrent check runs on each.
+  std::vector<std::string> stores = {"2.20", "cassandra"};
+  // The folder as an older release shipped it (--from DIR), or the version
+  // of this folder a deployed database is at (--from VERSION); neither:
+  // upgrades start from each older version of this folder.
+  std::optional<std::vector<models::migrate::MigrationFile>> older;
+  std::string older_name;  // Its path, for findings about it.
+  std::optional<std::uint64_t> from_version;
+  const models::migrate::SumFile* sum = nullptr;
+  std::string sum_name;
+  std::uint64_t seed = 1;
+  int race_seeds = 5;  // Seeds per store for the concurrent check (races are drawn).
+  std::function<void(std::string_view check, int runs)> on_progress;
+  // Which cases PlayShard plays: case c when c % count == index (every
+  // shard plays the clean runs it needs; shard 0 counts them).
+  struct Shard {
+    std::uint64_t index = 0;
+    std::uint64_t count = 1;
+  } shard;
+};
+
+// Cases with one check, runner, store, file and verdict.
+struct DynamicFinding {
+  std::string check;   // One of kChecks.
+  std::string runner;  // golang-migrate, safe, db-init
+  std::string store;   // 2.20, cassandra
+  std::string file;    // The migration file it is about; empty: the folder.
+  Verdict verdict = Verdict::kSafe;
+  std::vector<std::string> cases;  // "crash at migrate.app.statement.after, hit 2"
+  std::string detail;              // What happened and, when unsafe, what an operator must do.
+  std::string force_to;            // kNeedsForce: the version `migrate force` must be given.
+  std::string error;               // The line the service's log ends with: what a user sees.
+  std::optional<Scenario> repro;   // Unsafe findings: the first case, shrunk.
+  std::vector<ShrinkStep> shrink_log;
+  std::uint64_t seed = 0;  // The repro's seed.
+};
+
+struct MigrationCheckReport {
+  std::vector<std::string> files;  // The folder's, in its order (up, then down, by version).
+  std::string keyspace;
+  std::vector<std::string> runners;
+  std::vector<models::migrate::LintFinding> lint;
+  std::vector<DynamicFinding> dynamic;  // By check, then runner, then file.
+  std::vector<std::string> notes;       // Checks skipped and why.
+  int runs = 0;                         // Simulated runs played.
+  // Whether anything unsafe was found: a lint error or an unsafe verdict.
+  bool Unsafe() const;
+};
+
+// Reads and runs the folder: ReportOf(options, {PlayShard(options)}).
+// REQUIRES: options.files make a source, every runner is one of
+// models::migrate::kRunnerNames, 1 <= replicas <= 16, one shard.
+MigrationCheckReport CheckMigrations(const MigrationCheckOptions& options);
+
+// A case played and judged, before cases are grouped: what a worker
+// process sends back (ShardToJson).
+struct JudgedCase {
+  std::uint64_t index = 0;  // In the order every shard counts the cases.
+  std::string check;
+  std::string runner;
+  std::string store;
+  std::string file;
+  std::string label;
+  Verdict verdict = Verdict::kSafe;
+  std::string detail;
+  std::string error;
+  std::string force_to;
+  std::optional<std::size_t> ran;  // Statements of `file` that had run, when known.
+  std::uint64_t seed = 0;
+  Scenario scenario;  // Only a shard's first case of each group carries it (else empty).
+};
+struct PlayedShard {
+  std::vector<JudgedCase> cases;
+  std::vector<std::pair<std::uint64_t, std::string>> notes;  // (case index when said, note)
+  std::vector<models::migrate::LintFinding> refused;         // The clean runs' store-refuses.
+  int runs = 0;
+  // Which shard it was, and how many cases it counted in all (every shard
+  // counts the same cases; it plays its own): for checking the answers.
+  std::uint64_t shard_index = 0;
+  std::uint64_t shard_count = 1;
+  std::uint64_t total_cases = 0;
+};
+// What is wrong with the shards' answers as one check (not one answer per
+// shard, case counts that differ, a case played twice or by another shard);
+// nullopt when they make one.
+std::optional<std::string> ShardsDisagree(const std::vector<PlayedShard>& shards);
+// The cases of options.shard, played and judged.
+PlayedShard PlayShard(const MigrationCheckOptions& options);
+// The report from every shard's cases: the static rules, the cases grouped
+// in their order, each unsafe group's first case shrunk. The same report
+// whatever the shards, as long as together they played every case once.
+// With `made`, the repros are those MakeRepros made (all of them,
+// elsewhere: worker processes); without, they are made here.
+struct ReproMade {
+  std::uint64_t group = 0;  // Among the unsafe findings, in report order.
+  Scenario scenario;
+  std::vector<ShrinkStep> log;
+  int runs = 0;
+};
+MigrationCheckReport ReportOf(const MigrationCheckOptions& options,
+                              const std::vector<PlayedShard>& shards,
+                              const std::vector<ReproMade>* made = nullptr);
+// The repros of every shard.count-th unsafe finding from shard.index.
+std::vector<ReproMade> MakeRepros(const MigrationCheckOptions& options,
+                                  const std::vector<PlayedShard>& shards,
+                                  MigrationCheckOptions::Shard shard);
+std::string ReprosToJson(const std::vector<ReproMade>& made);
+std::optional<std::vector<ReproMade>> ReprosFromJson(std::string_view text);
+// A shard's answer as text and back (nullopt: not one).
+std::string ShardToJson(const PlayedShard& shard);
+std::optional<PlayedShard> ShardFromJson(std::string_view text);
+
+// The store as the command line names it: "yugabyte" for "2.20".
+std::string_view StoreName(std::string_view store_version);
+
+// The keyspaces the simulated cluster uses itself, which a folder cannot
+// be checked in; empty when `keyspace` is usable, else why not.
+std::string KeyspaceProblem(std::string_view keyspace);
+
+}  // namespace faultline::scenarios

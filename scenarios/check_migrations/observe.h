@@ -1,0 +1,100 @@
+// check-migrations' runs, seen from outside (internal to scenarios/): the
+// steps its scenarios are made of, what an observer reads of a replica
+// after a step (RunOptions::observe: it reads, never acts), and a trace
+// sink that notes which file was in flight at a fault and which migrations
+// failed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/migrate/schema_check.h"
+#include "scenarios/core/scenario.h"
+#include "scenarios/harness/runner.h"
+#include "sim/trace.h"
+
+namespace faultline::scenarios {
+struct World;
+}
+
+namespace faultline::scenarios::check {
+
+inline constexpr const char* kSubject = "kuri-1";  // The node that runs the folder.
+
+Step Do(Step::Kind kind, std::string narration);
+Step Wait(sim::Duration duration, std::string narration);
+Step ForService(Step::Kind kind, const std::string& service, std::string narration);
+std::string NodeName(int node);  // "kuri-2"
+std::string Joined(const std::vector<std::string>& parts, std::string_view by = ", ");
+// The first line of `text`, at most 120 characters.
+std::string FirstLine(const std::string& text);
+
+// What an observer reads of one replica after a step.
+struct Observed {
+  bool serving = false;
+  std::string versions;  // "3 dirty", "none" (RecordedVersions)
+  models::migrate::SchemaModel schema;
+  std::string last_line;  // Its log's last line that is not a start banner.
+  int restarts = 0;
+  bool exists = false;
+};
+Observed Observe(World& world, const std::string& service, const std::string& keyspace);
+
+// The file a migration was in when the first fault fired: the last
+// migrate.begin of the subject in the keyspace before it.
+class InFlight final : public sim::TraceSink {
+ public:
+  explicit InFlight(std::string keyspace) : keyspace_(std::move(keyspace)) {}
+  void Write(const sim::TraceEvent& event) override {
+    NoteFailure(event);
+    if (fired_ || event.process != kSubject) return;
+    if (event.name == "migrate.begin") {
+      const sim::TraceValue* keyspace = event.Find("keyspace");
+      const sim::TraceValue* file = event.Find("file");
+      if (keyspace != nullptr && file != nullptr && keyspace->AsString() == keyspace_) {
+        file_ = file->AsString();
+      }
+    }
+    if (event.name == "fault.fire") fired_ = true;
+  }
+  const std::string& file() const { return file_; }
+  // Each failed migration of a file in the keyspace, in the order they
+  // happened: who, which version, and the runner's words.
+  struct Failure {
+    std::string process;
+    std::uint64_t version = 0;
+    std::string text;
+  };
+  const std::vector<Failure>& failures() const { return failures_; }
+
+ private:
+  void NoteFailure(const sim::TraceEvent& event) {
+    if (event.name != "migrate.end") return;
+    const sim::TraceValue* keyspace = event.Find("keyspace");
+    const sim::TraceValue* outcome = event.Find("outcome");
+    const sim::TraceValue* version = event.Find("version");
+    if (keyspace == nullptr || outcome == nullptr || version == nullptr) return;
+    if (keyspace->AsString() != keyspace_ || outcome->AsString() == "OK") return;
+    constexpr std::size_t kMaxKept = 100;
+    if (failures_.size() < kMaxKept) {
+      failures_.push_back({event.process, version->AsUint(), outcome->AsString()});
+    }
+  }
+  std::vector<Failure> failures_;
+  std::string keyspace_;
+  std::string file_;
+  bool fired_ = false;
+};
+
+// One run and what was seen after the steps asked for, of every replica.
+struct Played {
+  ScenarioResult result;
+  std::map<std::size_t, std::vector<Observed>> seen;  // Step -> replica (from kuri-1).
+  std::string in_flight;
+  std::vector<InFlight::Failure> failures;
+};
+
+}  // namespace faultline::scenarios::check

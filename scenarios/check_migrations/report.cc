@@ -1,0 +1,482 @@
+#include "scenarios/check_migrations/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "models/migrate/folder.h"
+#include "scenarios/file/scenario_file.h"
+#include "sim/assert.h"
+
+namespace faultline::scenarios {
+namespace {
+
+using models::migrate::LintFinding;
+using models::migrate::RuleOf;
+using models::migrate::Severity;
+using models::migrate::SeverityName;
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kFolderItself = "(folder)";
+constexpr const char* kToolName = "faultline check-migrations";
+constexpr const char* kToolVersion = "0.1.0";
+constexpr const char* kInformationUri =
+    "https://github.com/faultline/faultline/blob/main/docs/check-migrations.md";
+
+// A JSON text that is valid whatever bytes the findings hold: bytes that
+// are not UTF-8 become U+FFFD, never pass through.
+std::string Dumped(const Json& json) {
+  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+std::string FileOf(const DynamicFinding& finding) {
+  return finding.file.empty() ? kFolderItself : finding.file;
+}
+std::string FileOf(const LintFinding& finding) {
+  return finding.file.empty() ? kFolderItself : finding.file;
+}
+
+// The files findings name, in the folder's order; then any other path they
+// name (the sum file); the folder itself last. With `every_file`, each file
+// of the folder, findings or not.
+std::vector<std::string> FilesInOrder(const MigrationCheckReport& report, bool every_file = false) {
+  std::vector<std::string> named;
+  const auto add = [&](const std::string& file) {
+    if (std::find(named.begin(), named.end(), file) == named.end()) named.push_back(file);
+  };
+  for (const LintFinding& finding : report.lint) add(FileOf(finding));
+  for (const DynamicFinding& finding : report.dynamic) add(FileOf(finding));
+  std::vector<std::string> files;
+  for (const std::string& file : report.files) {
+    const bool has = std::find(named.begin(), named.end(), file) != named.end();
+    if (has || every_file) files.push_back(file);
+  }
+  for (const std::string& file : named) {
+    const bool in_folder =
+        std::find(report.files.begin(), report.files.end(), file) != report.files.end();
+    if (!in_folder && file != kFolderItself) files.push_back(file);
+  }
+  if (std::find(named.begin(), named.end(), kFolderItself) != named.end()) {
+    files.push_back(kFolderItself);
+  }
+  return files;
+}
+
+// A path as a URI reference (RFC 3986): unreserved bytes and '/' as they
+// are, every other byte as %XX; an absolute path as a file:// URI.
+std::string UriOf(std::string_view path) {
+  std::string uri = path.starts_with('/') ? "file://" : "";
+  for (const char c : path) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool unreserved = (byte >= 'A' && byte <= 'Z') || (byte >= 'a' && byte <= 'z') ||
+                            (byte >= '0' && byte <= '9') || byte == '-' || byte == '.' ||
+                            byte == '_' || byte == '~' || byte == '/';
+    uri += unreserved ? std::string(1, c) : fmt::format("%{:02X}", byte);
+  }
+  return uri;
+}
+
+// Where a finding is, as a path: a file of the folder under the folder's
+// path, the folder itself, or a path given as it is (the sum file).
+std::string PathOf(const ReportContext& context, const std::string& file, bool in_folder = true) {
+  if (!in_folder) return file;
+  if (file.empty() || file == kFolderItself) return context.folder;
+  return context.folder.empty() || context.folder.ends_with('/') ? context.folder + file
+                                                                 : context.folder + "/" + file;
+}
+
+int CountLint(const MigrationCheckReport& report, Severity severity) {
+  return static_cast<int>(std::count_if(report.lint.begin(), report.lint.end(), [&](const auto& f) {
+    return RuleOf(f.rule).severity == severity;
+  }));
+}
+
+int CountUnsafe(const MigrationCheckReport& report) {
+  return static_cast<int>(
+      std::count_if(report.dynamic.begin(), report.dynamic.end(),
+                    [](const DynamicFinding& f) { return InfoOf(f.verdict).unsafe; }));
+}
+
+std::string ForceText(const std::string& to) {
+  if (to == "none") return "no force works";  // A lost version no force brings back.
+  return to == "-1" ? "force -- -1" : "force " + to;
+}
+
+std::string Plural(int n, std::string_view word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+// --- Text ------------------------------------------------------------------
+
+// Cases per runner and verdict: the summary table.
+std::string SummaryTable(const MigrationCheckReport& report) {
+  std::string text = fmt::format("  {:<16}", "cases");
+  for (const VerdictInfo& info : Verdicts()) text += fmt::format(" {:>12}", info.name);
+  text += "\n";
+  for (const std::string& runner : report.runners) {
+    text += fmt::format("  {:<16}", runner);
+    for (const VerdictInfo& info : Verdicts()) {
+      std::size_t cases = 0;
+      for (const DynamicFinding& finding : report.dynamic) {
+        if (finding.runner == runner && finding.verdict == info.verdict) {
+          cases += finding.cases.size();
+        }
+      }
+      text += fmt::format(" {:>12}", cases);
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+std::string CasesText(const DynamicFinding& finding) {
+  constexpr std::size_t kShown = 3;
+  std::string text;
+  for (std::size_t i = 0; i < finding.cases.size() && i < kShown; ++i) {
+    text += (i == 0 ? "" : "; ") + finding.cases[i];
+  }
+  if (finding.cases.size() > kShown)
+    text += fmt::format("; and {} more", finding.cases.size() - kShown);
+  return text;
+}
+
+void DynamicText(std::string& text, const DynamicFinding& finding, const std::string& repro,
+                 const ReportContext& context) {
+  const VerdictInfo& info = InfoOf(finding.verdict);
+  text += fmt::format("  {:<8} {:<26} {} with {} on {}: {}\n", info.unsafe ? "unsafe" : "ok",
+                      info.name, finding.check, finding.runner, StoreName(finding.store),
+                      Plural(static_cast<int>(finding.cases.size()), "case"));
+  text += fmt::format("           {}\n", CasesText(finding));
+  text += fmt::format("           {}\n", finding.detail);
+  if (!finding.error.empty()) text += fmt::format("           log: {}\n", finding.error);
+  if (!repro.empty()) {
+    text += fmt::format("           repro: {}{}\n", repro,
+                        context.repro_written ? "" : " (--out DIR writes it)");
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> ReproFileNames(const MigrationCheckReport& report) {
+  std::vector<std::string> names;
+  int number = 0;
+  for (const DynamicFinding& finding : report.dynamic) {
+    if (!finding.repro) {
+      names.emplace_back();
+      continue;
+    }
+    names.push_back(fmt::format("repro/{:02}-{}-{}-{}.toml", ++number, finding.check,
+                                finding.runner, InfoOf(finding.verdict).name));
+  }
+  FL_ASSERT(names.size() == report.dynamic.size());
+  return names;
+}
+
+std::string TextReport(const MigrationCheckReport& report, const ReportContext& context) {
+  std::string text =
+      fmt::format("check-migrations {} (keyspace {}; runners ", context.folder, report.keyspace);
+  for (std::size_t i = 0; i < report.runners.size(); ++i) {
+    text += (i == 0 ? "" : ", ") + report.runners[i];
+  }
+  if (report.runners.empty()) text += "none: static rules only";
+  text += fmt::format("): {} simulated runs\n\n", report.runs);
+  text += fmt::format("static: {}, {}, {}\n", Plural(CountLint(report, Severity::kError), "error"),
+                      Plural(CountLint(report, Severity::kWarning), "warning"),
+                      Plural(CountLint(report, Severity::kNote), "note"));
+  text += SummaryTable(report);
+  for (const std::string& file : FilesInOrder(report)) {
+    text += "\n" + file + "\n";
+    // Errors, unsafe verdicts, warnings, notes, then what held.
+    const auto lint_of = [&](Severity severity) {
+      for (const LintFinding& f : report.lint) {
+        if (FileOf(f) == file && RuleOf(f.rule).severity == severity) {
+          text += fmt::format("  {:<8} {:<26} {}:{} {}\n", SeverityName(severity), f.rule, f.line,
+                              f.column, f.message);
+        }
+      }
+    };
+    lint_of(Severity::kError);
+    for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
+      const DynamicFinding& f = report.dynamic[i];
+      if (FileOf(f) == file && InfoOf(f.verdict).unsafe) {
+        DynamicText(text, f, context.repro_files.at(i), context);
+      }
+    }
+    lint_of(Severity::kWarning);
+    lint_of(Severity::kNote);
+    for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
+      const DynamicFinding& f = report.dynamic[i];
+      if (FileOf(f) == file && !InfoOf(f.verdict).unsafe) {
+        DynamicText(text, f, context.repro_files.at(i), context);
+      }
+    }
+  }
+  if (!report.notes.empty()) {
+    text += "\nnotes\n";
+    for (const std::string& note : report.notes) text += "  " + note + "\n";
+  }
+  const int errors = CountLint(report, Severity::kError);
+  const int unsafe = CountUnsafe(report);
+  text += report.Unsafe() ? fmt::format("\nUNSAFE: {} and {}\n", Plural(errors, "static error"),
+                                        Plural(unsafe, "unsafe dynamic finding"))
+                          : "\nSAFE: no static error, no unsafe outcome\n";
+  return text;
+}
+
+std::string JsonReport(const MigrationCheckReport& report, const ReportContext& context) {
+  Json json;
+  json["tool"] = kToolName;
+  json["version"] = kToolVersion;
+  json["folder"] = context.folder;
+  json["keyspace"] = report.keyspace;
+  json["runners"] = report.runners;
+  json["unsafe"] = report.Unsafe();
+  json["runs"] = report.runs;
+  Json summary = Json::object();  // Cases per runner and verdict, as the text's table.
+  for (const std::string& runner : report.runners) {
+    Json counts = Json::object();
+    for (const VerdictInfo& info : Verdicts()) {
+      std::size_t cases = 0;
+      for (const DynamicFinding& f : report.dynamic) {
+        if (f.runner == runner && f.verdict == info.verdict) cases += f.cases.size();
+      }
+      counts[std::string(info.name)] = cases;
+    }
+    summary[runner] = std::move(counts);
+  }
+  json["summary"] = std::move(summary);
+  json["files"] = report.files;
+  Json lint = Json::array();
+  for (const LintFinding& f : report.lint) {
+    lint.push_back({{"rule", f.rule},
+                    {"severity", SeverityName(RuleOf(f.rule).severity)},
+                    {"file", f.file},
+                    {"line", f.line},
+                    {"column", f.column},
+                    {"message", f.message}});
+  }
+  json["static"] = std::move(lint);
+  Json dynamic = Json::array();
+  for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
+    const DynamicFinding& f = report.dynamic[i];
+    Json item = {{"check", f.check},
+                 {"runner", f.runner},
+                 {"store", StoreName(f.store)},
+                 {"file", f.file},
+                 {"verdict", InfoOf(f.verdict).name},
+                 {"unsafe", InfoOf(f.verdict).unsafe},
+                 {"cases", f.cases},
+                 {"detail", f.detail},
+                 {"force_to", f.force_to},
+                 {"error", f.error}};
+    if (f.repro) {
+      item["repro_file"] = context.repro_files.at(i);
+      item["repro_seed"] = f.seed;
+      item["repro"] = ToToml(*f.repro);
+    }
+    dynamic.push_back(std::move(item));
+  }
+  json["dynamic"] = std::move(dynamic);
+  json["notes"] = report.notes;
+  return Dumped(json);
+}
+
+std::string SarifReport(const MigrationCheckReport& report, const ReportContext& context) {
+  // One rule per static rule and per unsafe verdict: a dashboard groups by
+  // rule id.
+  Json rules = Json::array();
+  std::map<std::string, std::size_t> index;
+  const auto add_rule = [&](std::string_view id, std::string_view summary, std::string_view help,
+                            std::string_view level) {
+    index.emplace(std::string(id), rules.size());
+    rules.push_back({{"id", id},
+                     {"shortDescription", {{"text", summary}}},
+                     {"help", {{"text", help}}},
+                     {"helpUri", fmt::format("{}#{}", kInformationUri, id)},
+                     {"defaultConfiguration", {{"level", level}}}});
+  };
+  for (const models::migrate::LintRule& rule : models::migrate::LintRules()) {
+    add_rule(rule.id, rule.summary, rule.fix, SeverityName(rule.severity));
+  }
+  for (const VerdictInfo& info : Verdicts()) {
+    if (info.unsafe) add_rule(info.name, info.meaning, "see the finding's repro scenario", "error");
+  }
+  const auto location = [&](const std::string& path, int line, int column) {
+    Json region = {{"startLine", std::max(line, 1)}, {"startColumn", std::max(column, 1)}};
+    return Json::array(
+        {{{"physicalLocation",
+           {{"artifactLocation", {{"uri", UriOf(path)}}}, {"region", std::move(region)}}}}});
+  };
+  Json results = Json::array();
+  for (const LintFinding& f : report.lint) {
+    results.push_back(
+        {{"ruleId", f.rule},
+         {"ruleIndex", index.at(f.rule)},
+         {"level", SeverityName(RuleOf(f.rule).severity)},
+         {"message", {{"text", f.message}}},
+         {"locations", location(PathOf(context, f.file, f.in_folder), f.line, f.column)}});
+  }
+  for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
+    const DynamicFinding& f = report.dynamic[i];
+    const VerdictInfo& info = InfoOf(f.verdict);
+    if (!info.unsafe) continue;
+    std::string message = fmt::format("{} with {} on {} ({}): {}", f.check, f.runner,
+                                      StoreName(f.store), CasesText(f), f.detail);
+    if (!f.error.empty()) message += ". The log ends: " + f.error;
+    if (!context.repro_files.at(i).empty()) message += ". Repro: " + context.repro_files.at(i);
+    results.push_back({{"ruleId", info.name},
+                       {"ruleIndex", index.at(std::string(info.name))},
+                       {"level", "error"},
+                       {"message", {{"text", message}}},
+                       {"locations", location(PathOf(context, f.file), 1, 1)}});
+  }
+  Json sarif = {{"version", "2.1.0"},
+                {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+                {"runs", Json::array({{{"tool",
+                                        {{"driver",
+                                          {{"name", kToolName},
+                                           {"version", kToolVersion},
+                                           {"informationUri", kInformationUri},
+                                           {"rules", std::move(rules)}}}}},
+                                       {"results", std::move(results)}}})}};
+  return Dumped(sarif);
+}
+
+namespace {
+
+// `text` for XML: the five special characters as entities, and every byte
+// that XML 1.0 cannot carry (control bytes, bytes that are not UTF-8) as a
+// visible \xNN.
+std::string Xml(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        continue;
+      case '<':
+        out += "&lt;";
+        continue;
+      case '>':
+        out += "&gt;";
+        continue;
+      case '"':
+        out += "&quot;";
+        continue;
+      case '\'':
+        out += "&apos;";
+        continue;
+      default:
+        break;
+    }
+    if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') {
+      out += fmt::format("\\x{:02x}", c);
+      continue;
+    }
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+      continue;
+    }
+    // One well-formed UTF-8 sequence passes whole; any other byte is shown.
+    const std::size_t length = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+    const std::string_view sequence = text.substr(i, std::min(length, text.size() - i));
+    if (sequence.size() == length && !models::migrate::FindNotText(sequence)) {
+      out += sequence;
+      i += length - 1;
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string JunitReport(const MigrationCheckReport& report, const ReportContext& context) {
+  // One suite for the static rules (a test case per file) and one per
+  // dynamic check (a test case per finding); an error or an unsafe verdict
+  // is a failure.
+  std::string suites;
+  int total_tests = 0;
+  int total_failures = 0;
+  const auto suite = [&](const std::string& name, const std::string& cases, int tests,
+                         int failures) {
+    suites +=
+        fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n{}  </testsuite>\n",
+                    Xml(name), tests, failures, cases);
+    total_tests += tests;
+    total_failures += failures;
+  };
+  {
+    std::string cases;
+    int tests = 0;
+    int failures = 0;
+    for (const std::string& file : FilesInOrder(report, true)) {
+      std::string failed;
+      std::string out;
+      for (const LintFinding& f : report.lint) {
+        if (FileOf(f) != file) continue;
+        const std::string line =
+            fmt::format("{}:{}:{}: {}: {}: {}\n", PathOf(context, f.file, f.in_folder), f.line,
+                        f.column, SeverityName(RuleOf(f.rule).severity), f.rule, f.message);
+        (RuleOf(f.rule).severity == Severity::kError ? failed : out) += line;
+      }
+      ++tests;
+      cases += fmt::format("    <testcase classname=\"check-migrations.static\" name=\"{}\">\n",
+                           Xml(file));
+      if (!failed.empty()) {
+        ++failures;
+        cases +=
+            fmt::format("      <failure message=\"static errors\">{}</failure>\n", Xml(failed));
+      }
+      if (!out.empty()) cases += fmt::format("      <system-out>{}</system-out>\n", Xml(out));
+      cases += "    </testcase>\n";
+    }
+    suite("static", cases, tests, failures);
+  }
+  for (const std::string_view check : kChecks) {
+    std::string cases;
+    int tests = 0;
+    int failures = 0;
+    for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
+      const DynamicFinding& f = report.dynamic[i];
+      if (f.check != check) continue;
+      ++tests;
+      const VerdictInfo& info = InfoOf(f.verdict);
+      cases +=
+          fmt::format("    <testcase classname=\"check-migrations.{}\" name=\"{} {} {} {}{}\">\n",
+                      check, f.runner, StoreName(f.store), Xml(FileOf(f)), info.name,
+                      f.force_to.empty() ? "" : " " + Xml(ForceText(f.force_to)));
+      if (info.unsafe) {
+        ++failures;
+        std::string body = f.detail + "\n" + CasesText(f) + "\n";
+        if (!f.error.empty()) body += "log: " + f.error + "\n";
+        if (!context.repro_files.at(i).empty())
+          body += "repro: " + context.repro_files.at(i) + "\n";
+        cases +=
+            fmt::format("      <failure message=\"{}\">{}</failure>\n", Xml(info.name), Xml(body));
+      }
+      cases += "    </testcase>\n";
+    }
+    if (tests > 0) suite(std::string(check), cases, tests, failures);
+  }
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"check-migrations\" "
+      "tests=\"{}\" failures=\"{}\">\n{}</testsuites>\n",
+      total_tests, total_failures, suites);
+}
+
+const std::vector<ReportFormat>& ReportFormats() {
+  static const std::vector<ReportFormat> kFormats = {
+      {"text", "report.txt", &TextReport},
+      {"json", "report.json", &JsonReport},
+      {"sarif", "report.sarif", &SarifReport},
+      {"junit", "report.junit.xml", &JunitReport},
+  };
+  return kFormats;
+}
+
+}  // namespace faultline::scenarios

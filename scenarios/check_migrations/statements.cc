@@ -1,0 +1,156 @@
+#include "scenarios/check_migrations/statements.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "models/cql/ast.h"
+#include "models/migrate/cassandra_driver.h"
+#include "models/migrate/lint.h"
+#include "scenarios/check_migrations/observe.h"
+#include "sim/assert.h"
+
+namespace faultline::scenarios::check {
+
+using models::migrate::MigrationFile;
+using models::migrate::MigrationSource;
+using models::migrate::SchemaModel;
+namespace cql = models::cql;
+
+std::vector<MigrationFile> FilesUpTo(const MigrationSource& source, std::uint64_t version) {
+  std::vector<MigrationFile> files;
+  for (const auto& [v, migration] : source.migrations()) {
+    if (v > version) break;
+    if (migration.up) files.emplace_back(migration.up_name, *migration.up);
+    if (migration.down) files.emplace_back(migration.down_name, *migration.down);
+  }
+  return files;
+}
+
+SchemaModel SchemaAt(const MigrationSource& source, const std::string& keyspace,
+                     std::optional<std::uint64_t> version) {
+  if (!version) return {};
+  return models::migrate::ExpectedSchema(*MigrationSource::FromFiles(FilesUpTo(source, *version)),
+                                         keyspace);
+}
+
+std::optional<std::pair<std::int64_t, bool>> OneVersion(const std::string& versions) {
+  const std::size_t space = versions.find(' ');
+  if (space == std::string::npos || versions.find(',') != std::string::npos) return std::nullopt;
+  std::int64_t version = 0;
+  const auto [end, error] = std::from_chars(versions.data(), versions.data() + space, version);
+  if (error != std::errc() || end != versions.data() + space) return std::nullopt;
+  return std::make_pair(version, versions.substr(space + 1) == "dirty");
+}
+
+std::size_t StatementCount(const models::migrate::Migration& migration) {
+  if (!migration.up) return 0;
+  std::size_t count = 0;
+  for (const std::string& piece : models::migrate::SplitStatements(*migration.up)) {
+    count += models::migrate::Trimmed(piece).empty() ? 0 : 1;
+  }
+  return count;
+}
+
+bool HasDataStatements(const std::string& body) {
+  for (const auto& statement : models::migrate::StatementsOf(body)) {
+    const bool data = std::holds_alternative<cql::Insert>(statement.statement) ||
+                      std::holds_alternative<cql::Update>(statement.statement) ||
+                      std::holds_alternative<cql::Delete>(statement.statement) ||
+                      std::holds_alternative<cql::Batch>(statement.statement);
+    if (data) return true;
+  }
+  return false;
+}
+
+std::string ForceCommand(const std::string& to) {
+  return to == "-1" ? "migrate force -- -1" : "migrate force " + to;
+}
+
+std::optional<std::pair<std::string, std::size_t>> RanAtCrash(const MigrationSource& source,
+                                                              const std::string& keyspace,
+                                                              std::string_view site,
+                                                              std::uint64_t hit) {
+  const std::string prefix = fmt::format("migrate.{}.", keyspace);
+  if (!site.starts_with(prefix) || hit == 0) return std::nullopt;
+  const std::string_view point = site.substr(prefix.size());
+  // Up passes every version, a down-only one too (with no statement).
+  std::vector<const models::migrate::Migration*> versions;
+  for (const auto& [version, migration] : source.migrations()) versions.push_back(&migration);
+  const auto nth = [&](std::uint64_t n) -> const models::migrate::Migration* {
+    return n >= 1 && n <= versions.size() ? versions[n - 1] : nullptr;
+  };
+  const auto at = [](const models::migrate::Migration* m,
+                     bool all_ran) -> std::optional<std::pair<std::string, std::size_t>> {
+    if (m == nullptr || !m->up) return std::nullopt;
+    return std::make_pair(m->up_name, all_ran ? StatementCount(*m) : 0);
+  };
+  // Migrate's own points: once a version, before and after its statements.
+  if (point == "before_set_dirty" || point == "after_set_dirty") return at(nth(hit), false);
+  if (point == "before_set_clean" || point == "after_set_clean") return at(nth(hit), true);
+  // SetVersion, twice a version (dirty, then clean): its select and its
+  // insert pass once a call...
+  if (point == "set_version.after_select" || point == "set_version.before_insert") {
+    return at(nth((hit + 1) / 2), hit % 2 == 0);
+  }
+  // ...its delete once a row it deletes: none before the first version's
+  // dirty write, one ever after. Pass 1 is the first version's clean write,
+  // then pass h is version h/2 + 1's, dirty when h is even.
+  if (point == "set_version.after_delete") return at(nth(hit / 2 + 1), hit % 2 == 1);
+  if (point == "statement.before" || point == "statement.after") {
+    std::uint64_t done = hit - (point == "statement.before" ? 1 : 0);  // Statements done.
+    for (const auto* m : versions) {
+      const std::size_t count = StatementCount(*m);
+      if (count == 0) continue;
+      if (point == "statement.before" ? done < count : done <= count) {
+        return std::make_pair(m->up_name, static_cast<std::size_t>(done));
+      }
+      done -= count;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string StatementsThatRan(const MigrationSource& source, const std::string& keyspace,
+                              std::int64_t version, const SchemaModel& live,
+                              std::optional<std::size_t> ran) {
+  const models::migrate::Migration* migration =
+      version < 0 ? nullptr : source.Find(static_cast<std::uint64_t>(version));
+  if (migration == nullptr || !migration->up) return "compare DESCRIBE KEYSPACE with the folder";
+  const auto statements = models::migrate::StatementsOf(*migration->up);
+  if (!ran) {
+    SchemaModel schema =
+        SchemaAt(source, keyspace, source.Prev(static_cast<std::uint64_t>(version)));
+    for (std::size_t k = 0; k <= statements.size() && !ran; ++k) {
+      if (k > 0) {
+        models::migrate::ApplyStatement(statements[k - 1].statement, keyspace, schema);
+      }
+      if (schema == live) ran = k;
+    }
+  }
+  if (!ran) {
+    return fmt::format("the keyspace matches no prefix of {}: compare DESCRIBE KEYSPACE with it",
+                       migration->up_name);
+  }
+  const std::size_t total = statements.size();
+  const auto before = source.Prev(static_cast<std::uint64_t>(version));
+  const std::string force_before = before ? std::to_string(*before) : "-- -1";
+  if (*ran == 0) {
+    return fmt::format("none of the {} statement(s) of {} ran, yet running it again fails", total,
+                       migration->up_name);
+  }
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < *ran && i < total; ++i) {
+    lines.push_back(fmt::format("line {}: {}", statements[i].line, FirstLine(statements[i].text)));
+  }
+  if (*ran >= total) {
+    return fmt::format("all {} statement(s) of {} ran ({}), yet neither force brings it up", total,
+                       migration->up_name, Joined(lines, "; "));
+  }
+  return fmt::format(
+      "statements 1-{} of {} of {} ran ({}): undo them and `migrate force {}`, or run "
+      "statements {}-{} by hand and `migrate force {}`",
+      *ran, total, migration->up_name, Joined(lines, "; "), force_before, *ran + 1, total, version);
+}
+
+}  // namespace faultline::scenarios::check

@@ -1,0 +1,51 @@
+// What a run says: each step's result and each check's verdict, and the
+// run's as a whole. The harness makes them, the command line and the
+// reports print them, explore and check-migrations judge them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/clock.h"
+
+namespace faultline::scenarios {
+
+struct CheckResult {
+  std::string what;  // "status 500", "kuri-1's log contains ..."
+  bool held = false;
+  std::string actual;  // What was there instead, when it did not hold.
+  // A whole-run checker's name ("converges"), and whether the scenario
+  // expected it to hold; empty for a step's expectation.
+  std::string checker;
+  bool expected_to_hold = true;
+};
+
+struct StepResult {
+  std::string action;  // "PUT /photos/cat.jpg", "ycqlsh: DESCRIBE ..."
+  std::string narration;
+  std::string outcome;  // The answer, or what the step did.
+  sim::TimePoint at{};  // Virtual time when the step ended.
+  std::vector<CheckResult> checks;
+};
+
+struct ScenarioResult {
+  std::string name;
+  std::uint64_t seed = 0;
+  bool passed = false;
+  std::vector<StepResult> steps;
+  std::vector<CheckResult> checkers;  // The whole-run checkers, against what the scenario expects.
+  std::uint64_t trace_hash = 0;
+  // Said to the person, not a verdict: a [crash] that never happened.
+  std::vector<std::string> notes;
+  // Why the run stopped before its end (its budget, Scenario::budget), in
+  // words; empty when it played every step. Such a run has no verdict.
+  std::string stopped;
+  sim::TimePoint virtual_time{};
+  double wall_ms = 0;
+};
+
+// One line: the outcome shortened for tables and logs.
+std::string OneLine(const std::string& text, std::size_t max = 100);
+
+}  // namespace faultline::scenarios

@@ -1,0 +1,41 @@
+// Plays a scenario on a fresh simulation of the seed cluster, from a seed:
+// each step's action, its outcome in words, and each expectation's verdict.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "scenarios/core/results.h"
+#include "scenarios/core/scenario.h"
+#include "sim/sim.h"
+
+namespace faultline::scenarios {
+
+struct World;  // world.h
+
+struct RunOptions {
+  std::uint64_t seed = 1;
+  std::vector<sim::TraceSink*> sinks;  // Also receive every trace event.
+  // false: no whole-run checker looks (a replay that wants only the trace).
+  // The trace is the same either way: checkers observe, they never act.
+  bool checkers = true;
+  // Called after each step (with its index) and once after the liveness
+  // phase (with the number of steps), to read the world: an observer
+  // reads, it never acts, so it never changes the trace.
+  std::function<void(std::size_t step, World& world)> observe;
+  // Called before each step plays (with its index), and before the liveness
+  // phase (with the number of steps; not when the budget stopped the run):
+  // for sinks that mark the steps, such as the readable timeline. It sees
+  // nothing and does nothing to the run.
+  std::function<void(std::size_t step)> before_step;
+};
+
+// After the last step, faults stop and the cluster has this long to converge
+// before the whole-run checkers look (TigerBeetle's liveness phase).
+inline constexpr sim::Duration kLivenessBound = std::chrono::seconds(30);
+
+ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options);
+
+}  // namespace faultline::scenarios

@@ -1,0 +1,220 @@
+#include "scenarios/report/perfetto.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+
+namespace faultline::scenarios {
+namespace {
+
+constexpr std::size_t kMaxRecords = 2'000'000;   // A bound: a huge run keeps its start.
+constexpr std::size_t kMaxInFlight = 1'000'000;  // Lost messages never arrive: a bound.
+constexpr double kStatementUs = 50.0;            // The store's statement time.
+
+std::string Escaped(std::string_view text) {
+  const std::string quoted = sim::JsonQuoted(text);
+  return quoted.substr(1, quoted.size() - 2);
+}
+
+double Micros(const sim::TraceEvent& event) {
+  return static_cast<double>(event.time.time_since_epoch().count()) / 1000.0;
+}
+
+std::string Field(const sim::TraceEvent& event, std::string_view key) {
+  const sim::TraceValue* value = event.Find(key);
+  return value == nullptr ? std::string() : value->ToString();
+}
+
+// "ycqlsh#7": a helper of the run, grouped under "ycqlsh" as track 7.
+// Anything else is a service, one track per incarnation.
+struct Placement {
+  std::string group;
+  int tid = 0;
+  std::string track_name;
+};
+
+Placement Place(const std::string& process, std::uint32_t incarnation) {
+  const std::size_t hash = process.rfind('#');
+  int number = 0;
+  if (hash != std::string::npos && hash > 0) {
+    const char* begin = process.data() + hash + 1;
+    const char* end = process.data() + process.size();
+    const auto [at, error] = std::from_chars(begin, end, number);
+    if (error == std::errc() && at == end && number > 0) {
+      return Placement{process.substr(0, hash), number, process};
+    }
+  }
+  return Placement{process, static_cast<int>(incarnation) + 1,
+                   fmt::format("incarnation {}", incarnation)};
+}
+
+}  // namespace
+
+void PerfettoSink::Add(std::string record) {
+  if (records_.size() < kMaxRecords) records_.push_back(std::move(record));
+}
+
+PerfettoSink::Track PerfettoSink::TrackOf(const std::string& process, std::uint32_t incarnation) {
+  const Placement place = Place(process, incarnation);
+  auto [entry, inserted] = pids_.emplace(place.group, static_cast<int>(pids_.size()) + 1);
+  if (inserted) {
+    Add(fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"{}"}}}})",
+                    entry->second, Escaped(place.group)));
+  }
+  const Track track{entry->second, place.tid};
+  if (named_tracks_.insert(track).second) {
+    Add(fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{}"}}}})",
+                    track.pid, track.tid, Escaped(place.track_name)));
+  }
+  return track;
+}
+
+bool PerfettoSink::Alive(const std::string& process, std::uint32_t incarnation) const {
+  return started_.contains({process, incarnation});
+}
+
+void PerfettoSink::Instant(const sim::TraceEvent& event, std::string name, bool global) {
+  const Track track = TrackOf(event.process, event.incarnation);
+  Add(fmt::format(
+      R"({{"name":"{}","ph":"i","s":"{}","pid":{},"tid":{},"ts":{:.3f},"args":{{"event":"{}"}}}})",
+      Escaped(name), global ? "g" : "t", track.pid, track.tid, Micros(event), Escaped(event.name)));
+}
+
+// An incarnation ends: migrations it left open end with it (cut short by a
+// crash), then its life's slice, then the exit or crash itself.
+void PerfettoSink::EndLife(const sim::TraceEvent& event, const Track& track) {
+  if (auto open = open_migrations_.find(track); open != open_migrations_.end()) {
+    for (int i = 0; i < open->second; ++i) {
+      Add(fmt::format(R"({{"ph":"E","pid":{},"tid":{},"ts":{:.3f},"args":{{"outcome":"{}"}}}})",
+                      track.pid, track.tid, last_us_,
+                      event.name == "process.kill" ? "cut short by a crash" : "cut short"));
+    }
+    open_migrations_.erase(open);
+  }
+  auto life = started_.find({event.process, event.incarnation});
+  if (life != started_.end()) {
+    Add(fmt::format(
+        R"({{"name":"{} incarnation {}","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f}}})",
+        Escaped(event.process), event.incarnation, track.pid, track.tid, life->second,
+        last_us_ - life->second));
+    started_.erase(life);
+  }
+  Instant(event, event.name == "process.kill" ? "crash" : "exit " + Field(event, "code"),
+          event.name == "process.kill");
+}
+
+// A message arrives: its time in flight as an async slice under the sender,
+// and an arrow from the sender's track to the receiver's when both lived.
+void PerfettoSink::Deliver(const sim::TraceEvent& event) {
+  const std::string id = Field(event, "id");
+  auto sent = in_flight_.find(id);
+  if (sent == in_flight_.end()) return;
+  const InFlight& message = sent->second;
+  const std::string what = Escaped(message.what);
+  Add(fmt::format(
+      R"({{"name":"{}","cat":"message","ph":"b","id":"m{}","pid":{},"tid":{},"ts":{:.3f}}})", what,
+      id, message.sender.pid, message.sender.tid, message.sent_us));
+  Add(fmt::format(
+      R"({{"name":"{}","cat":"message","ph":"e","id":"m{}","pid":{},"tid":{},"ts":{:.3f}}})", what,
+      id, message.sender.pid, message.sender.tid, last_us_));
+  const std::string to = Field(event, "to");
+  auto latest = incarnation_.find(to);
+  if (message.sender_alive && latest != incarnation_.end() && Alive(to, latest->second)) {
+    const Track receiver = TrackOf(to, latest->second);
+    Add(fmt::format(R"({{"name":"{}","cat":"net","ph":"s","id":{},"pid":{},"tid":{},"ts":{:.3f}}})",
+                    what, id, message.sender.pid, message.sender.tid, message.sent_us));
+    Add(fmt::format(
+        R"({{"name":"{}","cat":"net","ph":"f","bp":"e","id":{},"pid":{},"tid":{},"ts":{:.3f}}})",
+        what, id, receiver.pid, receiver.tid, last_us_));
+  }
+  in_flight_.erase(sent);
+}
+
+// The store runs statements one at a time, each after its statement time:
+// a slice each, cut so that they follow one another on the store's track.
+void PerfettoSink::Statement(const sim::TraceEvent& event, const Track& track) {
+  double& previous_end = last_statement_[track];
+  const double start = std::max(last_us_ - kStatementUs, previous_end);
+  previous_end = last_us_;
+  Add(fmt::format(
+      R"({{"name":"{}","cat":"cql","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"keyspace":"{}","outcome":"{}"}}}})",
+      Escaped(Field(event, "statement")), track.pid, track.tid, start, last_us_ - start,
+      Escaped(Field(event, "keyspace")), Escaped(Field(event, "outcome"))));
+}
+
+void PerfettoSink::Write(const sim::TraceEvent& event) {
+  last_us_ = Micros(event);
+  const Track track = TrackOf(event.process, event.incarnation);
+  if (event.name == "process.start") {
+    started_[{event.process, event.incarnation}] = last_us_;
+    incarnation_[event.process] = event.incarnation;
+  } else if (event.name == "process.exit" || event.name == "process.kill") {
+    EndLife(event, track);
+  } else if (event.name == "net.send") {
+    if (in_flight_.size() < kMaxInFlight) {
+      in_flight_[Field(event, "id")] =
+          InFlight{track, Alive(event.process, event.incarnation), last_us_, Field(event, "what")};
+    }
+  } else if (event.name == "net.deliver") {
+    Deliver(event);
+  } else if (event.name == "net.drop") {
+    in_flight_.erase(Field(event, "id"));  // It will never arrive.
+  } else if (event.name == "cql.statement") {
+    Statement(event, track);
+  } else if (event.name == "migrate.begin") {
+    if (records_.size() >= kMaxRecords) return;  // No B stored, so no E either.
+    ++open_migrations_[track];
+    Add(fmt::format(
+        R"({{"name":"migrate {} {}","cat":"migration","ph":"B","pid":{},"tid":{},"ts":{:.3f},"args":{{"runner":"{}","keyspace":"{}","version":{}}}}})",
+        Escaped(Field(event, "keyspace")), Escaped(Field(event, "file")), track.pid, track.tid,
+        last_us_, Escaped(Field(event, "runner")), Escaped(Field(event, "keyspace")),
+        Field(event, "version")));
+  } else if (event.name == "migrate.end") {
+    auto open = open_migrations_.find(track);
+    if (open == open_migrations_.end()) return;
+    Add(fmt::format(R"({{"ph":"E","pid":{},"tid":{},"ts":{:.3f},"args":{{"outcome":"{}"}}}})",
+                    track.pid, track.tid, last_us_, Escaped(Field(event, "outcome"))));
+    if (--open->second == 0) open_migrations_.erase(open);
+  } else if (event.name == "container.log") {
+    Instant(event, Field(event, "line"));
+  } else if (event.name == "operator.action") {
+    Instant(event, Field(event, "action") + " " + Field(event, "detail") + " -> " +
+                       Field(event, "outcome"));
+  } else if (event.name == "fault.fire") {
+    Instant(event, "fault " + Field(event, "site"), true);
+  } else if (event.name == "container.state") {
+    Instant(event, Field(event, "service") + " " + Field(event, "state"));
+  }
+}
+
+std::string PerfettoSink::Json() const {
+  std::string out = "{\"traceEvents\":[\n";
+  for (std::size_t i = 0; i < records_.size(); ++i) {
+    out += records_[i];
+    out += i + 1 < records_.size() ? ",\n" : "\n";
+  }
+  // What is still open at the end runs to the last event: migrations, then
+  // the lives that enclose them.
+  std::string tail;
+  for (const auto& [track, count] : open_migrations_) {
+    for (int i = 0; i < count; ++i) {
+      tail += fmt::format(R"(,{{"ph":"E","pid":{},"tid":{},"ts":{:.3f}}})", track.pid, track.tid,
+                          last_us_);
+      tail += "\n";
+    }
+  }
+  for (const auto& [key, start] : started_) {
+    const Placement place = Place(key.first, key.second);
+    const auto pid = pids_.find(place.group);
+    if (pid == pids_.end()) continue;
+    tail += fmt::format(
+        R"(,{{"name":"{} incarnation {}","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f}}})",
+        Escaped(key.first), key.second, pid->second, place.tid, start, last_us_ - start);
+    tail += "\n";
+  }
+  if (records_.empty() && !tail.empty()) tail.erase(0, 1);
+  return out + tail + "],\"displayTimeUnit\":\"ms\"}\n";
+}
+
+}  // namespace faultline::scenarios

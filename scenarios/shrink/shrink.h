@@ -1,0 +1,38 @@
+// Shrinking: a failing scenario made smaller while it still fails the same
+// way (shrink/signature.h), to a repro with nothing left but what the
+// failure needs. explore shrinks each group's first failure; check-migrations
+// shrinks its unsafe findings with their steps kept.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "scenarios/core/scenario.h"
+#include "scenarios/shrink/signature.h"
+
+namespace faultline::scenarios {
+
+struct ShrinkStep {
+  std::string tried;  // "drop fault 2", "drop step 4 (kill kuri-1)", "hit 3 -> 1"
+  bool kept = false;  // It kept the signature, so the change stays.
+};
+
+struct Shrunk {
+  Scenario scenario;
+  std::vector<ShrinkStep> log;
+};
+
+// Drops fault events, then workload steps, then simplifies what remains
+// (earlier hits, shorter delays, fewer nodes), keeping each change only if a run from
+// `seed` still has `signature`. Never adds anything: the result has at most
+// the fault events it started with. At most `max_runs` runs. With
+// `keep_steps`, every step stays (a protocol whose steps are the question,
+// as check-migrations' crash, restart and upgrade are); with `also_holds`,
+// a change stays only if that holds of it too (the same verdict).
+Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& signature,
+              bool expectations = false, int max_runs = 500, bool keep_steps = false,
+              const std::function<bool(const Scenario&)>& also_holds = {});
+
+}  // namespace faultline::scenarios

@@ -1,0 +1,51 @@
+// What a failure is, for grouping and shrinking: the failing checker, the
+// kind of its first violation, and the faults of the scenario that failed.
+// explore groups its runs by it; Shrink keeps a change only while a run's
+// failure is still the same.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenarios/core/results.h"
+#include "scenarios/core/scenario.h"
+
+namespace faultline::scenarios {
+
+// What a failure is, for grouping: the failing checker, its first
+// violation's kind (names and numbers left out), and the fault kinds and
+// sites of the scenario that failed, sorted.
+struct Signature {
+  std::string checker;
+  std::string violation;
+  std::vector<std::string> faults;  // "crash@migrate.filecoingw_kuri1.statement.after", "kill"
+  std::string Key() const;
+  friend bool operator==(const Signature&, const Signature&) = default;
+};
+
+// The run's signature, or nullopt when every checker held as the scenario
+// expects. With `expectations`, a failed step expectation counts too.
+std::optional<Signature> SignatureOf(const Scenario& scenario, const ScenarioResult& result,
+                                     bool expectations = false);
+
+// A scenario's fault kinds and sites, as a signature names them, sorted.
+std::vector<std::string> SignatureFaults(const Scenario& scenario);
+
+// How many fault events a scenario has: its [[fault]]s and fault steps.
+std::size_t FaultEventCount(const Scenario& scenario);
+
+// Whether a step of `kind` is a fault event (a kill, a partition, an
+// upgrade's set-image...), not workload: the `up` after an upgrade's
+// set-image or a down comes with it and does not count.
+bool IsFaultStep(Step::Kind kind);
+
+// Whether two signatures are the same failure: the checker and the kind of
+// violation (their faults may differ).
+bool SameFailure(const Signature& a, const Signature& b);
+
+// A [[fault]] in words: "crash at migrate.x.statement.after (hit 2)".
+std::string DescribeFault(const FaultSpec& fault);
+
+}  // namespace faultline::scenarios

@@ -1,0 +1,303 @@
+// check-migrations' parts: the rules and verdicts as tables the docs follow,
+// the corpus's copies of the seed folders, the sum file, and the verdicts
+// the seed stories show (the CLI tests run the whole corpus).
+#include "scenarios/check_migrations/check_migrations.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "models/migrate/folder.h"
+#include "models/migrate/lint.h"
+#include "models/migrate/schema_check.h"
+#include "models/s3/seed_images.h"
+#include "scenarios/catalogue/catalogue.h"
+#include "scenarios/check_migrations/statements.h"
+#include "scenarios/harness/runner.h"
+#include "scenarios/world/world.h"
+
+namespace faultline::scenarios {
+namespace {
+
+using models::migrate::MigrationFile;
+
+std::vector<MigrationFile> Corpus(const std::string& name) {
+  auto files = models::migrate::ReadMigrationFolder(std::string(FAULTLINE_CORPUS_DIR) + "/" + name);
+  EXPECT_TRUE(files.ok()) << files.status().ToString();
+  return files.ok() ? *files : std::vector<MigrationFile>{};
+}
+
+std::vector<MigrationFile> FilesOf(const models::migrate::MigrationSource& source) {
+  std::vector<MigrationFile> files;
+  for (const auto& [version, migration] : source.migrations()) {
+    if (migration.up) files.emplace_back(migration.up_name, *migration.up);
+  }
+  return files;
+}
+
+bool SameFiles(const std::vector<MigrationFile>& a, const std::vector<MigrationFile>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].name != b[i].name || a[i].contents != b[i].contents) return false;
+  }
+  return true;
+}
+
+TEST(CheckMigrationsTest, TheCorpusHoldsTheSeedImagesFoldersAsBuilt) {
+  EXPECT_TRUE(SameFiles(Corpus("seed-kuri"), FilesOf(models::s3::NodeKeyspaceMigrations())));
+  EXPECT_TRUE(SameFiles(Corpus("seed-s3"), FilesOf(models::s3::S3KeyspaceMigrations())));
+  EXPECT_TRUE(SameFiles(Corpus("seed-s3-old"), FilesOf(models::s3::OldS3KeyspaceMigrations())));
+  EXPECT_TRUE(SameFiles(Corpus("seed-s3-versioned"),
+                        FilesOf(models::s3::VersionedProxyImage().migrations)));
+}
+
+TEST(CheckMigrationsTest, EveryRuleAndVerdictIsDocumented) {
+  std::ifstream in(std::string(FAULTLINE_DOCS_DIR) + "/check-migrations.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const models::migrate::LintRule& rule : models::migrate::LintRules()) {
+    EXPECT_NE(text.str().find("### `" + std::string(rule.id) + "`"), std::string::npos) << rule.id;
+  }
+  for (const VerdictInfo& verdict : Verdicts()) {
+    EXPECT_NE(text.str().find("### `" + std::string(verdict.name) + "`"), std::string::npos)
+        << verdict.name;
+  }
+}
+
+TEST(CheckMigrationsTest, ASumFileReadsBackAndSaysWhatIsWrongWhere) {
+  const std::vector<MigrationFile> files = {{"1_a.up.cql", "CREATE TABLE a (id int PRIMARY KEY);"},
+                                            {"2_b.up.cql", "x"}};
+  const std::string text = models::migrate::WriteSumFile(files);
+  auto sum = models::migrate::ParseSumFile(text, "a.sum");
+  ASSERT_TRUE(sum.ok());
+  ASSERT_EQ(sum->entries.size(), 2u);
+  EXPECT_EQ(sum->entries[1].file, "2_b.up.cql");
+  EXPECT_EQ(sum->entries[1].checksum, models::migrate::FileChecksum("x"));
+  EXPECT_EQ(models::migrate::ParseSumFile("faultline-sum 1\n1_a.up.cql fnv1a64:12\n", "a.sum")
+                .status()
+                .message(),
+            "a.sum:2:20: expected 16 hex digits");
+  EXPECT_FALSE(models::migrate::ParseSumFile(text + text.substr(16), "a.sum").ok());  // Twice.
+}
+
+TEST(CheckMigrationsTest, SplittingOnASemicolonInAStringIsFoundAtTheSemicolon) {
+  models::migrate::LintInput input;
+  input.files = {{"1_a.up.cql", "INSERT INTO t (k) VALUES ('a;b'); -- one; two\n"}};
+  input.keyspace = "app";
+  std::vector<models::migrate::LintFinding> semicolons;
+  for (const auto& finding : models::migrate::LintFolder(input)) {
+    if (finding.rule == "semicolon-in-literal") semicolons.push_back(finding);
+  }
+  ASSERT_EQ(semicolons.size(), 2u);
+  EXPECT_EQ(semicolons[0].column, 29);  // Inside 'a;b'.
+  EXPECT_EQ(semicolons[1].column, 41);  // Inside the comment.
+  input.multi_statement = false;        // Sent as one query, nothing is cut.
+  for (const auto& finding : models::migrate::LintFolder(input)) {
+    EXPECT_NE(finding.rule, "semicolon-in-literal");
+  }
+}
+
+// The seed stories' verdicts: seed 004 (dirty after a crash mid-file),
+// 000/001 (drift hidden by IF NOT EXISTS on a kept volume), and the fix.
+MigrationCheckReport Check(const std::string& folder, std::vector<std::string> runners,
+                           const std::string& from = "") {
+  MigrationCheckOptions options;
+  options.files = Corpus(folder);
+  options.keyspace = "filecoingw_kuri1";
+  options.runners = std::move(runners);
+  options.race_seeds = 1;
+  if (!from.empty()) options.older = Corpus(from);
+  return CheckMigrations(options);
+}
+
+std::set<std::pair<std::string, std::string>> Verdicts(const MigrationCheckReport& report,
+                                                       const std::string& runner) {
+  std::set<std::pair<std::string, std::string>> verdicts;
+  for (const DynamicFinding& finding : report.dynamic) {
+    if (finding.runner == runner) verdicts.emplace(finding.check, InfoOf(finding.verdict).name);
+  }
+  return verdicts;
+}
+
+TEST(CheckMigrationsTest, ACrashMidFileNeedsRepairWithGolangMigrateAndRecoversWithTheSafeRunner) {
+  const MigrationCheckReport report = Check("seed-kuri", {"golang-migrate", "safe"});
+  const auto golang = Verdicts(report, "golang-migrate");
+  EXPECT_TRUE(golang.contains({"crash", "needs-repair"}));
+  EXPECT_TRUE(golang.contains({"crash", "needs-force"}));
+  EXPECT_TRUE(golang.contains({"crash", "lost-version"}));
+  for (const auto& [check, verdict] : Verdicts(report, "safe")) {
+    EXPECT_TRUE(verdict == "safe" || verdict == "recovers") << check << " " << verdict;
+  }
+  for (const DynamicFinding& finding : report.dynamic) {
+    // Seed 003's lesson: the version lives in the node's own keyspace, and
+    // the finding says which one to force in.
+    if (finding.verdict == Verdict::kNeedsForce) {
+      EXPECT_NE(finding.detail.find("on keyspace filecoingw_kuri1"), std::string::npos)
+          << finding.detail;
+    }
+    if (finding.verdict != Verdict::kNeedsRepair) continue;
+    // Exactly which statements ran, and what to do.
+    EXPECT_NE(finding.detail.find("statements 1-1 of 2"), std::string::npos) << finding.detail;
+    EXPECT_NE(finding.error.find("Dirty database version 1754293669. Fix and force version."),
+              std::string::npos);
+    ASSERT_TRUE(finding.repro.has_value());
+  }
+  EXPECT_TRUE(report.Unsafe());
+}
+
+TEST(CheckMigrationsTest, AnEditedCreateIfNotExistsOnAKeptVolumeIsSilentDrift) {
+  const MigrationCheckReport report = Check("seed-s3", {"golang-migrate"}, "seed-s3-old");
+  EXPECT_TRUE(Verdicts(report, "golang-migrate").contains({"upgrade", "silent-drift"}));
+  bool hidden = false;
+  for (const auto& finding : report.lint) hidden |= finding.rule == "if-not-exists-hides-drift";
+  EXPECT_TRUE(hidden);
+  // The fix, a versioned ALTER, upgrades the same kept volume cleanly.
+  const MigrationCheckReport fixed = Check("seed-s3-versioned", {"golang-migrate"}, "seed-s3-old");
+  EXPECT_TRUE(Verdicts(fixed, "golang-migrate").contains({"upgrade", "safe"}));
+  EXPECT_FALSE(Verdicts(fixed, "golang-migrate").contains({"upgrade", "silent-drift"}));
+}
+
+// Observing is reading: a run whose observer reads the store, the logs and
+// the fault coverage after every step has the same trace as one without.
+TEST(CheckMigrationsTest, AnObserverLeavesTheTraceAsItWas) {
+  const Scenario* story = FindScenario("dirty-migration");
+  ASSERT_NE(story, nullptr);
+  const ScenarioResult plain = RunScenario(*story, {.seed = 3});
+  int looked = 0;
+  RunOptions observed{.seed = 3};
+  observed.observe = [&](std::size_t, World& world) {
+    looked += RecordedVersions(world, "filecoingw_kuri1").empty() ? 0 : 1;
+    auto store = ObserveStore(world);
+    if (store.ok()) (void)models::migrate::SnapshotSchema(**store, "filecoingw_kuri1");
+    (void)world.simulation.faults().Coverage();
+  };
+  const ScenarioResult seen = RunScenario(*story, observed);
+  EXPECT_EQ(looked, static_cast<int>(story->steps.size()) + 1);
+  EXPECT_EQ(plain.trace_hash, seen.trace_hash);
+}
+
+// The seed's folders as they should have been (the node's, and the proxy's
+// with node_id by ALTER): every verdict golang-migrate makes unsafe, the
+// safe runner makes safe or recovers, upgrades and the rollback included.
+// On the folder whose shipped CREATE was edited, it refuses to start,
+// naming the file, where golang-migrate serves a drifted schema.
+TEST(CheckMigrationsTest, TheSafeRunnerTurnsEveryUnsafeVerdictIntoSafeOrRecovers) {
+  for (const auto& [folder, from] : {std::pair<std::string, std::string>{"seed-kuri", ""},
+                                     {"seed-s3-versioned", "seed-s3-old"}}) {
+    const MigrationCheckReport report = Check(folder, {"golang-migrate", "safe"}, from);
+    bool golang_unsafe = false;
+    for (const DynamicFinding& finding : report.dynamic) {
+      const bool unsafe = InfoOf(finding.verdict).unsafe;
+      if (finding.runner == "golang-migrate") golang_unsafe |= unsafe;
+      if (finding.runner == "safe") {
+        EXPECT_FALSE(unsafe) << folder << ": " << finding.check << " " << finding.detail;
+      }
+    }
+    EXPECT_TRUE(golang_unsafe) << folder;
+  }
+  const MigrationCheckReport edited = Check("seed-s3", {"safe"}, "seed-s3-old");
+  for (const DynamicFinding& finding : edited.dynamic) {
+    if (finding.check != "upgrade") continue;
+    EXPECT_EQ(finding.verdict, Verdict::kNeedsRepair);
+    EXPECT_NE(finding.error.find("1754293669_init_s3_object_index.up.cql) changed after it was "
+                                 "applied"),
+              std::string::npos)
+        << finding.error;
+  }
+}
+
+TEST(CheckMigrationsTest, TheSameSeedGivesTheSameReport) {
+  const MigrationCheckReport a = Check("seed-kuri", {"golang-migrate"});
+  const MigrationCheckReport b = Check("seed-kuri", {"golang-migrate"});
+  ASSERT_EQ(a.dynamic.size(), b.dynamic.size());
+  for (std::size_t i = 0; i < a.dynamic.size(); ++i) {
+    EXPECT_EQ(a.dynamic[i].cases, b.dynamic[i].cases);
+    EXPECT_EQ(a.dynamic[i].detail, b.dynamic[i].detail);
+    EXPECT_EQ(a.dynamic[i].repro, b.dynamic[i].repro);
+  }
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// RanAtCrash against the simulation itself: a crash at every pass of every
+// golang-migrate site, and the tables of the file in flight that exist
+// afterwards (each statement makes one) are the statements it says ran.
+TEST(CheckMigrationsTest, StatementsCountedFromASiteAreTheOnesThatRan) {
+  const std::vector<MigrationFile> files = {
+      {"1_a.up.cql", "CREATE TABLE a1 (k int PRIMARY KEY);\nCREATE TABLE a2 (k int PRIMARY KEY);"},
+      {"2_b.down.cql", "DROP TABLE IF EXISTS nothing;"},  // A version with no up file.
+      {"3_c.up.cql", "CREATE TABLE c1 (k int PRIMARY KEY);"},
+  };
+  const auto source = models::migrate::MigrationSource::FromFiles(files);
+  ASSERT_TRUE(source.ok());
+  Scenario scenario;
+  scenario.name = "ran";
+  scenario.title = "ran";
+  scenario.node_version = "mine";
+  scenario.nodes = 1;
+  ImageSpec image;
+  image.service = "node";
+  image.version = "mine";
+  image.files = files;
+  scenario.images.push_back(image);
+  ServiceOverride node;
+  node.name = "kuri-1";
+  node.restart = "no";
+  scenario.services.push_back(node);
+  Step up;
+  up.kind = Step::Kind::kUp;
+  Step wait;
+  wait.kind = Step::Kind::kWait;
+  wait.duration = std::chrono::minutes(1);
+  scenario.steps = {up, wait};
+  const std::string keyspace = "filecoingw_kuri1";
+  std::map<std::string, std::uint64_t> hits;
+  RunOptions clean{.seed = 1};
+  clean.observe = [&](std::size_t step, World& world) {
+    if (step != 1) return;
+    for (const sim::SiteCoverage& site : world.simulation.faults().Coverage()) {
+      hits[site.site] = site.hits;
+    }
+  };
+  RunScenario(scenario, clean);
+  int checked = 0;
+  for (const std::string& site : models::migrate::GolangMigrateRunner().FaultSites(keyspace)) {
+    for (std::uint64_t hit = 1; hit <= hits[site]; ++hit) {
+      const auto said = check::RanAtCrash(*source, keyspace, site, hit);
+      Scenario crashed = scenario;
+      crashed.faults.push_back({.site = site, .hit = hit, .service = "kuri-1"});
+      std::set<std::string> tables;
+      RunOptions run{.seed = 1};
+      run.observe = [&](std::size_t step, World& world) {
+        if (step != 1) return;
+        auto store = ObserveStore(world);
+        ASSERT_TRUE(store.ok());
+        const auto schema = models::migrate::SnapshotSchema(**store, keyspace);
+        ASSERT_TRUE(schema.ok());
+        for (const auto& [table, columns] : *schema) tables.insert(table);
+      };
+      RunScenario(crashed, run);
+      if (!said) {
+        // Before any file (the version read), or a version with no up file.
+        EXPECT_TRUE(site.ends_with("version.before") || tables.size() == 2 || tables.empty())
+            << site << " hit " << hit;
+        continue;
+      }
+      const std::string prefix = said->first == "1_a.up.cql" ? "a" : "c";
+      const auto ran = static_cast<std::size_t>(
+          std::count_if(tables.begin(), tables.end(),
+                        [&](const std::string& t) { return t.starts_with(prefix); }));
+      EXPECT_EQ(said->second, ran) << site << " hit " << hit << " in " << said->first;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 15);
+}
+
+}  // namespace
+}  // namespace faultline::scenarios

@@ -1,0 +1,165 @@
+// The whole-run checkers observe and never act: with or without them a run
+// has the same trace; a long scenario leaves nothing behind per step; and
+// every scenario file under tests/scenarios/files passes from 101 seeds.
+#include "scenarios/checkers/checkers.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "scenarios/catalogue/catalogue.h"
+#include "scenarios/file/scenario_file.h"
+#include "scenarios/steps/steps.h"
+#include "tests/scenarios/failures.h"
+#include "tests/scenarios/sweep.h"
+
+namespace faultline::scenarios {
+namespace {
+
+std::vector<Scenario> EveryScenario() {
+  std::vector<Scenario> scenarios(Catalogue().begin(), Catalogue().end());
+  for (const auto& entry : std::filesystem::directory_iterator(FAULTLINE_TEST_FILES_DIR)) {
+    if (entry.path().extension() != ".toml") continue;
+    std::variant<Scenario, FileError> loaded = LoadScenarioFile(entry.path().string());
+    EXPECT_TRUE(std::holds_alternative<Scenario>(loaded)) << entry.path();
+    if (auto* scenario = std::get_if<Scenario>(&loaded)) scenarios.push_back(std::move(*scenario));
+  }
+  return scenarios;
+}
+
+TEST(CheckersTest, ObservingLeavesTheTraceAsItIs) {
+  for (const Scenario& scenario : EveryScenario()) {
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+      const ScenarioResult watched = RunScenario(scenario, {.seed = seed});
+      const ScenarioResult unwatched = RunScenario(scenario, {.seed = seed, .checkers = false});
+      EXPECT_EQ(watched.trace_hash, unwatched.trace_hash) << scenario.name << " --seed " << seed;
+      EXPECT_FALSE(watched.checkers.empty());
+      EXPECT_TRUE(unwatched.checkers.empty());
+    }
+  }
+}
+
+TEST(CheckersTest, EveryTestFilePassesFrom101SeedsAndReplays) {
+  for (const auto& entry : std::filesystem::directory_iterator(FAULTLINE_TEST_FILES_DIR)) {
+    if (entry.path().extension() != ".toml") continue;
+    std::variant<Scenario, FileError> loaded = LoadScenarioFile(entry.path().string());
+    ASSERT_TRUE(std::holds_alternative<Scenario>(loaded)) << entry.path();
+    const Scenario& scenario = std::get<Scenario>(loaded);
+    std::set<std::uint64_t> hashes;
+    for (std::uint64_t seed = 1; seed <= SweepSeeds(); ++seed) {
+      const ScenarioResult result = RunScenario(scenario, {.seed = seed});
+      ASSERT_TRUE(result.passed) << entry.path() << " --seed " << seed << "\n" << Failures(result);
+      hashes.insert(result.trace_hash);
+    }
+    EXPECT_EQ(RunScenario(scenario, {.seed = 7}).trace_hash,
+              RunScenario(scenario, {.seed = 7}).trace_hash)
+        << entry.path();
+    EXPECT_GT(hashes.size(), 50u) << entry.path() << ": the seeds should explore";
+  }
+}
+
+// 20,000 steps aborted on the process limit while checkers probed after each
+// step; now a step makes no process, and the run ends.
+TEST(CheckersTest, ALongScenarioMakesNoProcessPerStep) {
+  Scenario scenario;
+  scenario.name = "many-steps";
+  scenario.steps.push_back(Step{.kind = Step::Kind::kUp});
+  for (int i = 0; i < 20'000; ++i) {
+    Step get{.kind = Step::Kind::kS3};
+    get.method = "GET";
+    get.path = "/b/missing-" + std::to_string(i);
+    get.expect.push_back(Expectation{.kind = Expectation::Kind::kStatus, .number = 404});
+    scenario.steps.push_back(std::move(get));
+  }
+  const ScenarioResult result = RunScenario(scenario, {.seed = 1});
+  EXPECT_TRUE(result.passed) << Failures(result).substr(0, 2000);
+  EXPECT_EQ(result.steps.size(), scenario.steps.size());
+}
+
+// A run that never stored an object has nothing wrong in its index, even
+// when the store never started.
+TEST(CheckersTest, AnIndexNeverWrittenPointsNowhereWrong) {
+  Scenario scenario;
+  scenario.name = "nothing";
+  scenario.steps.push_back(Step{.kind = Step::Kind::kWait, .duration = std::chrono::seconds(1)});
+  scenario.checkers = {{"converges", false}};
+  const ScenarioResult result = RunScenario(scenario, {.seed = 1});
+  EXPECT_TRUE(result.passed) << Failures(result);
+}
+
+// A node image that adds a table serves exactly its image's schema; one whose
+// CREATE TABLE IF NOT EXISTS hid a new column is caught.
+TEST(CheckersTest, SchemaMatchesTheImageEachServiceRuns) {
+  const auto run = [](const std::string& file) {
+    std::variant<Scenario, FileError> loaded =
+        LoadScenarioFile(std::string(FAULTLINE_TEST_FILES_DIR) + "/" + file);
+    EXPECT_TRUE(std::holds_alternative<Scenario>(loaded)) << file;
+    return RunScenario(std::get<Scenario>(loaded), {.seed = 1});
+  };
+  auto verdict = [](const ScenarioResult& result) {
+    for (const CheckResult& check : result.checkers) {
+      if (check.checker == "schema-matches-image") return check;
+    }
+    return CheckResult{};
+  };
+  const ScenarioResult adds = run("image-adds-a-table.toml");
+  EXPECT_TRUE(adds.passed) << Failures(adds);
+  EXPECT_TRUE(verdict(adds).expected_to_hold);
+  const ScenarioResult hides = run("if-not-exists-hides-a-column.toml");
+  EXPECT_TRUE(hides.passed) << Failures(hides);
+  EXPECT_FALSE(verdict(hides).expected_to_hold);
+  EXPECT_NE(verdict(hides).actual.find("table multihashtogroup: column size (bigint) is missing"),
+            std::string::npos)
+      << verdict(hides).actual;
+  // No restart, no new image: only the statement tells the checker to look.
+  const ScenarioResult by_hand = run("hand-added-column.toml");
+  EXPECT_TRUE(by_hand.passed) << Failures(by_hand);
+  EXPECT_NE(verdict(by_hand).actual.find("table cidgroups: column note (text) is not in the "
+                                         "migrations"),
+            std::string::npos)
+      << verdict(by_hand).actual;
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// docs/scenario-format.md promises that every step, fault and expectation
+// is used by a file: the test files and the catalogue, together.
+TEST(CheckersTest, EveryStepFaultAndExpectationIsUsedByAFile) {
+  std::set<std::string_view> steps;
+  std::set<std::string_view> actions;
+  std::set<std::string> errors;
+  std::set<Expectation::Kind> expectations;
+  for (const Scenario& scenario : EveryScenario()) {
+    if (!scenario.crash_site.empty()) actions.insert("crash");
+    for (const FaultSpec& fault : scenario.faults) {
+      actions.insert(NameOf(fault.action));
+      if (fault.action == FaultSpec::Action::kError) errors.insert(fault.error);
+    }
+    for (const Step& step : scenario.steps) {
+      steps.insert(StepKindOf(step).name);
+      for (const Expectation& e : step.expect) expectations.insert(e.kind);
+    }
+  }
+  for (const StepKind& kind : StepKinds()) {
+    EXPECT_TRUE(steps.contains(kind.name)) << "no file has a step '" << kind.name << "'";
+  }
+  for (const FaultActionName& action : FaultActions()) {
+    EXPECT_TRUE(actions.contains(action.name)) << "no file has a fault '" << action.name << "'";
+  }
+  for (const FaultError& error : FaultErrors()) {
+    EXPECT_TRUE(errors.contains(std::string(error.name)))
+        << "no file has an error fault '" << error.name << "'";
+  }
+  for (int kind = 0; kind <= static_cast<int>(Expectation::Kind::kSchemaMigrations); ++kind) {
+    EXPECT_TRUE(expectations.contains(static_cast<Expectation::Kind>(kind)))
+        << "no file has an expectation of kind " << kind;
+  }
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
