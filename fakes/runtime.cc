@@ -22,6 +22,14 @@ std::string_view ContainerStateName(ContainerState state) {
   return "unknown";
 }
 
+std::optional<ContainerState> ContainerStateNamed(std::string_view name) {
+  for (const ContainerState state : {ContainerState::kCreated, ContainerState::kRunning,
+                                     ContainerState::kRestarting, ContainerState::kExited}) {
+    if (ContainerStateName(state) == name) return state;
+  }
+  return std::nullopt;
+}
+
 std::string_view HealthName(Health health) {
   switch (health) {
     case Health::kNone:

@@ -38,6 +38,8 @@ enum class ContainerState : unsigned char { kCreated, kRunning, kRestarting, kEx
 enum class Health : unsigned char { kNone, kStarting, kHealthy, kUnhealthy };
 
 std::string_view ContainerStateName(ContainerState state);
+// The state `docker ps` names so (ContainerStateName's inverse), or nullopt.
+std::optional<ContainerState> ContainerStateNamed(std::string_view name);
 std::string_view HealthName(Health health);
 
 class Runtime;

@@ -13,83 +13,37 @@ namespace {
 // TOML basic strings take JSON's escapes.
 std::string Quoted(std::string_view text) { return sim::JsonQuoted(text); }
 
-}  // namespace
-
-namespace {
-
-// One field of a step as a file line ("path = \"/b/k\"\n"); nothing for an
-// optional text field left empty.
-std::string FieldToml(StepField field, const Step& step) {
-  const std::string_view key = StepFieldKey(field);
-  const auto text = [&](const std::string& value) {
-    return value.empty() ? std::string() : fmt::format("{} = {}\n", key, Quoted(value));
-  };
-  switch (field) {
-    case StepField::kService:
-      return text(step.service);
-    case StepField::kVersion:
-      return text(step.version);
-    case StepField::kMethod:
-      return text(step.method);
-    case StepField::kPath:
-      return text(step.path);
-    case StepField::kQuery:
-      return text(step.query);
-    case StepField::kBody:
-      return text(step.body);
-    case StepField::kStatement:
-      return text(step.statement);
-    case StepField::kKeyspace:
-      return text(step.keyspace);
-    case StepField::kPeer:
-      return text(step.peer);
-    case StepField::kOneWay:
-      return step.one_way ? std::string("one_way = true\n") : std::string();
-    case StepField::kDistribution:
-      return text(step.distribution);
-    case StepField::kBase:
-      return fmt::format("{} = \"{}\"\n", key, DurationText(step.duration));
-    case StepField::kExtra:
-      return fmt::format("{} = \"{}\"\n", key, DurationText(step.extra));
-    case StepField::kProbability: {
-      // A TOML float always: 1 would read back as an integer.
-      std::string number = fmt::format("{}", step.probability);
-      if (number.find_first_of(".e") == std::string::npos) number += ".0";
-      return fmt::format("{} = {}\n", key, number);
-    }
-    case StepField::kSurvives:
-      return step.survivors == sim::Survivors::kNothingUnsynced
-                 ? std::string()
-                 : fmt::format("{} = \"{}\"\n", key, sim::SurvivorsName(step.survivors));
-    case StepField::kVolume:
-      return text(step.volume);
-    case StepField::kCommand:
-      return text(step.command);
-    case StepField::kOn: {
-      std::string out = std::string(key) + " = [";
-      for (std::size_t i = 0; i < step.io.size(); ++i) {
-        out += (i == 0 ? " " : ", ") + Quoted(step.io[i]);
-      }
-      return out + " ]\n";
-    }
-    case StepField::kPersistent:
-      return step.persistent ? std::string("persistent = true\n") : std::string();
-    case StepField::kUntil:
-      return text(step.state);
-    case StepField::kTo:
-      return fmt::format("{} = {}\n", key, step.number);
-    case StepField::kFor:
-      return fmt::format("{} = \"{}\"\n", key, DurationText(step.duration));
-    case StepField::kParts: {
-      std::string out = std::string(key) + " = [";
-      for (std::size_t i = 0; i < step.parts.size(); ++i) {
-        out += (i == 0 ? " " : ", ") + Quoted(step.parts[i]);
-      }
-      return out + " ]\n";
-    }
+// A step's fields as file lines ("path = \"/b/k\"\n"), as the field table
+// writes each (steps/fields.h).
+class TomlFields final : public FieldSink {
+ public:
+  explicit TomlFields(std::string& out) : out_(out) {}
+  void Text(std::string_view key, std::string_view value) override {
+    out_ += fmt::format("{} = {}\n", key, Quoted(value));
   }
-  return "";
-}
+  void Integer(std::string_view key, std::int64_t value) override {
+    out_ += fmt::format("{} = {}\n", key, value);
+  }
+  void Number(std::string_view key, double value) override {
+    // A TOML float always: 1 would read back as an integer.
+    std::string number = fmt::format("{}", value);
+    if (number.find_first_of(".e") == std::string::npos) number += ".0";
+    out_ += fmt::format("{} = {}\n", key, number);
+  }
+  void Flag(std::string_view key, bool value) override {
+    out_ += fmt::format("{} = {}\n", key, value ? "true" : "false");
+  }
+  void Texts(std::string_view key, const std::vector<std::string>& values) override {
+    out_ += std::string(key) + " = [";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      out_ += (i == 0 ? " " : ", ") + Quoted(values[i]);
+    }
+    out_ += " ]\n";
+  }
+
+ private:
+  std::string& out_;
+};
 
 std::string ExpectationToml(const Expectation& e) {
   switch (e.kind) {
@@ -228,7 +182,8 @@ std::string ToToml(const Scenario& s) {
     const StepKind& kind = StepKindOf(step);
     out += fmt::format("\n[[step]]\ndo = {}\n", Quoted(kind.name));
     if (!step.narration.empty()) out += fmt::format("say = {}\n", Quoted(step.narration));
-    for (const StepFieldUse& use : kind.fields) out += FieldToml(use.field, step);
+    TomlFields fields(out);
+    for (const StepFieldUse& use : kind.fields) FieldSpecOf(use.field).write(step, fields);
     if (!step.expect.empty()) {
       out += "expect = [\n";
       for (const Expectation& e : step.expect) out += "  " + ExpectationToml(e) + ",\n";

@@ -116,44 +116,9 @@ std::shared_ptr<sim::ExplicitFaultPlan> FaultPlanOf(const Scenario& scenario) {
 // built in code has no reader to check it.
 void CheckRequiredFields(const Step& step, const StepKind& kind) {
   for (const StepFieldUse& use : kind.fields) {
-    if (!use.required) continue;
-    bool set = true;
-    switch (use.field) {
-      case StepField::kService:
-        set = !step.service.empty();
-        break;
-      case StepField::kVersion:
-        set = !step.version.empty();
-        break;
-      case StepField::kMethod:
-        set = !step.method.empty();
-        break;
-      case StepField::kPath:
-        set = !step.path.empty();
-        break;
-      case StepField::kParts:
-        set = !step.parts.empty();
-        break;
-      case StepField::kStatement:
-        set = !step.statement.empty();
-        break;
-      case StepField::kKeyspace:
-        set = !step.keyspace.empty();
-        break;
-      case StepField::kUntil:
-        set = !step.state.empty();
-        break;
-      case StepField::kCommand:
-        set = !step.command.empty();
-        break;
-      case StepField::kOn:
-        set = !step.io.empty();
-        break;
-      default:
-        break;  // Numbers, durations and flags have a value whatever it is.
-    }
-    FL_ASSERT_MSG(set, "a '{}' step needs {} (scenarios/steps.h)", kind.name,
-                  StepFieldKey(use.field));
+    const StepFieldSpec& field = FieldSpecOf(use.field);
+    FL_ASSERT_MSG(!use.required || field.has(step),
+                  "a '{}' step needs {} (scenarios/steps/fields.h)", kind.name, field.key);
   }
 }
 

@@ -609,58 +609,6 @@ std::vector<StepKind> MakeStepKinds() {
 
 }  // namespace
 
-std::string_view StepFieldKey(StepField field) {
-  switch (field) {
-    case Field::kService:
-      return "service";
-    case Field::kVersion:
-      return "version";
-    case Field::kMethod:
-      return "method";
-    case Field::kPath:
-      return "path";
-    case Field::kQuery:
-      return "query";
-    case Field::kBody:
-      return "body";
-    case Field::kParts:
-      return "parts";
-    case Field::kStatement:
-      return "statement";
-    case Field::kKeyspace:
-      return "keyspace";
-    case Field::kTo:
-      return "to";
-    case Field::kUntil:
-      return "until";
-    case Field::kFor:
-      return "for";
-    case Field::kPeer:
-      return "peer";
-    case Field::kOneWay:
-      return "one_way";
-    case Field::kDistribution:
-      return "distribution";
-    case Field::kBase:
-      return "base";
-    case Field::kExtra:
-      return "extra";
-    case Field::kProbability:
-      return "probability";
-    case Field::kSurvives:
-      return "survives";
-    case Field::kVolume:
-      return "volume";
-    case Field::kOn:
-      return "on";
-    case Field::kPersistent:
-      return "persistent";
-    case Field::kCommand:
-      return "command";
-  }
-  FL_PANIC("a StepField without a key: {}", static_cast<int>(field));
-}
-
 // The table's own rules, checked once: names unique, no field twice in a
 // kind, every Step::Kind reachable, an optional `for` has its default.
 void CheckTable(const std::vector<StepKind>& kinds) {
@@ -682,6 +630,7 @@ void CheckTable(const std::vector<StepKind>& kinds) {
                       kind.name);
       }
     }
+    for (const StepFieldUse& use : kind.fields) FieldSpecOf(use.field);  // Each has an entry.
     // A kind whose number is a field (-1) takes `to`, and only it.
     FL_ASSERT((kind.number < 0) == fields.contains(Field::kTo));
   }

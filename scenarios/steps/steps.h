@@ -11,40 +11,12 @@
 #include <vector>
 
 #include "scenarios/core/scenario.h"
+#include "scenarios/steps/fields.h"
 #include "sim/clock.h"
 
 namespace faultline::scenarios {
 
 struct World;
-
-// A field of Step as a file spells it; a kind takes some of them.
-enum class StepField : unsigned char {
-  kService,       // service = "kuri-1"  -> Step::service
-  kVersion,       // version = "v2"      -> Step::version (an image version of the service)
-  kMethod,        // method = "PUT"      -> Step::method
-  kPath,          // path = "/b/k"       -> Step::path
-  kQuery,         // query = "uploads"   -> Step::query
-  kBody,          // body = "bytes"      -> Step::body
-  kParts,         // parts = ["a", "b"]  -> Step::parts
-  kStatement,     // statement = "..."   -> Step::statement
-  kKeyspace,      // keyspace = "..."    -> Step::keyspace
-  kTo,            // to = 1754293669     -> Step::number
-  kUntil,         // until = "running"   -> Step::state
-  kFor,           // for = "15s"         -> Step::duration
-  kPeer,          // peer = "yugabyte"   -> Step::peer (a service)
-  kOneWay,        // one_way = true      -> Step::one_way
-  kDistribution,  // distribution = "uniform" -> Step::distribution
-  kBase,          // base = "2ms"       -> Step::duration (kLatency)
-  kExtra,         // extra = "1ms"      -> Step::extra
-  kProbability,   // probability = 0.1  -> Step::probability
-  kSurvives,      // survives = "torn-blocks" -> Step::survivors
-  kVolume,        // volume = "yugabyte-data" -> Step::volume
-  kOn,            // on = ["write", "sync"] -> Step::io
-  kPersistent,    // persistent = true  -> Step::persistent
-  kCommand,       // command = "goto 3" -> Step::command (kMigrate)
-};
-// The key a file uses for `field`.
-std::string_view StepFieldKey(StepField field);
 
 struct StepFieldUse {
   StepField field;

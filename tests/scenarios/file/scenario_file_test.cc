@@ -2,6 +2,7 @@
 // scenario survives ToToml and back, and broken files say where and what.
 #include "scenarios/file/scenario_file.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -466,107 +467,50 @@ do = "up"
 namespace faultline::scenarios {
 namespace {
 
-// Every kind of step is one entry of one table (scenarios/steps.h): a step
-// of each kind, with each field it takes, reads back as written, shows
-// itself, and is documented in docs/scenario-format.md.
+// Every kind of step is one entry of one table (scenarios/steps/steps.h),
+// and every field one entry of another (steps/fields.h): a step of each
+// kind, with each field it takes at its example value, reads, shows
+// itself, writes back as it was read, and is documented in
+// docs/scenario-format.md.
 TEST(ScenarioFileTest, EveryStepKindReadsBackAsWrittenAndIsDocumented) {
   std::ifstream doc(std::string(FAULTLINE_DOCS_DIR) + "/scenario-format.md");
   const std::string format((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
-  Scenario scenario;
-  scenario.name = "every-kind";
-  scenario.title = "one step of each kind";
+  std::string text = "name = \"every-kind\"\ntitle = \"one step of each kind\"\n";
   for (const StepKind& kind : StepKinds()) {
     EXPECT_NE(format.find("`" + std::string(kind.name) + "`"), std::string::npos)
         << kind.name << " is not in docs/scenario-format.md";
-    Step step{.kind = kind.kind, .number = std::max<std::int64_t>(kind.number, 0)};
-    step.duration = kind.default_duration;
+    text += fmt::format("\n[[step]]\ndo = \"{}\"\n", kind.name);
     for (const StepFieldUse& use : kind.fields) {
-      switch (use.field) {
-        case StepField::kService:
-          // Disk steps act on a service with a volume: the store.
-          step.service =
-              std::any_of(kind.fields.begin(), kind.fields.end(),
-                          [](const StepFieldUse& u) {
-                            return u.field == StepField::kVolume || u.field == StepField::kSurvives;
-                          })
-                  ? "yugabyte"
-                  : "kuri-1";
-          break;
-        case StepField::kVersion:
-          step.version = "v1";
-          break;
-        case StepField::kMethod:
-          step.method = "PUT";
-          break;
-        case StepField::kPath:
-          step.path = "/b/k";
-          break;
-        case StepField::kQuery:
-          step.query = "q";
-          break;
-        case StepField::kBody:
-          step.body = "bytes";
-          break;
-        case StepField::kParts:
-          step.parts = {"a", "b"};
-          break;
-        case StepField::kStatement:
-          step.statement = "DESCRIBE KEYSPACES";
-          break;
-        case StepField::kKeyspace:
-          step.keyspace = "filecoingw_s3";
-          break;
-        case StepField::kTo:
-          step.number = 7;
-          break;
-        case StepField::kUntil:
-          step.state = "running";
-          break;
-        case StepField::kFor:
-          step.duration = std::chrono::seconds(3);
-          break;
-        case StepField::kPeer:
-          step.peer = "yugabyte";
-          break;
-        case StepField::kOneWay:
-          step.one_way = true;
-          break;
-        case StepField::kDistribution:
-          step.distribution = "uniform";
-          break;
-        case StepField::kBase:
-          step.duration = std::chrono::milliseconds(2);
-          break;
-        case StepField::kExtra:
-          step.extra = std::chrono::milliseconds(1);
-          break;
-        case StepField::kProbability:
-          step.probability = 0.25;
-          break;
-        case StepField::kSurvives:
-          step.survivors = sim::Survivors::kTornBlocks;
-          break;
-        case StepField::kVolume:
-          step.volume = "yugabyte-data";
-          break;
-        case StepField::kOn:
-          step.io = {"write", "sync"};
-          break;
-        case StepField::kPersistent:
-          step.persistent = true;
-          break;
-        case StepField::kCommand:
-          step.command = "goto 1754293669";
-          break;
-      }
+      const StepFieldSpec& field = FieldSpecOf(use.field);
+      text += fmt::format("{} = {}\n", field.key, field.example);
     }
-    EXPECT_EQ(&StepKindOf(step), &kind) << kind.name;
-    EXPECT_FALSE(kind.show(step).empty()) << kind.name;
-    scenario.steps.push_back(step);
+  }
+  const std::variant<Scenario, FileError> read = ParseScenario(text, "every-kind.toml");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(read)) << std::get<FileError>(read).message;
+  const Scenario& scenario = std::get<Scenario>(read);
+  ASSERT_EQ(scenario.steps.size(), StepKinds().size());
+  for (std::size_t i = 0; i < scenario.steps.size(); ++i) {
+    const Step& step = scenario.steps[i];
+    EXPECT_EQ(&StepKindOf(step), &StepKinds()[i]) << StepKinds()[i].name;
+    EXPECT_FALSE(StepKinds()[i].show(step).empty()) << StepKinds()[i].name;
+    for (const StepFieldUse& use : StepKinds()[i].fields) {
+      EXPECT_TRUE(FieldSpecOf(use.field).has(step))
+          << StepKinds()[i].name << " " << FieldSpecOf(use.field).key;
+    }
   }
   std::variant<Scenario, FileError> again = ParseScenario(ToToml(scenario), "every-kind.toml");
   ASSERT_TRUE(std::holds_alternative<Scenario>(again)) << std::get<FileError>(again).message;
   EXPECT_EQ(std::get<Scenario>(again), scenario);
+}
+
+// Every step field is documented, with its key as a file writes it.
+TEST(ScenarioFileTest, EveryStepFieldIsDocumented) {
+  std::ifstream doc(std::string(FAULTLINE_DOCS_DIR) + "/scenario-format.md");
+  const std::string format((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+  for (const StepFieldSpec& field : StepFields()) {
+    EXPECT_NE(format.find("`" + std::string(field.key) + "`"), std::string::npos)
+        << field.key << " is not in docs/scenario-format.md";
+  }
 }
 
 // A field of another kind would do nothing: it is refused, naming what the

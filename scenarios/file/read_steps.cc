@@ -1,0 +1,311 @@
+// A scenario file's [[step]]s: each kind's fields (steps/fields.h) and
+// each step's expectations (file/reader.h).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "fakes/runtime.h"
+#include "fakes/sqlite_vfs.h"
+#include "models/migrate/folder.h"
+#include "models/migrate/statements.h"
+#include "models/operator/migrate_cli.h"
+#include "models/s3/seed_images.h"
+#include "scenarios/core/duration.h"
+#include "scenarios/core/failure_classes.h"
+#include "scenarios/file/reader.h"
+#include "sim/assert.h"
+
+namespace faultline::scenarios::file {
+namespace {
+
+// One step's TOML table as the field table reads it (steps/fields.h): each
+// failure at the key's value, or at the step when the key is absent.
+class StepFields final : public FieldSource {
+ public:
+  StepFields(const Reader& reader, const toml::table& table, const Scenario& scenario,
+             const std::string& where)
+      : reader_(reader), table_(table), scenario_(scenario), where_(where) {}
+
+  bool Has(std::string_view key) const override { return table_.contains(key); }
+  std::string Text(std::string_view key) const override {
+    return reader_.String(table_, key, where_, true);
+  }
+  std::optional<std::int64_t> Integer(std::string_view key) const override {
+    return reader_.Integer(table_, key, where_);
+  }
+  std::optional<double> Number(std::string_view key) const override {
+    const toml::node* at = table_.get(key);
+    return at == nullptr ? std::nullopt : at->value<double>();
+  }
+  bool Flag(std::string_view key) const override {
+    const toml::node* at = table_.get(key);
+    const auto* flag = at == nullptr ? nullptr : at->as_boolean();
+    if (flag == nullptr) Fail(key, fmt::format("'{}' is true or false", key));
+    return flag->get();
+  }
+  std::optional<std::vector<std::string>> Texts(std::string_view key,
+                                                std::string_view item_error) const override {
+    const toml::node* at = table_.get(key);
+    const toml::array* list = at == nullptr ? nullptr : at->as_array();
+    if (list == nullptr) return std::nullopt;
+    std::vector<std::string> texts;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const auto* text = list->get(i)->as_string();
+      if (text == nullptr) FailItem(key, i, item_error);
+      texts.push_back(text->get());
+    }
+    return texts;
+  }
+  std::string Service(std::string_view key) const override {
+    return reader_.ServiceName(table_, key, where_);
+  }
+  std::string ImageOf(std::string_view service) const override { return reader_.ImageOf(service); }
+  void CheckVersion(std::string_view key, const std::string& service,
+                    const std::string& version) const override {
+    reader_.CheckVersion(table_.get(key), service, version, scenario_, where_);
+  }
+  [[noreturn]] void Fail(std::string_view key, std::string_view what) const override {
+    const toml::node* at = table_.get(key);
+    reader_.Fail(at == nullptr ? &table_ : at, where_ + std::string(what));
+  }
+  [[noreturn]] void FailItem(std::string_view key, std::size_t index,
+                             std::string_view what) const override {
+    const toml::array* list = table_.get(key)->as_array();
+    FL_ASSERT(list != nullptr && index < list->size());
+    reader_.Fail(list->get(index), where_ + std::string(what));
+  }
+
+ private:
+  const Reader& reader_;
+  const toml::table& table_;
+  const Scenario& scenario_;
+  const std::string& where_;
+};
+
+}  // namespace
+
+// A step: its kind (steps.h) says which fields it takes; each is read
+// and checked as its field says, and a field of another kind is refused.
+Step Reader::ReadStep(const toml::node& node, std::size_t number, const Scenario& scenario) const {
+  const std::string where = fmt::format("step {}: ", number);
+  const toml::table* table = node.as_table();
+  if (table == nullptr) Fail(&node, where + "a step must be a table");
+  const std::string action = String(*table, "do", where, true);
+  const StepKind* kind = FindStepKind(action);
+  if (kind == nullptr) {
+    std::set<std::string_view> names;  // Sorted, to be scanned.
+    for (const StepKind& known : StepKinds()) names.insert(known.name);
+    std::string list;
+    for (const std::string_view name : names)
+      list += (list.empty() ? "" : ", ") + std::string(name);
+    Fail(table->get("do"),
+         fmt::format("{}unknown action '{}' (expected one of: {})", where, action, list));
+  }
+  CheckStepKeys(*table, *kind, where);
+  Step step;
+  step.kind = kind->kind;
+  step.number = std::max<std::int64_t>(kind->number, 0);
+  step.narration = String(*table, "say", where, false);
+  step.duration = kind->default_duration;
+  const StepFields fields(*this, *table, scenario, where);
+  for (const StepFieldUse& use : kind->fields) {
+    const StepFieldSpec& field = FieldSpecOf(use.field);
+    if (use.required || table->contains(field.key)) field.read(fields, step);
+  }
+  // A link has two ends: the other end, or a direction, needs the first.
+  if (step.service.empty() && (!step.peer.empty() || step.one_way)) {
+    Fail(table->get(step.peer.empty() ? "one_way" : "peer"),
+         fmt::format("{}'{}' needs 'service', the link's other end", where,
+                     step.peer.empty() ? "one_way" : "peer"));
+  }
+  if (std::any_of(kind->fields.begin(), kind->fields.end(),
+                  [](const StepFieldUse& use) { return use.field == StepField::kVolume; })) {
+    CheckVolume(*table, step, scenario, where);
+  }
+  FL_ASSERT(&StepKindOf(step) == kind);  // What is read is written back as the same kind.
+  if (const toml::node* expect = table->get("expect"))
+    step.expect = ReadExpectations(*expect, where);
+  return step;
+}
+
+// Only do, say, expect and the kind's own fields; a field another kind
+// takes is named as such (a person wrote it, and it would do nothing).
+void Reader::CheckStepKeys(const toml::table& table, const StepKind& kind,
+                           const std::string& where) const {
+  std::set<std::string_view> allowed = {"do", "say", "expect"};
+  std::string takes;
+  for (const StepFieldUse& use : kind.fields) {
+    allowed.insert(StepFieldKey(use.field));
+    takes += (takes.empty() ? "" : ", ") + std::string(StepFieldKey(use.field));
+  }
+  std::set<std::string_view> any_field;
+  for (const StepKind& other : StepKinds()) {
+    for (const StepFieldUse& use : other.fields) any_field.insert(StepFieldKey(use.field));
+  }
+  for (const auto& [key, value] : table) {
+    if (allowed.contains(key.str()) || !any_field.contains(key.str())) continue;
+    Fail(&value, fmt::format("{}{} takes no '{}'{}", where, kind.name, key.str(),
+                             takes.empty() ? "" : " (it takes " + takes + ")"));
+  }
+  OnlyKeys(table, allowed, where);
+}
+
+// A disk step's service mounts a volume, and its `volume` is one of them.
+void Reader::CheckVolume(const toml::table& table, const Step& step, const Scenario& scenario,
+                         const std::string& where) const {
+  const fakes::ComposeSpec spec = ComposeSpecOf(scenario);
+  std::vector<std::string> sources;
+  for (const fakes::ServiceSpec& service : spec.services) {
+    if (service.name != step.service) continue;
+    for (const fakes::MountSpec& mount : service.mounts) sources.push_back(mount.source);
+  }
+  if (sources.empty()) {
+    Fail(table.get("service"),
+         fmt::format("{}{} mounts no volume: there is no disk to act on", where, step.service));
+  }
+  if (!step.volume.empty() &&
+      std::find(sources.begin(), sources.end(), step.volume) == sources.end()) {
+    Fail(table.get("volume"), fmt::format("{}{} mounts no volume '{}' (it mounts {})", where,
+                                          step.service, step.volume, fmt::join(sources, ", ")));
+  }
+}
+
+std::vector<Expectation> Reader::ReadExpectations(const toml::node& node,
+                                                  const std::string& where) const {
+  const toml::array* list = node.as_array();
+  if (list == nullptr) Fail(&node, where + "'expect' must be an array of tables");
+  std::vector<Expectation> expectations;
+  for (const toml::node& item : *list) {
+    const toml::table* table = item.as_table();
+    if (table == nullptr) Fail(&item, where + "each expectation is a table, like { status = 200 }");
+    expectations.push_back(ReadExpectation(*table, where));
+  }
+  return expectations;
+}
+
+// One expectation checks one thing: its first key says what, and only
+// that kind's own keys may come with it (a stray key would be ignored,
+// and a check a person wrote would silently not run).
+Expectation Reader::ReadExpectation(const toml::table& table, const std::string& where) const {
+  struct Form {
+    std::string_view key;
+    Expectation::Kind kind;
+    std::set<std::string_view> keys;
+  };
+  static const Form kForms[] = {
+      {"status", Expectation::Kind::kStatus, {"status"}},
+      {"status_in", Expectation::Kind::kStatusIn, {"status_in"}},
+      {"log", Expectation::Kind::kLogContains, {"log", "contains", "lacks"}},
+      {"rows", Expectation::Kind::kRows, {"rows"}},
+      {"row_with", Expectation::Kind::kRowWith, {"row_with"}},
+      {"schema_migrations", Expectation::Kind::kSchemaMigrations, {"schema_migrations", "is"}},
+      {"restarted", Expectation::Kind::kRestarted, {"restarted", "times"}},
+      {"state", Expectation::Kind::kState, {"state", "is"}},
+      {"exited", Expectation::Kind::kExitCode, {"exited", "code"}},
+      {"serving", Expectation::Kind::kServing, {"serving"}},
+      {"not_serving", Expectation::Kind::kServing, {"not_serving"}},
+      {"contains", Expectation::Kind::kOutputContains, {"contains"}},
+      {"lacks", Expectation::Kind::kOutputLacks, {"lacks"}},
+  };
+  OnlyKeys(
+      table,
+      {"status", "status_in", "contains", "lacks", "log", "restarted", "times", "serving",
+       "not_serving", "state", "is", "exited", "code", "rows", "row_with", "schema_migrations"},
+      where + "expect: ");
+  const Form* form = nullptr;
+  for (const Form& candidate : kForms) {
+    if (table.contains(candidate.key)) {
+      form = &candidate;
+      break;
+    }
+  }
+  if (form == nullptr) {
+    Fail(&table, where +
+                     "an expectation needs one of status, status_in, contains, lacks, log, "
+                     "restarted, serving, not_serving, state, exited, rows, row_with or "
+                     "schema_migrations");
+  }
+  const std::string what = fmt::format("{}a '{}' expectation: ", where, form->key);
+  OnlyKeys(table, form->keys, what);
+  Expectation expectation;
+  expectation.kind = form->kind;
+  switch (form->kind) {
+    case Expectation::Kind::kStatus:
+      expectation.number = *Integer(table, "status", what);
+      if (expectation.number < 100 || expectation.number > 599) {
+        Fail(table.get("status"), what + "an HTTP status is 100 to 599");
+      }
+      break;
+    case Expectation::Kind::kLogContains:
+    case Expectation::Kind::kLogLacks:
+      expectation.service = ServiceName(table, "log", what, /*pattern=*/true);
+      if (table.contains("contains") == table.contains("lacks")) {
+        Fail(&table, what + "it needs 'contains' or 'lacks', one of them");
+      }
+      if (table.contains("lacks")) expectation.kind = Expectation::Kind::kLogLacks;
+      expectation.text = NonEmpty(table, table.contains("lacks") ? "lacks" : "contains", what);
+      break;
+    case Expectation::Kind::kStatusIn: {
+      const toml::array* list = table.get("status_in")->as_array();
+      if (list == nullptr || list->empty() || list->size() > 100) {
+        Fail(table.get("status_in"), what + "'status_in' is a list of 1 to 100 HTTP statuses");
+      }
+      for (const toml::node& item : *list) {
+        const auto* status = item.as_integer();
+        if (status == nullptr || status->get() < 100 || status->get() > 599) {
+          Fail(&item, what + "an HTTP status is 100 to 599");
+        }
+        expectation.numbers.push_back(status->get());
+      }
+      break;
+    }
+    case Expectation::Kind::kRows: {
+      const std::optional<std::int64_t> rows = Integer(table, "rows", what);
+      if (!rows || *rows < 0) Fail(table.get("rows"), what + "'rows' is a count, 0 or more");
+      expectation.number = *rows;
+      break;
+    }
+    case Expectation::Kind::kRowWith:
+      expectation.text = NonEmpty(table, "row_with", what);
+      break;
+    case Expectation::Kind::kSchemaMigrations:
+      expectation.service = NonEmpty(table, "schema_migrations", what);
+      expectation.text = NonEmpty(table, "is", what);
+      break;
+    case Expectation::Kind::kRestarted:
+      expectation.service = ServiceName(table, "restarted", what);
+      expectation.number = Integer(table, "times", what).value_or(1);
+      if (expectation.number < 0) Fail(table.get("times"), what + "'times' must not be negative");
+      break;
+    case Expectation::Kind::kState: {
+      expectation.service = ServiceName(table, "state", what);
+      expectation.text = String(table, "is", what, true);
+      if (!fakes::ContainerStateNamed(expectation.text)) {
+        Fail(table.get("is"), what + "'is' is created, running, restarting or exited");
+      }
+      break;
+    }
+    case Expectation::Kind::kExitCode: {
+      expectation.service = ServiceName(table, "exited", what);
+      const std::optional<std::int64_t> code = Integer(table, "code", what);
+      if (!code) Fail(&table, what + "it needs 'code'");
+      if (*code < 0 || *code > 255) Fail(table.get("code"), what + "an exit code is 0 to 255");
+      expectation.number = *code;
+      break;
+    }
+    case Expectation::Kind::kServing:
+      expectation.service = ServiceName(table, form->key, what);
+      expectation.number = form->key == "serving" ? 1 : 0;
+      break;
+    case Expectation::Kind::kOutputContains:
+    case Expectation::Kind::kOutputLacks:
+      expectation.text = String(table, form->key, what, true);
+      break;
+  }
+  return expectation;
+}
+
+}  // namespace faultline::scenarios::file
