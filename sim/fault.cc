@@ -24,20 +24,27 @@ std::string DescribeDecision(const FaultDecision& decision) {
 
 }  // namespace
 
+std::span<const FaultActionInfo> FaultActions() {
+  static constexpr FaultActionInfo kActions[] = {{FaultAction::kNone, "none"},
+                                                 {FaultAction::kCrash, "crash"},
+                                                 {FaultAction::kError, "error"},
+                                                 {FaultAction::kDelay, "delay"},
+                                                 {FaultAction::kPowerLoss, "power-loss"}};
+  return kActions;
+}
+
 std::string_view FaultActionName(FaultAction action) {
-  switch (action) {
-    case FaultAction::kNone:
-      return "none";
-    case FaultAction::kCrash:
-      return "crash";
-    case FaultAction::kError:
-      return "error";
-    case FaultAction::kDelay:
-      return "delay";
-    case FaultAction::kPowerLoss:
-      return "power-loss";
+  for (const FaultActionInfo& info : FaultActions()) {
+    if (info.action == action) return info.name;
   }
-  return "unknown";
+  FL_PANIC("a fault action without a name: {}", static_cast<int>(action));
+}
+
+std::optional<FaultAction> FaultActionNamed(std::string_view name) {
+  for (const FaultActionInfo& info : FaultActions()) {
+    if (info.name == name) return info.action;
+  }
+  return std::nullopt;
 }
 
 std::string_view SurvivorsName(Survivors survivors) {
@@ -93,6 +100,14 @@ ExplicitFaultPlan& ExplicitFaultPlan::PowerLossAt(std::string site, std::uint64_
                                                   Survivors survivors) {
   FaultDecision decision{FaultAction::kPowerLoss};
   decision.survivors = survivors;
+  return Add(std::move(site), hit, std::move(decision));
+}
+
+ExplicitFaultPlan& ExplicitFaultPlan::DecideAt(std::string site, std::uint64_t hit,
+                                               FaultDecision decision) {
+  FL_ASSERT(decision.action != FaultAction::kNone);
+  FL_ASSERT(decision.action != FaultAction::kError || decision.error != StatusCode::kOk);
+  FL_ASSERT(decision.delay >= Duration::zero());
   return Add(std::move(site), hit, std::move(decision));
 }
 

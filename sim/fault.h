@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,7 +33,17 @@ namespace faultline::sim {
 // writes that were never synced, keeping what `survivors` says.
 enum class FaultAction : unsigned char { kNone, kCrash, kError, kDelay, kPowerLoss };
 
+// Each action and its name, from the trace to the scenario file format
+// ("crash", "error", "delay", "power-loss"; kNone is "none"): the one
+// vocabulary of fault actions.
+struct FaultActionInfo {
+  FaultAction action;
+  std::string_view name;
+};
+std::span<const FaultActionInfo> FaultActions();
 std::string_view FaultActionName(FaultAction action);
+// The action a name names (FaultActionName's inverse), or nullopt.
+std::optional<FaultAction> FaultActionNamed(std::string_view name);
 
 // What a power loss keeps of the writes made since the last sync.
 enum class Survivors : unsigned char {
@@ -83,6 +94,8 @@ class ExplicitFaultPlan final : public FaultPlan {
                               StatusCode error = StatusCode::kIoError);
   ExplicitFaultPlan& DelayAt(std::string site, std::uint64_t hit, Duration delay);
   ExplicitFaultPlan& PowerLossAt(std::string site, std::uint64_t hit, Survivors survivors);
+  // Hit `hit` takes `decision`, whichever action it is (not kNone).
+  ExplicitFaultPlan& DecideAt(std::string site, std::uint64_t hit, FaultDecision decision);
 
   FaultDecision Decide(std::string_view site, std::uint64_t hit, Rng& site_random) const override;
   std::string Describe() const override;

@@ -146,10 +146,11 @@ struct ServiceOverride {
 // `service`'s processes only, when one is named, counted on their own)
 // crashes the process, fails with an error, or waits.
 struct FaultSpec {
-  enum class Action : unsigned char { kCrash, kError, kDelay, kPowerLoss };
   std::string site;
   std::uint64_t hit = 1;
-  Action action = Action::kCrash;
+  // What it does (sim/fault.h's actions, named as the file names them);
+  // never kNone.
+  sim::FaultAction action = sim::FaultAction::kCrash;
   std::string error;      // kError: a kind of FaultErrors() ("server", "timeout", ...).
   std::string message;    // kError: the text that comes back; empty: the kind's own.
   sim::Duration delay{};  // kDelay.
@@ -166,14 +167,6 @@ struct FaultError {
   std::string_view text;
 };
 const std::vector<FaultError>& FaultErrors();
-
-// The actions of a [[fault]], by the name a file gives them, in one table.
-struct FaultActionName {
-  FaultSpec::Action action;
-  std::string_view name;
-};
-const std::vector<FaultActionName>& FaultActions();
-std::string_view NameOf(FaultSpec::Action action);
 
 // What one run may spend before it is stopped: virtual time and scheduler
 // steps (simulated events). The defaults fit every story in a fraction of

@@ -166,23 +166,6 @@ const std::vector<FaultError>& FaultErrors() {
   return kErrors;
 }
 
-const std::vector<FaultActionName>& FaultActions() {
-  static const std::vector<FaultActionName> kActions = {
-      {FaultSpec::Action::kCrash, "crash"},
-      {FaultSpec::Action::kError, "error"},
-      {FaultSpec::Action::kDelay, "delay"},
-      {FaultSpec::Action::kPowerLoss, "power-loss"},
-  };
-  return kActions;
-}
-
-std::string_view NameOf(FaultSpec::Action action) {
-  for (const FaultActionName& entry : FaultActions()) {
-    if (entry.action == action) return entry.name;
-  }
-  FL_PANIC("a fault action without a name: {}", static_cast<int>(action));
-}
-
 std::vector<ServiceImage> ServicesOf(const Scenario& scenario) {
   std::vector<ServiceImage> services;
   for (const fakes::ServiceSpec& service : ComposeSpecOf(scenario).services) {

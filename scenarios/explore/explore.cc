@@ -65,14 +65,14 @@ FaultSpec DrawSiteFault(EventKind kind, const std::vector<std::string>& sites, s
   fault.hit = 1 + random.Uniform(3);
   switch (kind) {
     case EventKind::kSiteCrash:
-      fault.action = FaultSpec::Action::kCrash;
+      fault.action = sim::FaultAction::kCrash;
       break;
     case EventKind::kSiteError:
-      fault.action = FaultSpec::Action::kError;
+      fault.action = sim::FaultAction::kError;
       fault.error = std::string(FaultErrors()[random.Uniform(FaultErrors().size())].name);
       break;
     case EventKind::kSiteDelay:
-      fault.action = FaultSpec::Action::kDelay;
+      fault.action = sim::FaultAction::kDelay;
       fault.delay = std::chrono::seconds(1 + random.Uniform(20));
       break;
     default:

@@ -68,14 +68,13 @@ void Reader::ReadFaults(const toml::node& node, Scenario& scenario) const {
     if (hit && *hit < 1) Fail(table->get("hit"), where + "'hit' must be a positive integer");
     fault.hit = hit ? static_cast<std::uint64_t>(*hit) : 1;
     const std::string action = String(*table, "action", where, true);
-    const auto found = std::find_if(FaultActions().begin(), FaultActions().end(),
-                                    [&](const FaultActionName& a) { return a.name == action; });
-    if (found == FaultActions().end()) {
+    const std::optional<sim::FaultAction> named = sim::FaultActionNamed(action);
+    if (!named || *named == sim::FaultAction::kNone) {
       Fail(table->get("action"), where + "'action' is crash, error, delay or power-loss");
     }
-    fault.action = found->action;
+    fault.action = *named;
     // A power loss drops unsynced writes: only where data is written.
-    if (fault.action == FaultSpec::Action::kPowerLoss && !IsDataIoSite(fault.site)) {
+    if (fault.action == sim::FaultAction::kPowerLoss && !IsDataIoSite(fault.site)) {
       Fail(table->get("site"),
            where +
                "a power-loss is at a disk I/O site: disk.read, disk.write, disk.sync or "
@@ -110,14 +109,14 @@ sim::Survivors Reader::ReadSurvivors(const toml::table& table, std::string_view 
 // What an error or a delay needs, and nothing an action does not use.
 void Reader::ReadFaultDetails(const toml::table& table, const std::string& where,
                               FaultSpec& fault) const {
-  const bool error = fault.action == FaultSpec::Action::kError;
-  const bool delay = fault.action == FaultSpec::Action::kDelay;
+  const bool error = fault.action == sim::FaultAction::kError;
+  const bool delay = fault.action == sim::FaultAction::kDelay;
   for (const char* key : {"error", "message"}) {
     if (table.contains(key) && !error)
       Fail(table.get(key), fmt::format("{}'{}' is for an error", where, key));
   }
   if (table.contains("for") && !delay) Fail(table.get("for"), where + "'for' is for a delay");
-  const bool power_loss = fault.action == FaultSpec::Action::kPowerLoss;
+  const bool power_loss = fault.action == sim::FaultAction::kPowerLoss;
   if (table.contains("survives") && !power_loss) {
     Fail(table.get("survives"), where + "'survives' is for a power-loss");
   }

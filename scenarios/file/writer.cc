@@ -107,16 +107,16 @@ std::string ToToml(const Scenario& s) {
   }
   for (const FaultSpec& fault : s.faults) {
     out += fmt::format("\n[[fault]]\nsite = {}\nhit = {}\naction = \"{}\"\n", Quoted(fault.site),
-                       fault.hit, NameOf(fault.action));
-    if (fault.action == FaultSpec::Action::kPowerLoss &&
+                       fault.hit, sim::FaultActionName(fault.action));
+    if (fault.action == sim::FaultAction::kPowerLoss &&
         fault.survivors != sim::Survivors::kNothingUnsynced) {
       out += fmt::format("survives = \"{}\"\n", sim::SurvivorsName(fault.survivors));
     }
-    if (fault.action == FaultSpec::Action::kError) {
+    if (fault.action == sim::FaultAction::kError) {
       out += fmt::format("error = {}\n", Quoted(fault.error));
       if (!fault.message.empty()) out += fmt::format("message = {}\n", Quoted(fault.message));
     }
-    if (fault.action == FaultSpec::Action::kDelay) {
+    if (fault.action == sim::FaultAction::kDelay) {
       out += fmt::format("for = \"{}\"\n", DurationText(fault.delay));
     }
     if (!fault.service.empty()) out += fmt::format("service = {}\n", Quoted(fault.service));

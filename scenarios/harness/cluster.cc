@@ -79,6 +79,24 @@ void RegisterImage(World& world, const ImageSpec& image, const std::vector<Custo
                               models::s3::NodeEntryPoint(std::move(node)));
 }
 
+// What a [[fault]] makes its hit do.
+sim::FaultDecision DecisionOf(const FaultSpec& fault) {
+  FL_ASSERT_MSG(fault.action != sim::FaultAction::kNone, "a [[fault]] at {} does nothing",
+                fault.site);
+  sim::FaultDecision decision{.action = fault.action,
+                              .delay = fault.delay,
+                              .message = fault.message,
+                              .survivors = fault.survivors};
+  if (fault.action == sim::FaultAction::kError) {
+    const auto kind = std::find_if(FaultErrors().begin(), FaultErrors().end(),
+                                   [&](const FaultError& e) { return e.name == fault.error; });
+    FL_ASSERT_MSG(kind != FaultErrors().end(), "fault error {} (checked when read)", fault.error);
+    decision.error = kind->code;
+    if (decision.message.empty()) decision.message = kind->text;
+  }
+  return decision;
+}
+
 // The scenario's [crash] and [[fault]]s as one explicit plan; a fault of
 // one service names its scoped site (that service's own hits).
 std::shared_ptr<sim::ExplicitFaultPlan> FaultPlanOf(const Scenario& scenario) {
@@ -88,26 +106,7 @@ std::shared_ptr<sim::ExplicitFaultPlan> FaultPlanOf(const Scenario& scenario) {
     FL_ASSERT(fault.hit >= 1);
     const std::string site =
         fault.service.empty() ? fault.site : sim::ScopedSite(fault.service, fault.site);
-    switch (fault.action) {
-      case FaultSpec::Action::kCrash:
-        plan->CrashAt(site, fault.hit);
-        break;
-      case FaultSpec::Action::kError: {
-        const auto kind = std::find_if(FaultErrors().begin(), FaultErrors().end(),
-                                       [&](const FaultError& e) { return e.name == fault.error; });
-        FL_ASSERT_MSG(kind != FaultErrors().end(), "fault error {} (checked when read)",
-                      fault.error);
-        plan->FailAt(site, fault.hit, kind->code,
-                     fault.message.empty() ? std::string(kind->text) : fault.message);
-        break;
-      }
-      case FaultSpec::Action::kDelay:
-        plan->DelayAt(site, fault.hit, fault.delay);
-        break;
-      case FaultSpec::Action::kPowerLoss:
-        plan->PowerLossAt(site, fault.hit, fault.survivors);
-        break;
-    }
+    plan->DecideAt(site, fault.hit, DecisionOf(fault));
   }
   return plan;
 }

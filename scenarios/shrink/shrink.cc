@@ -82,7 +82,7 @@ Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& sign
     constexpr int kMaxHalvings = 8;
     for (int halving = 0; halving < kMaxHalvings; ++halving) {
       const FaultSpec& fault = shrunk.scenario.faults[i];
-      if (fault.action != FaultSpec::Action::kDelay || fault.delay < std::chrono::seconds(2)) {
+      if (fault.action != sim::FaultAction::kDelay || fault.delay < std::chrono::seconds(2)) {
         break;
       }
       Scenario candidate = shrunk.scenario;

@@ -51,9 +51,10 @@ bool SameFailure(const Signature& a, const Signature& b) {
 }
 
 std::string DescribeFault(const FaultSpec& fault) {
-  std::string text = fmt::format("{} at {} (hit {})", NameOf(fault.action), fault.site, fault.hit);
-  if (fault.action == FaultSpec::Action::kError) text += ", error " + fault.error;
-  if (fault.action == FaultSpec::Action::kDelay) {
+  std::string text =
+      fmt::format("{} at {} (hit {})", sim::FaultActionName(fault.action), fault.site, fault.hit);
+  if (fault.action == sim::FaultAction::kError) text += ", error " + fault.error;
+  if (fault.action == sim::FaultAction::kDelay) {
     text += ", for " + sim::FormatDuration(fault.delay);
   }
   return text;
@@ -70,7 +71,7 @@ std::vector<std::string> SignatureFaults(const Scenario& scenario) {
   std::set<std::string> faults;
   if (!scenario.crash_site.empty()) faults.insert("crash@" + scenario.crash_site);
   for (const FaultSpec& fault : scenario.faults) {
-    faults.insert(fmt::format("{}@{}", NameOf(fault.action), fault.site));
+    faults.insert(fmt::format("{}@{}", sim::FaultActionName(fault.action), fault.site));
   }
   for (const Step& step : scenario.steps) {
     if (IsFaultStep(step.kind)) faults.insert(std::string(StepKindOf(step).name));

@@ -64,7 +64,7 @@ TEST(ExploreTest, DrawsStayWithinTheirBounds) {
       int crashes = 0;
       int power_losses = 0;
       for (const FaultSpec& fault : drawn.faults)
-        crashes += fault.action == FaultSpec::Action::kCrash;
+        crashes += fault.action == sim::FaultAction::kCrash;
       for (const Step& step : drawn.steps) {
         crashes += step.kind == Step::Kind::kKill || step.kind == Step::Kind::kPowerLoss;
         power_losses += step.kind == Step::Kind::kPowerLoss;
@@ -97,7 +97,7 @@ TEST(ExploreTest, FindsADirtyKeyspaceAndShrinksItToOneFault) {
     EXPECT_EQ(signature->checker, group.signature.checker);
     EXPECT_EQ(signature->violation, group.signature.violation);
     const bool crash_left_dirty = FaultEventCount(repro) == 1 && repro.faults.size() == 1 &&
-                                  repro.faults[0].action == FaultSpec::Action::kCrash &&
+                                  repro.faults[0].action == sim::FaultAction::kCrash &&
                                   repro.faults[0].site.starts_with("migrate.") &&
                                   group.signature.checker == "converges";
     dirty = dirty || crash_left_dirty;
