@@ -3,22 +3,14 @@
 // store's database on its volume (models/cql/store_snapshot.h) directly,
 // starting no process and sending no message, so adding or removing one
 // never changes a run's trace.
-// - acknowledged-writes: every object a PUT was acknowledged for (and not
-//   deleted since) is readable as a GET through the proxy would read it: an
-//   index row names a serving node whose data directory holds those bytes
-//   (or those of a PUT whose outcome is unknown, or, after a DELETE whose
-//   outcome is unknown, no object: World::Indeterminate).
-// - index-points-at-bytes: every row of filecoingw_s3.s3objects names a
-//   node whose data directory holds the object.
-// - schema-matches-image: at the end of every step, every serving node and
-//   proxy has, in the keyspace it migrates, exactly the schema the
-//   migrations of the image version it runs define.
-// - converges: after the run's fault-free phase, the proxy and every node
-//   serve.
+// The checkers are one table (WholeRunCheckers, in checkers.cc), each
+// checker's verdict in a file of its own: acknowledged_writes.cc,
+// index_points_at_bytes.cc, schema_matches_image.cc, converges.cc.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -49,7 +41,34 @@ class Checkers final : public sim::TraceSink {
   std::string schema_violation_;  // The first one seen.
 };
 
-inline constexpr const char* kCheckerNames[] = {"acknowledged-writes", "index-points-at-bytes",
-                                                "schema-matches-image", "converges"};
+// When a checker's property holds.
+enum class CheckerPhase : unsigned char {
+  kEveryMoment,  // After every step, faults or not: it may be asked at any time.
+  kSettled,      // Once the faults stopped and the cluster had the liveness phase.
+};
+
+namespace checkers {
+struct EndOfRun;  // checkers/end_of_run.h (internal).
+}
+
+// One whole-run checker: one entry of the table in checkers.cc, its
+// verdict in a file of its own. A new checker is one entry and its file.
+struct CheckerSpec {
+  std::string_view name;     // As [checkers] and every report names it.
+  std::string_view meaning;  // One line.
+  CheckerPhase phase;
+  // Step kinds (as a file names them) that take data away by the
+  // operator's own hand: a run with one of them may fail this checker with
+  // no bug (explore expects it to).
+  std::vector<std::string_view> exempted_by;
+  CheckResult (*verdict)(const checkers::EndOfRun& end);
+};
+
+// Every checker, in the order verdicts and reports list them.
+const std::vector<CheckerSpec>& WholeRunCheckers();
+// The checker named so, or nullptr.
+const CheckerSpec* FindChecker(std::string_view name);
+// Whether a step of kind `step_kind` exempts `checker` (exempted_by).
+bool ExemptedBy(const CheckerSpec& checker, std::string_view step_kind);
 
 }  // namespace faultline::scenarios

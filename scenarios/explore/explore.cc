@@ -11,6 +11,7 @@
 #include "models/s3/kuri_node.h"
 #include "models/s3/s3_proxy.h"
 #include "models/s3/seed_images.h"
+#include "scenarios/checkers/checkers.h"
 #include "scenarios/core/topology.h"
 #include "scenarios/file/scenario_file.h"
 #include "scenarios/steps/steps.h"
@@ -256,11 +257,9 @@ Scenario DrawSchedule(const Scenario& workload, std::uint64_t seed, const Explor
                                before + 1));
     // Data gone by an operator's own action is no failure: a down -v or a
     // clean exempts the data checkers for this run.
-    const Step& first = steps.front();
-    if ((first.kind == Step::Kind::kDown && first.number == 1) ||
-        first.kind == Step::Kind::kClean) {
-      drawn.checkers["acknowledged-writes"] = false;
-      drawn.checkers["index-points-at-bytes"] = false;
+    for (const CheckerSpec& checker : WholeRunCheckers()) {
+      if (ExemptedBy(checker, StepKindOf(steps.front()).name))
+        drawn.checkers[std::string(checker.name)] = false;
     }
     drawn.steps.insert(drawn.steps.begin() + static_cast<std::ptrdiff_t>(before), steps.begin(),
                        steps.end());

@@ -13,6 +13,7 @@
 #include "models/migrate/statements.h"
 #include "models/operator/migrate_cli.h"
 #include "models/s3/seed_images.h"
+#include "scenarios/checkers/checkers.h"
 #include "scenarios/core/duration.h"
 #include "scenarios/core/failure_classes.h"
 #include "scenarios/file/reader.h"
@@ -86,9 +87,9 @@ void Reader::ReadBudget(const toml::node& node, Scenario& scenario) const {
 void Reader::ReadCheckers(const toml::node& node, Scenario& scenario) const {
   const toml::table* table = node.as_table();
   if (table == nullptr) Fail(&node, "[checkers] must be a table");
-  OnlyKeys(*table,
-           {"acknowledged-writes", "index-points-at-bytes", "schema-matches-image", "converges"},
-           "checkers: ");
+  std::set<std::string_view> names;
+  for (const CheckerSpec& checker : WholeRunCheckers()) names.insert(checker.name);
+  OnlyKeys(*table, names, "checkers: ");
   for (const auto& [key, value] : *table) {
     const auto* holds = value.as_boolean();
     if (holds == nullptr)

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "models/s3/seed_images.h"
+#include "scenarios/checkers/checkers.h"
 #include "scenarios/core/topology.h"
 #include "scenarios/file/scenario_file.h"
 #include "scenarios/harness/cluster.h"
@@ -281,10 +282,12 @@ struct ReadLogs : Command {
   void show(std::ostream& os) const override { os << "read " << service << "'s log"; }
 };
 
-// The checkers that hold at every moment, faults or not (the others,
-// acknowledged-writes and converges, are asked once the cluster settled).
+// The checkers that hold at every moment, faults or not (the others are
+// asked once the cluster settled).
 inline bool HoldsAtEveryMoment(const std::string& checker) {
-  return checker == "index-points-at-bytes" || checker == "schema-matches-image";
+  const CheckerSpec* spec = FindChecker(checker);
+  FL_ASSERT_MSG(spec != nullptr, "a verdict of no checker: {}", checker);
+  return spec->phase == CheckerPhase::kEveryMoment;
 }
 
 struct RunCheckers : Command {

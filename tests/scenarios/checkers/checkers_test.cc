@@ -127,14 +127,30 @@ TEST(CheckersTest, SchemaMatchesTheImageEachServiceRuns) {
 namespace faultline::scenarios {
 namespace {
 
-// docs/scenario-format.md promises that every step, fault and expectation
-// is used by a file: the test files and the catalogue, together.
+// Which keys a step field writes.
+struct KeysWritten final : FieldSink {
+  std::set<std::string> keys;
+  void Text(std::string_view key, std::string_view) override { keys.emplace(key); }
+  void Integer(std::string_view key, std::int64_t) override { keys.emplace(key); }
+  void Number(std::string_view key, double) override { keys.emplace(key); }
+  void Flag(std::string_view key, bool) override { keys.emplace(key); }
+  void Texts(std::string_view key, const std::vector<std::string>&) override { keys.emplace(key); }
+};
+
+// docs/scenario-format.md promises that every step, step field, fault,
+// expectation and checker is used by a file: the test files and the
+// catalogue, together (a checker by a story that breaks it).
 TEST(CheckersTest, EveryStepFaultAndExpectationIsUsedByAFile) {
   std::set<std::string_view> steps;
   std::set<std::string_view> actions;
   std::set<std::string> errors;
   std::set<Expectation::Kind> expectations;
+  std::set<std::string> broken;  // Checkers a file expects to fail.
+  std::set<StepField> fields;
   for (const Scenario& scenario : EveryScenario()) {
+    for (const auto& [name, holds] : scenario.checkers) {
+      if (!holds) broken.insert(name);
+    }
     if (!scenario.crash_site.empty()) actions.insert("crash");
     for (const FaultSpec& fault : scenario.faults) {
       actions.insert(sim::FaultActionName(fault.action));
@@ -142,6 +158,11 @@ TEST(CheckersTest, EveryStepFaultAndExpectationIsUsedByAFile) {
     }
     for (const Step& step : scenario.steps) {
       steps.insert(StepKindOf(step).name);
+      for (const StepFieldUse& use : StepKindOf(step).fields) {
+        KeysWritten written;  // Fields at their defaults write nothing.
+        FieldSpecOf(use.field).write(step, written);
+        if (!written.keys.empty()) fields.insert(use.field);
+      }
       for (const Expectation& e : step.expect) expectations.insert(e.kind);
     }
   }
@@ -152,6 +173,13 @@ TEST(CheckersTest, EveryStepFaultAndExpectationIsUsedByAFile) {
     if (action.action == sim::FaultAction::kNone) continue;  // No file can say it.
     EXPECT_TRUE(actions.contains(std::string(action.name)))
         << "no file has a fault '" << action.name << "'";
+  }
+  for (const StepFieldSpec& field : StepFields()) {
+    EXPECT_TRUE(fields.contains(field.field)) << "no file has a step with '" << field.key << "'";
+  }
+  for (const CheckerSpec& checker : WholeRunCheckers()) {
+    EXPECT_TRUE(broken.contains(std::string(checker.name)))
+        << "no file has a story that breaks " << checker.name;
   }
   for (const FaultError& error : FaultErrors()) {
     EXPECT_TRUE(errors.contains(std::string(error.name)))
