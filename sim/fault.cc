@@ -47,22 +47,23 @@ std::optional<FaultAction> FaultActionNamed(std::string_view name) {
   return std::nullopt;
 }
 
+std::span<const SurvivorsInfo> SurvivorsModels() {
+  static constexpr SurvivorsInfo kModels[] = {{Survivors::kNothingUnsynced, "nothing-unsynced"},
+                                              {Survivors::kInOrderPrefix, "in-order-prefix"},
+                                              {Survivors::kTornBlocks, "torn-blocks"}};
+  return kModels;
+}
+
 std::string_view SurvivorsName(Survivors survivors) {
-  switch (survivors) {
-    case Survivors::kNothingUnsynced:
-      return "nothing-unsynced";
-    case Survivors::kInOrderPrefix:
-      return "in-order-prefix";
-    case Survivors::kTornBlocks:
-      return "torn-blocks";
+  for (const SurvivorsInfo& model : SurvivorsModels()) {
+    if (model.survivors == survivors) return model.name;
   }
-  return "unknown";
+  FL_PANIC("a power-loss model without a name: {}", static_cast<int>(survivors));
 }
 
 std::optional<Survivors> SurvivorsNamed(std::string_view name) {
-  for (const Survivors survivors :
-       {Survivors::kNothingUnsynced, Survivors::kInOrderPrefix, Survivors::kTornBlocks}) {
-    if (SurvivorsName(survivors) == name) return survivors;
+  for (const SurvivorsInfo& model : SurvivorsModels()) {
+    if (model.name == name) return model.survivors;
   }
   return std::nullopt;
 }

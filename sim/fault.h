@@ -51,6 +51,12 @@ enum class Survivors : unsigned char {
   kInOrderPrefix,    // The oldest unsynced writes, up to a point drawn at random.
   kTornBlocks,       // Any blocks of the unsynced writes, each on its own.
 };
+// Each model and its name, in one table.
+struct SurvivorsInfo {
+  Survivors survivors;
+  std::string_view name;  // "nothing-unsynced", "in-order-prefix", "torn-blocks"
+};
+std::span<const SurvivorsInfo> SurvivorsModels();
 std::string_view SurvivorsName(Survivors survivors);
 // The survivors a name names (SurvivorsName's inverse), or nullopt.
 std::optional<Survivors> SurvivorsNamed(std::string_view name);

@@ -57,7 +57,7 @@ Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& sign
   for (const bool fault_steps : {true, false}) {
     for (std::size_t i = keep_steps ? 0 : shrunk.scenario.steps.size(); i-- > 0;) {
       const Step& step = shrunk.scenario.steps[i];
-      if (IsFaultStep(step.kind) != fault_steps || step.kind == Step::Kind::kUp) continue;
+      if (StepKindOf(step).fault != fault_steps || step.kind == Step::Kind::kUp) continue;
       const std::vector<Step>& steps = shrunk.scenario.steps;
       const std::size_t count = step.kind == Step::Kind::kDown && i + 1 < steps.size() &&
                                         steps[i + 1].kind == Step::Kind::kUp

@@ -40,12 +40,6 @@ std::string ViolationKind(std::string_view actual) {
 
 }  // namespace
 
-bool IsFaultStep(Step::Kind kind) {
-  return kind == Step::Kind::kKill || kind == Step::Kind::kRestart ||
-         kind == Step::Kind::kPartition || kind == Step::Kind::kPowerLoss ||
-         kind == Step::Kind::kSetImage || kind == Step::Kind::kDown || kind == Step::Kind::kClean;
-}
-
 bool SameFailure(const Signature& a, const Signature& b) {
   return a.checker == b.checker && a.violation == b.violation;
 }
@@ -62,7 +56,7 @@ std::string DescribeFault(const FaultSpec& fault) {
 
 std::size_t FaultEventCount(const Scenario& scenario) {
   const auto steps = std::count_if(scenario.steps.begin(), scenario.steps.end(),
-                                   [](const Step& step) { return IsFaultStep(step.kind); });
+                                   [](const Step& step) { return StepKindOf(step).fault; });
   return scenario.faults.size() + (scenario.crash_site.empty() ? 0 : 1) +
          static_cast<std::size_t>(steps);
 }
@@ -74,7 +68,7 @@ std::vector<std::string> SignatureFaults(const Scenario& scenario) {
     faults.insert(fmt::format("{}@{}", sim::FaultActionName(fault.action), fault.site));
   }
   for (const Step& step : scenario.steps) {
-    if (IsFaultStep(step.kind)) faults.insert(std::string(StepKindOf(step).name));
+    if (StepKindOf(step).fault) faults.insert(std::string(StepKindOf(step).name));
   }
   return {faults.begin(), faults.end()};
 }

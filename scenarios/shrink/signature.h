@@ -36,11 +36,6 @@ std::vector<std::string> SignatureFaults(const Scenario& scenario);
 // How many fault events a scenario has: its [[fault]]s and fault steps.
 std::size_t FaultEventCount(const Scenario& scenario);
 
-// Whether a step of `kind` is a fault event (a kill, a partition, an
-// upgrade's set-image...), not workload: the `up` after an upgrade's
-// set-image or a down comes with it and does not count.
-bool IsFaultStep(Step::Kind kind);
-
 // Whether two signatures are the same failure: the checker and the kind of
 // violation (their faults may differ).
 bool SameFailure(const Signature& a, const Signature& b);

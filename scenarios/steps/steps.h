@@ -27,15 +27,19 @@ struct StepKind {
   Step::Kind kind;
   std::string_view name;  // As `do = ...` says it.
   // Step::number for kinds whose name says it ("down -v": 1); -1: a field
-  // (kTo) or unused.
-  std::int64_t number;
+  // (kTo); 0: unused.
+  std::int64_t number = 0;
   std::vector<StepFieldUse> fields;  // In the order a file lists them.
-  sim::Duration default_duration;    // For an optional kFor.
+  sim::Duration default_duration{};  // For an optional kFor.
+  // A fault the run suffers (a kill, a partition, a full disk...), not
+  // workload: explore draws it (explore/event_kinds.h), shrinking drops it
+  // before the workload's steps, a failure's signature names it.
+  bool fault = false;
   // The action in words: "docker compose up", "PUT /b/k".
-  std::string (*show)(const Step& step);
+  std::string (*show)(const Step& step) = nullptr;
   // Does the step on the world; returns its outcome in words, and sets
   // `status` to the S3 status when there is one.
-  std::string (*perform)(World& world, const Step& step, int& status);
+  std::string (*perform)(World& world, const Step& step, int& status) = nullptr;
 };
 
 // Every kind, in the order `faultline` lists them.

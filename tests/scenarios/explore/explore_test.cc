@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "scenarios/catalogue/catalogue.h"
+#include "scenarios/explore/event_kinds.h"
 #include "scenarios/file/scenario_file.h"
+#include "scenarios/steps/steps.h"
 
 namespace faultline::scenarios {
 namespace {
@@ -103,6 +105,72 @@ TEST(ExploreTest, FindsADirtyKeyspaceAndShrinksItToOneFault) {
     dirty = dirty || crash_left_dirty;
   }
   EXPECT_TRUE(dirty) << "no group shrank to one crash at a migration site";
+}
+
+// Every kind of fault event in explore's table is drawn within a bounded
+// number of seeds, and every fault step of the step table is one an event
+// kind inserts: a kind the schedule never switches on would be no test at
+// all (network and disk events were once left out of the list that did).
+TEST(ExploreTest, EveryEventKindIsDrawnWithinAHundredSeeds) {
+  Scenario workload = StartUpWorkload();
+  std::set<std::string_view> inserted;
+  for (const EventKind& kind : EventKinds()) {
+    for (const std::string_view step : kind.inserts) inserted.insert(step);
+  }
+  for (const StepKind& kind : StepKinds()) {
+    if (kind.fault) {
+      EXPECT_TRUE(inserted.contains(kind.name)) << "no event kind inserts " << kind.name;
+    }
+  }
+  std::set<std::string> drawn;  // Event kinds seen: a [[fault]]'s action, a step's event.
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    const Scenario schedule = DrawSchedule(workload, seed, {});
+    for (const FaultSpec& fault : schedule.faults) {
+      drawn.insert(std::string(sim::FaultActionName(fault.action)));
+    }
+    for (const Step& each : schedule.steps) {
+      const StepKind& step = StepKindOf(each);
+      if (!step.fault) continue;
+      for (const EventKind& kind : EventKinds()) {
+        if (std::find(kind.inserts.begin(), kind.inserts.end(), step.name) != kind.inserts.end()) {
+          drawn.insert(std::string(kind.name));
+        }
+      }
+    }
+  }
+  for (const EventKind& kind : EventKinds()) {
+    EXPECT_TRUE(drawn.contains(std::string(kind.name)))
+        << "event kind " << kind.name << " never drawn in 100 seeds";
+  }
+}
+
+// Network and disk faults find failures too, shrunk to repros that keep
+// them and replay: here a full disk or lost messages while the proxy
+// restarts leave it down.
+TEST(ExploreTest, ANetworkOrDiskFaultShrinksToAReproThatReplays) {
+  const Scenario* workload = FindScenario("ack-before-fsync-fixed");
+  ASSERT_NE(workload, nullptr);
+  const ExploreResult found = Explore(*workload, {.seed = 1, .runs = 100});
+  int kept = 0;
+  for (const FailureGroup& group : found.groups) {
+    const Scenario& repro = group.repro.scenario;
+    const bool network_or_disk =
+        std::any_of(repro.steps.begin(), repro.steps.end(), [](const Step& s) {
+          return s.kind == Step::Kind::kLatency || s.kind == Step::Kind::kLoss ||
+                 s.kind == Step::Kind::kDiskFull || s.kind == Step::Kind::kDiskErrors;
+        });
+    if (!network_or_disk) continue;
+    ++kept;
+    std::variant<Scenario, FileError> again = ParseScenario(ToToml(repro), "repro.toml");
+    ASSERT_TRUE(std::holds_alternative<Scenario>(again)) << std::get<FileError>(again).message;
+    const Scenario& reread = std::get<Scenario>(again);
+    const std::optional<Signature> signature =
+        SignatureOf(reread, RunScenario(reread, {.seed = reread.seed}));
+    ASSERT_TRUE(signature.has_value()) << group.signature.Key();
+    EXPECT_TRUE(SameFailure(*signature, group.signature)) << signature->Key();
+  }
+  EXPECT_GE(kept, 1) << "no repro of " << found.groups.size()
+                     << " groups keeps a network or disk fault";
 }
 
 TEST(ExploreTest, TheSameExploreSeedGivesTheSameGroupsAndRepros) {

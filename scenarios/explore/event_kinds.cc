@@ -1,0 +1,283 @@
+#include "scenarios/explore/event_kinds.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "fakes/compose.h"
+#include "models/s3/kuri_node.h"
+#include "models/s3/s3_proxy.h"
+#include "models/s3/seed_images.h"
+#include "scenarios/core/topology.h"
+#include "scenarios/steps/steps.h"
+#include "sim/assert.h"
+#include "sim/fault.h"
+
+namespace faultline::scenarios {
+namespace {
+
+template <typename T>
+const T& Pick(const std::vector<T>& from, sim::Rng& random) {
+  FL_ASSERT(!from.empty());
+  return from[random.Uniform(from.size())];
+}
+
+// One product's consecutive releases, oldest first: an upgrade moves a
+// service one release on, a rollback one back. (The other built-in
+// versions are other runners, not releases.)
+const std::vector<std::string>* ReleasesOf(std::string_view image) {
+  static const std::vector<std::string> kEras = {"v1", "v2"};
+  if (image == models::s3::kNodeImage || image == models::s3::kProxyImage) return &kEras;
+  return nullptr;
+}
+
+// --- [[fault]]s at fault sites ------------------------------------------------
+
+FaultSpec SiteFault(sim::FaultAction action, const DrawContext& cluster, sim::Rng& random) {
+  FaultSpec fault;
+  fault.site = Pick(cluster.sites, random);
+  fault.hit = 1 + random.Uniform(3);
+  fault.action = action;
+  return fault;
+}
+
+DrawnEvent DrawCrash(const DrawContext& cluster, sim::Rng& random) {
+  if (cluster.sites.empty()) return {};
+  return {SiteFault(sim::FaultAction::kCrash, cluster, random), {}};
+}
+
+DrawnEvent DrawError(const DrawContext& cluster, sim::Rng& random) {
+  if (cluster.sites.empty()) return {};
+  FaultSpec fault = SiteFault(sim::FaultAction::kError, cluster, random);
+  fault.error = std::string(FaultErrors()[random.Uniform(FaultErrors().size())].name);
+  return {std::move(fault), {}};
+}
+
+DrawnEvent DrawDelay(const DrawContext& cluster, sim::Rng& random) {
+  if (cluster.sites.empty()) return {};
+  FaultSpec fault = SiteFault(sim::FaultAction::kDelay, cluster, random);
+  fault.delay = std::chrono::seconds(1 + random.Uniform(20));
+  return {std::move(fault), {}};
+}
+
+// --- Steps ----------------------------------------------------------------------
+
+// A fault step of `kind` on `service`, its duration its kind's default.
+Step FaultStep(Step::Kind kind, std::string service) {
+  Step step;
+  step.kind = kind;
+  step.service = std::move(service);
+  step.narration = "explore: a fault drawn from the seed";
+  return step;
+}
+
+// The steps of one event, each with its kind's default duration where it
+// has none of its own.
+DrawnEvent Steps(std::vector<Step> steps) {
+  for (Step& each : steps) {
+    if (each.duration == sim::Duration::zero()) each.duration = StepKindOf(each).default_duration;
+  }
+  return {std::nullopt, std::move(steps)};
+}
+
+// Another service than `service`, or none (its links to every host).
+std::string PeerOf(const std::string& service, const DrawContext& cluster, sim::Rng& random) {
+  std::vector<std::string> others;
+  for (const std::string& other : cluster.services) {
+    if (other != service) others.push_back(other);
+  }
+  return others.empty() || random.Bernoulli(0.5) ? std::string() : Pick(others, random);
+}
+
+DrawnEvent DrawKill(const DrawContext& cluster, sim::Rng& random) {
+  if (cluster.services.empty()) return {};
+  return Steps({FaultStep(Step::Kind::kKill, Pick(cluster.services, random))});
+}
+
+DrawnEvent DrawRestart(const DrawContext& cluster, sim::Rng& random) {
+  if (cluster.services.empty()) return {};
+  return Steps({FaultStep(Step::Kind::kRestart, Pick(cluster.services, random))});
+}
+
+// A link fault's step: on one service's links, to one peer or every other
+// host, both ways or one.
+Step LinkStep(Step::Kind kind, const DrawContext& cluster, sim::Rng& random) {
+  Step step = FaultStep(kind, Pick(cluster.services, random));
+  step.peer = PeerOf(step.service, cluster, random);
+  step.one_way = random.Uniform(3) == 0;
+  return step;
+}
+
+DrawnEvent DrawPartition(const DrawContext& cluster, sim::Rng& random) {
+  if (cluster.services.empty()) return {};
+  return Steps({LinkStep(Step::Kind::kPartition, cluster, random)});
+}
+
+DrawnEvent DrawLatency(const DrawContext& cluster, sim::Rng& random) {
+  if (cluster.services.empty()) return {};
+  static constexpr const char* kDistributions[] = {"fixed", "uniform", "exponential"};
+  Step step = LinkStep(Step::Kind::kLatency, cluster, random);
+  step.duration = std::chrono::milliseconds(10 * (1 + random.Uniform(100)));
+  step.extra = std::chrono::milliseconds(random.Uniform(100));
+  step.distribution = kDistributions[random.Uniform(std::size(kDistributions))];
+  return Steps({std::move(step)});
+}
+
+DrawnEvent DrawLoss(const DrawContext& cluster, sim::Rng& random) {
+  if (cluster.services.empty()) return {};
+  Step step = LinkStep(Step::Kind::kLoss, cluster, random);
+  step.probability = static_cast<double>(1 + random.Uniform(5)) / 10.0;
+  return Steps({std::move(step)});
+}
+
+DrawnEvent DrawPowerLoss(const DrawContext& cluster, sim::Rng& random) {
+  if (cluster.with_volumes.empty()) return {};
+  Step step = FaultStep(Step::Kind::kPowerLoss, Pick(cluster.with_volumes, random));
+  const std::span<const sim::SurvivorsInfo> models = sim::SurvivorsModels();
+  step.survivors = models[random.Uniform(models.size())].survivors;
+  return Steps({std::move(step)});
+}
+
+DrawnEvent DrawDiskFull(const DrawContext& cluster, sim::Rng& random) {
+  if (cluster.with_volumes.empty()) return {};
+  return Steps({FaultStep(Step::Kind::kDiskFull, Pick(cluster.with_volumes, random))});
+}
+
+DrawnEvent DrawDiskErrors(const DrawContext& cluster, sim::Rng& random) {
+  if (cluster.with_volumes.empty()) return {};
+  Step step = FaultStep(Step::Kind::kDiskErrors, Pick(cluster.with_volumes, random));
+  step.io = {random.Bernoulli(0.5) ? "sync" : "write"};
+  step.persistent = random.Bernoulli(0.5);
+  return Steps({std::move(step)});
+}
+
+// As an operator upgrades: edit the compose file, then `up`, which
+// recreates the service at its new version (a restart would not).
+DrawnEvent DrawUpgrade(const DrawContext& cluster, sim::Rng& random) {
+  if (cluster.upgradable.empty()) return {};
+  const auto& [service, version] = Pick(cluster.upgradable, random);
+  Step set_image = FaultStep(Step::Kind::kSetImage, service);
+  set_image.version = version;
+  Step up = FaultStep(Step::Kind::kUp, "");
+  return Steps({std::move(set_image), std::move(up)});
+}
+
+// down then up, down -v then up, or clean.
+DrawnEvent DrawCompose(const DrawContext&, sim::Rng& random) {
+  const std::uint64_t which = random.Uniform(3);
+  if (which == 2) return Steps({FaultStep(Step::Kind::kClean, "")});
+  Step down = FaultStep(Step::Kind::kDown, "");
+  down.number = static_cast<std::int64_t>(which);  // 1: down -v
+  return Steps({std::move(down), FaultStep(Step::Kind::kUp, "")});
+}
+
+std::vector<EventKind> MakeEventKinds() {
+  return {
+      {.name = "crash",
+       .meaning = "a process crashes at a pass of a fault site ([[fault]] action crash)",
+       .crash = true,
+       .draw = DrawCrash},
+      {.name = "error",
+       .meaning = "a pass of a fault site fails with an error (server, timeout, refused, io)",
+       .draw = DrawError},
+      {.name = "delay", .meaning = "a pass of a fault site waits 1 to 20 s", .draw = DrawDelay},
+      {.name = "kill",
+       .meaning = "a service is killed (its restart policy applies)",
+       .crash = true,
+       .inserts = {"kill"},
+       .draw = DrawKill},
+      {.name = "restart",
+       .meaning = "a service is restarted",
+       .inserts = {"restart"},
+       .draw = DrawRestart},
+      {.name = "partition",
+       .meaning = "a service is cut off from every host, or from one, or one way",
+       .inserts = {"partition"},
+       .draw = DrawPartition},
+      {.name = "power-loss",
+       .meaning = "a service's machine loses power; its volumes keep what a disk model keeps",
+       .crash = true,
+       .power_loss = true,
+       .inserts = {"power-loss"},
+       .draw = DrawPowerLoss},
+      {.name = "upgrade",
+       .meaning = "a node or the proxy moves one release on or back, on its kept volumes",
+       .inserts = {"set-image", "up"},
+       .draw = DrawUpgrade},
+      {.name = "compose",
+       .meaning = "the operator runs down then up, down -v then up, or clean",
+       .inserts = {"down", "down -v", "clean", "up"},
+       .draw = DrawCompose},
+      {.name = "latency",
+       .meaning = "a service's links get slower: 10 ms to 1 s, plus a drawn extra",
+       .inserts = {"latency"},
+       .draw = DrawLatency},
+      {.name = "loss",
+       .meaning = "a service's links drop 10% to 50% of their messages",
+       .inserts = {"loss"},
+       .draw = DrawLoss},
+      {.name = "disk-full",
+       .meaning = "a service's volumes cannot grow any more",
+       .inserts = {"disk-full"},
+       .draw = DrawDiskFull},
+      {.name = "disk-errors",
+       .meaning = "a service's volumes fail the next sync or write, or every one",
+       .inserts = {"disk-errors"},
+       .draw = DrawDiskErrors},
+  };
+}
+
+// The table's own rules, checked once: names unique, each entry whole, and
+// every step kind it inserts one of the step table, its first a fault step.
+void CheckEventKinds(const std::vector<EventKind>& kinds) {
+  std::set<std::string_view> names;
+  for (const EventKind& kind : kinds) {
+    FL_ASSERT_MSG(names.insert(kind.name).second, "event kind {} is in the table twice", kind.name);
+    FL_ASSERT(kind.draw != nullptr && !kind.meaning.empty());
+    FL_ASSERT(!kind.power_loss || kind.crash);  // A power loss is a crash too.
+    for (const std::string_view inserted : kind.inserts) {
+      const StepKind* step = FindStepKind(inserted);
+      FL_ASSERT_MSG(step != nullptr, "event kind {} inserts no step kind '{}'", kind.name,
+                    inserted);
+      FL_ASSERT_MSG(step->fault || step->kind == Step::Kind::kUp,
+                    "event kind {} inserts {}, which is no fault step", kind.name, inserted);
+    }
+  }
+}
+
+}  // namespace
+
+DrawContext DrawContextOf(const Scenario& workload) {
+  DrawContext cluster;
+  cluster.sites = FaultSitesOf(workload);
+  for (const fakes::ServiceSpec& service : ComposeSpecOf(workload).services) {
+    if (service.image == models::s3::kDbInitImage) continue;  // A job: killing it is no story.
+    cluster.services.push_back(service.name);
+    if (!service.mounts.empty()) cluster.with_volumes.push_back(service.name);
+    if (const std::vector<std::string>* releases = ReleasesOf(service.image)) {
+      const auto at = std::find(releases->begin(), releases->end(), service.version);
+      if (at == releases->end()) continue;
+      if (at + 1 != releases->end()) cluster.upgradable.emplace_back(service.name, *(at + 1));
+      if (at != releases->begin()) cluster.upgradable.emplace_back(service.name, *(at - 1));
+    }
+  }
+  return cluster;
+}
+
+const std::vector<EventKind>& EventKinds() {
+  static const std::vector<EventKind> kKinds = [] {
+    std::vector<EventKind> kinds = MakeEventKinds();  // Immutable once made.
+    CheckEventKinds(kinds);
+    return kinds;
+  }();
+  return kKinds;
+}
+
+const EventKind* FindEventKind(std::string_view name) {
+  for (const EventKind& kind : EventKinds()) {
+    if (kind.name == name) return &kind;
+  }
+  return nullptr;
+}
+
+}  // namespace faultline::scenarios
