@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fakes/volume.h"
+#include "sim/names.h"
 #include "sim/sim.h"
 
 namespace faultline::fakes {
@@ -29,12 +30,21 @@ struct MountSpec {
 };
 
 enum class RestartPolicy : unsigned char { kNo, kAlways, kOnFailure };
+inline constexpr sim::Named<RestartPolicy> kRestartPolicies[] = {
+    {RestartPolicy::kNo, "no"},
+    {RestartPolicy::kAlways, "always"},
+    {RestartPolicy::kOnFailure, "on-failure"}};
 
 enum class DependencyCondition : unsigned char {
   kStarted,                // service_started
   kHealthy,                // service_healthy
   kCompletedSuccessfully,  // service_completed_successfully
 };
+// As a scenario's depends_on names them.
+inline constexpr sim::Named<DependencyCondition> kDependencyConditions[] = {
+    {DependencyCondition::kStarted, "started"},
+    {DependencyCondition::kHealthy, "healthy"},
+    {DependencyCondition::kCompletedSuccessfully, "completed"}};
 
 struct HealthCheck {
   HealthProbe probe;

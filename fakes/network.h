@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/names.h"
 #include "sim/sim.h"
 
 namespace faultline::fakes {
@@ -93,6 +94,9 @@ struct NetworkOptions {
     kUniform,      // Extra uniform in [0, 2 * mean].
     kExponential,  // Extra exponential: a long tail, the most reordering.
   };
+  static constexpr sim::Named<Latency> kLatencies[] = {{Latency::kFixed, "fixed"},
+                                                       {Latency::kUniform, "uniform"},
+                                                       {Latency::kExponential, "exponential"}};
   Latency latency_distribution = Latency::kExponential;
   sim::Duration latency_base = std::chrono::microseconds(100);
   sim::Duration latency_extra_mean = std::chrono::microseconds(200);

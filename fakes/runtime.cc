@@ -8,28 +8,6 @@
 
 namespace faultline::fakes {
 
-std::string_view ContainerStateName(ContainerState state) {
-  switch (state) {
-    case ContainerState::kCreated:
-      return "created";
-    case ContainerState::kRunning:
-      return "running";
-    case ContainerState::kRestarting:
-      return "restarting";
-    case ContainerState::kExited:
-      return "exited";
-  }
-  return "unknown";
-}
-
-std::optional<ContainerState> ContainerStateNamed(std::string_view name) {
-  for (const ContainerState state : {ContainerState::kCreated, ContainerState::kRunning,
-                                     ContainerState::kRestarting, ContainerState::kExited}) {
-    if (ContainerStateName(state) == name) return state;
-  }
-  return std::nullopt;
-}
-
 std::string_view HealthName(Health health) {
   switch (health) {
     case Health::kNone:

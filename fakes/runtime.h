@@ -37,9 +37,19 @@ namespace faultline::fakes {
 enum class ContainerState : unsigned char { kCreated, kRunning, kRestarting, kExited };
 enum class Health : unsigned char { kNone, kStarting, kHealthy, kUnhealthy };
 
-std::string_view ContainerStateName(ContainerState state);
-// The state `docker ps` names so (ContainerStateName's inverse), or nullopt.
-std::optional<ContainerState> ContainerStateNamed(std::string_view name);
+// As `docker ps` names them.
+inline constexpr sim::Named<ContainerState> kContainerStates[] = {
+    {ContainerState::kCreated, "created"},
+    {ContainerState::kRunning, "running"},
+    {ContainerState::kRestarting, "restarting"},
+    {ContainerState::kExited, "exited"}};
+inline std::string_view ContainerStateName(ContainerState state) {
+  return sim::NameOf(kContainerStates, state);
+}
+// The state named so (ContainerStateName's inverse), or nullopt.
+inline std::optional<ContainerState> ContainerStateNamed(std::string_view name) {
+  return sim::ValueNamed(kContainerStates, name);
+}
 std::string_view HealthName(Health health);
 
 class Runtime;

@@ -184,25 +184,6 @@ sim::Status Volume::Write(SimFile& file, std::uint64_t offset, std::string_view 
   return sim::Status::Ok();
 }
 
-std::string_view DiskIoName(DiskIo io) {
-  switch (io) {
-    case DiskIo::kRead:
-      return "read";
-    case DiskIo::kWrite:
-      return "write";
-    case DiskIo::kSync:
-      return "sync";
-  }
-  FL_PANIC("a DiskIo without a name: {}", static_cast<int>(io));
-}
-
-std::optional<DiskIo> DiskIoNamed(std::string_view name) {
-  for (const DiskIo io : {DiskIo::kRead, DiskIo::kWrite, DiskIo::kSync}) {
-    if (DiskIoName(io) == name) return io;
-  }
-  return std::nullopt;
-}
-
 bool Volume::TakeError(DiskIo io) {
   bool& fails = io == DiskIo::kRead    ? errors_.read
                 : io == DiskIo::kWrite ? errors_.write

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "sim/fault.h"
+#include "sim/names.h"
 #include "sim/random.h"
 #include "sim/status.h"
 
@@ -99,13 +100,20 @@ enum class VolumeKind : unsigned char {
   kNamedVolume,    // Owned by the container runtime: `down -v` removes it.
   kHostDirectory,  // A bind-mounted host directory: a "clean" step empties it.
 };
+// As a scenario's [[service]] `data` names where a service's data lives.
+inline constexpr sim::Named<VolumeKind> kVolumeKinds[] = {{VolumeKind::kHostDirectory, "host"},
+                                                          {VolumeKind::kNamedVolume, "named"}};
 
 // The I/O a volume fails with EIO, set by a disk-errors step and cleared by
 // disk-ok. Transient: the next such I/O fails, once; persistent: every one.
 enum class DiskIo : unsigned char { kRead, kWrite, kSync };
-std::string_view DiskIoName(DiskIo io);
+inline constexpr sim::Named<DiskIo> kDiskIos[] = {
+    {DiskIo::kRead, "read"}, {DiskIo::kWrite, "write"}, {DiskIo::kSync, "sync"}};
+inline std::string_view DiskIoName(DiskIo io) { return sim::NameOf(kDiskIos, io); }
 // The I/O a name names (DiskIoName's inverse), or nullopt.
-std::optional<DiskIo> DiskIoNamed(std::string_view name);
+inline std::optional<DiskIo> DiskIoNamed(std::string_view name) {
+  return sim::ValueNamed(kDiskIos, name);
+}
 struct DiskErrors {
   bool read = false;
   bool write = false;

@@ -24,50 +24,6 @@ std::string DescribeDecision(const FaultDecision& decision) {
 
 }  // namespace
 
-std::span<const FaultActionInfo> FaultActions() {
-  static constexpr FaultActionInfo kActions[] = {{FaultAction::kNone, "none"},
-                                                 {FaultAction::kCrash, "crash"},
-                                                 {FaultAction::kError, "error"},
-                                                 {FaultAction::kDelay, "delay"},
-                                                 {FaultAction::kPowerLoss, "power-loss"}};
-  return kActions;
-}
-
-std::string_view FaultActionName(FaultAction action) {
-  for (const FaultActionInfo& info : FaultActions()) {
-    if (info.action == action) return info.name;
-  }
-  FL_PANIC("a fault action without a name: {}", static_cast<int>(action));
-}
-
-std::optional<FaultAction> FaultActionNamed(std::string_view name) {
-  for (const FaultActionInfo& info : FaultActions()) {
-    if (info.name == name) return info.action;
-  }
-  return std::nullopt;
-}
-
-std::span<const SurvivorsInfo> SurvivorsModels() {
-  static constexpr SurvivorsInfo kModels[] = {{Survivors::kNothingUnsynced, "nothing-unsynced"},
-                                              {Survivors::kInOrderPrefix, "in-order-prefix"},
-                                              {Survivors::kTornBlocks, "torn-blocks"}};
-  return kModels;
-}
-
-std::string_view SurvivorsName(Survivors survivors) {
-  for (const SurvivorsInfo& model : SurvivorsModels()) {
-    if (model.survivors == survivors) return model.name;
-  }
-  FL_PANIC("a power-loss model without a name: {}", static_cast<int>(survivors));
-}
-
-std::optional<Survivors> SurvivorsNamed(std::string_view name) {
-  for (const SurvivorsInfo& model : SurvivorsModels()) {
-    if (model.name == name) return model.survivors;
-  }
-  return std::nullopt;
-}
-
 ExplicitFaultPlan& ExplicitFaultPlan::CrashAt(std::string site, std::uint64_t hit) {
   return Add(std::move(site), hit, FaultDecision{FaultAction::kCrash});
 }

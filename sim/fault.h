@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "sim/clock.h"
+#include "sim/names.h"
 #include "sim/random.h"
 #include "sim/status.h"
 
@@ -33,17 +34,20 @@ namespace faultline::sim {
 // writes that were never synced, keeping what `survivors` says.
 enum class FaultAction : unsigned char { kNone, kCrash, kError, kDelay, kPowerLoss };
 
-// Each action and its name, from the trace to the scenario file format
-// ("crash", "error", "delay", "power-loss"; kNone is "none"): the one
-// vocabulary of fault actions.
-struct FaultActionInfo {
-  FaultAction action;
-  std::string_view name;
-};
-std::span<const FaultActionInfo> FaultActions();
-std::string_view FaultActionName(FaultAction action);
+// Each action and its name, from the trace to the scenario file format:
+// the one vocabulary of fault actions.
+inline constexpr Named<FaultAction> kFaultActions[] = {{FaultAction::kNone, "none"},
+                                                       {FaultAction::kCrash, "crash"},
+                                                       {FaultAction::kError, "error"},
+                                                       {FaultAction::kDelay, "delay"},
+                                                       {FaultAction::kPowerLoss, "power-loss"}};
+inline std::string_view FaultActionName(FaultAction action) {
+  return NameOf(kFaultActions, action);
+}
 // The action a name names (FaultActionName's inverse), or nullopt.
-std::optional<FaultAction> FaultActionNamed(std::string_view name);
+inline std::optional<FaultAction> FaultActionNamed(std::string_view name) {
+  return ValueNamed(kFaultActions, name);
+}
 
 // What a power loss keeps of the writes made since the last sync.
 enum class Survivors : unsigned char {
@@ -52,14 +56,14 @@ enum class Survivors : unsigned char {
   kTornBlocks,       // Any blocks of the unsynced writes, each on its own.
 };
 // Each model and its name, in one table.
-struct SurvivorsInfo {
-  Survivors survivors;
-  std::string_view name;  // "nothing-unsynced", "in-order-prefix", "torn-blocks"
-};
-std::span<const SurvivorsInfo> SurvivorsModels();
-std::string_view SurvivorsName(Survivors survivors);
+inline constexpr Named<Survivors> kSurvivors[] = {{Survivors::kNothingUnsynced, "nothing-unsynced"},
+                                                  {Survivors::kInOrderPrefix, "in-order-prefix"},
+                                                  {Survivors::kTornBlocks, "torn-blocks"}};
+inline std::string_view SurvivorsName(Survivors survivors) { return NameOf(kSurvivors, survivors); }
 // The survivors a name names (SurvivorsName's inverse), or nullopt.
-std::optional<Survivors> SurvivorsNamed(std::string_view name);
+inline std::optional<Survivors> SurvivorsNamed(std::string_view name) {
+  return ValueNamed(kSurvivors, name);
+}
 
 struct FaultDecision {
   FaultAction action = FaultAction::kNone;

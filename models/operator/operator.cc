@@ -12,36 +12,39 @@ void Operator::Record(std::string_view action, std::string_view detail, std::str
                    {{"action", action}, {"detail", detail}, {"outcome", outcome}});
 }
 
-sim::Awaitable<std::string> Operator::Cql(cql::CqlSession& session, std::string statement) {
+sim::Awaitable<Answer> Operator::Cql(cql::CqlSession& session, std::string statement) {
   cql::ClientResult result = co_await session.Query(statement);
   std::string outcome = result.ok() ? cql::FormatResult(result.result) : result.ToString();
   Record("cql", statement, result.ok() ? "ok" : outcome);
-  co_return outcome;
+  co_return Answer(result.ok(), std::move(outcome));
 }
 
-sim::Awaitable<std::string> Operator::MigrateForce(cql::CqlSession& shell, std::string keyspace,
-                                                   std::int64_t version) {
+sim::Awaitable<Answer> Operator::MigrateForce(cql::CqlSession& shell, std::string keyspace,
+                                              std::int64_t version) {
   // Its own session (the driver's USE must not move the shell's), to the
   // same store.
   cql::CqlSession session(runtime_.network(), shell.options());
   migrate::CassandraDriver driver(session, keyspace);
   std::string outcome;
+  bool ok = false;
   if (sim::Status opened = co_await driver.Open(); !opened.ok()) {
     outcome = opened.message();
   } else {
     const migrate::MigrationSource none;  // force needs no files.
     migrate::Migrate migrate(none, driver);
     sim::Status forced = co_await migrate.Force(version);
+    ok = forced.ok();
     outcome = forced.ok() ? "ok" : forced.message();
   }
   Record("migrate force", fmt::format("{} {}", keyspace, version), outcome);
-  co_return outcome;
+  co_return Answer(ok, std::move(outcome));
 }
 
-sim::Awaitable<std::string> Operator::MigrateVersion(cql::CqlSession& shell, std::string keyspace) {
+sim::Awaitable<Answer> Operator::MigrateVersion(cql::CqlSession& shell, std::string keyspace) {
   cql::CqlSession session(runtime_.network(), shell.options());
   migrate::CassandraDriver driver(session, keyspace);
   std::string outcome;
+  bool ok = false;
   if (sim::Status opened = co_await driver.Open(); !opened.ok()) {
     outcome = opened.message();
   } else {
@@ -50,12 +53,13 @@ sim::Awaitable<std::string> Operator::MigrateVersion(cql::CqlSession& shell, std
     sim::Result<migrate::VersionState> version = co_await migrate.Version();
     // Migrate::Version reports nil as "no migration", never as a version.
     FL_ASSERT(!version.ok() || version->version != migrate::kNilVersion);
+    ok = version.ok();
     outcome = !version.ok()
                   ? version.status().message()
                   : fmt::format("{}{}", version->version, version->dirty ? " (dirty)" : "");
   }
   Record("migrate version", keyspace, outcome);
-  co_return outcome;
+  co_return Answer(ok, std::move(outcome));
 }
 
 sim::Awaitable<MigrateCliOutcome> Operator::MigrateCli(cql::CqlSession& session,
@@ -69,8 +73,7 @@ sim::Awaitable<MigrateCliOutcome> Operator::MigrateCli(cql::CqlSession& session,
   co_return outcome;
 }
 
-sim::Awaitable<std::string> Operator::RecreateKeyspace(cql::CqlSession& session,
-                                                       std::string keyspace) {
+sim::Awaitable<Answer> Operator::RecreateKeyspace(cql::CqlSession& session, std::string keyspace) {
   std::vector<cql::Value> values;
   values.push_back(cql::Value::Text(keyspace));
   cql::ClientResult tables = co_await session.Query(
@@ -93,7 +96,8 @@ sim::Awaitable<std::string> Operator::RecreateKeyspace(cql::CqlSession& session,
     if (!result.ok()) outcome = result.ToString();
   }
   Record("recreate keyspace", keyspace, outcome);
-  co_return outcome;
+  const bool ok = outcome == "ok";
+  co_return Answer(ok, std::move(outcome));
 }
 
 void Operator::ComposeDown(bool remove_volumes) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "fakes/runtime.h"
 #include "models/cql/client.h"
@@ -17,6 +18,16 @@
 #include "models/operator/migrate_cli.h"
 
 namespace faultline::models::ops {
+
+// What an operator's action came back with: whether it succeeded, and what
+// a person reads (the formatted result, or the error). A constructor, not
+// braces: GCC 12 copies a braced aggregate of strings bitwise inside a
+// co_await expression (docs/ARCHITECTURE.md).
+struct Answer {
+  Answer(bool ok_, std::string output_) : ok(ok_), output(std::move(output_)) {}
+  bool ok;
+  std::string output;
+};
 
 class Operator {
  public:
@@ -27,17 +38,17 @@ class Operator {
   // the session passed in only names where they run from (its keyspace is
   // left as it was).
 
-  // Each returns what a person would read: the formatted result or the error.
-  sim::Awaitable<std::string> Cql(cql::CqlSession& session, std::string statement);
-  sim::Awaitable<std::string> MigrateForce(cql::CqlSession& session, std::string keyspace,
-                                           std::int64_t version);
-  sim::Awaitable<std::string> MigrateVersion(cql::CqlSession& session, std::string keyspace);
+  // Each answers whether it succeeded and what a person would read.
+  sim::Awaitable<Answer> Cql(cql::CqlSession& session, std::string statement);
+  sim::Awaitable<Answer> MigrateForce(cql::CqlSession& session, std::string keyspace,
+                                      std::int64_t version);
+  sim::Awaitable<Answer> MigrateVersion(cql::CqlSession& session, std::string keyspace);
   // The whole migrate CLI (migrate_cli.h): `command_line` such as "goto 3"
   // on `keyspace` with `source` as its -path.
   sim::Awaitable<MigrateCliOutcome> MigrateCli(cql::CqlSession& session, std::string keyspace,
                                                const migrate::MigrationSource& source,
                                                std::string command_line);
-  sim::Awaitable<std::string> RecreateKeyspace(cql::CqlSession& session, std::string keyspace);
+  sim::Awaitable<Answer> RecreateKeyspace(cql::CqlSession& session, std::string keyspace);
 
   void ComposeDown(bool remove_volumes);
   void Clean();

@@ -637,7 +637,8 @@ class Checker {
     c.label = fmt::format("crash at {}, hit {}", site, hit);
     c.seed = options_.seed;
     c.scenario = Base("crash", runner, c.store, 1, kChecked);
-    Service(c.scenario, kSubject).restart = "no";  // Restarted by a step: two moments to read.
+    Service(c.scenario, kSubject).restart =
+        fakes::RestartPolicy::kNo;  // Restarted by a step: two moments to read.
     FaultSpec crash;
     crash.site = site;
     crash.hit = hit;
@@ -976,8 +977,9 @@ class Checker {
     Step& step = scenario.steps[last];
     for (std::size_t i = 0; i < end.size(); ++i) {
       const std::string service = NodeName(static_cast<int>(i) + 1);
-      Expectation serving{.kind = Expectation::Kind::kServing, .service = service};
-      serving.number = end[i].serving ? 1 : 0;
+      Expectation serving{
+          .kind = end[i].serving ? Expectation::Kind::kServing : Expectation::Kind::kNotServing,
+          .service = service};
       step.expect.push_back(serving);
       if (!end[i].serving && !end[i].last_line.empty()) {
         step.expect.push_back({.kind = Expectation::Kind::kLogContains,

@@ -5,14 +5,19 @@
 #include <algorithm>
 #include <charconv>
 #include <optional>
+#include <set>
 #include <string_view>
 
 #include "fakes/runtime.h"
 #include "scenarios/core/topology.h"
 #include "scenarios/world/world.h"
+#include "sim/assert.h"
+#include "sim/names.h"
 
 namespace faultline::scenarios {
 namespace {
+
+using Kind = Expectation::Kind;
 
 // "(3 rows)" at the end of a ycqlsh result: how many rows it has.
 std::optional<std::size_t> ResultRows(const std::string& output) {
@@ -49,120 +54,327 @@ bool HasCell(const std::string& output, std::string_view value) {
   return false;
 }
 
+// A required text that must say something.
+std::string NonEmpty(const FieldSource& in, std::string_view key) {
+  std::string text = in.Text(key);
+  if (text.empty()) in.Fail(key, fmt::format("'{}' is empty", key));
+  return text;
+}
+
+void ReadStatus(const FieldSource& in, std::int64_t& status, std::string_view key) {
+  status = *in.Integer(key);
+  if (status < 100 || status > 599) in.Fail(key, "an HTTP status is 100 to 599");
+}
+
+// --- Reading and writing each form --------------------------------------------
+
+void ReadLog(const FieldSource& in, Expectation& e) {
+  e.service = in.Service("log", /*pattern=*/true);
+  if (in.Has("contains") == in.Has("lacks")) {
+    in.FailTable("it needs 'contains' or 'lacks', one of them");
+  }
+  const bool lacks = in.Has("lacks");
+  e.kind = lacks ? Kind::kLogLacks : Kind::kLogContains;
+  e.text = NonEmpty(in, lacks ? "lacks" : "contains");
+}
+
+void ReadStatusIn(const FieldSource& in, Expectation& e) {
+  constexpr std::string_view kStatus = "an HTTP status is 100 to 599";
+  std::optional<std::vector<std::int64_t>> statuses = in.Integers("status_in", kStatus);
+  if (!statuses || statuses->empty() || statuses->size() > 100) {
+    in.Fail("status_in", "'status_in' is a list of 1 to 100 HTTP statuses");
+  }
+  for (std::size_t i = 0; i < statuses->size(); ++i) {
+    if ((*statuses)[i] < 100 || (*statuses)[i] > 599) in.FailItem("status_in", i, kStatus);
+  }
+  e.numbers = std::move(*statuses);
+}
+
+void ReadRows(const FieldSource& in, Expectation& e) {
+  const std::optional<std::int64_t> rows = in.Integer("rows");
+  if (!rows || *rows < 0) in.Fail("rows", "'rows' is a count, 0 or more");
+  e.number = *rows;
+}
+
+void ReadRestarted(const FieldSource& in, Expectation& e) {
+  e.service = in.Service("restarted");
+  e.number = in.Integer("times").value_or(1);
+  if (e.number < 0) in.Fail("times", "'times' must not be negative");
+}
+
+void ReadState(const FieldSource& in, Expectation& e) {
+  e.service = in.Service("state");
+  e.text = in.Text("is");
+  if (!fakes::ContainerStateNamed(e.text)) {
+    in.Fail("is", "'is' is " + sim::NamesOf(fakes::kContainerStates));
+  }
+}
+
+void ReadExited(const FieldSource& in, Expectation& e) {
+  e.service = in.Service("exited");
+  const std::optional<std::int64_t> code = in.Integer("code");
+  if (!code) in.FailTable("it needs 'code'");
+  if (*code < 0 || *code > 255) in.Fail("code", "an exit code is 0 to 255");
+  e.number = *code;
+}
+
+// --- Judging each form ------------------------------------------------------------
+
+CheckResult JudgeStatus(World&, const Expectation& e, const StepOutcome& outcome) {
+  return {.what = fmt::format("status {}", e.number),
+          .held = outcome.status == e.number,
+          .actual = std::to_string(outcome.status)};
+}
+
+CheckResult JudgeStatusIn(World&, const Expectation& e, const StepOutcome& outcome) {
+  std::string list;
+  for (const std::int64_t number : e.numbers) {
+    list += (list.empty() ? "" : ", ") + std::to_string(number);
+  }
+  return {.what = fmt::format("status one of {}", list),
+          .held = std::find(e.numbers.begin(), e.numbers.end(), outcome.status) != e.numbers.end(),
+          .actual = std::to_string(outcome.status)};
+}
+
+// What `contains` and the row checks read is the outcome in words (an S3
+// answer's "<status> <body>", a shell's output), as files have always had it.
+CheckResult JudgeOutput(World&, const Expectation& e, const StepOutcome& outcome) {
+  const bool contains = e.kind == Kind::kOutputContains;
+  FL_ASSERT(contains || e.kind == Kind::kOutputLacks);
+  return {.what = fmt::format("output {} \"{}\"", contains ? "contains" : "lacks", e.text),
+          .held = (outcome.text.find(e.text) != std::string::npos) == contains,
+          .actual = OneLine(outcome.text)};
+}
+
+CheckResult JudgeLog(World& world, const Expectation& e, const StepOutcome&) {
+  const bool contains = e.kind == Kind::kLogContains;
+  FL_ASSERT(contains || e.kind == Kind::kLogLacks);
+  std::vector<std::string> logs;  // Of every service the name matches.
+  std::vector<ServiceImage> services;
+  for (const fakes::ServiceSpec& spec : world.spec.services) {
+    services.push_back({spec.name, spec.image});
+  }
+  for (const std::string& service : MatchingServices(e.service, services)) {
+    if (!world.runtime.HasContainer(service)) continue;
+    for (std::string& line : world.runtime.Logs(service)) logs.push_back(std::move(line));
+  }
+  const auto found = std::find_if(logs.begin(), logs.end(), [&](const std::string& line) {
+    return line.find(e.text) != std::string::npos;
+  });
+  return {
+      .what = fmt::format("{}'s log {} \"{}\"", e.service, contains ? "contains" : "lacks", e.text),
+      .held = (found != logs.end()) == contains,
+      .actual = found != logs.end() ? OneLine(*found)
+                : logs.empty()      ? "(no log)"
+                                    : OneLine(logs.back())};
+}
+
+CheckResult JudgeRows(World&, const Expectation& e, const StepOutcome& outcome) {
+  const std::optional<std::size_t> rows = ResultRows(outcome.text);
+  return {.what = fmt::format("{} rows", e.number),
+          .held = rows == static_cast<std::size_t>(e.number),
+          .actual = rows ? std::to_string(*rows) + " rows" : OneLine(outcome.text)};
+}
+
+CheckResult JudgeRowWith(World&, const Expectation& e, const StepOutcome& outcome) {
+  return {.what = fmt::format("a row with \"{}\"", e.text),
+          .held = HasCell(outcome.text, e.text),
+          .actual = OneLine(outcome.text)};
+}
+
+CheckResult JudgeSchemaMigrations(World& world, const Expectation& e, const StepOutcome&) {
+  std::string versions = RecordedVersions(world, e.service);
+  const bool held = versions == e.text;
+  return {.what = fmt::format("{}.schema_migrations holds {}", e.service, e.text),
+          .held = held,
+          .actual = std::move(versions)};
+}
+
+CheckResult JudgeRestarted(World& world, const Expectation& e, const StepOutcome&) {
+  const int restarts =
+      world.runtime.HasContainer(e.service) ? world.runtime.restart_count(e.service) : 0;
+  return {.what = fmt::format("{} restarted at least {} times", e.service, e.number),
+          .held = restarts >= e.number,
+          .actual = std::to_string(restarts)};
+}
+
+CheckResult JudgeState(World& world, const Expectation& e, const StepOutcome&) {
+  std::string state = world.runtime.HasContainer(e.service)
+                          ? std::string(fakes::ContainerStateName(world.runtime.state(e.service)))
+                          : "absent";
+  const bool held = state == e.text;
+  return {
+      .what = fmt::format("{} is {}", e.service, e.text), .held = held, .actual = std::move(state)};
+}
+
+CheckResult JudgeExitCode(World& world, const Expectation& e, const StepOutcome&) {
+  const std::optional<int> code = world.runtime.HasContainer(e.service)
+                                      ? world.runtime.last_exit_code(e.service)
+                                      : std::nullopt;
+  return {.what = fmt::format("{} exited with {}", e.service, e.number),
+          .held = code == e.number,
+          .actual = code ? std::to_string(*code) : "no exit"};
+}
+
+CheckResult JudgeServing(World& world, const Expectation& e, const StepOutcome&) {
+  const bool expected = e.kind == Kind::kServing;
+  FL_ASSERT(expected || e.kind == Kind::kNotServing);
+  const bool serving = IsServing(world, e.service);
+  return {.what = fmt::format("{} is {}serving", e.service, expected ? "" : "not "),
+          .held = serving == expected,
+          .actual = serving ? "serving" : "not serving"};
+}
+
+// --- The table --------------------------------------------------------------------
+
+std::vector<ExpectationForm> MakeForms() {
+  return {
+      {"status",
+       {Kind::kStatus},
+       {"status"},
+       [](const FieldSource& in, Expectation& e) { ReadStatus(in, e.number, "status"); },
+       [](const Expectation& e, FieldSink& out) { out.Integer("status", e.number); },
+       JudgeStatus},
+      {"status_in",
+       {Kind::kStatusIn},
+       {"status_in"},
+       ReadStatusIn,
+       [](const Expectation& e, FieldSink& out) { out.Integers("status_in", e.numbers); },
+       JudgeStatusIn},
+      {"log",
+       {Kind::kLogContains, Kind::kLogLacks},
+       {"log", "contains", "lacks"},
+       ReadLog,
+       [](const Expectation& e, FieldSink& out) {
+         out.Text("log", e.service);
+         out.Text(e.kind == Kind::kLogLacks ? "lacks" : "contains", e.text);
+       },
+       JudgeLog},
+      {"rows",
+       {Kind::kRows},
+       {"rows"},
+       ReadRows,
+       [](const Expectation& e, FieldSink& out) { out.Integer("rows", e.number); },
+       JudgeRows},
+      {"row_with",
+       {Kind::kRowWith},
+       {"row_with"},
+       [](const FieldSource& in, Expectation& e) { e.text = NonEmpty(in, "row_with"); },
+       [](const Expectation& e, FieldSink& out) { out.Text("row_with", e.text); },
+       JudgeRowWith},
+      {"schema_migrations",
+       {Kind::kSchemaMigrations},
+       {"schema_migrations", "is"},
+       [](const FieldSource& in, Expectation& e) {
+         e.service = NonEmpty(in, "schema_migrations");
+         e.text = NonEmpty(in, "is");
+       },
+       [](const Expectation& e, FieldSink& out) {
+         out.Text("schema_migrations", e.service);
+         out.Text("is", e.text);
+       },
+       JudgeSchemaMigrations},
+      {"restarted",
+       {Kind::kRestarted},
+       {"restarted", "times"},
+       ReadRestarted,
+       [](const Expectation& e, FieldSink& out) {
+         out.Text("restarted", e.service);
+         out.Integer("times", e.number);
+       },
+       JudgeRestarted},
+      {"state",
+       {Kind::kState},
+       {"state", "is"},
+       ReadState,
+       [](const Expectation& e, FieldSink& out) {
+         out.Text("state", e.service);
+         out.Text("is", e.text);
+       },
+       JudgeState},
+      {"exited",
+       {Kind::kExitCode},
+       {"exited", "code"},
+       ReadExited,
+       [](const Expectation& e, FieldSink& out) {
+         out.Text("exited", e.service);
+         out.Integer("code", e.number);
+       },
+       JudgeExitCode},
+      {"serving",
+       {Kind::kServing},
+       {"serving"},
+       [](const FieldSource& in, Expectation& e) { e.service = in.Service("serving"); },
+       [](const Expectation& e, FieldSink& out) { out.Text("serving", e.service); },
+       JudgeServing},
+      {"not_serving",
+       {Kind::kNotServing},
+       {"not_serving"},
+       [](const FieldSource& in, Expectation& e) { e.service = in.Service("not_serving"); },
+       [](const Expectation& e, FieldSink& out) { out.Text("not_serving", e.service); },
+       JudgeServing},
+      {"contains",
+       {Kind::kOutputContains},
+       {"contains"},
+       [](const FieldSource& in, Expectation& e) { e.text = in.Text("contains"); },
+       [](const Expectation& e, FieldSink& out) { out.Text("contains", e.text); },
+       JudgeOutput},
+      {"lacks",
+       {Kind::kOutputLacks},
+       {"lacks"},
+       [](const FieldSource& in, Expectation& e) { e.text = in.Text("lacks"); },
+       [](const Expectation& e, FieldSink& out) { out.Text("lacks", e.text); },
+       JudgeOutput},
+  };
+}
+
+// The table's own rules, checked once: keys unique, each form whole, every
+// kind in one form only.
+void CheckForms(const std::vector<ExpectationForm>& forms) {
+  std::set<std::string_view> keys;
+  std::set<Kind> kinds;
+  for (const ExpectationForm& form : forms) {
+    FL_ASSERT_MSG(keys.insert(form.key).second, "expectation {} is in the table twice", form.key);
+    FL_ASSERT(!form.keys.empty() && form.keys.front() == form.key);
+    FL_ASSERT(!form.kinds.empty());
+    for (const Kind kind : form.kinds) {
+      FL_ASSERT_MSG(kinds.insert(kind).second, "expectation kind {} in two forms",
+                    static_cast<int>(kind));
+    }
+    FL_ASSERT(form.read != nullptr && form.write != nullptr && form.judge != nullptr);
+  }
+}
+
 }  // namespace
 
-CheckResult CheckExpectation(World& world, const Expectation& expectation,
-                             const std::string& output, int status) {
-  using Kind = Expectation::Kind;
-  CheckResult check;
-  switch (expectation.kind) {
-    case Kind::kStatus:
-      check.what = fmt::format("status {}", expectation.number);
-      check.held = status == expectation.number;
-      check.actual = std::to_string(status);
-      break;
-    case Kind::kOutputContains:
-      check.what = fmt::format("output contains \"{}\"", expectation.text);
-      check.held = output.find(expectation.text) != std::string::npos;
-      check.actual = OneLine(output);
-      break;
-    case Kind::kOutputLacks:
-      check.what = fmt::format("output lacks \"{}\"", expectation.text);
-      check.held = output.find(expectation.text) == std::string::npos;
-      check.actual = OneLine(output);
-      break;
-    case Kind::kLogLacks:
-    case Kind::kLogContains: {
-      const bool contains = expectation.kind == Kind::kLogContains;
-      check.what = fmt::format("{}'s log {} \"{}\"", expectation.service,
-                               contains ? "contains" : "lacks", expectation.text);
-      std::vector<std::string> logs;  // Of every service the name matches.
-      std::vector<ServiceImage> services;
-      for (const fakes::ServiceSpec& spec : world.spec.services) {
-        services.push_back({spec.name, spec.image});
-      }
-      for (const std::string& service : MatchingServices(expectation.service, services)) {
-        if (!world.runtime.HasContainer(service)) continue;
-        for (std::string& line : world.runtime.Logs(service)) logs.push_back(std::move(line));
-      }
-      const auto found = std::find_if(logs.begin(), logs.end(), [&](const std::string& line) {
-        return line.find(expectation.text) != std::string::npos;
-      });
-      check.held = (found != logs.end()) == contains;
-      check.actual = found != logs.end() ? OneLine(*found)
-                     : logs.empty()      ? "(no log)"
-                                         : OneLine(logs.back());
-      break;
-    }
-    case Kind::kStatusIn: {
-      std::string list;
-      for (const std::int64_t number : expectation.numbers) {
-        list += (list.empty() ? "" : ", ") + std::to_string(number);
-      }
-      check.what = fmt::format("status one of {}", list);
-      check.held = std::find(expectation.numbers.begin(), expectation.numbers.end(), status) !=
-                   expectation.numbers.end();
-      check.actual = std::to_string(status);
-      break;
-    }
-    case Kind::kRows: {
-      check.what = fmt::format("{} rows", expectation.number);
-      const std::optional<std::size_t> rows = ResultRows(output);
-      check.held = rows == static_cast<std::size_t>(expectation.number);
-      check.actual = rows ? std::to_string(*rows) + " rows" : OneLine(output);
-      break;
-    }
-    case Kind::kRowWith: {
-      check.what = fmt::format("a row with \"{}\"", expectation.text);
-      check.held = HasCell(output, expectation.text);
-      check.actual = OneLine(output);
-      break;
-    }
-    case Kind::kSchemaMigrations: {
-      check.what =
-          fmt::format("{}.schema_migrations holds {}", expectation.service, expectation.text);
-      check.actual = RecordedVersions(world, expectation.service);
-      check.held = check.actual == expectation.text;
-      break;
-    }
-    case Kind::kRestarted: {
-      check.what =
-          fmt::format("{} restarted at least {} times", expectation.service, expectation.number);
-      const int restarts = world.runtime.HasContainer(expectation.service)
-                               ? world.runtime.restart_count(expectation.service)
-                               : 0;
-      check.held = restarts >= expectation.number;
-      check.actual = std::to_string(restarts);
-      break;
-    }
-    case Kind::kState: {
-      check.what = fmt::format("{} is {}", expectation.service, expectation.text);
-      check.actual =
-          world.runtime.HasContainer(expectation.service)
-              ? std::string(fakes::ContainerStateName(world.runtime.state(expectation.service)))
-              : "absent";
-      check.held = check.actual == expectation.text;
-      break;
-    }
-    case Kind::kExitCode: {
-      check.what = fmt::format("{} exited with {}", expectation.service, expectation.number);
-      const std::optional<int> code = world.runtime.HasContainer(expectation.service)
-                                          ? world.runtime.last_exit_code(expectation.service)
-                                          : std::nullopt;
-      check.held = code == expectation.number;
-      check.actual = code ? std::to_string(*code) : "no exit";
-      break;
-    }
-    case Kind::kServing: {
-      check.what = fmt::format("{} is {}serving", expectation.service,
-                               expectation.number == 1 ? "" : "not ");
-      const bool serving = IsServing(world, expectation.service);
-      check.held = serving == (expectation.number == 1);
-      check.actual = serving ? "serving" : "not serving";
-      break;
+const std::vector<ExpectationForm>& ExpectationForms() {
+  static const std::vector<ExpectationForm> kForms = [] {
+    std::vector<ExpectationForm> forms = MakeForms();  // Immutable once made.
+    CheckForms(forms);
+    return forms;
+  }();
+  return kForms;
+}
+
+const ExpectationForm* FindExpectationForm(const std::vector<std::string_view>& keys) {
+  for (const ExpectationForm& form : ExpectationForms()) {
+    if (std::find(keys.begin(), keys.end(), form.key) != keys.end()) return &form;
+  }
+  return nullptr;
+}
+
+const ExpectationForm& FormOf(const Expectation& expectation) {
+  for (const ExpectationForm& form : ExpectationForms()) {
+    if (std::find(form.kinds.begin(), form.kinds.end(), expectation.kind) != form.kinds.end()) {
+      return form;
     }
   }
-  return check;
+  FL_PANIC("expectation kind {} has no form", static_cast<int>(expectation.kind));
+}
+
+CheckResult CheckExpectation(World& world, const Expectation& expectation,
+                             const StepOutcome& outcome) {
+  return FormOf(expectation).judge(world, expectation, outcome);
 }
 
 }  // namespace faultline::scenarios

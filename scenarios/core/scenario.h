@@ -11,6 +11,9 @@
 #include <tuple>
 #include <vector>
 
+#include "fakes/compose.h"
+#include "fakes/network.h"
+#include "fakes/volume.h"
 #include "models/migrate/cassandra_driver.h"
 #include "models/migrate/source.h"
 #include "models/s3/s3.h"
@@ -26,7 +29,7 @@ struct Expectation {
     kOutputLacks,       // ... does not contain `text`.
     kLogContains,       // `service`'s log contains `text`.
     kRestarted,         // `service` has been restarted by its policy at least `number` times.
-    kServing,           // `service` answers its health check (`number` 1) or not (0).
+    kServing,           // `service` answers its health check.
     kState,             // `service`'s container is in state `text` (running, restarting, exited).
     kExitCode,          // `service`'s last exit code was `number`.
     kLogLacks,          // No line of `service`'s log contains `text`.
@@ -34,6 +37,7 @@ struct Expectation {
     kRows,              // The CQL result has `number` rows.
     kRowWith,           // A row of the CQL result has a cell that is `text`.
     kSchemaMigrations,  // Keyspace `service`'s schema_migrations holds `text` ("1754293669 dirty").
+    kNotServing,        // `service` does not answer its health check.
   };
   Kind kind = Kind::kOutputContains;
   std::string service;  // Or, for kSchemaMigrations, the keyspace.
@@ -88,9 +92,10 @@ struct Step {
   std::vector<std::string> parts;  // kMultipart: each part's bytes
   std::string peer;                // kPartition, kClog: the other side (none: every other host)
   bool one_way = false;            // kPartition, kClog: from `service` to `peer` only
-  std::string distribution;        // kLatency: fixed, uniform, exponential
-  sim::Duration extra{};           // kLatency: the mean extra over `duration` (the base)
-  double probability = 0;          // kLoss: of each message being dropped
+  // kLatency: how the extra is drawn; none said: exponential.
+  std::optional<fakes::NetworkOptions::Latency> distribution;
+  sim::Duration extra{};   // kLatency: the mean extra over `duration` (the base)
+  double probability = 0;  // kLoss: of each message being dropped
   sim::Survivors survivors = sim::Survivors::kNothingUnsynced;  // kPowerLoss
   std::string volume;           // Disk steps: one of the service's volumes (none: all)
   std::vector<std::string> io;  // kDiskErrors: "read", "write", "sync"
@@ -132,11 +137,13 @@ struct ImageSpec {
 
 // Changes to one service of the scenario's compose file (topology.h).
 struct ServiceOverride {
-  std::string name;     // "kuri-1", "s3-proxy", ...
-  std::string restart;  // "no", "always", "on-failure"; empty: unchanged
-  // depends_on, replacing the file's: (service, "started" | "healthy" | "completed").
-  std::optional<std::vector<std::pair<std::string, std::string>>> depends_on;
-  std::string data;  // "host" or "named": where its data mount lives; empty: unchanged
+  std::string name;                             // "kuri-1", "s3-proxy", ...
+  std::optional<fakes::RestartPolicy> restart;  // None: unchanged.
+  // depends_on, replacing the file's: (service, condition).
+  std::optional<std::vector<std::pair<std::string, fakes::DependencyCondition>>> depends_on;
+  // Where its data mount lives, a host directory or a named volume; none:
+  // unchanged.
+  std::optional<fakes::VolumeKind> data;
   // Environment variables set (or replaced): what its image's code reads.
   std::map<std::string, std::string> env;
   friend bool operator==(const ServiceOverride&, const ServiceOverride&) = default;

@@ -13,27 +13,13 @@
 namespace faultline::scenarios {
 namespace {
 
-fakes::DependencyCondition Condition(const std::string& condition) {
-  if (condition == "healthy") return fakes::DependencyCondition::kHealthy;
-  if (condition == "completed") return fakes::DependencyCondition::kCompletedSuccessfully;
-  return fakes::DependencyCondition::kStarted;
-}
-
 void Apply(const ServiceOverride& change, fakes::ServiceSpec& service) {
-  if (change.restart == "no") service.restart = fakes::RestartPolicy::kNo;
-  if (change.restart == "always") service.restart = fakes::RestartPolicy::kAlways;
-  if (change.restart == "on-failure") service.restart = fakes::RestartPolicy::kOnFailure;
-  if (change.depends_on) {
-    service.depends_on.clear();
-    for (const auto& [name, condition] : *change.depends_on) {
-      service.depends_on.emplace_back(name, Condition(condition));
-    }
-  }
-  if (!change.data.empty()) {
+  if (change.restart) service.restart = *change.restart;
+  if (change.depends_on) service.depends_on = *change.depends_on;
+  if (change.data) {
     for (fakes::MountSpec& mount : service.mounts) {
-      mount.kind = change.data == "named" ? fakes::VolumeKind::kNamedVolume
-                                          : fakes::VolumeKind::kHostDirectory;
-      if (change.data == "named") mount.source = service.name + "-data";
+      mount.kind = *change.data;
+      if (*change.data == fakes::VolumeKind::kNamedVolume) mount.source = service.name + "-data";
     }
   }
   for (const auto& [key, value] : change.env) service.environment[key] = value;

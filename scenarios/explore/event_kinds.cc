@@ -115,11 +115,11 @@ DrawnEvent DrawPartition(const DrawContext& cluster, sim::Rng& random) {
 
 DrawnEvent DrawLatency(const DrawContext& cluster, sim::Rng& random) {
   if (cluster.services.empty()) return {};
-  static constexpr const char* kDistributions[] = {"fixed", "uniform", "exponential"};
   Step step = LinkStep(Step::Kind::kLatency, cluster, random);
   step.duration = std::chrono::milliseconds(10 * (1 + random.Uniform(100)));
   step.extra = std::chrono::milliseconds(random.Uniform(100));
-  step.distribution = kDistributions[random.Uniform(std::size(kDistributions))];
+  const auto& distributions = fakes::NetworkOptions::kLatencies;
+  step.distribution = distributions[random.Uniform(std::size(distributions))].value;
   return Steps({std::move(step)});
 }
 
@@ -133,8 +133,7 @@ DrawnEvent DrawLoss(const DrawContext& cluster, sim::Rng& random) {
 DrawnEvent DrawPowerLoss(const DrawContext& cluster, sim::Rng& random) {
   if (cluster.with_volumes.empty()) return {};
   Step step = FaultStep(Step::Kind::kPowerLoss, Pick(cluster.with_volumes, random));
-  const std::span<const sim::SurvivorsInfo> models = sim::SurvivorsModels();
-  step.survivors = models[random.Uniform(models.size())].survivors;
+  step.survivors = sim::kSurvivors[random.Uniform(std::size(sim::kSurvivors))].value;
   return Steps({std::move(step)});
 }
 

@@ -111,40 +111,37 @@ void Reader::ReadServices(const toml::node& node, Scenario& scenario) const {
     ServiceOverride change;
     change.name = ServiceName(*table, "name", where);
     if (const toml::node* env = table->get("env")) change.env = ReadEnv(*env, change.name, where);
-    change.restart = String(*table, "restart", where, false);
-    if (!change.restart.empty() && change.restart != "no" && change.restart != "always" &&
-        change.restart != "on-failure") {
-      Fail(table->get("restart"), where + "'restart' is no, always or on-failure");
-    }
-    change.data = String(*table, "data", where, false);
-    if (!change.data.empty() && change.data != "host" && change.data != "named") {
-      Fail(table->get("data"), where + "'data' is host or named");
-    }
+    change.restart = Choice(*table, "restart", where, fakes::kRestartPolicies);
+    change.data = Choice(*table, "data", where, fakes::kVolumeKinds);
     if (const toml::node* depends = table->get("depends_on")) {
-      const toml::array* on = depends->as_array();
-      if (on == nullptr)
-        Fail(depends, where + "'depends_on' is an array of { service, condition }");
-      change.depends_on.emplace();
-      for (const toml::node& entry : *on) {
-        const toml::table* dependency = entry.as_table();
-        if (dependency == nullptr) Fail(&entry, where + "a dependency is { service, condition }");
-        OnlyKeys(*dependency, {"service", "condition"}, where + "depends_on: ");
-        const std::string condition = String(*dependency, "condition", where, false);
-        if (!condition.empty() && condition != "started" && condition != "healthy" &&
-            condition != "completed") {
-          Fail(dependency->get("condition"),
-               where + "'condition' is started, healthy or completed");
-        }
-        std::string service = ServiceName(*dependency, "service", where + "depends_on: ");
-        if (service == change.name) {
-          Fail(dependency->get("service"), where + "a service cannot depend on itself");
-        }
-        change.depends_on->emplace_back(std::move(service),
-                                        condition.empty() ? "started" : condition);
-      }
+      change.depends_on = ReadDependsOn(*depends, change.name, where);
     }
     scenario.services.push_back(std::move(change));
   }
+}
+
+// depends_on = [{ service = "yugabyte", condition = "healthy" }]: each
+// dependency's condition, started when it says none.
+std::vector<std::pair<std::string, fakes::DependencyCondition>> Reader::ReadDependsOn(
+    const toml::node& node, const std::string& service, const std::string& where) const {
+  const toml::array* on = node.as_array();
+  if (on == nullptr) Fail(&node, where + "'depends_on' is an array of { service, condition }");
+  std::vector<std::pair<std::string, fakes::DependencyCondition>> depends_on;
+  for (const toml::node& entry : *on) {
+    const toml::table* dependency = entry.as_table();
+    if (dependency == nullptr) Fail(&entry, where + "a dependency is { service, condition }");
+    OnlyKeys(*dependency, {"service", "condition"}, where + "depends_on: ");
+    const std::optional<fakes::DependencyCondition> condition =
+        Choice(*dependency, "condition", where, fakes::kDependencyConditions);
+    std::string on_service = ServiceName(*dependency, "service", where + "depends_on: ");
+    if (on_service == service) {
+      Fail(dependency->get("service"), where + "a service cannot depend on itself");
+    }
+    depends_on.emplace_back(std::move(on_service),
+                            condition.value_or(fakes::DependencyCondition::kStarted));
+  }
+  FL_ASSERT(depends_on.size() == on->size());
+  return depends_on;
 }
 
 // env = { KEYSPACE = "..." }: only what the service's image reads.
@@ -194,15 +191,16 @@ void Reader::CheckEnvValues(const toml::table& table, const std::string& service
 void Reader::CheckNoDependencyCycle(const toml::node& services, const Scenario& scenario) const {
   const fakes::ComposeSpec spec = ComposeSpecOf(scenario);
   for (const ServiceOverride& change : scenario.services) {
-    for (const auto& entry :
-         change.depends_on.value_or(std::vector<std::pair<std::string, std::string>>{})) {
+    if (!change.depends_on) continue;
+    for (const auto& entry : *change.depends_on) {
       // Named, not a structured binding: clang 14 (the fuzzers' compiler)
       // cannot capture one in the lambda below.
       const std::string& dependency = entry.first;
-      const std::string& condition = entry.second;
+      const fakes::DependencyCondition condition = entry.second;
       const auto target = std::find_if(spec.services.begin(), spec.services.end(),
                                        [&](const auto& s) { return s.name == dependency; });
-      if (condition == "healthy" && target != spec.services.end() && !target->healthcheck) {
+      if (condition == fakes::DependencyCondition::kHealthy && target != spec.services.end() &&
+          !target->healthcheck) {
         Fail(DependsOnOf(services, change.name),
              fmt::format("service {}: {} has no health check, so waiting for it to be healthy "
                          "would never end (use started or completed)",

@@ -13,6 +13,7 @@
 #include "models/migrate/statements.h"
 #include "models/operator/migrate_cli.h"
 #include "models/s3/seed_images.h"
+#include "scenarios/checkers/expectations.h"
 #include "scenarios/core/duration.h"
 #include "scenarios/core/failure_classes.h"
 #include "scenarios/file/reader.h"
@@ -21,12 +22,13 @@
 namespace faultline::scenarios::file {
 namespace {
 
-// One step's TOML table as the field table reads it (steps/fields.h): each
-// failure at the key's value, or at the step when the key is absent.
-class StepFields final : public FieldSource {
+// One step's or expectation's TOML table as the field tables read it
+// (steps/fields.h, checkers/expectations.h): each failure at the key's
+// value, or at the table when the key is absent.
+class TableFields final : public FieldSource {
  public:
-  StepFields(const Reader& reader, const toml::table& table, const Scenario& scenario,
-             const std::string& where)
+  TableFields(const Reader& reader, const toml::table& table, const Scenario& scenario,
+              const std::string& where)
       : reader_(reader), table_(table), scenario_(scenario), where_(where) {}
 
   bool Has(std::string_view key) const override { return table_.contains(key); }
@@ -59,8 +61,21 @@ class StepFields final : public FieldSource {
     }
     return texts;
   }
-  std::string Service(std::string_view key) const override {
-    return reader_.ServiceName(table_, key, where_);
+  std::optional<std::vector<std::int64_t>> Integers(std::string_view key,
+                                                    std::string_view item_error) const override {
+    const toml::node* at = table_.get(key);
+    const toml::array* list = at == nullptr ? nullptr : at->as_array();
+    if (list == nullptr) return std::nullopt;
+    std::vector<std::int64_t> numbers;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const auto* number = list->get(i)->as_integer();
+      if (number == nullptr) FailItem(key, i, item_error);
+      numbers.push_back(number->get());
+    }
+    return numbers;
+  }
+  std::string Service(std::string_view key, bool pattern) const override {
+    return reader_.ServiceName(table_, key, where_, pattern);
   }
   std::string ImageOf(std::string_view service) const override { return reader_.ImageOf(service); }
   void CheckVersion(std::string_view key, const std::string& service,
@@ -76,6 +91,9 @@ class StepFields final : public FieldSource {
     const toml::array* list = table_.get(key)->as_array();
     FL_ASSERT(list != nullptr && index < list->size());
     reader_.Fail(list->get(index), where_ + std::string(what));
+  }
+  [[noreturn]] void FailTable(std::string_view what) const override {
+    reader_.Fail(&table_, where_ + std::string(what));
   }
 
  private:
@@ -110,7 +128,7 @@ Step Reader::ReadStep(const toml::node& node, std::size_t number, const Scenario
   step.number = std::max<std::int64_t>(kind->number, 0);
   step.narration = String(*table, "say", where, false);
   step.duration = kind->default_duration;
-  const StepFields fields(*this, *table, scenario, where);
+  const TableFields fields(*this, *table, scenario, where);
   for (const StepFieldUse& use : kind->fields) {
     const StepFieldSpec& field = FieldSpecOf(use.field);
     if (use.required || table->contains(field.key)) field.read(fields, step);
@@ -127,7 +145,7 @@ Step Reader::ReadStep(const toml::node& node, std::size_t number, const Scenario
   }
   FL_ASSERT(&StepKindOf(step) == kind);  // What is read is written back as the same kind.
   if (const toml::node* expect = table->get("expect"))
-    step.expect = ReadExpectations(*expect, where);
+    step.expect = ReadExpectations(*expect, scenario, where);
   return step;
 }
 
@@ -173,7 +191,7 @@ void Reader::CheckVolume(const toml::table& table, const Step& step, const Scena
   }
 }
 
-std::vector<Expectation> Reader::ReadExpectations(const toml::node& node,
+std::vector<Expectation> Reader::ReadExpectations(const toml::node& node, const Scenario& scenario,
                                                   const std::string& where) const {
   const toml::array* list = node.as_array();
   if (list == nullptr) Fail(&node, where + "'expect' must be an array of tables");
@@ -181,130 +199,35 @@ std::vector<Expectation> Reader::ReadExpectations(const toml::node& node,
   for (const toml::node& item : *list) {
     const toml::table* table = item.as_table();
     if (table == nullptr) Fail(&item, where + "each expectation is a table, like { status = 200 }");
-    expectations.push_back(ReadExpectation(*table, where));
+    expectations.push_back(ReadExpectation(*table, scenario, where));
   }
   return expectations;
 }
 
-// One expectation checks one thing: its first key says what, and only
-// that kind's own keys may come with it (a stray key would be ignored,
-// and a check a person wrote would silently not run).
-Expectation Reader::ReadExpectation(const toml::table& table, const std::string& where) const {
-  struct Form {
-    std::string_view key;
-    Expectation::Kind kind;
-    std::set<std::string_view> keys;
-  };
-  static const Form kForms[] = {
-      {"status", Expectation::Kind::kStatus, {"status"}},
-      {"status_in", Expectation::Kind::kStatusIn, {"status_in"}},
-      {"log", Expectation::Kind::kLogContains, {"log", "contains", "lacks"}},
-      {"rows", Expectation::Kind::kRows, {"rows"}},
-      {"row_with", Expectation::Kind::kRowWith, {"row_with"}},
-      {"schema_migrations", Expectation::Kind::kSchemaMigrations, {"schema_migrations", "is"}},
-      {"restarted", Expectation::Kind::kRestarted, {"restarted", "times"}},
-      {"state", Expectation::Kind::kState, {"state", "is"}},
-      {"exited", Expectation::Kind::kExitCode, {"exited", "code"}},
-      {"serving", Expectation::Kind::kServing, {"serving"}},
-      {"not_serving", Expectation::Kind::kServing, {"not_serving"}},
-      {"contains", Expectation::Kind::kOutputContains, {"contains"}},
-      {"lacks", Expectation::Kind::kOutputLacks, {"lacks"}},
-  };
-  OnlyKeys(
-      table,
-      {"status", "status_in", "contains", "lacks", "log", "restarted", "times", "serving",
-       "not_serving", "state", "is", "exited", "code", "rows", "row_with", "schema_migrations"},
-      where + "expect: ");
-  const Form* form = nullptr;
-  for (const Form& candidate : kForms) {
-    if (table.contains(candidate.key)) {
-      form = &candidate;
-      break;
-    }
+// One expectation checks one thing: its first key (checkers/expectations.h's
+// table) says what, and only that form's own keys may come with it (a stray
+// key would be ignored, and a check a person wrote would silently not run).
+Expectation Reader::ReadExpectation(const toml::table& table, const Scenario& scenario,
+                                    const std::string& where) const {
+  std::set<std::string_view> any_key;
+  std::string forms;
+  for (std::size_t i = 0; i < ExpectationForms().size(); ++i) {
+    const ExpectationForm& form = ExpectationForms()[i];
+    any_key.insert(form.keys.begin(), form.keys.end());
+    forms += i == 0 ? "" : i + 1 == ExpectationForms().size() ? " or " : ", ";
+    forms += form.key;
   }
-  if (form == nullptr) {
-    Fail(&table, where +
-                     "an expectation needs one of status, status_in, contains, lacks, log, "
-                     "restarted, serving, not_serving, state, exited, rows, row_with or "
-                     "schema_migrations");
-  }
+  OnlyKeys(table, any_key, where + "expect: ");
+  std::vector<std::string_view> keys;
+  for (const auto& [key, value] : table) keys.push_back(key.str());
+  const ExpectationForm* form = FindExpectationForm(keys);
+  if (form == nullptr) Fail(&table, where + "an expectation needs one of " + forms);
   const std::string what = fmt::format("{}a '{}' expectation: ", where, form->key);
-  OnlyKeys(table, form->keys, what);
+  OnlyKeys(table, {form->keys.begin(), form->keys.end()}, what);
   Expectation expectation;
-  expectation.kind = form->kind;
-  switch (form->kind) {
-    case Expectation::Kind::kStatus:
-      expectation.number = *Integer(table, "status", what);
-      if (expectation.number < 100 || expectation.number > 599) {
-        Fail(table.get("status"), what + "an HTTP status is 100 to 599");
-      }
-      break;
-    case Expectation::Kind::kLogContains:
-    case Expectation::Kind::kLogLacks:
-      expectation.service = ServiceName(table, "log", what, /*pattern=*/true);
-      if (table.contains("contains") == table.contains("lacks")) {
-        Fail(&table, what + "it needs 'contains' or 'lacks', one of them");
-      }
-      if (table.contains("lacks")) expectation.kind = Expectation::Kind::kLogLacks;
-      expectation.text = NonEmpty(table, table.contains("lacks") ? "lacks" : "contains", what);
-      break;
-    case Expectation::Kind::kStatusIn: {
-      const toml::array* list = table.get("status_in")->as_array();
-      if (list == nullptr || list->empty() || list->size() > 100) {
-        Fail(table.get("status_in"), what + "'status_in' is a list of 1 to 100 HTTP statuses");
-      }
-      for (const toml::node& item : *list) {
-        const auto* status = item.as_integer();
-        if (status == nullptr || status->get() < 100 || status->get() > 599) {
-          Fail(&item, what + "an HTTP status is 100 to 599");
-        }
-        expectation.numbers.push_back(status->get());
-      }
-      break;
-    }
-    case Expectation::Kind::kRows: {
-      const std::optional<std::int64_t> rows = Integer(table, "rows", what);
-      if (!rows || *rows < 0) Fail(table.get("rows"), what + "'rows' is a count, 0 or more");
-      expectation.number = *rows;
-      break;
-    }
-    case Expectation::Kind::kRowWith:
-      expectation.text = NonEmpty(table, "row_with", what);
-      break;
-    case Expectation::Kind::kSchemaMigrations:
-      expectation.service = NonEmpty(table, "schema_migrations", what);
-      expectation.text = NonEmpty(table, "is", what);
-      break;
-    case Expectation::Kind::kRestarted:
-      expectation.service = ServiceName(table, "restarted", what);
-      expectation.number = Integer(table, "times", what).value_or(1);
-      if (expectation.number < 0) Fail(table.get("times"), what + "'times' must not be negative");
-      break;
-    case Expectation::Kind::kState: {
-      expectation.service = ServiceName(table, "state", what);
-      expectation.text = String(table, "is", what, true);
-      if (!fakes::ContainerStateNamed(expectation.text)) {
-        Fail(table.get("is"), what + "'is' is created, running, restarting or exited");
-      }
-      break;
-    }
-    case Expectation::Kind::kExitCode: {
-      expectation.service = ServiceName(table, "exited", what);
-      const std::optional<std::int64_t> code = Integer(table, "code", what);
-      if (!code) Fail(&table, what + "it needs 'code'");
-      if (*code < 0 || *code > 255) Fail(table.get("code"), what + "an exit code is 0 to 255");
-      expectation.number = *code;
-      break;
-    }
-    case Expectation::Kind::kServing:
-      expectation.service = ServiceName(table, form->key, what);
-      expectation.number = form->key == "serving" ? 1 : 0;
-      break;
-    case Expectation::Kind::kOutputContains:
-    case Expectation::Kind::kOutputLacks:
-      expectation.text = String(table, form->key, what, true);
-      break;
-  }
+  expectation.kind = form->kinds.front();
+  form->read(TableFields(*this, table, scenario, what), expectation);
+  FL_ASSERT(&FormOf(expectation) == form);  // What is read is written back as the same form.
   return expectation;
 }
 

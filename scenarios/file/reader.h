@@ -4,6 +4,7 @@
 // mistake is thrown as Located, with its place, and caught in ParseScenario.
 #pragma once
 
+#include <fmt/format.h>
 #include <toml++/toml.h>
 
 #include <cstdint>
@@ -14,12 +15,14 @@
 #include <string_view>
 #include <vector>
 
+#include "fakes/compose.h"
 #include "models/migrate/source.h"
 #include "models/s3/s3.h"
 #include "scenarios/core/limits.h"
 #include "scenarios/core/scenario.h"
 #include "scenarios/core/topology.h"
 #include "scenarios/steps/steps.h"
+#include "sim/names.h"
 
 namespace faultline::scenarios::file {
 
@@ -71,6 +74,18 @@ class Reader {
 
   static std::string ImageOfSpec(const ImageSpec& image);
 
+  // The value of `key` named as `names` name them, or nullopt when absent;
+  // another name is an error that lists them ("'restart' is no, always or
+  // on-failure").
+  template <typename E, std::size_t N>
+  std::optional<E> Choice(const toml::table& table, std::string_view key, std::string_view where,
+                          const sim::Named<E> (&names)[N]) const {
+    if (!table.contains(key)) return std::nullopt;
+    const std::optional<E> value = sim::ValueNamed(names, String(table, key, where, true));
+    if (!value) Fail(table.get(key), fmt::format("{}'{}' is {}", where, key, sim::NamesOf(names)));
+    return value;
+  }
+
   // ---- [topology], [budget], [checkers], [[service]] (read_cluster.cc) ----
 
   void ReadTopology(const toml::node& node, Scenario& scenario) const;
@@ -86,6 +101,9 @@ class Reader {
 
   // [[service]]: changes to one service of the seed compose file.
   void ReadServices(const toml::node& node, Scenario& scenario) const;
+
+  std::vector<std::pair<std::string, fakes::DependencyCondition>> ReadDependsOn(
+      const toml::node& node, const std::string& service, const std::string& where) const;
 
   // env = { KEYSPACE = "..." }: only what the service's image reads.
   std::map<std::string, std::string> ReadEnv(const toml::node& node, const std::string& service,
@@ -168,12 +186,13 @@ class Reader {
   void CheckVolume(const toml::table& table, const Step& step, const Scenario& scenario,
                    const std::string& where) const;
 
-  std::vector<Expectation> ReadExpectations(const toml::node& node, const std::string& where) const;
+  std::vector<Expectation> ReadExpectations(const toml::node& node, const Scenario& scenario,
+                                            const std::string& where) const;
 
-  // One expectation checks one thing: its first key says what, and only
-  // that kind's own keys may come with it (a stray key would be ignored,
-  // and a check a person wrote would silently not run).
-  Expectation ReadExpectation(const toml::table& table, const std::string& where) const;
+  // One expectation checks one thing: its first key (checkers/expectations.h's
+  // table) says what, and only that form's own keys may come with it.
+  Expectation ReadExpectation(const toml::table& table, const Scenario& scenario,
+                              const std::string& where) const;
 
   const std::string& source() const { return source_; }
   const InputLimits& limits() const { return limits_; }

@@ -3,6 +3,7 @@
 // (steps.h), so a file always reads back as the scenario it was made from.
 #include <fmt/format.h>
 
+#include "scenarios/checkers/expectations.h"
 #include "scenarios/file/scenario_file.h"
 #include "scenarios/steps/steps.h"
 #include "sim/trace.h"
@@ -33,6 +34,13 @@ class TomlFields final : public FieldSink {
   void Flag(std::string_view key, bool value) override {
     out_ += fmt::format("{} = {}\n", key, value ? "true" : "false");
   }
+  void Integers(std::string_view key, const std::vector<std::int64_t>& values) override {
+    out_ += std::string(key) + " = [";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      out_ += fmt::format("{}{}", i == 0 ? " " : ", ", values[i]);
+    }
+    out_ += " ]\n";
+  }
   void Texts(std::string_view key, const std::vector<std::string>& values) override {
     out_ += std::string(key) + " = [";
     for (std::size_t i = 0; i < values.size(); ++i) {
@@ -45,41 +53,39 @@ class TomlFields final : public FieldSink {
   std::string& out_;
 };
 
-std::string ExpectationToml(const Expectation& e) {
-  switch (e.kind) {
-    case Expectation::Kind::kStatus:
-      return fmt::format("{{ status = {} }}", e.number);
-    case Expectation::Kind::kOutputContains:
-      return fmt::format("{{ contains = {} }}", Quoted(e.text));
-    case Expectation::Kind::kOutputLacks:
-      return fmt::format("{{ lacks = {} }}", Quoted(e.text));
-    case Expectation::Kind::kStatusIn: {
-      std::string list;
-      for (const std::int64_t n : e.numbers) list += (list.empty() ? "" : ", ") + std::to_string(n);
-      return fmt::format("{{ status_in = [{}] }}", list);
-    }
-    case Expectation::Kind::kLogLacks:
-      return fmt::format("{{ log = {}, lacks = {} }}", Quoted(e.service), Quoted(e.text));
-    case Expectation::Kind::kRows:
-      return fmt::format("{{ rows = {} }}", e.number);
-    case Expectation::Kind::kRowWith:
-      return fmt::format("{{ row_with = {} }}", Quoted(e.text));
-    case Expectation::Kind::kSchemaMigrations:
-      return fmt::format("{{ schema_migrations = {}, is = {} }}", Quoted(e.service),
-                         Quoted(e.text));
-    case Expectation::Kind::kLogContains:
-      return fmt::format("{{ log = {}, contains = {} }}", Quoted(e.service), Quoted(e.text));
-    case Expectation::Kind::kRestarted:
-      return fmt::format("{{ restarted = {}, times = {} }}", Quoted(e.service), e.number);
-    case Expectation::Kind::kServing:
-      return fmt::format("{{ {} = {} }}", e.number == 1 ? "serving" : "not_serving",
-                         Quoted(e.service));
-    case Expectation::Kind::kState:
-      return fmt::format("{{ state = {}, is = {} }}", Quoted(e.service), Quoted(e.text));
-    case Expectation::Kind::kExitCode:
-      return fmt::format("{{ exited = {}, code = {} }}", Quoted(e.service), e.number);
+// One expectation as an inline table ("{ log = \"kuri-1\", contains = \"x\" }"), as
+// its form writes it (checkers/expectations.h).
+class InlineFields final : public FieldSink {
+ public:
+  void Text(std::string_view key, std::string_view value) override { Add(key, Quoted(value)); }
+  void Integer(std::string_view key, std::int64_t value) override {
+    Add(key, std::to_string(value));
   }
-  return "";
+  void Number(std::string_view key, double value) override { Add(key, fmt::format("{}", value)); }
+  void Flag(std::string_view key, bool value) override { Add(key, value ? "true" : "false"); }
+  void Texts(std::string_view key, const std::vector<std::string>& values) override {
+    std::string list;
+    for (const std::string& value : values) list += (list.empty() ? "" : ", ") + Quoted(value);
+    Add(key, "[" + list + "]");
+  }
+  void Integers(std::string_view key, const std::vector<std::int64_t>& values) override {
+    std::string list;
+    for (const std::int64_t n : values) list += (list.empty() ? "" : ", ") + std::to_string(n);
+    Add(key, "[" + list + "]");
+  }
+  std::string Table() const { return "{ " + fields_ + " }"; }
+
+ private:
+  void Add(std::string_view key, const std::string& value) {
+    fields_ += fmt::format("{}{} = {}", fields_.empty() ? "" : ", ", key, value);
+  }
+  std::string fields_;
+};
+
+std::string ExpectationToml(const Expectation& e) {
+  InlineFields fields;
+  FormOf(e).write(e, fields);
+  return fields.Table();
 }
 
 }  // namespace
@@ -123,8 +129,13 @@ std::string ToToml(const Scenario& s) {
   }
   for (const ServiceOverride& change : s.services) {
     out += fmt::format("\n[[service]]\nname = {}\n", Quoted(change.name));
-    if (!change.restart.empty()) out += fmt::format("restart = {}\n", Quoted(change.restart));
-    if (!change.data.empty()) out += fmt::format("data = {}\n", Quoted(change.data));
+    if (change.restart) {
+      out += fmt::format("restart = {}\n",
+                         Quoted(sim::NameOf(fakes::kRestartPolicies, *change.restart)));
+    }
+    if (change.data) {
+      out += fmt::format("data = {}\n", Quoted(sim::NameOf(fakes::kVolumeKinds, *change.data)));
+    }
     if (!change.env.empty()) {
       out += "env = {";
       const char* separator = " ";
@@ -137,9 +148,10 @@ std::string ToToml(const Scenario& s) {
     if (change.depends_on) {
       out += "depends_on = [";
       for (std::size_t i = 0; i < change.depends_on->size(); ++i) {
-        out += fmt::format("{}{{ service = {}, condition = {} }}", i == 0 ? " " : ", ",
-                           Quoted((*change.depends_on)[i].first),
-                           Quoted((*change.depends_on)[i].second));
+        out += fmt::format(
+            "{}{{ service = {}, condition = {} }}", i == 0 ? " " : ", ",
+            Quoted((*change.depends_on)[i].first),
+            Quoted(sim::NameOf(fakes::kDependencyConditions, (*change.depends_on)[i].second)));
       }
       out += " ]\n";
     }

@@ -205,16 +205,20 @@ const StepResult& Cluster::PlayStored(const Step& step) {
     // A run past its budget plays nothing more; what the step expected did
     // not happen.
     result.outcome = "(not played: " + stopped() + ")";
+    result.ok = false;
     result.checks.assign(step.expect.size(),
                          CheckResult{.what = "expected", .held = false, .actual = result.outcome});
   } else {
-    int status = 0;
-    result.outcome = kind.perform(*world_, step, status);
-    if (step.kind == Step::Kind::kUp) up_ = !result.outcome.starts_with("compose up failed");
+    StepOutcome outcome = kind.perform(*world_, step);
+    if (step.kind == Step::Kind::kUp) up_ = outcome.ok;
     if (step.kind == Step::Kind::kDown) up_ = false;
     for (const Expectation& expectation : step.expect) {
-      result.checks.push_back(CheckExpectation(*world_, expectation, result.outcome, status));
+      result.checks.push_back(CheckExpectation(*world_, expectation, outcome));
     }
+    result.outcome = std::move(outcome.text);
+    result.ok = outcome.ok;
+    result.status = outcome.status;
+    result.body = std::move(outcome.body);
   }
   result.at = world_->simulation.Now();
   if (checkers_ != nullptr && stopped().empty()) checkers_->After(*world_);

@@ -107,9 +107,9 @@ struct GetObject : Command {
   explicit GetObject(const Model& model) : path(*rc::gen::elementOf(model.paths)) {}
   void checkPreconditions(const Model& model) const override { RC_PRE(model.up); }
   void run(const Model& model, Cluster& cluster) const override {
-    const std::string& outcome = cluster.Get(path).outcome;
-    if (!outcome.starts_with("200 ")) return;
-    const std::string bytes = outcome.substr(4);
+    const StepResult& got = cluster.Get(path);
+    if (got.status != 200) return;
+    const std::string& bytes = got.body;
     const auto sent = model.sent.find(path);
     RC_ASSERT(sent != model.sent.end() && sent->second.contains(bytes));
   }

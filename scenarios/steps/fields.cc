@@ -6,6 +6,7 @@
 #include <chrono>
 #include <set>
 
+#include "fakes/network.h"
 #include "fakes/runtime.h"
 #include "fakes/volume.h"
 #include "models/operator/migrate_cli.h"
@@ -114,10 +115,9 @@ void ReadPeer(const FieldSource& in, Step& step) {
 }
 
 void ReadDistribution(const FieldSource& in, Step& step) {
-  step.distribution = in.Text("distribution");
-  if (step.distribution != "fixed" && step.distribution != "uniform" &&
-      step.distribution != "exponential") {
-    in.Fail("distribution", "'distribution' is fixed, uniform or exponential");
+  step.distribution = sim::ValueNamed(fakes::NetworkOptions::kLatencies, in.Text("distribution"));
+  if (!step.distribution) {
+    in.Fail("distribution", "'distribution' is " + sim::NamesOf(fakes::NetworkOptions::kLatencies));
   }
 }
 
@@ -217,8 +217,13 @@ std::vector<StepFieldSpec> MakeStepFields() {
        },
        Always},
       {Field::kDistribution, "distribution", R"("uniform")", ReadDistribution,
-       [](const Step& s, FieldSink& out) { WriteText("distribution", s.distribution, out); },
-       [](const Step& s) { return !s.distribution.empty(); }},
+       [](const Step& s, FieldSink& out) {
+         if (s.distribution) {
+           out.Text("distribution",
+                    sim::NameOf(fakes::NetworkOptions::kLatencies, *s.distribution));
+         }
+       },
+       [](const Step& s) { return s.distribution.has_value(); }},
       {Field::kBase, "base", R"("2ms")",
        [](const FieldSource& in, Step& s) { s.duration = LinkDuration(in, "base"); },
        [](const Step& s, FieldSink& out) { out.Text("base", DurationText(s.duration)); }, Always},

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "scenarios/core/scenario.h"
+#include "scenarios/core/table_io.h"
 
 namespace faultline::scenarios {
 
@@ -42,49 +43,6 @@ enum class StepField : unsigned char {
   kOn,            // -> Step::io
   kPersistent,    // -> Step::persistent
   kCommand,       // -> Step::command (migrate)
-};
-
-// What a field's reader asks of its input: the file reader's TOML table of
-// one step (file/reader.cc). Each Fail names the place: the key's value, or
-// the step when the key is absent, after the step's own place ("step 2: ").
-class FieldSource {
- public:
-  virtual ~FieldSource() = default;
-  virtual bool Has(std::string_view key) const = 0;
-  // The value, which must be a string; missing: an error.
-  virtual std::string Text(std::string_view key) const = 0;
-  // nullopt when absent; an error when not an integer.
-  virtual std::optional<std::int64_t> Integer(std::string_view key) const = 0;
-  // nullopt when absent or not a finite number (an integer is one).
-  virtual std::optional<double> Number(std::string_view key) const = 0;
-  // The value, which must be true or false.
-  virtual bool Flag(std::string_view key) const = 0;
-  // The list's items, each a string (else `item_error` at the item);
-  // nullopt when absent or not a list.
-  virtual std::optional<std::vector<std::string>> Texts(std::string_view key,
-                                                        std::string_view item_error) const = 0;
-  // A service of this cluster, named under `key`.
-  virtual std::string Service(std::string_view key) const = 0;
-  // The image `service` runs in this cluster; empty when there is none.
-  virtual std::string ImageOf(std::string_view service) const = 0;
-  // `version` must be a version of `service`'s image: a built-in one, or
-  // an [[image]] of the scenario.
-  virtual void CheckVersion(std::string_view key, const std::string& service,
-                            const std::string& version) const = 0;
-  [[noreturn]] virtual void Fail(std::string_view key, std::string_view what) const = 0;
-  [[noreturn]] virtual void FailItem(std::string_view key, std::size_t index,
-                                     std::string_view what) const = 0;
-};
-
-// What a field's writer gives its output (the file writer's TOML).
-class FieldSink {
- public:
-  virtual ~FieldSink() = default;
-  virtual void Text(std::string_view key, std::string_view value) = 0;
-  virtual void Integer(std::string_view key, std::int64_t value) = 0;
-  virtual void Number(std::string_view key, double value) = 0;
-  virtual void Flag(std::string_view key, bool value) = 0;
-  virtual void Texts(std::string_view key, const std::vector<std::string>& values) = 0;
 };
 
 struct StepFieldSpec {

@@ -1,7 +1,6 @@
-// The s3 and multipart steps (steps.h's table names them): a request
+// The s3 and multipart steps (steps/perform.h): a request
 // through the proxy or to a node, and what its answer says it did to the
 // object, for acknowledged-writes (World::acknowledged, ::indeterminate).
-#include "scenarios/steps/s3.h"
 
 #include <fmt/format.h>
 
@@ -18,6 +17,7 @@
 #include "models/s3/multipart.h"
 #include "models/s3/s3.h"
 #include "models/s3/s3_proxy.h"
+#include "scenarios/steps/perform.h"
 #include "scenarios/world/world.h"
 #include "sim/assert.h"
 
@@ -87,18 +87,27 @@ struct UploadState {
   sim::StatusCode transport = sim::StatusCode::kOk;  // The complete's, when it had no answer.
 };
 
+// A stage of an upload that failed: "part 2: <why>", with the status
+// answered, if any.
+StepOutcome UploadFailed(std::string_view stage, int status, std::string why) {
+  StepOutcome failed = StepOutcome::Failed(fmt::format("{}: {}", stage, why));
+  failed.status = status;
+  return failed;
+}
+
 // Initiate, upload each part, complete: the whole upload as a client does
-// it, through the proxy. The outcome is the complete's status and body.
-Awaitable<std::string> Upload(World& world, const Step& step, std::shared_ptr<UploadState> state) {
+// it, through the proxy. The outcome is the complete's answer.
+Awaitable<StepOutcome> Upload(World& world, const Step& step, std::shared_ptr<UploadState> state) {
   sim::Result<fakes::Response> initiated = co_await world.network.Call(
       Proxy(), fakes::Request("POST", step.path, "", {}, "uploads"), kRequestTimeout);
-  if (!initiated.ok()) co_return "initiate: " + initiated.status().ToString();
+  if (!initiated.ok()) co_return UploadFailed("initiate", 0, initiated.status().ToString());
   const std::string& body = initiated->body;
   const std::size_t open = body.find("<UploadId>");
   const std::size_t close = body.find("</UploadId>");
   if (initiated->status != 200 || open == std::string::npos || close == std::string::npos) {
     state->code = initiated->status;
-    co_return fmt::format("initiate: {} {}", initiated->status, body);
+    co_return UploadFailed("initiate", initiated->status,
+                           fmt::format("{} {}", initiated->status, body));
   }
   const std::string upload = body.substr(open + 10, close - open - 10);
   std::vector<std::pair<int, std::string>> etags;
@@ -108,8 +117,8 @@ Awaitable<std::string> Upload(World& world, const Step& step, std::shared_ptr<Up
         Proxy(), fakes::Request("PUT", step.path, step.parts[i], {}, query), kRequestTimeout);
     if (!part.ok() || part->status != 200 || !part->headers.contains("ETag")) {
       state->code = part.ok() ? part->status : 0;
-      co_return fmt::format("part {}: {}", i + 1,
-                            part.ok() ? part->body : part.status().ToString());
+      co_return UploadFailed(fmt::format("part {}", i + 1), state->code,
+                             part.ok() ? part->body : part.status().ToString());
     }
     const std::string& etag = part->headers.at("ETag");
     etags.emplace_back(static_cast<int>(i + 1), etag.substr(1, etag.size() - 2));
@@ -121,36 +130,35 @@ Awaitable<std::string> Upload(World& world, const Step& step, std::shared_ptr<Up
       kRequestTimeout);
   if (!completed.ok()) {
     state->transport = completed.status().code();
-    co_return "complete: " + completed.status().ToString();
+    co_return UploadFailed("complete", 0, completed.status().ToString());
   }
   state->code = completed->status;
-  co_return fmt::format("{} {}", completed->status, completed->body);
+  co_return StepOutcome::Answer(completed->status, completed->body);
 }
 
 }  // namespace
 
-std::string PerformS3(World& world, const Step& step, int& status) {
+StepOutcome PerformS3(World& world, const Step& step) {
   FL_ASSERT(!step.method.empty());  // The reader requires both.
   FL_ASSERT(!step.path.empty());
   const std::optional<fakes::Endpoint> endpoint = S3Endpoint(world, step.service);
-  if (!endpoint) return "no S3 endpoint named " + step.service + " (the proxy or a node)";
-  auto code = std::make_shared<int>(0);
+  if (!endpoint) {
+    return StepOutcome::Failed("no S3 endpoint named " + step.service + " (the proxy or a node)");
+  }
   auto transport = std::make_shared<sim::StatusCode>(sim::StatusCode::kOk);
-  std::string out =
-      world.RunProcess(kClientHost,
-                       [&world, &step, code, transport,
-                        endpoint](models::cql::CqlSession&) -> Awaitable<std::string> {
-                         fakes::Request request(step.method, step.path, step.body, {}, step.query);
-                         sim::Result<fakes::Response> response = co_await world.network.Call(
-                             *endpoint, std::move(request), kRequestTimeout);
-                         if (!response.ok()) {
-                           *transport = response.status().code();
-                           co_return response.status().ToString();
-                         }
-                         *code = response->status;
-                         co_return fmt::format("{} {}", response->status, response->body);
-                       });
-  status = *code;
+  StepOutcome out = world.RunProcess(
+      kClientHost,
+      [&world, &step, transport, endpoint](models::cql::CqlSession&) -> Awaitable<StepOutcome> {
+        fakes::Request request(step.method, step.path, step.body, {}, step.query);
+        sim::Result<fakes::Response> response =
+            co_await world.network.Call(*endpoint, std::move(request), kRequestTimeout);
+        if (!response.ok()) {
+          *transport = response.status().code();
+          co_return StepOutcome::Failed(response.status().ToString());
+        }
+        co_return StepOutcome::Answer(response->status, response->body);
+      });
+  const int status = out.status;
   const bool through_proxy = step.service.empty() || step.service == Proxy().host;
   const bool put = step.method == "PUT";
   if (step.query.empty()) {
@@ -169,15 +177,15 @@ std::string PerformS3(World& world, const Step& step, int& status) {
   return out;
 }
 
-std::string PerformMultipart(World& world, const Step& step, int& status) {
+StepOutcome PerformMultipart(World& world, const Step& step) {
   FL_ASSERT(!step.parts.empty());             // The reader requires a non-empty list.
   FL_ASSERT(step.parts.size() <= kMaxParts);  // The reader bounds them.
   auto state = std::make_shared<UploadState>();
-  std::string out = world.RunProcess(
-      kClientHost, [&world, &step, state](models::cql::CqlSession&) -> Awaitable<std::string> {
+  StepOutcome out = world.RunProcess(
+      kClientHost, [&world, &step, state](models::cql::CqlSession&) -> Awaitable<StepOutcome> {
         co_return co_await Upload(world, step, state);
       });
-  status = state->code;
+  const int status = state->code;
   if (!state->completing) return out;  // Nothing but a complete changes the object.
   std::string whole;
   for (const std::string& part : step.parts) whole += part;

@@ -1,8 +1,8 @@
 // Step kinds as one table. Each kind is one entry: its name in a file
 // (`do = "..."`), the fields it takes and which it needs, how it is shown,
 // and how it is performed. The file reader, the file writer and the runner
-// all work from the table, so a new kind of step is one entry and its
-// Perform function in steps.cc, and nothing else.
+// all work from the table, so a new kind of step is one entry here and its
+// Perform function (steps/perform.h), and nothing else.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scenarios/core/results.h"
 #include "scenarios/core/scenario.h"
 #include "scenarios/steps/fields.h"
 #include "sim/clock.h"
@@ -37,9 +38,8 @@ struct StepKind {
   bool fault = false;
   // The action in words: "docker compose up", "PUT /b/k".
   std::string (*show)(const Step& step) = nullptr;
-  // Does the step on the world; returns its outcome in words, and sets
-  // `status` to the S3 status when there is one.
-  std::string (*perform)(World& world, const Step& step, int& status) = nullptr;
+  // Does the step on the world; returns what it did (steps/perform.h).
+  StepOutcome (*perform)(World& world, const Step& step) = nullptr;
 };
 
 // Every kind, in the order `faultline` lists them.

@@ -72,10 +72,10 @@ sim::Process& World::Host(const std::string& name) {
   return process;
 }
 
-std::string World::RunProcess(
+StepOutcome World::RunProcess(
     const std::string& host,
-    std::function<sim::Awaitable<std::string>(models::cql::CqlSession&)> body) {
-  auto output = std::make_shared<std::optional<std::string>>();
+    std::function<sim::Awaitable<StepOutcome>(models::cql::CqlSession&)> body) {
+  auto output = std::make_shared<std::optional<StepOutcome>>();
   sim::Process& process = Host(host);
   FL_ASSERT(process.running());
   process.Spawn(host, [this, body = std::move(body), output]() -> sim::Awaitable<void> {
@@ -83,8 +83,11 @@ std::string World::RunProcess(
     *output = co_await body(session);
   });
   Advance(std::chrono::minutes(1), [output] { return output->has_value(); });
-  if (!budget_spent_.empty() && !output->has_value()) return "(not run: " + budget_spent_ + ")";
-  return output->value_or("(no answer within a virtual minute)");
+  if (!budget_spent_.empty() && !output->has_value()) {
+    return StepOutcome::Failed("(not run: " + budget_spent_ + ")");
+  }
+  if (!output->has_value()) return StepOutcome::Failed("(no answer within a virtual minute)");
+  return std::move(output->value());
 }
 
 void World::SetBudget(const Budget& budget) {

@@ -22,6 +22,7 @@
 #include "models/operator/operator.h"
 #include "models/s3/kuri_node.h"
 #include "models/s3/seed_images.h"
+#include "scenarios/core/results.h"
 #include "scenarios/core/scenario.h"
 #include "sim/sim.h"
 
@@ -51,11 +52,11 @@ struct World : fakes::Environment {
 
   // Runs `body` as a task of the helper process `host` ("client", "ycqlsh",
   // started on first use and kept) until it finishes, or a virtual minute
-  // passes; returns its output, or a note that it never finished. One
-  // process per host, not per call: a long scenario makes no more processes
-  // than a short one.
-  std::string RunProcess(const std::string& host,
-                         std::function<sim::Awaitable<std::string>(models::cql::CqlSession&)> body);
+  // passes; returns what it did, or that it never finished. One process per
+  // host, not per call: a long scenario makes no more processes than a
+  // short one.
+  StepOutcome RunProcess(const std::string& host,
+                         std::function<sim::Awaitable<StepOutcome>(models::cql::CqlSession&)> body);
 
   // Runs the simulation until `done()` holds (asked before every scheduler
   // step, so it only reads; null: never) or `bound` of virtual time passes,

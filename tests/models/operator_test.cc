@@ -36,16 +36,19 @@ TEST(OperatorTest, ClearingTheFlagInTheWrongKeyspaceChangesNothing) {
   world.gateway.Cql(
       "UPDATE filecoingw_kuri1.schema_migrations SET dirty = true WHERE version = 1754293669");
   EXPECT_EQ(world.Do([](Operator& op, cql::CqlSession& s) -> Awaitable<std::string> {
-    co_return co_await op.MigrateVersion(s, "filecoingw_kuri1");
+    co_return (co_await op.MigrateVersion(s, "filecoingw_kuri1")).output;
   }),
             "1754293669 (dirty)");
   // Seed 003: the flag cleared in filecoingw_s3, which kuri-1 does not read.
   world.Do([](Operator& op, cql::CqlSession& s) -> Awaitable<std::string> {
-    co_return co_await op.Cql(
-        s, "UPDATE filecoingw_s3.schema_migrations SET dirty = false WHERE version = 1756300000");
+    co_return (
+        co_await op.Cql(
+            s,
+            "UPDATE filecoingw_s3.schema_migrations SET dirty = false WHERE version = 1756300000"))
+        .output;
   });
   EXPECT_EQ(world.Do([](Operator& op, cql::CqlSession& s) -> Awaitable<std::string> {
-    co_return co_await op.MigrateVersion(s, "filecoingw_kuri1");
+    co_return (co_await op.MigrateVersion(s, "filecoingw_kuri1")).output;
   }),
             "1754293669 (dirty)");
   // Three version tables, one per service.
@@ -64,7 +67,7 @@ TEST(OperatorTest, ForceAndRecreateKeyspaceBringTheNodeBack) {
   // force V-1 (nil: -1) makes the next start re-run 1754293669, whose plain
   // CREATE TABLE statements meet the tables it made: Duplicate Object.
   EXPECT_EQ(world.Do([](Operator& op, cql::CqlSession& s) -> Awaitable<std::string> {
-    co_return co_await op.MigrateForce(s, "filecoingw_kuri1", -1);
+    co_return (co_await op.MigrateForce(s, "filecoingw_kuri1", -1)).output;
   }),
             "ok");
   world.op.Restart("kuri-1");
@@ -87,7 +90,7 @@ TEST(OperatorTest, ForceAndRecreateKeyspaceBringTheNodeBack) {
             logs.end());
   // Seed 002's way out: drop and re-create the keyspace; the node then starts.
   EXPECT_EQ(world.Do([](Operator& op, cql::CqlSession& s) -> Awaitable<std::string> {
-    co_return co_await op.RecreateKeyspace(s, "filecoingw_kuri1");
+    co_return (co_await op.RecreateKeyspace(s, "filecoingw_kuri1")).output;
   }),
             "ok");
   world.op.Restart("kuri-1");
@@ -113,7 +116,7 @@ TEST(OperatorTest, EveryActionIsInTheTrace) {
   world.gateway.cluster.simulation.trace().AddSink(&events);
   world.op.Clean();
   world.Do([](Operator& op, cql::CqlSession& s) -> Awaitable<std::string> {
-    co_return co_await op.Cql(s, "SELECT nope FROM filecoingw_s3.s3objects");
+    co_return (co_await op.Cql(s, "SELECT nope FROM filecoingw_s3.s3objects")).output;
   });
   world.gateway.cluster.simulation.trace().RemoveSink(&events);
   std::vector<std::string> seen;

@@ -247,7 +247,7 @@ TEST(CheckMigrationsTest, StatementsCountedFromASiteAreTheOnesThatRan) {
   scenario.images.push_back(image);
   ServiceOverride node;
   node.name = "kuri-1";
-  node.restart = "no";
+  node.restart = fakes::RestartPolicy::kNo;
   scenario.services.push_back(node);
   Step up;
   up.kind = Step::Kind::kUp;

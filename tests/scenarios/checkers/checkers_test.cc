@@ -2,6 +2,7 @@
 // has the same trace; a long scenario leaves nothing behind per step; and
 // every scenario file under tests/scenarios/files passes from 101 seeds.
 #include "scenarios/checkers/checkers.h"
+#include "scenarios/checkers/expectations.h"
 
 #include <gtest/gtest.h>
 
@@ -135,6 +136,9 @@ struct KeysWritten final : FieldSink {
   void Number(std::string_view key, double) override { keys.emplace(key); }
   void Flag(std::string_view key, bool) override { keys.emplace(key); }
   void Texts(std::string_view key, const std::vector<std::string>&) override { keys.emplace(key); }
+  void Integers(std::string_view key, const std::vector<std::int64_t>&) override {
+    keys.emplace(key);
+  }
 };
 
 // docs/scenario-format.md promises that every step, step field, fault,
@@ -169,8 +173,8 @@ TEST(CheckersTest, EveryStepFaultAndExpectationIsUsedByAFile) {
   for (const StepKind& kind : StepKinds()) {
     EXPECT_TRUE(steps.contains(kind.name)) << "no file has a step '" << kind.name << "'";
   }
-  for (const sim::FaultActionInfo& action : sim::FaultActions()) {
-    if (action.action == sim::FaultAction::kNone) continue;  // No file can say it.
+  for (const sim::Named<sim::FaultAction>& action : sim::kFaultActions) {
+    if (action.value == sim::FaultAction::kNone) continue;  // No file can say it.
     EXPECT_TRUE(actions.contains(std::string(action.name)))
         << "no file has a fault '" << action.name << "'";
   }
@@ -185,9 +189,11 @@ TEST(CheckersTest, EveryStepFaultAndExpectationIsUsedByAFile) {
     EXPECT_TRUE(errors.contains(std::string(error.name)))
         << "no file has an error fault '" << error.name << "'";
   }
-  for (int kind = 0; kind <= static_cast<int>(Expectation::Kind::kSchemaMigrations); ++kind) {
-    EXPECT_TRUE(expectations.contains(static_cast<Expectation::Kind>(kind)))
-        << "no file has an expectation of kind " << kind;
+  for (const ExpectationForm& form : ExpectationForms()) {
+    for (const Expectation::Kind kind : form.kinds) {
+      EXPECT_TRUE(expectations.contains(kind))
+          << "no file has a '" << form.key << "' expectation of kind " << static_cast<int>(kind);
+    }
   }
 }
 

@@ -93,6 +93,31 @@ TEST(ClusterTest, APutThroughTheProxyIsAcknowledgedAndReadBack) {
   }
 }
 
+// A step's result is data: whether it took place, the S3 status and body,
+// and the words made from them; nothing need read the words back.
+TEST(ClusterTest, AVerbsResultCarriesItsStatusBodyAndWhetherItTookPlace) {
+  Cluster cluster(Scenario{}, {.seed = 3});
+  const StepResult& restart = cluster.Restart("kuri-1");  // No container before `up`.
+  EXPECT_FALSE(restart.ok);
+  EXPECT_EQ(restart.status, 0);
+  EXPECT_NE(restart.outcome.find("no such container"), std::string::npos) << restart.outcome;
+  EXPECT_TRUE(cluster.Up().ok);
+  const StepResult& put = cluster.Put("/b/k", "meow");
+  EXPECT_TRUE(put.ok);
+  EXPECT_EQ(put.status, 200);
+  const StepResult& get = cluster.Get("/b/k");
+  EXPECT_EQ(get.status, 200);
+  EXPECT_EQ(get.body, "meow");
+  EXPECT_EQ(get.outcome, "200 meow");
+  const StepResult& missing = cluster.Get("/b/none");
+  EXPECT_FALSE(missing.ok);
+  EXPECT_EQ(missing.status, 404);
+  const StepResult& query = cluster.Cql("SELECT nope FROM filecoingw_s3.s3objects");
+  EXPECT_FALSE(query.ok) << query.outcome;
+  EXPECT_EQ(query.body, query.outcome);
+  EXPECT_TRUE(cluster.Cql("SELECT bucket FROM filecoingw_s3.s3objects").ok);
+}
+
 // A node's own 200 puts nothing in the proxy's index, so it is not an
 // acknowledgement acknowledged-writes should read back.
 TEST(ClusterTest, APutStraightToANodeIsServedButNotAcknowledged) {
@@ -230,7 +255,8 @@ TEST(ClusterTest, ARunnerOfYourOwnRunsItsSitesAreOfferedAndACrashThereIsSurvived
 // proxy is down must not blind acknowledged-writes to a later loss.
 TEST(ClusterTest, AWriteThatCertainlyDidNothingLeavesTheCheckerAsStrict) {
   Scenario topology;
-  topology.services.push_back(ServiceOverride{.name = "s3-proxy", .restart = "no"});
+  topology.services.push_back(
+      ServiceOverride{.name = "s3-proxy", .restart = fakes::RestartPolicy::kNo});
   Cluster cluster(topology);
   cluster.Up();
   ASSERT_EQ(cluster.Put("/b/k", "bytes").outcome, "200 ");
