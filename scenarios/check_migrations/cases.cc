@@ -1,0 +1,340 @@
+// The cluster each case of check-migrations runs on, the steps it plays,
+// and playing it with its observers (checker.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "models/migrate/runner.h"
+#include "models/migrate/schema_check.h"
+#include "models/s3/seed_images.h"
+#include "scenarios/check_migrations/checker.h"
+#include "scenarios/check_migrations/statements.h"
+#include "scenarios/harness/runner.h"
+#include "scenarios/world/world.h"
+#include "sim/assert.h"
+
+namespace faultline::scenarios::check {
+
+ImageSpec Checker::Image(const std::string& version, const std::string& runner,
+                         std::vector<MigrationFile> files) const {
+  ImageSpec image;
+  image.service = "node";
+  image.version = version;
+  image.runner = runner;
+  image.files = std::move(files);
+  return image;
+}
+
+// The cluster: `nodes` nodes sharing the keyspace, each running
+// `node_version`; db-init creates the keyspace, as the seed's does.
+Scenario Checker::Base(const std::string& name, const std::string& runner, const std::string& store,
+                       int nodes, const std::string& node_version) const {
+  Scenario scenario;
+  scenario.name = name;
+  scenario.title = fmt::format("check-migrations: {} with {}", name, runner);
+  scenario.node_version = node_version;
+  scenario.store_version = store;
+  scenario.nodes = nodes;
+  scenario.shared_node_keyspace = true;
+  scenario.images.push_back(Image(kChecked, runner, options_.files));
+  ServiceOverride db_init;
+  db_init.name = "db-init";
+  db_init.env["KEYSPACES"] = fmt::format("{},{}", models::s3::kIndexKeyspace, options_.keyspace);
+  scenario.services.push_back(db_init);
+  for (int node = 1; node <= nodes; ++node) {
+    ServiceOverride change;
+    change.name = NodeName(node);
+    change.env["KEYSPACE"] = options_.keyspace;
+    scenario.services.push_back(change);
+  }
+  return scenario;
+}
+
+// An image change on a kept volume: up on the first image (`first`), its
+// migration done, down (the store's volume stays), kuri-1 set to
+// `version`, up again, and time for the start-up retry.
+std::vector<Step> Checker::ImageChange(std::string first, const std::string& version,
+                                       std::string change) {
+  Step set = ForService(Step::Kind::kSetImage, kSubject, std::move(change));
+  set.version = version;
+  std::vector<Step> steps = {
+      Do(Step::Kind::kUp, std::move(first)),
+      Wait(kSettle, "It migrates and serves."),
+      Do(Step::Kind::kDown, "docker compose down: the store's volume is kept."),
+      set,
+      Do(Step::Kind::kUp, "docker compose up on the kept volume."),
+      Wait(kRetriesGiveUp, "Let its start-up retry finish.")};
+  FL_ASSERT(steps.size() == Moment::kSecondImageStarted + 1);
+  FL_ASSERT(steps[Moment::kFirstImageServes].kind == Step::Kind::kWait);
+  return steps;
+}
+
+ServiceOverride& Checker::Service(Scenario& scenario, const std::string& name) const {
+  for (ServiceOverride& change : scenario.services) {
+    if (change.name == name) return change;
+  }
+  FL_PANIC("no service {} in the check's scenario", name);
+}
+
+Played Checker::Play(const Scenario& scenario, std::uint64_t seed,
+                     const std::set<std::size_t>& steps, int replicas) {
+  ++played_.runs;
+  if (options_.on_progress) options_.on_progress(current_check_, report_.runs + played_.runs);
+  Played played;
+  InFlight in_flight(options_.keyspace);
+  RunOptions run{.seed = seed, .sinks = {&in_flight}};
+  run.observe = [&](std::size_t step, World& world) {
+    if (!steps.contains(step)) return;
+    std::vector<Observed>& seen = played.seen[step];
+    for (int node = 1; node <= replicas; ++node) {
+      seen.push_back(Observe(world, NodeName(node), options_.keyspace));
+    }
+  };
+  played.result = RunScenario(scenario, run);
+  played.in_flight = in_flight.file();
+  played.failures = in_flight.failures();
+  // A check's run always plays to its end: its budget is the default's.
+  FL_ASSERT_MSG(played.result.stopped.empty(), "check run {} stopped: {}", scenario.name,
+                played.result.stopped);
+  for (const std::size_t step : steps) {
+    FL_ASSERT_MSG(played.seen[step].size() == static_cast<std::size_t>(replicas),
+                  "step {} of {} not observed", step, scenario.name);
+  }
+  return played;
+}
+
+// The folder on an empty keyspace, no fault: every statement must be
+// accepted. Also counts the runner's passes through its fault sites.
+bool Checker::CleanRun(const std::string& runner) {
+  current_check_ = fmt::format("clean with {}", runner);
+  Scenario scenario = Base("clean", runner, options_.stores.front(), 1, kChecked);
+  scenario.steps = {Do(Step::Kind::kUp, "The cluster starts; kuri-1 migrates the keyspace."),
+                    Wait(kRetriesGiveUp, "Let its start-up retry finish.")};
+  FL_ASSERT(scenario.steps.size() == Moment::kStarted + 1);
+  site_hits_.clear();
+  Played played;
+  {
+    if (options_.shard.index == 0) ++played_.runs;  // Every shard plays it; one counts it.
+    InFlight in_flight(options_.keyspace);
+    RunOptions run{.seed = options_.seed, .sinks = {&in_flight}};
+    run.observe = [&](std::size_t step, World& world) {
+      if (step != Moment::kStarted) return;
+      played.seen[step].push_back(Observe(world, kSubject, options_.keyspace));
+      for (const sim::SiteCoverage& site : world.simulation.faults().Coverage()) {
+        site_hits_[site.site] = site.hits;
+      }
+    };
+    played.result = RunScenario(scenario, run);
+    played.in_flight = in_flight.file();
+    played.failures = in_flight.failures();
+  }
+  FL_ASSERT(played.seen.contains(Moment::kStarted));
+  const Observed& seen = played.seen.at(Moment::kStarted).front();
+  if (seen.serving && seen.schema == expected_) return true;
+  if (seen.serving) {
+    // It applies, and serves, but leaves another schema than its files
+    // say (a CREATE ... IF NOT EXISTS of a table made before): drift from
+    // the first run on, which every other check would only repeat.
+    const std::uint64_t index = TakeIndex();
+    Case c = NewCase(index, "clean", runner, options_.stores.front());
+    c.label = "the folder on an empty keyspace";
+    c.seed = options_.seed;
+    c.scenario = scenario;
+    if (Mine(index) && Judge(c)) Judged(c);
+    Note(fmt::format(
+        "{}: the folder leaves another schema than it defines on an empty keyspace, so no "
+        "other check ran",
+        runner));
+    return false;
+  }
+  // The store refused a statement (or the runner never finished): a
+  // finding at the file that failed, in the runner's own words (the
+  // first failure: its retries only repeat it, or say the version is
+  // dirty).
+  std::string file = played.in_flight;
+  std::string words = seen.last_line;
+  int line = 1;
+  if (!played.failures.empty()) {
+    const InFlight::Failure& first = played.failures.front();
+    if (const std::string failed = FileOf(static_cast<std::int64_t>(first.version));
+        !failed.empty()) {
+      file = failed;
+      line = LineOfFailure(first.version, first.text);
+    }
+    words = OneLine(first.text, 400);
+  }
+  played_.refused.push_back(
+      {"store-refuses", file, line, 1,
+       fmt::format("with {}, on an empty keyspace, kuri-1 does not start: {}", runner, words)});
+  Note(fmt::format("{}: the folder does not apply on an empty keyspace, so no other check ran",
+                   runner));
+  return false;
+}
+
+void Checker::CrashCheck(const std::string& runner) {
+  current_check_ = fmt::format("crash with {}", runner);
+  const auto made = models::migrate::MakeRunner(runner);
+  FL_ASSERT(made != nullptr);
+  std::vector<std::pair<std::string, std::uint64_t>> cases;
+  for (const std::string& site : made->FaultSites(options_.keyspace)) {
+    const auto hits = site_hits_.find(site);
+    if (hits == site_hits_.end()) continue;
+    for (std::uint64_t hit = 1; hit <= hits->second; ++hit) cases.emplace_back(site, hit);
+  }
+  if (cases.empty()) {
+    Note(fmt::format(
+        "{}: it passes no fault site (a crash only makes it run every statement again)", runner));
+    return;
+  }
+  if (cases.size() > kMaxCrashCases) {
+    Note(fmt::format("{}: {} crash points, only the first {} tried", runner, cases.size(),
+                     kMaxCrashCases));
+    cases.resize(kMaxCrashCases);
+  }
+  for (const auto& [site, hit] : cases) CrashCase(runner, site, hit);
+}
+
+void Checker::CrashCase(const std::string& runner, const std::string& site, std::uint64_t hit) {
+  const std::uint64_t index = TakeIndex();
+  if (!Mine(index)) return;
+  Case c = NewCase(index, "crash", runner, options_.stores.front());
+  c.label = fmt::format("crash at {}, hit {}", site, hit);
+  c.seed = options_.seed;
+  c.scenario = Base("crash", runner, c.store, 1, kChecked);
+  Service(c.scenario, kSubject).restart =
+      fakes::RestartPolicy::kNo;  // Restarted by a step: two moments to read.
+  FaultSpec crash;
+  crash.site = site;
+  crash.hit = hit;
+  crash.service = kSubject;
+  c.scenario.faults.push_back(crash);
+  c.scenario.steps = {
+      Do(Step::Kind::kUp, fmt::format("kuri-1 migrates and crashes at {} (pass {}).", site, hit)),
+      Wait(kSettle, "It stays down (restart = no)."),
+      ForService(Step::Kind::kRestart, kSubject, "kuri-1 starts again on what the crash left."),
+      Wait(kRetriesGiveUp, "Let its start-up retry finish."),
+  };
+  FL_ASSERT(c.scenario.steps.size() == Moment::kRestarted + 1);
+  if (Judge(c)) Judged(c);
+}
+
+// Upgrades onto a kept volume: from an older release's folder (--from
+// DIR), from one version of this folder (--from VERSION), or from each.
+void Checker::UpgradeCheck(const std::string& runner) {
+  current_check_ = fmt::format("upgrade with {}", runner);
+  std::vector<std::pair<std::string, std::vector<MigrationFile>>> starts;
+  if (options_.older) {
+    starts.emplace_back("the older folder", *options_.older);
+  } else if (options_.from_version == source_.migrations().rbegin()->first) {
+    Note(fmt::format("{}: --from {} is the newest version: no upgrade to play", runner,
+                     *options_.from_version));
+  } else if (options_.from_version) {
+    starts.emplace_back(fmt::format("version {}", *options_.from_version),
+                        FilesUpTo(*options_.from_version));
+  } else {
+    for (const auto& [version, migration] : source_.migrations()) {
+      if (version == source_.migrations().rbegin()->first) break;
+      starts.emplace_back(fmt::format("version {}", version), FilesUpTo(version));
+    }
+  }
+  for (auto& [from, files] : starts) UpgradeCase(runner, from, std::move(files));
+}
+
+void Checker::UpgradeCase(const std::string& runner, const std::string& from,
+                          std::vector<MigrationFile> files) {
+  const std::uint64_t index = TakeIndex();
+  if (!Mine(index)) return;
+  Case c = NewCase(index, "upgrade", runner, options_.stores.front());
+  c.label = "upgrade from " + from;
+  c.seed = options_.seed;
+  c.scenario = Base("upgrade", runner, c.store, 1, kShipped);
+  c.scenario.images.push_back(Image(kShipped, runner, std::move(files)));
+  c.scenario.steps = ImageChange(fmt::format("The release before runs ({}).", from), kChecked,
+                                 "The new image, with the folder checked.");
+  if (Judge(c)) Judged(c);
+}
+
+// Back to the image before the newest file, on the volume the new one
+// migrated: golang-migrate finds a version its folder does not have.
+void Checker::RollbackCheck(const std::string& runner) {
+  current_check_ = fmt::format("rollback with {}", runner);
+  std::vector<MigrationFile> previous;
+  std::string to;
+  if (options_.older) {
+    previous = *options_.older;
+    to = "the older folder";
+  } else {
+    const auto newest = source_.migrations().rbegin()->first;
+    const auto before = source_.Prev(newest);
+    if (!before) return;
+    previous = FilesUpTo(*before);
+    to = fmt::format("version {}", *before);
+  }
+  const std::uint64_t index = TakeIndex();
+  if (!Mine(index)) return;
+  Case c = NewCase(index, "rollback", runner, options_.stores.front());
+  c.label = "rollback to " + to;
+  c.seed = options_.seed;
+  c.file = source_.migrations().rbegin()->second.up_name;
+  c.scenario = Base("rollback", runner, c.store, 1, kChecked);
+  c.scenario.images.push_back(Image(kShipped, runner, previous));
+  c.scenario.steps = ImageChange("The new image migrates and serves.", kShipped,
+                                 fmt::format("Roll back to {}.", to));
+  if (Judge(c)) Judged(c);
+}
+
+void Checker::ConcurrentCheck(const std::string& runner) {
+  current_check_ = fmt::format("concurrent with {}", runner);
+  if (options_.replicas < 2) {
+    Note(fmt::format("{}: --replicas 1: no replicas race", runner));
+    return;
+  }
+  for (const std::string& store : options_.stores) {
+    for (int i = 0; i < options_.race_seeds; ++i) {
+      const std::uint64_t index = TakeIndex();
+      if (!Mine(index)) continue;
+      Case c = NewCase(index, "concurrent", runner, store);
+      c.seed = options_.seed + static_cast<std::uint64_t>(i);
+      c.label = fmt::format("{} replicas on {}, seed {}", options_.replicas, store, c.seed);
+      c.scenario = Base("concurrent", runner, store, options_.replicas, kChecked);
+      c.scenario.steps = {
+          Do(Step::Kind::kUp,
+             fmt::format("{} replicas start together on one keyspace.", options_.replicas)),
+          Wait(kRetriesGiveUp, "Let their start-up retries finish (the policy restarts them)."),
+      };
+      FL_ASSERT(c.scenario.steps.size() == Moment::kStarted + 1);
+      if (Judge(c)) Judged(c);
+    }
+  }
+}
+
+// up, down -all, up again, with golang-migrate's CLI, when every file
+// has a down.
+void Checker::DownUpCheck(const std::string& runner) {
+  FL_ASSERT(runner == "golang-migrate");
+  current_check_ = "down-up with golang-migrate";
+  for (const auto& [version, migration] : source_.migrations()) {
+    if (!migration.down || !migration.up) return;
+  }
+  const std::uint64_t index = TakeIndex();
+  if (!Mine(index)) return;
+  Case c = NewCase(index, "down-up", "golang-migrate", options_.stores.front());
+  c.label = "up, down -all, up";
+  c.seed = options_.seed;
+  c.scenario = Base("down-up", "golang-migrate", c.store, 1, kChecked);
+  Step down = ForService(Step::Kind::kMigrate, kSubject, "migrate down -all");
+  down.keyspace = options_.keyspace;
+  down.command = "down -all";
+  Step up = down;
+  up.narration = "migrate up";
+  up.command = "up";
+  c.scenario.steps = {Do(Step::Kind::kUp, "The cluster starts and migrates."),
+                      Wait(kSettle, "It serves."), down, up};
+  FL_ASSERT(c.scenario.steps.size() == Moment::kUpAgain + 1);
+  FL_ASSERT(c.scenario.steps[Moment::kAllDown].command == "down -all");
+  if (Judge(c)) Judged(c);
+}
+
+}  // namespace faultline::scenarios::check

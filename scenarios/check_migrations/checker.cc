@@ -1,0 +1,223 @@
+// The checker's shard and merging: which cases a shard plays, every shard's
+// cases merged in one order, and the checks' table (checker.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "models/migrate/runner.h"
+#include "models/migrate/schema_check.h"
+#include "models/s3/seed_images.h"
+#include "scenarios/check_migrations/checker.h"
+#include "scenarios/check_migrations/statements.h"
+#include "scenarios/harness/runner.h"
+#include "scenarios/world/world.h"
+#include "sim/assert.h"
+
+namespace faultline::scenarios::check {
+
+Case NewCase(std::uint64_t index, std::string check, std::string runner, std::string store) {
+  Case c;
+  c.index = index;
+  c.check = std::move(check);
+  c.runner = std::move(runner);
+  c.store = std::move(store);
+  return c;
+}
+
+Checker::Checker(const MigrationCheckOptions& options) : options_(options) {
+  sim::Result<MigrationSource> source = MigrationSource::FromFiles(options.files);
+  FL_ASSERT_MSG(source.ok(), "a folder checked when read: {}", source.status().ToString());
+  source_ = std::move(source).value();
+  FL_ASSERT_MSG(!source_.empty(), "an empty folder is refused when read");
+  SchemaModel schema;
+  for (const auto& [version, migration] : source_.migrations()) {
+    if (migration.up) {
+      for (const auto& statement : models::migrate::StatementsOf(*migration.up)) {
+        models::migrate::ApplyStatement(statement.statement, options.keyspace, schema);
+      }
+    }
+    schema_at_.emplace(version, schema);
+  }
+  expected_ = schema_at_.rbegin()->second;
+  FL_ASSERT(options.replicas >= 1 && options.replicas <= models::s3::kMaxNodes);
+  FL_ASSERT(!options.stores.empty());
+  FL_ASSERT(KeyspaceProblem(options.keyspace).empty());
+}
+
+// The shard's part: the clean runs (every shard plays them; only shard
+// 0 counts them), then the cases the shard owns, judged.
+PlayedShard Checker::PlayShard() {
+  bool golang_migrate_applies = false;
+  // A statement the parser refuses fails every runner but db-init (which
+  // would skip it and serve without it): nothing to learn by running.
+  const bool parses =
+      std::all_of(source_.migrations().begin(), source_.migrations().end(), [](const auto& entry) {
+        return !entry.second.up || !models::migrate::FindSyntaxError(*entry.second.up);
+      });
+  if (!parses && !options_.runners.empty()) {
+    Note(
+        "the folder has statements the store's CQL parser refuses (parse-error): no runner was "
+        "run; fix them first");
+  }
+  for (const std::string& runner : parses ? options_.runners : std::vector<std::string>{}) {
+    if (!CleanRun(runner)) continue;  // A folder the store refuses has nothing more to show.
+    golang_migrate_applies |= runner == "golang-migrate";
+    for (const CheckEntry& check : Checks()) {
+      if (check.per_runner && check.play != nullptr) (this->*check.play)(runner);
+    }
+  }
+  // down-up is golang-migrate's CLI: asked for only with that runner,
+  // and only when the folder applies at all.
+  for (const CheckEntry& check : Checks()) {
+    if (!check.per_runner && golang_migrate_applies) (this->*check.play)("golang-migrate");
+  }
+  played_.shard_index = options_.shard.index;
+  played_.shard_count = options_.shard.count;
+  played_.total_cases = next_case_;
+  return std::move(played_);
+}
+
+// The report from every shard's cases, in the order they were counted
+// (so the same whatever the shards): grouped, the unsafe ones shrunk
+// here, or taken from `made` (MakeRepros, elsewhere).
+MigrationCheckReport Checker::ReportOf(const std::vector<PlayedShard>& shards,
+                                       const std::vector<ReproMade>* made) {
+  Merge(shards);
+  Finish(made);
+  report_.runs += played_.runs;  // The shrinker's own runs, here.
+  return std::move(report_);
+}
+
+// The repros of the unsafe groups (numbered in report order) that `shard`
+// owns.
+std::vector<ReproMade> Checker::MakeRepros(const std::vector<PlayedShard>& shards,
+                                           MigrationCheckOptions::Shard shard) {
+  Merge(shards);
+  std::vector<ReproMade> made;
+  std::uint64_t unsafe = 0;
+  for (const auto& key : order_) {
+    auto& [finding, first] = groups_.at(key);
+    if (!InfoOf(finding.verdict).unsafe) continue;
+    const std::uint64_t group = unsafe++;
+    if (group % shard.count != shard.index) continue;
+    const int runs_before = report_.runs + played_.runs;
+    Repro(finding, first);
+    made.push_back({group, std::move(*finding.repro), std::move(finding.shrink_log),
+                    report_.runs + played_.runs - runs_before});
+  }
+  return made;
+}
+
+// Every shard's cases, grouped in their order; the static rules; the
+// notes and store-refuses findings each shard said once.
+void Checker::Merge(const std::vector<PlayedShard>& shards) {
+  for (const auto& [version, migration] : source_.migrations()) {
+    if (migration.up) report_.files.push_back(migration.up_name);
+    if (migration.down) report_.files.push_back(migration.down_name);
+  }
+  report_.keyspace = options_.keyspace;
+  report_.runners = options_.runners;
+  report_.lint = models::migrate::LintFolder({.files = options_.files,
+                                              .keyspace = options_.keyspace,
+                                              .older = options_.older ? &*options_.older : nullptr,
+                                              .older_name = options_.older_name,
+                                              .sum = options_.sum,
+                                              .sum_name = options_.sum_name});
+  std::vector<const JudgedCase*> cases;
+  std::vector<std::pair<std::uint64_t, std::string>> notes;
+  for (const PlayedShard& shard : shards) {
+    report_.runs += shard.runs;
+    for (const JudgedCase& judged : shard.cases) cases.push_back(&judged);
+    notes.insert(notes.end(), shard.notes.begin(), shard.notes.end());
+    for (const models::migrate::LintFinding& refused : shard.refused) {
+      // Every shard plays the clean runs: each says the same.
+      if (std::find(report_.lint.begin(), report_.lint.end(), refused) == report_.lint.end()) {
+        report_.lint.push_back(refused);
+      }
+    }
+  }
+  std::sort(cases.begin(), cases.end(),
+            [](const JudgedCase* a, const JudgedCase* b) { return a->index < b->index; });
+  for (std::size_t i = 1; i < cases.size(); ++i) {
+    FL_ASSERT_MSG(cases[i - 1]->index != cases[i]->index, "case {} played twice", cases[i]->index);
+  }
+  for (const JudgedCase* judged : cases) Group(*judged);
+  std::stable_sort(notes.begin(), notes.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [key, note] : notes) {
+    if (std::find(report_.notes.begin(), report_.notes.end(), note) == report_.notes.end()) {
+      report_.notes.push_back(std::move(note));
+    }
+  }
+}
+
+// The next case's index; whether this shard plays it.
+std::uint64_t Checker::TakeIndex() { return next_case_++; }
+
+bool Checker::Mine(std::uint64_t index) const {
+  return index % options_.shard.count == options_.shard.index;
+}
+
+// A note every shard says (before the next case), and one only the shard
+// that plays a case says: keyed so that their order is the same whatever
+// the shards.
+void Checker::Note(std::string note) {
+  played_.notes.emplace_back(2 * next_case_, std::move(note));
+}
+
+void Checker::NoteOf(const Case& c, std::string note) {
+  played_.notes.emplace_back(2 * c.index + 1, std::move(note));
+}
+
+// A judged case, kept for the report. Only a group's first case is
+// shrunk: the others travel without their scenario (each holds the whole
+// folder). A group's first case overall is the first of its shard,
+// whichever shard plays it.
+void Checker::Judged(const Case& c) {
+  JudgedCase judged = c;
+  if (!first_of_group_.insert(KeyOf(c)).second) judged.scenario = Scenario();
+  played_.cases.push_back(std::move(judged));
+}
+
+Checker::Key Checker::KeyOf(const Case& c) {
+  return std::make_tuple(c.check, c.runner, c.store, c.file, c.verdict, c.force_to);
+}
+
+// The checks, one entry each, in the order they run and reports list them
+// (kChecks names them for the reports). The clean run plays first, for
+// every runner: the gate the others need (CleanRun); the others make and
+// play their cases for each runner whose clean run applied, or once for
+// the folder.
+const std::vector<Checker::CheckEntry>& Checker::Checks() {
+  static const std::vector<CheckEntry> kEntries = [] {
+    std::vector<CheckEntry> entries = {
+        {"clean", true, nullptr, &Checker::JudgeClean},
+        {"crash", true, &Checker::CrashCheck, &Checker::JudgeCrash},
+        {"upgrade", true, &Checker::UpgradeCheck, &Checker::JudgeUpgrade},
+        {"rollback", true, &Checker::RollbackCheck, &Checker::JudgeRollback},
+        {"concurrent", true, &Checker::ConcurrentCheck, &Checker::JudgeConcurrent},
+        // golang-migrate's CLI: once, when that runner applies the folder.
+        {"down-up", false, &Checker::DownUpCheck, &Checker::JudgeDownUp},
+    };
+    FL_ASSERT(entries.size() == std::size(kChecks));
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      FL_ASSERT_MSG(entries[i].name == kChecks[i], "check {} is not kChecks' {}", entries[i].name,
+                    kChecks[i]);
+      FL_ASSERT(entries[i].judge != nullptr);
+      FL_ASSERT(entries[i].play != nullptr || entries[i].name == "clean");
+    }
+    return entries;
+  }();
+  return kEntries;
+}
+
+bool Checker::Judge(Case& c) {
+  for (const CheckEntry& check : Checks()) {
+    if (check.name == c.check) return (this->*check.judge)(c);
+  }
+  FL_PANIC("no check {}", c.check);
+}
+
+}  // namespace faultline::scenarios::check

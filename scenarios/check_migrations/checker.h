@@ -1,0 +1,260 @@
+// check-migrations' checker (internal to check_migrations/; not
+// installed): one Checker plays a shard's cases and makes the report, its
+// parts each in a file of their own:
+//   checker.cc   the shard's part, merging every shard's cases, the checks' table
+//   cases.cc     the cluster each case runs on and the steps it plays
+//   judging.cc   each check's verdict, and the operator's way out (force)
+//   reading.cc   what the folder defines, and what was seen of it
+//   findings.cc  cases grouped into findings, and each unsafe one's repro
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "models/migrate/schema_model.h"
+#include "models/migrate/source.h"
+#include "scenarios/check_migrations/check_migrations.h"
+#include "scenarios/check_migrations/observe.h"
+#include "sim/clock.h"
+
+namespace faultline::scenarios::check {
+
+using models::migrate::MigrationFile;
+using models::migrate::MigrationSource;
+using models::migrate::SchemaModel;
+
+inline constexpr const char* kChecked = "checked";  // The folder's image version.
+inline constexpr const char* kShipped =
+    "shipped";  // An older release's, for upgrades and rollbacks.
+// Long enough for the gateway's start-up retry (30 attempts, 2 s doubling
+// to 15 s: about 7 minutes) to give up, so the log ends with its last word.
+inline constexpr sim::Duration kRetriesGiveUp = std::chrono::minutes(10);
+inline constexpr sim::Duration kSettle = std::chrono::minutes(1);
+inline constexpr std::size_t kMaxCrashCases =
+    20'000;  // Per runner: beyond, the rest is said skipped.
+
+// The moments each check reads, as indices of the steps its cases play.
+// The builders in cases.cc make the steps and assert that they match.
+struct Moment {
+  // clean and concurrent: up, then a wait for the start-up retry.
+  static constexpr std::size_t kStarted = 1;
+  // crash: up (it crashes), a wait, a restart, a wait.
+  static constexpr std::size_t kCrashed = 1;
+  static constexpr std::size_t kRestarted = 3;
+  // upgrade and rollback (ImageChange): up on the first image, a wait,
+  // down, set-image, up on the second, a wait.
+  static constexpr std::size_t kFirstImageServes = 1;
+  static constexpr std::size_t kSecondImageStarted = 5;
+  // down-up: up, a wait, migrate down -all, migrate up.
+  static constexpr std::size_t kAllDown = 2;
+  static constexpr std::size_t kUpAgain = 3;
+};
+
+// One case: its run, verdict and words, as a shard reports it. How it is
+// judged follows from its check (JudgeOf), and the folder the subject ends
+// on from its scenario (ImageAtEnd): nothing of it is stored twice.
+using Case = JudgedCase;
+Case NewCase(std::uint64_t index, std::string check, std::string runner, std::string store);
+
+class Checker {
+ public:
+  explicit Checker(const MigrationCheckOptions& options);
+
+  // The shard's part: the clean runs (every shard plays them; only shard
+  // 0 counts them), then the cases the shard owns, judged.
+  PlayedShard PlayShard();
+
+  // The report from every shard's cases, in the order they were counted
+  // (so the same whatever the shards): grouped, the unsafe ones shrunk
+  // here, or taken from `made` (MakeRepros, elsewhere).
+  MigrationCheckReport ReportOf(const std::vector<PlayedShard>& shards,
+                                const std::vector<ReproMade>* made);
+
+  // The repros of the unsafe groups (numbered in report order) that `shard`
+  // owns.
+  std::vector<ReproMade> MakeRepros(const std::vector<PlayedShard>& shards,
+                                    MigrationCheckOptions::Shard shard);
+
+ private:
+  using Key = std::tuple<std::string, std::string, std::string, std::string, Verdict, std::string>;
+  struct CheckEntry {
+    std::string_view name;                             // One of kChecks.
+    bool per_runner;                                   // For each runner, or once for the folder.
+    void (Checker::*play)(const std::string& runner);  // Makes and plays its cases.
+    bool (Checker::*judge)(Case& c);                   // Judges one; false: no finding.
+  };
+  static const std::vector<CheckEntry>& Checks();
+
+  // ---- Shards and merging (checker.cc) ----
+
+  // Every shard's cases, grouped in their order; the static rules; the
+  // notes and store-refuses findings each shard said once.
+  void Merge(const std::vector<PlayedShard>& shards);
+
+  // The next case's index; whether this shard plays it.
+  std::uint64_t TakeIndex();
+
+  bool Mine(std::uint64_t index) const;
+
+  // A note every shard says (before the next case), and one only the shard
+  // that plays a case says: keyed so that their order is the same whatever
+  // the shards.
+  void Note(std::string note);
+
+  void NoteOf(const Case& c, std::string note);
+
+  // A judged case, kept for the report. Only a group's first case is
+  // shrunk: the others travel without their scenario (each holds the whole
+  // folder). A group's first case overall is the first of its shard,
+  // whichever shard plays it.
+  void Judged(const Case& c);
+
+  static Key KeyOf(const Case& c);
+
+  bool Judge(Case& c);
+
+  // ---- Reading (reading.cc) ----
+
+  // The folder the subject runs at the end of the case's run: the image
+  // rolled back to, for a rollback; else the folder checked.
+  MigrationSource ImageAtEnd(const Case& c) const;
+
+  std::vector<MigrationFile> FilesUpTo(std::uint64_t version) const;
+
+  // The schema the files up to `version` define, worked out once per
+  // version (a case asks for many; reading the prefix again each time
+  // would cost in proportion to the folder).
+  const SchemaModel& SchemaAt(std::optional<std::uint64_t> version) const;
+
+  // Whether the state a crash left is one the folder defines: no version
+  // and no table, or a clean version with exactly its files' schema (for a
+  // runner that keeps no golang-migrate table: any version's schema).
+  bool Consistent(const Observed& seen, const std::string& runner) const;
+
+  bool AllServeTheFolder(const std::vector<Observed>& seen, bool compare_schema = true) const;
+
+  // "1754293669 dirty, 1 of 2 tables": the version table and how much of
+  // the folder's schema is there.
+  std::string StateText(const Observed& seen, const std::string& runner = "golang-migrate") const;
+
+  static const Observed* FirstDown(const std::vector<Observed>& seen);
+
+  std::string FileOf(std::int64_t version) const;
+
+  // The line of the version's file where the statement the failure quotes
+  // starts (golang-migrate quotes the piece it sent); 1 when not found.
+  int LineOfFailure(std::uint64_t version, const std::string& text) const;
+
+  // ---- Building and playing the cases (cases.cc) ----
+
+  ImageSpec Image(const std::string& version, const std::string& runner,
+                  std::vector<MigrationFile> files) const;
+
+  // The cluster: `nodes` nodes sharing the keyspace, each running
+  // `node_version`; db-init creates the keyspace, as the seed's does.
+  Scenario Base(const std::string& name, const std::string& runner, const std::string& store,
+                int nodes, const std::string& node_version) const;
+
+  // An image change on a kept volume: up on the first image (`first`), its
+  // migration done, down (the store's volume stays), kuri-1 set to
+  // `version`, up again, and time for the start-up retry. Steps 1 and 5 are
+  // the moments to read.
+  static std::vector<Step> ImageChange(std::string first, const std::string& version,
+                                       std::string change);
+
+  ServiceOverride& Service(Scenario& scenario, const std::string& name) const;
+
+  Played Play(const Scenario& scenario, std::uint64_t seed, const std::set<std::size_t>& steps,
+              int replicas);
+
+  // The folder on an empty keyspace, no fault: every statement must be
+  // accepted. Also counts the runner's passes through its fault sites.
+  bool CleanRun(const std::string& runner);
+
+  void CrashCheck(const std::string& runner);
+
+  void CrashCase(const std::string& runner, const std::string& site, std::uint64_t hit);
+
+  // Upgrades onto a kept volume: from an older release's folder (--from
+  // DIR), from one version of this folder (--from VERSION), or from each.
+  void UpgradeCheck(const std::string& runner);
+
+  void UpgradeCase(const std::string& runner, const std::string& from,
+                   std::vector<MigrationFile> files);
+
+  // Back to the image before the newest file, on the volume the new one
+  // migrated: golang-migrate finds a version its folder does not have.
+  void RollbackCheck(const std::string& runner);
+
+  void ConcurrentCheck(const std::string& runner);
+
+  // up, down -all, up again, with golang-migrate's CLI, when every file
+  // has a down.
+  void DownUpCheck(const std::string& runner);
+
+  // ---- Judging (judging.cc) ----
+
+  bool JudgeClean(Case& c);
+
+  bool JudgeCrash(Case& c);
+
+  bool JudgeUpgrade(Case& c);
+
+  bool JudgeRollback(Case& c);
+
+  bool JudgeConcurrent(Case& c);
+
+  bool JudgeDownUp(Case& c);
+
+  // The verdict for replicas that do not all serve the folder at the end.
+  void Unserved(Case& c, const std::vector<Observed>& end, int replicas, bool any_schema);
+
+  // `migrate force X` then a restart of every replica, for each X an
+  // operator would try after `versions`; the first that brings every
+  // replica up (with the folder's schema, unless `any_schema`). With a
+  // dirty version V: the one before it first (V runs again, whole), then V
+  // itself (V counts as done), but V never when it is known that only part
+  // of it ran: a schema can look complete while a data statement never
+  // ran. A version the image's folder lacks (a rollback): its newest.
+  std::optional<std::string> ForceThatWorks(const Case& c, const Observed& seen,
+                                            const MigrationSource& image, int replicas,
+                                            bool any_schema);
+
+  // A lost version that keeps the service down: the version an operator
+  // must write back is the one being recorded when the crash came (the
+  // file in flight if it ran whole, else the one before), found by trying
+  // it as for a dirty version.
+  void LostVersionWayOut(Case& c, const Observed& restarted);
+
+  // ---- Findings (findings.cc) ----
+
+  void Group(Case c);
+
+  // Each unsafe finding's first case, shrunk with its steps kept, and a
+  // last step that says what a user sees.
+  void Finish(const std::vector<ReproMade>* made);
+
+  void Repro(DynamicFinding& finding, const Case& first_case);
+
+  const MigrationCheckOptions& options_;
+  PlayedShard played_;
+  std::uint64_t next_case_ = 0;
+  MigrationSource source_;
+  SchemaModel expected_;
+  std::map<std::uint64_t, SchemaModel> schema_at_;  // After each version's files.
+  MigrationCheckReport report_;
+  std::map<std::string, std::uint64_t> site_hits_;  // From the clean run.
+  std::string current_check_;
+  std::set<Key> first_of_group_;  // Of this shard's cases.
+  std::map<Key, std::pair<DynamicFinding, Case>> groups_;
+  std::vector<Key> order_;
+};
+
+}  // namespace faultline::scenarios::check

@@ -1,0 +1,106 @@
+// What the folder checked defines, and what was seen of it (checker.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "models/migrate/runner.h"
+#include "models/migrate/schema_check.h"
+#include "models/s3/seed_images.h"
+#include "scenarios/check_migrations/checker.h"
+#include "scenarios/check_migrations/statements.h"
+#include "scenarios/harness/runner.h"
+#include "scenarios/world/world.h"
+#include "sim/assert.h"
+
+namespace faultline::scenarios::check {
+
+// The folder the subject runs at the end of the case's run: the image
+// rolled back to, for a rollback; else the folder checked.
+MigrationSource Checker::ImageAtEnd(const Case& c) const {
+  if (c.check != "rollback") return source_;
+  for (const ImageSpec& image : c.scenario.images) {
+    if (image.version != kShipped) continue;
+    sim::Result<MigrationSource> source = MigrationSource::FromFiles(image.files);
+    FL_ASSERT(source.ok());
+    return std::move(source).value();
+  }
+  FL_PANIC("rollback case {} without the image it rolls back to", c.index);
+}
+
+std::vector<MigrationFile> Checker::FilesUpTo(std::uint64_t version) const {
+  return check::FilesUpTo(source_, version);
+}
+
+// The schema the files up to `version` define, worked out once per
+// version (a case asks for many; reading the prefix again each time
+// would cost in proportion to the folder).
+const SchemaModel& Checker::SchemaAt(std::optional<std::uint64_t> version) const {
+  static const SchemaModel kEmpty;
+  if (!version) return kEmpty;
+  const auto found = schema_at_.find(*version);
+  FL_ASSERT_MSG(found != schema_at_.end(), "no version {} in the folder", *version);
+  return found->second;
+}
+
+// Whether the state a crash left is one the folder defines: no version
+// and no table, or a clean version with exactly its files' schema (for a
+// runner that keeps no golang-migrate table: any version's schema).
+bool Checker::Consistent(const Observed& seen, const std::string& runner) const {
+  if (seen.versions == "none") {
+    if (seen.schema.empty()) return true;
+    if (runner == "golang-migrate") return false;
+    for (const auto& [version, migration] : source_.migrations()) {
+      if (seen.schema == SchemaAt(version)) return true;
+    }
+    return false;
+  }
+  const auto one = OneVersion(seen.versions);
+  return one && !one->second && one->first >= 0 &&
+         seen.schema == SchemaAt(static_cast<std::uint64_t>(one->first));
+}
+
+bool Checker::AllServeTheFolder(const std::vector<Observed>& seen, bool compare_schema) const {
+  return std::all_of(seen.begin(), seen.end(), [&](const Observed& s) {
+    return s.serving && (!compare_schema || s.schema == expected_);
+  });
+}
+
+// "1754293669 dirty, 1 of 2 tables": the version table and how much of
+// the folder's schema is there.
+std::string Checker::StateText(const Observed& seen, const std::string& runner) const {
+  std::size_t present = 0;
+  for (const auto& [table, columns] : expected_) present += seen.schema.contains(table) ? 1 : 0;
+  const std::string tables =
+      fmt::format("{} of the folder's {} table(s)", present, expected_.size());
+  // Only golang-migrate keeps its version in schema_migrations.
+  if (runner != "golang-migrate") return tables;
+  return fmt::format("schema_migrations: {}; {}", seen.versions, tables);
+}
+
+const Observed* Checker::FirstDown(const std::vector<Observed>& seen) {
+  for (const Observed& s : seen) {
+    if (!s.serving) return &s;
+  }
+  return nullptr;
+}
+
+std::string Checker::FileOf(std::int64_t version) const {
+  const models::migrate::Migration* migration =
+      version < 0 ? nullptr : source_.Find(static_cast<std::uint64_t>(version));
+  return migration != nullptr ? migration->up_name : std::string();
+}
+
+// The line of the version's file where the statement the failure quotes
+// starts (golang-migrate quotes the piece it sent); 1 when not found.
+int Checker::LineOfFailure(std::uint64_t version, const std::string& text) const {
+  const models::migrate::Migration* migration = source_.Find(version);
+  if (migration == nullptr || !migration->up) return 1;
+  for (const auto& statement : models::migrate::StatementsOf(*migration->up)) {
+    if (text.find(statement.text) != std::string::npos) return statement.line;
+  }
+  return 1;
+}
+
+}  // namespace faultline::scenarios::check
