@@ -89,22 +89,6 @@ lost-version; each unsafe one comes with a scenario file that
 `faultline run` replays. Exit 0 when nothing unsafe was found (warnings and
 notes do not count), 1 when something was, 2 for bad input.)";
 
-CommandRun DefineHelp(CLI::App& command) {
-  auto name = std::make_shared<std::string>();
-  command.add_option("command", *name, "the command to explain")->type_name("COMMAND");
-  return [&command, name] {
-    return ShowHelp(*command.get_parent(),
-                    name->empty() ? std::vector<std::string>{} : std::vector<std::string>{*name});
-  };
-}
-
-CommandRun DefineVersion(CLI::App&) {
-  return [] {
-    std::cout << "faultline 0.1.0\n";
-    return kExitOk;
-  };
-}
-
 constexpr Command kCommands[] = {
     {"demo", "run the scenario catalogue and print a table; exit 0 when all pass", kDemoDetails,
      DefineDemo},

@@ -1,29 +1,17 @@
+// The ycqlsh-like shell: statements from -e, a file or standard input, run
+// on a store's engine, with ycqlsh's output and error texts (cql_shell.h).
 #include "app/cql_shell.h"
 
 #include <unistd.h>
 
-#include <algorithm>
-#include <array>
 #include <cctype>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <memory>
-#include <optional>
-#include <set>
-#include <sstream>
-#include <variant>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "app/command_util.h"
-#include "app/commands.h"
-#include "fakes/sqlite_vfs.h"
-#include "fakes/volume.h"
 #include "models/cql/parser.h"
-#include "models/cql/store_database.h"
-#include "sim/simulation.h"
 
 namespace faultline::app {
 namespace {
@@ -32,19 +20,6 @@ using models::cql::CqlError;
 using models::cql::ErrorCode;
 using models::cql::Outcome;
 using models::cql::QueryResult;
-
-constexpr const char* kMountPoint = "/var/lib/yugabyte";
-constexpr const char* kDatabase = "/var/lib/yugabyte/meta.db";
-// The files of a saved store: the database and SQLite's (persistent) journal.
-constexpr std::array<const char*, 2> kStoreFiles = {"meta.db", "meta.db-journal"};
-constexpr const char* kStaging = ".faultline-saving";
-
-struct Flags {
-  std::optional<std::filesystem::path> data;
-  std::optional<std::string> execute;
-  std::optional<std::string> file;
-  std::string keyspace;
-};
 
 // The error as ycqlsh reports it, with where the statement came from.
 void PrintError(const std::string& source, int line, const CqlError& error,
@@ -61,124 +36,6 @@ void PrintOutcome(const QueryResult& result) {
   if (text.empty()) return;
   std::cout << (result.kind == QueryResult::Kind::kRows ? "\n" : "") << text << "\n";
 }
-
-// The store, on a volume loaded from --data or fresh.
-class ShellStore {
- public:
-  ShellStore() : volume_("yugabyte-data", fakes::VolumeKind::kNamedVolume), vfs_(simulation_) {
-    vfs_.Mount(kMountPoint, volume_);
-  }
-  ~ShellStore() { store_.reset(); }  // Before the VFS and the volume.
-
-  // Loads the store kept in `directory` (created when missing). Only the
-  // store's own files are read, and only they are written back: a directory
-  // that holds other files and no store is refused, never taken over.
-  sim::Status Load(const std::filesystem::path& directory) {
-    std::error_code error;
-    if (!std::filesystem::exists(directory, error)) {
-      std::filesystem::create_directories(directory, error);
-      if (error) return sim::Status::IoError("cannot create " + directory.string());
-    }
-    if (!std::filesystem::is_directory(directory, error)) {
-      return sim::Status::InvalidArgument(directory.string() + " is not a directory");
-    }
-    if (!std::filesystem::exists(directory / kStoreFiles[0], error) &&
-        !std::filesystem::is_empty(directory, error)) {
-      return sim::Status::InvalidArgument(
-          fmt::format("{} holds no store ({} is missing) and is not empty; give a new or empty "
-                      "directory, or one a store was saved in",
-                      directory.string(), kStoreFiles[0]));
-    }
-    // An interrupted save leaves its staging folder; its files are not the store's.
-    std::filesystem::remove_all(directory / kStaging, error);
-    for (const char* name : kStoreFiles) {
-      if (sim::Status status = Import(directory / name, name); !status.ok()) return status;
-    }
-    volume_.SyncAll();
-    return sim::Status::Ok();
-  }
-
-  // A snapshot's database bytes, as the store's file (nothing is saved back).
-  sim::Status LoadDatabase(const std::string& database) {
-    if (database.empty()) return sim::Status::Ok();  // No store yet: a fresh one.
-    fakes::SimFile& file = volume_.OpenOrCreate(std::string("/") + kStoreFiles[0]);
-    if (sim::Status written = volume_.Write(file, 0, database); !written.ok()) return written;
-    volume_.SyncAll();
-    return sim::Status::Ok();
-  }
-
-  sim::Status Open() {
-    auto opened = models::cql::StoreDatabase::Open(vfs_, kDatabase);
-    if (auto* status = std::get_if<sim::Status>(&opened)) return *status;
-    store_ = std::move(std::get<std::unique_ptr<models::cql::StoreDatabase>>(opened));
-    return sim::Status::Ok();
-  }
-
-  // Writes the store back: its files, and no file it no longer has (a
-  // journal SQLite deleted must not come back as a hot journal). Each file
-  // is written beside its place and renamed over it, so an interrupted save
-  // leaves every file whole, old or new; stale files go last.
-  sim::Status SaveTo(const std::filesystem::path& directory) {
-    store_.reset();  // Closes the database: everything is on the volume.
-    const std::filesystem::path staging = directory / kStaging;
-    std::error_code error;
-    std::filesystem::remove_all(staging, error);
-    if (sim::Status status = volume_.ExportTo(staging); !status.ok()) return status;
-    for (const std::string& path : volume_.List()) {
-      if (!IsStoreFile(path)) continue;  // Only what Load reads comes back.
-      const std::filesystem::path relative = std::filesystem::path(path).relative_path();
-      // The saved file keeps the permissions of the one it replaces.
-      const std::filesystem::path target = directory / relative;
-      if (std::filesystem::exists(target, error)) {
-        std::filesystem::permissions(staging / relative,
-                                     std::filesystem::status(target, error).permissions(), error);
-      }
-      std::filesystem::rename(staging / relative, target, error);
-      if (error) {
-        return sim::Status::IoError(
-            fmt::format("cannot replace {}: {}", (directory / relative).string(), error.message()));
-      }
-    }
-    std::filesystem::remove_all(staging, error);
-    for (const std::string& path : imported_) {
-      if (volume_.Exists(path)) continue;
-      std::filesystem::remove(directory / std::filesystem::path(path).relative_path(), error);
-    }
-    return sim::Status::Ok();
-  }
-
-  models::cql::Engine& engine() { return store_->engine(); }
-
- private:
-  static bool IsStoreFile(const std::string& volume_path) {
-    return std::any_of(kStoreFiles.begin(), kStoreFiles.end(),
-                       [&](const char* name) { return volume_path == std::string("/") + name; });
-  }
-
-  // One store file, when it is there: a regular file, not a link to
-  // somewhere else (it is written back in place).
-  sim::Status Import(const std::filesystem::path& source, const std::string& name) {
-    std::error_code error;
-    const std::filesystem::file_status status = std::filesystem::symlink_status(source, error);
-    if (status.type() == std::filesystem::file_type::not_found) return sim::Status::Ok();
-    if (status.type() != std::filesystem::file_type::regular) {
-      return sim::Status::InvalidArgument(source.string() + " is not a regular file");
-    }
-    std::ifstream in(source, std::ios::binary);
-    std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof()) return sim::Status::IoError("cannot read " + source.string());
-    fakes::SimFile& file = volume_.OpenOrCreate("/" + name);
-    if (sim::Status written = volume_.Write(file, 0, contents); !written.ok()) return written;
-    imported_.insert("/" + name);
-    return sim::Status::Ok();
-  }
-
-  sim::Simulation simulation_;
-  fakes::Volume volume_;
-  fakes::SqliteVfs vfs_;
-  std::unique_ptr<models::cql::StoreDatabase> store_;
-  std::set<std::string> imported_;
-};
 
 constexpr std::string_view kHelp = R"(
 Documented shell commands (no ';' needed):
@@ -314,94 +171,15 @@ bool RunInteractive(models::cql::Engine& engine, models::cql::Session& session) 
 
 }  // namespace
 
-int RunCqlShellOnSnapshot(const std::string& database, const std::optional<std::string>& execute,
-                          const std::string& keyspace) {
-  ShellStore store;
-  if (sim::Status status = store.LoadDatabase(database); !status.ok()) {
-    std::cerr << "faultline: shell: cannot load the store: " << status.ToString() << "\n";
-    return kExitBadInput;
-  }
-  if (sim::Status status = store.Open(); !status.ok()) {
-    std::cerr << "faultline: shell: cannot open the store: " << status.ToString() << "\n";
-    return kExitBadInput;
-  }
+bool RunShellSession(models::cql::Engine& engine, const ShellInput& input) {
   models::cql::Session session;
   bool ok = true;
-  if (!keyspace.empty()) ok = UseKeyspace(store.engine(), session, keyspace);
-  if (ok && execute) ok = RunExecute(store.engine(), session, *execute);
-  if (ok && !execute) ok = RunInteractive(store.engine(), session);
-  return ok ? kExitOk : kExitBadInput;
-}
-
-namespace {
-
-int RunCqlShell(const Flags& flags) {
-  if (flags.execute && flags.file) return BadInput("give -e or -f, not both", "cql");
-  std::string script;
-  if (flags.file) {
-    std::error_code error;
-    if (!std::filesystem::is_regular_file(*flags.file, error)) {
-      std::cerr << "faultline: cql: -f " << *flags.file
-                << (std::filesystem::exists(*flags.file, error) ? ": not a regular file\n"
-                                                                : ": no such file\n");
-      return kExitBadInput;
-    }
-    std::ifstream in(*flags.file);
-    if (!in) {
-      std::cerr << "faultline: cql: cannot read " << *flags.file << "\n";
-      return kExitBadInput;
-    }
-    std::stringstream contents;
-    contents << in.rdbuf();
-    script = contents.str();
-  }
-  ShellStore store;
-  if (flags.data) {
-    if (sim::Status status = store.Load(*flags.data); !status.ok()) {
-      std::cerr << "faultline: cql: " << status.ToString() << "\n";
-      return kExitBadInput;
-    }
-  }
-  if (sim::Status status = store.Open(); !status.ok()) {
-    std::cerr << "faultline: cql: cannot open the store"
-              << (flags.data ? " in " + flags.data->string() : "") << ": " << status.ToString()
-              << "\n";
-    return kExitBadInput;
-  }
-  models::cql::Session session;
-  bool ok = true;
-  if (!flags.keyspace.empty()) ok = UseKeyspace(store.engine(), session, flags.keyspace);
-  if (ok && flags.execute) ok = RunExecute(store.engine(), session, *flags.execute);
-  if (ok && flags.file) ok = RunScript(store.engine(), session, *flags.file, 1, script);
-  if (ok && !flags.execute && !flags.file) ok = RunInteractive(store.engine(), session);
-  if (flags.data) {
-    if (sim::Status status = store.SaveTo(*flags.data); !status.ok()) {
-      std::cerr << "faultline: cql: cannot write the store back to " << flags.data->string() << ": "
-                << status.ToString() << "\n";
-      return kExitBadInput;
-    }
-  }
-  return ok ? kExitOk : kExitBadInput;
-}
-
-}  // namespace
-
-CommandRun DefineCql(CLI::App& command) {
-  auto flags = std::make_shared<Flags>();
-  command
-      .add_option("--data", flags->data,
-                  "open the store kept in DIR (an exported volume: DIR/meta.db), creating it if "
-                  "DIR is new or empty, and write it back on exit; a DIR with other files and no "
-                  "meta.db is refused; without it the store is fresh and gone at exit")
-      ->type_name(kDirValue)
-      ->check(Given());
-  command.add_option("-e,--execute", flags->execute,
-                     "run these statements (separated by ';') and exit");
-  command.add_option("-f,--file", flags->file, "run the statements in FILE and exit")
-      ->type_name(kFileValue)
-      ->check(Given());
-  command.add_option("-k,--keyspace", flags->keyspace, "start with USE KEYSPACE");
-  return [flags] { return RunCqlShell(*flags); };
+  if (!input.keyspace.empty()) ok = UseKeyspace(engine, session, input.keyspace);
+  if (ok && input.execute) ok = RunExecute(engine, session, *input.execute);
+  if (ok && input.script)
+    ok = RunScript(engine, session, input.script->first, 1, input.script->second);
+  if (ok && !input.execute && !input.script) ok = RunInteractive(engine, session);
+  return ok;
 }
 
 }  // namespace faultline::app

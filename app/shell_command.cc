@@ -14,12 +14,31 @@
 #include "app/command_util.h"
 #include "app/commands.h"
 #include "app/cql_shell.h"
+#include "app/shell_store.h"
 #include "scenarios/harness/runner.h"
 #include "scenarios/world/store_view.h"
 #include "sim/assert.h"
 
 namespace faultline::app {
 namespace {
+
+// The shell on a snapshot of a run's store: `database` is the bytes of its
+// meta.db (empty: the store had written none yet, so it is fresh). What it
+// changes stays in memory, so the run's store is never touched.
+int RunCqlShellOnSnapshot(const std::string& database, const std::optional<std::string>& execute,
+                          const std::string& keyspace) {
+  ShellStore store;
+  if (sim::Status status = store.LoadDatabase(database); !status.ok()) {
+    std::cerr << "faultline: shell: cannot load the store: " << status.ToString() << "\n";
+    return kExitBadInput;
+  }
+  if (sim::Status status = store.Open(); !status.ok()) {
+    std::cerr << "faultline: shell: cannot open the store: " << status.ToString() << "\n";
+    return kExitBadInput;
+  }
+  const ShellInput input{.keyspace = keyspace, .execute = execute, .script = std::nullopt};
+  return RunShellSession(store.engine(), input) ? kExitOk : kExitBadInput;
+}
 
 struct ShellFlags {
   std::string scenario;

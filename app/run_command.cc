@@ -1,10 +1,8 @@
-// `faultline list`, `explain NAME` and `run NAME`: the scenario catalogue
-// from the command line.
-
+// `faultline run NAME|FILE`: play a scenario from a seed and print each
+// step, its outcome and its verdicts (or JSON), with the readable timeline,
+// the trace and the Perfetto file on request.
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -13,21 +11,16 @@
 #include <optional>
 #include <set>
 #include <tuple>
-#include <variant>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "app/command_util.h"
 #include "app/commands.h"
-#include "scenarios/catalogue/catalogue.h"
-#include "scenarios/core/failure_classes.h"
 #include "scenarios/core/topology.h"
-#include "scenarios/file/scenario_file.h"
 #include "scenarios/harness/runner.h"
 #include "scenarios/report/perfetto.h"
 #include "scenarios/report/timeline.h"
-#include "scenarios/steps/steps.h"
 
 namespace faultline::app {
 namespace {
@@ -130,70 +123,6 @@ std::string UnknownHost(const scenarios::Scenario& scenario, const std::set<std:
     }
   }
   return {};
-}
-
-int RunList() {
-  // By failure class, in the classes' order; each story with its fix.
-  bool first = true;
-  for (const scenarios::FailureClass& failure : scenarios::FailureClasses()) {
-    bool header = false;
-    for (const scenarios::Scenario& scenario : scenarios::Catalogue()) {
-      if (scenario.failure_class != failure.id) continue;
-      if (!header) {
-        std::cout << fmt::format("{}{} ({}): {}\n", first ? "" : "\n", failure.title, failure.id,
-                                 failure.mechanism);
-        header = true;
-        first = false;
-      }
-      std::cout << fmt::format("  {:<34} {}\n", scenario.name, scenario.title);
-    }
-  }
-  return kExitOk;
-}
-
-// "breaks acknowledged-writes and converges", or empty.
-std::string BrokenCheckers(const scenarios::Scenario& scenario) {
-  std::vector<std::string> broken;
-  for (const auto& [checker, holds] : scenario.checkers) {
-    if (!holds) broken.push_back(checker);
-  }
-  std::string text;
-  for (std::size_t i = 0; i < broken.size(); ++i) {
-    text += (i == 0 ? "" : i + 1 == broken.size() ? " and " : ", ") + broken[i];
-  }
-  return text;
-}
-
-int RunExplain(const std::string& name, bool toml, const scenarios::InputLimits& limits) {
-  std::optional<scenarios::Scenario> from_file;
-  const scenarios::Scenario* scenario = NamedOrFile(name, from_file, limits);
-  if (scenario == nullptr) return kExitBadInput;
-  if (toml) {
-    std::cout << scenarios::ToToml(*scenario);
-    return kExitOk;
-  }
-  std::cout << scenario->name << ": " << scenario->title << "\n";
-  if (const scenarios::FailureClass* failure =
-          scenarios::FindFailureClass(scenario->failure_class)) {
-    std::cout << fmt::format("\nThe class\n  {}: {}\n", failure->title, failure->mechanism);
-  }
-  const std::string broken = BrokenCheckers(*scenario);
-  std::cout << "\nWhat happened\n  " << scenario->story << "\n";
-  std::cout << (broken.empty() ? "\n  It breaks no whole-run checker: every one must hold.\n"
-                               : "\n  It breaks " + broken + "; the other checkers must hold.\n");
-  std::cout << "\nThe steps\n";
-  // Numbered as `run` plays them and `shell --at` takes them; a step with
-  // no narration is shown by what it does.
-  int number = 0;
-  for (const scenarios::Step& step : scenario->steps) {
-    ++number;
-    std::cout << fmt::format("  {:>2}. {}\n", number,
-                             step.narration.empty()
-                                 ? "(" + scenarios::StepKindOf(step).show(step) + ")"
-                                 : step.narration);
-  }
-  std::cout << "\nThe lesson\n  " << scenario->lesson << "\n";
-  return kExitOk;
 }
 
 // `run`'s flags, as parsed.
@@ -363,25 +292,6 @@ int RunScenarioCommand(const RunFlags& flags) {
 }
 
 }  // namespace
-
-CommandRun DefineList(CLI::App&) {
-  return [] { return RunList(); };
-}
-
-CommandRun DefineExplain(CLI::App& command) {
-  struct ExplainFlags {
-    std::string name;
-    bool toml = false;
-    scenarios::InputLimits limits;
-  };
-  auto flags = std::make_shared<ExplainFlags>();
-  command.add_option("scenario", flags->name, "a catalogue name or a scenario file")
-      ->required()
-      ->type_name(kScenarioValue);
-  command.add_flag("--toml", flags->toml, "print the scenario as a file to copy and change");
-  AddLimits(command, flags->limits);
-  return [flags] { return RunExplain(flags->name, flags->toml, flags->limits); };
-}
 
 CommandRun DefineRun(CLI::App& command) {
   auto flags = std::make_shared<RunFlags>();

@@ -1,0 +1,80 @@
+// `faultline explain NAME|FILE`: a scenario's story, steps and lesson, or
+// (--toml) the scenario as a file to copy and change.
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "app/command_util.h"
+#include "app/commands.h"
+#include "scenarios/core/failure_classes.h"
+#include "scenarios/file/scenario_file.h"
+#include "scenarios/steps/steps.h"
+
+namespace faultline::app {
+namespace {
+
+// "breaks acknowledged-writes and converges", or empty.
+std::string BrokenCheckers(const scenarios::Scenario& scenario) {
+  std::vector<std::string> broken;
+  for (const auto& [checker, holds] : scenario.checkers) {
+    if (!holds) broken.push_back(checker);
+  }
+  std::string text;
+  for (std::size_t i = 0; i < broken.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == broken.size() ? " and " : ", ") + broken[i];
+  }
+  return text;
+}
+
+int RunExplain(const std::string& name, bool toml, const scenarios::InputLimits& limits) {
+  std::optional<scenarios::Scenario> from_file;
+  const scenarios::Scenario* scenario = NamedOrFile(name, from_file, limits);
+  if (scenario == nullptr) return kExitBadInput;
+  if (toml) {
+    std::cout << scenarios::ToToml(*scenario);
+    return kExitOk;
+  }
+  std::cout << scenario->name << ": " << scenario->title << "\n";
+  if (const scenarios::FailureClass* failure =
+          scenarios::FindFailureClass(scenario->failure_class)) {
+    std::cout << fmt::format("\nThe class\n  {}: {}\n", failure->title, failure->mechanism);
+  }
+  const std::string broken = BrokenCheckers(*scenario);
+  std::cout << "\nWhat happened\n  " << scenario->story << "\n";
+  std::cout << (broken.empty() ? "\n  It breaks no whole-run checker: every one must hold.\n"
+                               : "\n  It breaks " + broken + "; the other checkers must hold.\n");
+  std::cout << "\nThe steps\n";
+  // Numbered as `run` plays them and `shell --at` takes them; a step with
+  // no narration is shown by what it does.
+  int number = 0;
+  for (const scenarios::Step& step : scenario->steps) {
+    ++number;
+    std::cout << fmt::format("  {:>2}. {}\n", number,
+                             step.narration.empty()
+                                 ? "(" + scenarios::StepKindOf(step).show(step) + ")"
+                                 : step.narration);
+  }
+  std::cout << "\nThe lesson\n  " << scenario->lesson << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandRun DefineExplain(CLI::App& command) {
+  struct ExplainFlags {
+    std::string name;
+    bool toml = false;
+    scenarios::InputLimits limits;
+  };
+  auto flags = std::make_shared<ExplainFlags>();
+  command.add_option("scenario", flags->name, "a catalogue name or a scenario file")
+      ->required()
+      ->type_name(kScenarioValue);
+  command.add_flag("--toml", flags->toml, "print the scenario as a file to copy and change");
+  AddLimits(command, flags->limits);
+  return [flags] { return RunExplain(flags->name, flags->toml, flags->limits); };
+}
+
+}  // namespace faultline::app
