@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -221,15 +222,15 @@ std::optional<scenarios::MigrationCheckReport> Check(
   return scenarios::ReportOf(options, shards, &made);
 }
 
-int RunCheckMigrationsCommand(const CheckFlags& flags) {
-  // Everything the check reads is read, and found wrong, before it runs.
+// The folder, its runners, stores and keyspace into `options`; 0, or the
+// exit status after saying what is wrong.
+int ReadFolder(const CheckFlags& flags, scenarios::MigrationCheckOptions& options) {
   sim::Result<std::vector<MigrationFile>> files = models::migrate::ReadMigrationFolder(
       flags.folder, scenarios::FolderLimitsOf(flags.limits, true));
   if (!files.ok()) return Bad(files.status().message());
   if (files->empty()) {
     return Bad(fmt::format("{}: no migration files ({{version}}_{{title}}.up.cql)", flags.folder));
   }
-  scenarios::MigrationCheckOptions options;
   options.files = std::move(files).value();
   options.seed = flags.seed;
   options.replicas = flags.replicas;
@@ -249,63 +250,90 @@ int RunCheckMigrationsCommand(const CheckFlags& flags) {
           fmt::format("{}: the folder names keyspace {}; give --keyspace", flags.folder, problem));
     }
   }
-  if (!flags.from.empty()) {
-    if (const std::optional<std::uint64_t> version = ParseSeed(flags.from)) {
-      // By number, as golang-migrate reads a version ("0001_a" is 1).
-      const sim::Result<models::migrate::MigrationSource> source =
-          models::migrate::MigrationSource::FromFiles(options.files);
-      const bool known = source.ok() && source->Find(*version) != nullptr;
-      if (!known) return Bad(fmt::format("--from: the folder has no version {}", *version));
-      options.from_version = version;
-    } else {
-      sim::Result<std::vector<MigrationFile>> older = models::migrate::ReadMigrationFolder(
-          flags.from, scenarios::FolderLimitsOf(flags.limits, true));
-      if (!older.ok()) return Bad("--from: " + older.status().message());
-      if (older->empty()) return Bad(fmt::format("--from: {}: no migration files", flags.from));
-      options.older = std::move(older).value();
-      options.older_name = flags.from;
-    }
+  if (flags.static_only) options.runners.clear();
+  return kExitOk;
+}
+
+// --from VERSION (of this folder) or --from DIR (an older release's).
+int ReadFrom(const CheckFlags& flags, scenarios::MigrationCheckOptions& options) {
+  if (flags.from.empty()) return kExitOk;
+  if (const std::optional<std::uint64_t> version = ParseSeed(flags.from)) {
+    // By number, as golang-migrate reads a version ("0001_a" is 1).
+    const sim::Result<models::migrate::MigrationSource> source =
+        models::migrate::MigrationSource::FromFiles(options.files);
+    const bool known = source.ok() && source->Find(*version) != nullptr;
+    if (!known) return Bad(fmt::format("--from: the folder has no version {}", *version));
+    options.from_version = version;
+    return kExitOk;
   }
-  std::optional<models::migrate::SumFile> sum;
-  if (!flags.sum.empty()) {
-    std::string problem;
-    const std::optional<std::string> text = ReadText(flags.sum, flags.limits, problem);
-    if (!text) return Bad("--sum: " + problem);
-    sim::Result<models::migrate::SumFile> read = models::migrate::ParseSumFile(*text, flags.sum);
-    if (!read.ok()) return Bad(read.status().message());
-    sum = std::move(read).value();
-    options.sum = &*sum;
-    options.sum_name = flags.sum;
-  }
-  const bool sum_to_stdout = IsStandardOutput(flags.write_sum);
-  if (sum_to_stdout) {
-    std::cout << models::migrate::WriteSumFile(options.files);
+  sim::Result<std::vector<MigrationFile>> older = models::migrate::ReadMigrationFolder(
+      flags.from, scenarios::FolderLimitsOf(flags.limits, true));
+  if (!older.ok()) return Bad("--from: " + older.status().message());
+  if (older->empty()) return Bad(fmt::format("--from: {}: no migration files", flags.from));
+  options.older = std::move(older).value();
+  options.older_name = flags.from;
+  return kExitOk;
+}
+
+// --sum FILE, read into `sum`, which `options` then points at.
+int ReadSum(const CheckFlags& flags, std::optional<models::migrate::SumFile>& sum,
+            scenarios::MigrationCheckOptions& options) {
+  if (flags.sum.empty()) return kExitOk;
+  std::string problem;
+  const std::optional<std::string> text = ReadText(flags.sum, flags.limits, problem);
+  if (!text) return Bad("--sum: " + problem);
+  sim::Result<models::migrate::SumFile> read = models::migrate::ParseSumFile(*text, flags.sum);
+  if (!read.ok()) return Bad(read.status().message());
+  sum = std::move(read).value();
+  options.sum = &*sum;
+  options.sum_name = flags.sum;
+  return kExitOk;
+}
+
+// --write-sum FILE (or - for standard output).
+int WriteSum(const CheckFlags& flags, const std::vector<MigrationFile>& files) {
+  if (IsStandardOutput(flags.write_sum)) {
+    std::cout << models::migrate::WriteSumFile(files);
     if (!std::cout.flush()) return CannotWrite("--write-sum", "-");
   } else if (!flags.write_sum.empty()) {
     std::ofstream out(flags.write_sum, std::ios::binary);
-    out << models::migrate::WriteSumFile(options.files);
+    out << models::migrate::WriteSumFile(files);
     out.close();
     if (!out) return CannotWrite("--write-sum", flags.write_sum);
   }
+  return kExitOk;
+}
+
+// Progress on standard error: a line when a check starts, and every few
+// seconds within a long one (a folder of hundreds of files).
+std::function<void(std::string_view, int)> Progress() {
+  auto last_check = std::make_shared<std::string>();
+  auto last_said =
+      std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  return [last_check, last_said](std::string_view check, int runs) {
+    const auto now = std::chrono::steady_clock::now();
+    if (check == *last_check && now - *last_said < std::chrono::seconds(5)) return;
+    *last_said = now;
+    *last_check = std::string(check);
+    std::cerr << fmt::format("check-migrations: {} ({} runs so far)\n", check, runs);
+  };
+}
+
+int RunCheckMigrationsCommand(const CheckFlags& flags) {
+  // Everything the check reads is read, and found wrong, before it runs.
+  scenarios::MigrationCheckOptions options;
+  std::optional<models::migrate::SumFile> sum;
+  if (const int status = ReadFolder(flags, options); status != kExitOk) return status;
+  if (const int status = ReadFrom(flags, options); status != kExitOk) return status;
+  if (const int status = ReadSum(flags, sum, options); status != kExitOk) return status;
+  if (const int status = WriteSum(flags, options.files); status != kExitOk) return status;
   if (!flags.out.empty()) {
     std::error_code error;
     if (fs::exists(flags.out, error) && !fs::is_empty(flags.out, error)) {
       return Bad(fmt::format("--out: {} exists and is not empty; name a new folder", flags.out));
     }
   }
-  if (flags.static_only) options.runners.clear();
-
-  // Progress on standard error: a line when a check starts, and every few
-  // seconds within a long one (a folder of hundreds of files).
-  std::string last_check;
-  auto last_said = std::chrono::steady_clock::now();
-  options.on_progress = [&](std::string_view check, int runs) {
-    const auto now = std::chrono::steady_clock::now();
-    if (check == last_check && now - last_said < std::chrono::seconds(5)) return;
-    last_said = now;
-    last_check = std::string(check);
-    std::cerr << fmt::format("check-migrations: {} ({} runs so far)\n", check, runs);
-  };
+  options.on_progress = Progress();
   std::optional<scenarios::MigrationCheckReport> checked = Check(options, flags.jobs);
   if (!checked) return kExitBadInput;
   const scenarios::MigrationCheckReport& report = *checked;
@@ -317,7 +345,7 @@ int RunCheckMigrationsCommand(const CheckFlags& flags) {
   }
   for (const scenarios::ReportFormat& format : scenarios::ReportFormats()) {
     if (format.name == flags.format) {
-      (sum_to_stdout ? std::cerr : std::cout) << format.write(report, context);
+      (IsStandardOutput(flags.write_sum) ? std::cerr : std::cout) << format.write(report, context);
     }
   }
   return report.Unsafe() ? kExitFailureFound : kExitOk;

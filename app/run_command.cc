@@ -149,44 +149,152 @@ std::string ReadList(std::string_view flag, const std::string& text, std::set<st
   return {};
 }
 
-int RunScenarioCommand(const RunFlags& flags) {
-  scenarios::TimelineFilter filter;
+// What is wrong with the timeline flags, or empty; `filter` and whether a
+// timeline was asked for, when nothing is.
+std::string ReadTimelineFlags(const RunFlags& flags, scenarios::TimelineFilter& filter,
+                              bool& timeline) {
   filter.probes = flags.probes;
-  const bool timeline =
-      flags.timeline || flags.probes || !flags.only.empty() || !flags.kinds.empty();
+  timeline = flags.timeline || flags.probes || !flags.only.empty() || !flags.kinds.empty();
   for (const auto& [flag, text, into] : {std::tuple{"--only", &flags.only, &filter.services},
                                          std::tuple{"--kinds", &flags.kinds, &filter.kinds}}) {
     if (text->empty()) continue;
-    if (std::string problem = ReadList(flag, *text, *into); !problem.empty()) {
-      return BadInput(problem, "run");
-    }
+    if (std::string problem = ReadList(flag, *text, *into); !problem.empty()) return problem;
   }
-  if (timeline && flags.raw_timeline)
-    return BadInput("give --timeline (or --only, --kinds, --probes) or --raw-timeline, not both",
-                    "run");
+  if (timeline && flags.raw_timeline) {
+    return "give --timeline (or --only, --kinds, --probes) or --raw-timeline, not both";
+  }
   for (const std::string& kind : filter.kinds) {
     const auto& kinds = scenarios::TimelineKinds();
     if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
-      return BadInput(
-          fmt::format("--kinds: no kind '{}' (kinds: {})", kind, fmt::join(kinds, ", ")), "run");
+      return fmt::format("--kinds: no kind '{}' (kinds: {})", kind, fmt::join(kinds, ", "));
     }
   }
+  return {};
+}
+
+// What is wrong with where the outputs go, or empty: standard output holds
+// one thing, and two files are two.
+std::string CheckOutputs(const RunFlags& flags) {
   const bool trace_out = IsStandardOutput(flags.trace_path);
   const bool perfetto_out = IsStandardOutput(flags.perfetto_path);
   if (!flags.trace_path.empty() && !flags.perfetto_path.empty() &&
       std::filesystem::path(flags.trace_path).lexically_normal() ==
           std::filesystem::path(flags.perfetto_path).lexically_normal()) {
-    return BadInput("--trace and --perfetto name the same file, '" + flags.trace_path + "'", "run");
+    return "--trace and --perfetto name the same file, '" + flags.trace_path + "'";
   }
   if ((trace_out || perfetto_out) && flags.json) {
-    return BadInput(fmt::format("{} - and --json both want standard output",
-                                trace_out ? "--trace" : "--perfetto"),
-                    "run");
+    return fmt::format("{} - and --json both want standard output",
+                       trace_out ? "--trace" : "--perfetto");
   }
+  return {};
+}
+
+// The sinks a run writes to, as the flags ask, and their files. `side` is
+// where the timelines go (standard error when standard output holds the
+// JSON or a trace).
+class RunSinks {
+ public:
+  // False after saying which file could not be opened.
+  bool Open(const RunFlags& flags, const scenarios::Scenario& scenario,
+            const scenarios::TimelineFilter& filter, bool timeline, std::ostream& side,
+            scenarios::RunOptions& options) {
+    if (!flags.trace_path.empty()) {
+      const bool out = IsStandardOutput(flags.trace_path);
+      if (!out && !OpenFile(trace_file_, "--trace", flags.trace_path)) return false;
+      json_sink_.emplace(out ? std::cout : trace_file_);
+      options.sinks.push_back(&*json_sink_);
+    }
+    if (timeline) {
+      readable_.emplace(side, scenario, filter);
+      options.sinks.push_back(&*readable_);
+      options.before_step = [this](std::size_t step) { readable_->MarkStep(step); };
+      options.observe = [this, steps = scenario.steps.size()](std::size_t step, scenarios::World&) {
+        if (step == steps) readable_->Close();
+      };
+    }
+    if (flags.raw_timeline) {
+      text_sink_.emplace(side);
+      options.sinks.push_back(&*text_sink_);
+    }
+    if (!flags.perfetto_path.empty()) {
+      if (!IsStandardOutput(flags.perfetto_path) &&
+          !OpenFile(perfetto_file_, "--perfetto", flags.perfetto_path)) {
+        return false;
+      }
+      options.sinks.push_back(&perfetto_);
+    }
+    return true;
+  }
+
+  // After the run: the timeline's last words, the Perfetto file. False
+  // after saying which file could not be written (a full disk must not
+  // pass for a written file).
+  bool Close(const RunFlags& flags, std::ostream& side) {
+    if (readable_) {
+      readable_->Finish();
+      side << "\n";
+    }
+    if (!flags.perfetto_path.empty()) {
+      (IsStandardOutput(flags.perfetto_path) ? std::cout : perfetto_file_) << perfetto_.Json();
+    }
+    for (auto [flag, path, file] :
+         {std::tuple{"--trace", &flags.trace_path, &trace_file_},
+          std::tuple{"--perfetto", &flags.perfetto_path, &perfetto_file_}}) {
+      if (!path->empty() && !IsStandardOutput(*path) && !file->flush()) {
+        CannotWrite(flag, *path);
+        return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  static bool OpenFile(std::ofstream& file, std::string_view flag, const std::string& path) {
+    file.open(path);
+    if (file) return true;
+    CannotWrite(flag, path);
+    return false;
+  }
+
+  std::ofstream trace_file_;
+  std::optional<sim::JsonLinesSink> json_sink_;
+  std::optional<sim::TextSink> text_sink_;
+  std::optional<scenarios::ReadableTimeline> readable_;
+  std::ofstream perfetto_file_;
+  scenarios::PerfettoSink perfetto_;
+};
+
+// Whether two more runs from `seed` give `result`'s trace hash; when not,
+// the first event where they part.
+std::pair<bool, std::string> CheckDeterminism(const scenarios::Scenario& scenario,
+                                              std::uint64_t seed,
+                                              const scenarios::ScenarioResult& result) {
+  const scenarios::ScenarioResult again = scenarios::RunScenario(scenario, {.seed = seed});
+  if (again.trace_hash == result.trace_hash) return {true, {}};
+  // Run both again, recorded, to name the first event where they part.
+  constexpr std::size_t kRecorded = 1'000'000;
+  sim::RecordingSink left(kRecorded);
+  sim::RecordingSink right(kRecorded);
+  (void)scenarios::RunScenario(scenario, {.seed = seed, .sinks = {&left}});
+  (void)scenarios::RunScenario(scenario, {.seed = seed, .sinks = {&right}});
+  const std::optional<sim::Divergence> first =
+      sim::FindFirstDivergence(left.events(), right.events());
+  return {false, first ? first->Describe() : "(the recorded prefixes agree)"};
+}
+
+int RunScenarioCommand(const RunFlags& flags) {
+  scenarios::TimelineFilter filter;
+  bool timeline = false;
+  if (std::string problem = ReadTimelineFlags(flags, filter, timeline); !problem.empty()) {
+    return BadInput(problem, "run");
+  }
+  if (std::string problem = CheckOutputs(flags); !problem.empty()) return BadInput(problem, "run");
   // Standard output holds one thing: the JSON object, a trace named -, or
   // the report. Everything else (a timeline, the report) goes to stderr.
-  std::ostream& report = trace_out || perfetto_out ? std::cerr : std::cout;
-  std::ostream& side = flags.json || trace_out || perfetto_out ? std::cerr : std::cout;
+  const bool trace_elsewhere =
+      IsStandardOutput(flags.trace_path) || IsStandardOutput(flags.perfetto_path);
+  std::ostream& report = trace_elsewhere ? std::cerr : std::cout;
+  std::ostream& side = flags.json || trace_elsewhere ? std::cerr : std::cout;
   // A name from the catalogue (which wins over a file of that name in the
   // directory), or a scenario file.
   std::optional<scenarios::Scenario> from_file;
@@ -196,71 +304,14 @@ int RunScenarioCommand(const RunFlags& flags) {
   if (const std::string unknown = UnknownHost(*scenario, filter.services); !unknown.empty()) {
     return BadInput(unknown, "run");
   }
-
   scenarios::RunOptions options{.seed = seed};
-  std::ofstream trace_file;
-  std::optional<sim::JsonLinesSink> json_sink;
-  std::optional<sim::TextSink> text_sink;
-  if (!flags.trace_path.empty()) {
-    if (!trace_out) {
-      trace_file.open(flags.trace_path);
-      if (!trace_file) return CannotWrite("--trace", flags.trace_path);
-    }
-    json_sink.emplace(trace_out ? std::cout : trace_file);
-    options.sinks.push_back(&*json_sink);
-  }
-  std::optional<scenarios::ReadableTimeline> readable;
-  if (timeline) {
-    readable.emplace(side, *scenario, filter);
-    options.sinks.push_back(&*readable);
-    options.before_step = [&](std::size_t step) { readable->MarkStep(step); };
-    options.observe = [&](std::size_t step, scenarios::World&) {
-      if (step == scenario->steps.size()) readable->Close();
-    };
-  }
-  if (flags.raw_timeline) {
-    text_sink.emplace(side);
-    options.sinks.push_back(&*text_sink);
-  }
-  std::ofstream perfetto_file;
-  scenarios::PerfettoSink perfetto;
-  if (!flags.perfetto_path.empty()) {
-    if (!perfetto_out) {
-      perfetto_file.open(flags.perfetto_path);
-      if (!perfetto_file) return CannotWrite("--perfetto", flags.perfetto_path);
-    }
-    options.sinks.push_back(&perfetto);
-  }
+  RunSinks sinks;
+  if (!sinks.Open(flags, *scenario, filter, timeline, side, options)) return kExitBadInput;
   const scenarios::ScenarioResult result = scenarios::RunScenario(*scenario, options);
-  if (readable) {
-    readable->Finish();
-    side << "\n";
-  }
-  if (!flags.perfetto_path.empty()) (perfetto_out ? std::cout : perfetto_file) << perfetto.Json();
-  // A full disk must not pass for a written file.
-  for (auto [flag, path, file] : {std::tuple{"--trace", &flags.trace_path, &trace_file},
-                                  std::tuple{"--perfetto", &flags.perfetto_path, &perfetto_file}}) {
-    if (!path->empty() && !IsStandardOutput(*path) && !file->flush()) {
-      return CannotWrite(flag, *path);
-    }
-  }
-  bool deterministic = true;
-  std::string divergence;
-  if (flags.check_determinism) {
-    const scenarios::ScenarioResult again = scenarios::RunScenario(*scenario, {.seed = seed});
-    deterministic = again.trace_hash == result.trace_hash;
-    if (!deterministic) {
-      // Run both again, recorded, to name the first event where they part.
-      constexpr std::size_t kRecorded = 1'000'000;
-      sim::RecordingSink left(kRecorded);
-      sim::RecordingSink right(kRecorded);
-      (void)scenarios::RunScenario(*scenario, {.seed = seed, .sinks = {&left}});
-      (void)scenarios::RunScenario(*scenario, {.seed = seed, .sinks = {&right}});
-      const std::optional<sim::Divergence> first =
-          sim::FindFirstDivergence(left.events(), right.events());
-      divergence = first ? first->Describe() : "(the recorded prefixes agree)";
-    }
-  }
+  if (!sinks.Close(flags, side)) return kExitBadInput;
+  const auto [deterministic, divergence] = flags.check_determinism
+                                               ? CheckDeterminism(*scenario, seed, result)
+                                               : std::pair<bool, std::string>{true, {}};
   if (flags.json) {
     std::string object = Json(result);
     if (flags.check_determinism) {

@@ -18,6 +18,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +29,7 @@
 #include "models/cql/ast.h"
 #include "models/cql/catalog.h"
 #include "models/cql/errors.h"
+#include "models/cql/paging.h"
 #include "models/cql/value.h"
 #include "sim/status.h"
 
@@ -106,8 +109,30 @@ class Engine {
   Outcome Run(Session& session, const Describe& statement);
   Outcome RunModification(Session& session, const Modification& statement);
   Outcome RunSelect(Session& session, const Select& statement, const PageRequest& page);
+  // A SELECT's WHERE as SQL, its parameters, and which columns it
+  // restricts how (= < > and ! for !=): engine_read.cc.
+  struct SelectWhere {
+    std::string sql;
+    std::vector<Value> parameters;
+    std::set<std::pair<const ColumnInfo*, char>> restricted;
+  };
+  std::variant<SelectWhere, CqlError> WhereOf(const TableInfo& table, const Select& statement);
+  std::optional<CqlError> AddInRelation(const Relation& relation, const ColumnInfo& column,
+                                        SelectWhere& where);
+  std::optional<CqlError> AddRelation(const Relation& relation, const ColumnInfo& column,
+                                      SelectWhere& where);
+  Outcome CountRows(const TableInfo& table, const SelectWhere& where, std::int64_t limit,
+                    QueryResult result);
+  Outcome ReadRows(const TableInfo& table, const std::vector<const ColumnInfo*>& selected,
+                   const SelectWhere& where, const std::vector<OrderColumn>& order,
+                   std::int64_t limit, const PageRequest& page, QueryResult result);
   Outcome RunInsert(const TableInfo& table, const Insert& statement);
   Outcome RunUpdate(const TableInfo& table, const Update& statement);
+  // An UPDATE's SET part as cells (engine_write.cc): each value, combined
+  // with `current`'s for an increment or an append.
+  std::optional<CqlError> AssignedCells(const TableInfo& table, const Update& statement,
+                                        const std::optional<Row>& current,
+                                        std::vector<std::pair<const ColumnInfo*, Value>>& cells);
   Outcome RunDelete(const TableInfo& table, const Delete& statement);
 
   // The table a statement names, with Object Not Found and friends.

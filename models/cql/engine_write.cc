@@ -316,22 +316,12 @@ Outcome Engine::RunInsert(const TableInfo& table, const Insert& statement) {
   return QueryResult{};
 }
 
-Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
-  // Counters are increments without a time or a condition (Cassandra's
-  // rules, which YCQL keeps).
-  if (table.IsCounterTable() && statement.ttl) {
-    return InvalidRequest("Cannot provide custom TTL for counter updates");
-  }
-  if (table.IsCounterTable() && (statement.if_exists || !statement.conditions.empty())) {
-    return InvalidRequest("Conditional updates are not supported on counter tables");
-  }
-  std::variant<WriteTarget, CqlError> target = AnalyzeWriteWhere(
-      table, statement.where, bound_, true, "Missing condition on key columns in WHERE clause");
-  if (auto* error = std::get_if<CqlError>(&target)) return std::move(*error);
-  const std::vector<Value>& key = std::get<WriteTarget>(target).key;
-  Cells cells;
-  for (std::size_t i = 0; i < table.KeyColumns(); ++i)
-    cells.emplace_back(&table.columns[i], key[i]);
+namespace {
+
+// The SET part's checks, before any row is read: no key column, no column
+// twice, counters only incremented, frozen collections only replaced.
+// Whether the current row is needed (an increment, an append), or the error.
+std::variant<bool, CqlError> CheckAssignments(const TableInfo& table, const Update& statement) {
   bool needs_row = statement.if_exists || !statement.conditions.empty();
   std::set<std::string> assigned;
   for (const Assignment& assignment : statement.assignments) {
@@ -357,14 +347,17 @@ Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
     }
     needs_row = needs_row || assignment.op != Assignment::Op::kSet;
   }
-  std::optional<Row> current;
-  if (needs_row) {
-    auto existing = ReadRow(table, key);
-    if (auto* error = std::get_if<CqlError>(&existing)) return std::move(*error);
-    current = std::move(std::get<std::optional<Row>>(existing));
-  }
+  FL_ASSERT(assigned.size() == statement.assignments.size());
+  return needs_row;
+}
+
+}  // namespace
+
+std::optional<CqlError> Engine::AssignedCells(const TableInfo& table, const Update& statement,
+                                              const std::optional<Row>& current, Cells& cells) {
   for (const Assignment& assignment : statement.assignments) {
     const ColumnInfo* column = table.Find(assignment.column);
+    FL_ASSERT(column != nullptr);  // CheckAssignments found each.
     CqlType operand_type = column->type;
     if (assignment.op == Assignment::Op::kSubtract && column->type.kind == CqlType::Kind::kMap) {
       operand_type = CqlType{CqlType::Kind::kSet, false, {column->type.parameters[0]}};
@@ -375,12 +368,42 @@ Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
     if (auto* error = std::get_if<CqlError>(&value)) return std::move(*error);
     if (assignment.op != Assignment::Op::kSet) {
       const auto index = static_cast<std::size_t>(column - table.columns.data());
+      FL_ASSERT(index < table.columns.size());
       value = Combine(*column, assignment.op, current ? (*current)[index] : Value::Null(),
                       std::move(std::get<Value>(value)));
       if (auto* error = std::get_if<CqlError>(&value)) return std::move(*error);
     }
     cells.emplace_back(column, std::move(std::get<Value>(value)));
   }
+  return std::nullopt;
+}
+
+Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
+  // Counters are increments without a time or a condition (Cassandra's
+  // rules, which YCQL keeps).
+  if (table.IsCounterTable() && statement.ttl) {
+    return InvalidRequest("Cannot provide custom TTL for counter updates");
+  }
+  if (table.IsCounterTable() && (statement.if_exists || !statement.conditions.empty())) {
+    return InvalidRequest("Conditional updates are not supported on counter tables");
+  }
+  std::variant<WriteTarget, CqlError> target = AnalyzeWriteWhere(
+      table, statement.where, bound_, true, "Missing condition on key columns in WHERE clause");
+  if (auto* error = std::get_if<CqlError>(&target)) return std::move(*error);
+  const std::vector<Value>& key = std::get<WriteTarget>(target).key;
+  FL_ASSERT(key.size() == table.KeyColumns());
+  Cells cells;
+  for (std::size_t i = 0; i < table.KeyColumns(); ++i)
+    cells.emplace_back(&table.columns[i], key[i]);
+  const std::variant<bool, CqlError> needs_row = CheckAssignments(table, statement);
+  if (auto* error = std::get_if<CqlError>(&needs_row)) return *error;
+  std::optional<Row> current;
+  if (std::get<bool>(needs_row)) {
+    auto existing = ReadRow(table, key);
+    if (auto* error = std::get_if<CqlError>(&existing)) return std::move(*error);
+    current = std::move(std::get<std::optional<Row>>(existing));
+  }
+  if (auto error = AssignedCells(table, statement, current, cells)) return std::move(*error);
   std::variant<Value, CqlError> expires = Expiry(table, statement.ttl, bound_, Now());
   if (auto* error = std::get_if<CqlError>(&expires)) return std::move(*error);
   const bool conditional = statement.if_exists || !statement.conditions.empty();

@@ -395,73 +395,89 @@ std::string Xml(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+// A JUnit test suite: its cases' XML, how many, how many failed.
+struct JunitSuite {
+  std::string cases;
+  int tests = 0;
+  int failures = 0;
+};
+
+// The static rules' suite: a test case per file; an error is a failure.
+JunitSuite StaticSuite(const MigrationCheckReport& report, const ReportContext& context) {
+  JunitSuite suite;
+  for (const std::string& file : FilesInOrder(report, true)) {
+    std::string failed;
+    std::string out;
+    for (const LintFinding& f : report.lint) {
+      if (FileOf(f) != file) continue;
+      const std::string line =
+          fmt::format("{}:{}:{}: {}: {}: {}\n", PathOf(context, f.file, f.in_folder), f.line,
+                      f.column, SeverityName(RuleOf(f.rule).severity), f.rule, f.message);
+      (RuleOf(f.rule).severity == Severity::kError ? failed : out) += line;
+    }
+    ++suite.tests;
+    suite.cases += fmt::format("    <testcase classname=\"check-migrations.static\" name=\"{}\">\n",
+                               Xml(file));
+    if (!failed.empty()) {
+      ++suite.failures;
+      suite.cases +=
+          fmt::format("      <failure message=\"static errors\">{}</failure>\n", Xml(failed));
+    }
+    if (!out.empty()) suite.cases += fmt::format("      <system-out>{}</system-out>\n", Xml(out));
+    suite.cases += "    </testcase>\n";
+  }
+  FL_ASSERT(suite.failures <= suite.tests);
+  return suite;
+}
+
+// One dynamic check's suite: a test case per finding; an unsafe verdict
+// is a failure.
+JunitSuite CheckSuite(const MigrationCheckReport& report, const ReportContext& context,
+                      std::string_view check) {
+  JunitSuite suite;
+  for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
+    const DynamicFinding& f = report.dynamic[i];
+    if (f.check != check) continue;
+    ++suite.tests;
+    const VerdictInfo& info = InfoOf(f.verdict);
+    suite.cases +=
+        fmt::format("    <testcase classname=\"check-migrations.{}\" name=\"{} {} {} {}{}\">\n",
+                    check, f.runner, StoreName(f.store), Xml(FileOf(f)), info.name,
+                    f.force_to.empty() ? "" : " " + Xml(ForceText(f.force_to)));
+    if (info.unsafe) {
+      ++suite.failures;
+      std::string body = f.detail + "\n" + CasesText(f) + "\n";
+      if (!f.error.empty()) body += "log: " + f.error + "\n";
+      if (!context.repro_files.at(i).empty()) body += "repro: " + context.repro_files.at(i) + "\n";
+      suite.cases +=
+          fmt::format("      <failure message=\"{}\">{}</failure>\n", Xml(info.name), Xml(body));
+    }
+    suite.cases += "    </testcase>\n";
+  }
+  FL_ASSERT(suite.failures <= suite.tests);
+  return suite;
+}
+
+}  // namespace
+
 std::string JunitReport(const MigrationCheckReport& report, const ReportContext& context) {
-  // One suite for the static rules (a test case per file) and one per
-  // dynamic check (a test case per finding); an error or an unsafe verdict
-  // is a failure.
+  // One suite for the static rules and one per dynamic check with findings.
   std::string suites;
   int total_tests = 0;
   int total_failures = 0;
-  const auto suite = [&](const std::string& name, const std::string& cases, int tests,
-                         int failures) {
+  const auto add = [&](std::string_view name, const JunitSuite& suite) {
     suites +=
         fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n{}  </testsuite>\n",
-                    Xml(name), tests, failures, cases);
-    total_tests += tests;
-    total_failures += failures;
+                    Xml(std::string(name)), suite.tests, suite.failures, suite.cases);
+    total_tests += suite.tests;
+    total_failures += suite.failures;
   };
-  {
-    std::string cases;
-    int tests = 0;
-    int failures = 0;
-    for (const std::string& file : FilesInOrder(report, true)) {
-      std::string failed;
-      std::string out;
-      for (const LintFinding& f : report.lint) {
-        if (FileOf(f) != file) continue;
-        const std::string line =
-            fmt::format("{}:{}:{}: {}: {}: {}\n", PathOf(context, f.file, f.in_folder), f.line,
-                        f.column, SeverityName(RuleOf(f.rule).severity), f.rule, f.message);
-        (RuleOf(f.rule).severity == Severity::kError ? failed : out) += line;
-      }
-      ++tests;
-      cases += fmt::format("    <testcase classname=\"check-migrations.static\" name=\"{}\">\n",
-                           Xml(file));
-      if (!failed.empty()) {
-        ++failures;
-        cases +=
-            fmt::format("      <failure message=\"static errors\">{}</failure>\n", Xml(failed));
-      }
-      if (!out.empty()) cases += fmt::format("      <system-out>{}</system-out>\n", Xml(out));
-      cases += "    </testcase>\n";
-    }
-    suite("static", cases, tests, failures);
-  }
+  add("static", StaticSuite(report, context));
   for (const std::string_view check : kChecks) {
-    std::string cases;
-    int tests = 0;
-    int failures = 0;
-    for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
-      const DynamicFinding& f = report.dynamic[i];
-      if (f.check != check) continue;
-      ++tests;
-      const VerdictInfo& info = InfoOf(f.verdict);
-      cases +=
-          fmt::format("    <testcase classname=\"check-migrations.{}\" name=\"{} {} {} {}{}\">\n",
-                      check, f.runner, StoreName(f.store), Xml(FileOf(f)), info.name,
-                      f.force_to.empty() ? "" : " " + Xml(ForceText(f.force_to)));
-      if (info.unsafe) {
-        ++failures;
-        std::string body = f.detail + "\n" + CasesText(f) + "\n";
-        if (!f.error.empty()) body += "log: " + f.error + "\n";
-        if (!context.repro_files.at(i).empty())
-          body += "repro: " + context.repro_files.at(i) + "\n";
-        cases +=
-            fmt::format("      <failure message=\"{}\">{}</failure>\n", Xml(info.name), Xml(body));
-      }
-      cases += "    </testcase>\n";
-    }
-    if (tests > 0) suite(std::string(check), cases, tests, failures);
+    const JunitSuite suite = CheckSuite(report, context, check);
+    if (suite.tests > 0) add(check, suite);
   }
   return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"check-migrations\" "

@@ -90,13 +90,10 @@ std::string ExpectationToml(const Expectation& e) {
 
 }  // namespace
 
-std::string ToToml(const Scenario& s) {
-  std::string out = fmt::format("name = {}\ntitle = {}\nstory = {}\nlesson = {}\n\n",
-                                Quoted(s.name), Quoted(s.title), Quoted(s.story), Quoted(s.lesson));
-  if (!s.failure_class.empty()) {
-    out.insert(out.size() - 1, fmt::format("class = {}\n", Quoted(s.failure_class)));
-  }
-  if (s.seed != 1) out.insert(out.size() - 1, fmt::format("seed = {}\n", s.seed));
+namespace {
+
+// [topology], [budget] and [crash]: the cluster and what a run may spend.
+void WriteTopology(const Scenario& s, std::string& out) {
   out += fmt::format("[topology]\nnode = {}\nproxy = {}\ndb_init = {}\n", Quoted(s.node_version),
                      Quoted(s.proxy_version), Quoted(s.db_init_version));
   if (s.store_version != Scenario{}.store_version) {
@@ -111,6 +108,10 @@ std::string ToToml(const Scenario& s) {
   if (!s.crash_site.empty()) {
     out += fmt::format("\n[crash]\nsite = {}\nhit = {}\n", Quoted(s.crash_site), s.crash_hit);
   }
+}
+
+// Each [[fault]], with only the keys its action takes.
+void WriteFaults(const Scenario& s, std::string& out) {
   for (const FaultSpec& fault : s.faults) {
     out += fmt::format("\n[[fault]]\nsite = {}\nhit = {}\naction = \"{}\"\n", Quoted(fault.site),
                        fault.hit, sim::FaultActionName(fault.action));
@@ -127,6 +128,10 @@ std::string ToToml(const Scenario& s) {
     }
     if (!fault.service.empty()) out += fmt::format("service = {}\n", Quoted(fault.service));
   }
+}
+
+// Each [[service]] change.
+void WriteServices(const Scenario& s, std::string& out) {
   for (const ServiceOverride& change : s.services) {
     out += fmt::format("\n[[service]]\nname = {}\n", Quoted(change.name));
     if (change.restart) {
@@ -156,6 +161,11 @@ std::string ToToml(const Scenario& s) {
       out += " ]\n";
     }
   }
+}
+
+// Each [[image]], with its runner's settings when they are not the defaults
+// and its migration files inline.
+void WriteImages(const Scenario& s, std::string& out) {
   for (const ImageSpec& image : s.images) {
     out += fmt::format("\n[[image]]\nservice = {}\nversion = {}\nrunner = {}\n",
                        Quoted(image.service), Quoted(image.version), Quoted(image.runner));
@@ -184,12 +194,20 @@ std::string ToToml(const Scenario& s) {
                          Quoted(file.contents));
     }
   }
+}
+
+// [checkers]: the whole-run checkers the story breaks.
+void WriteCheckers(const Scenario& s, std::string& out) {
   if (!s.checkers.empty()) {
     out += "\n[checkers]  # the whole-run checkers this story breaks (the others must hold)\n";
     for (const auto& [name, holds] : s.checkers) {
       out += fmt::format("{} = {}\n", name, holds ? "true" : "false");
     }
   }
+}
+
+// Each [[step]]: its kind, narration, fields and expectations.
+void WriteSteps(const Scenario& s, std::string& out) {
   for (const Step& step : s.steps) {
     const StepKind& kind = StepKindOf(step);
     out += fmt::format("\n[[step]]\ndo = {}\n", Quoted(kind.name));
@@ -202,6 +220,23 @@ std::string ToToml(const Scenario& s) {
       out += "]\n";
     }
   }
+}
+
+}  // namespace
+
+std::string ToToml(const Scenario& s) {
+  std::string out = fmt::format("name = {}\ntitle = {}\nstory = {}\nlesson = {}\n\n",
+                                Quoted(s.name), Quoted(s.title), Quoted(s.story), Quoted(s.lesson));
+  if (!s.failure_class.empty()) {
+    out.insert(out.size() - 1, fmt::format("class = {}\n", Quoted(s.failure_class)));
+  }
+  if (s.seed != 1) out.insert(out.size() - 1, fmt::format("seed = {}\n", s.seed));
+  WriteTopology(s, out);
+  WriteFaults(s, out);
+  WriteServices(s, out);
+  WriteImages(s, out);
+  WriteCheckers(s, out);
+  WriteSteps(s, out);
   return out;
 }
 

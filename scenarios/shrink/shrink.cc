@@ -14,118 +14,175 @@
 
 namespace faultline::scenarios {
 
-Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& signature,
-              bool expectations, int max_runs, bool keep_steps,
-              const std::function<bool(const Scenario&)>& also_holds) {
-  Shrunk shrunk{failing, {}};
-  int runs = 0;
+namespace {
+
+// One shrinking: the smallest scenario so far, the log of what was tried,
+// and the runs spent. Each pass tries changes of one kind; a change stays
+// only while the failure does.
+class Shrinker {
+ public:
+  Shrinker(const Scenario& failing, std::uint64_t seed, const Signature& signature,
+           bool expectations, int max_runs, const std::function<bool(const Scenario&)>& also_holds)
+      : shrunk_{failing, {}},
+        seed_(seed),
+        signature_(signature),
+        expectations_(expectations),
+        max_runs_(max_runs),
+        also_holds_(also_holds) {
+    FL_ASSERT(max_runs >= 0);
+  }
+
+  // 1. Fault events: each [[fault]], the [crash].
+  void DropFaults() {
+    for (std::size_t i = shrunk_.scenario.faults.size(); i-- > 0;) {
+      Scenario candidate = shrunk_.scenario;
+      candidate.faults.erase(candidate.faults.begin() + static_cast<std::ptrdiff_t>(i));
+      Attempt(fmt::format("drop fault {} ({})", i + 1, DescribeFault(shrunk_.scenario.faults[i])),
+              std::move(candidate));
+    }
+    if (!shrunk_.scenario.crash_site.empty()) {
+      Scenario candidate = shrunk_.scenario;
+      candidate.crash_site.clear();
+      Attempt("drop the [crash]", std::move(candidate));
+    }
+  }
+
+  // 2. Steps, fault steps first, then the workload's, from the last. An
+  // `up` stays (without it a cluster that is down fails for no fault), and
+  // a `down` goes with the `up` after it.
+  void DropSteps() {
+    for (const bool fault_steps : {true, false}) {
+      for (std::size_t i = shrunk_.scenario.steps.size(); i-- > 0;) {
+        FL_ASSERT(i < shrunk_.scenario.steps.size());
+        const Step& step = shrunk_.scenario.steps[i];
+        if (StepKindOf(step).fault != fault_steps || step.kind == Step::Kind::kUp) continue;
+        const std::vector<Step>& steps = shrunk_.scenario.steps;
+        const std::size_t count = step.kind == Step::Kind::kDown && i + 1 < steps.size() &&
+                                          steps[i + 1].kind == Step::Kind::kUp
+                                      ? 2
+                                      : 1;
+        Scenario candidate = shrunk_.scenario;
+        candidate.steps.erase(candidate.steps.begin() + static_cast<std::ptrdiff_t>(i),
+                              candidate.steps.begin() + static_cast<std::ptrdiff_t>(i + count));
+        Attempt(fmt::format("drop step {} ({}){}", i + 1, StepKindOf(step).show(step),
+                            count == 2 ? " and the up after it" : ""),
+                std::move(candidate));
+      }
+    }
+  }
+
+  // 3. What remains, simpler: the first hit, half the delay.
+  void SimplifyFaults() {
+    for (std::size_t i = 0; i < shrunk_.scenario.faults.size(); ++i) {
+      if (shrunk_.scenario.faults[i].hit > 1) {
+        Scenario candidate = shrunk_.scenario;
+        candidate.faults[i].hit = 1;
+        Attempt(fmt::format("fault {}: hit {} -> 1", i + 1, shrunk_.scenario.faults[i].hit),
+                std::move(candidate));
+      }
+      constexpr int kMaxHalvings = 8;
+      for (int halving = 0; halving < kMaxHalvings; ++halving) {
+        const FaultSpec& fault = shrunk_.scenario.faults[i];
+        if (fault.action != sim::FaultAction::kDelay || fault.delay < std::chrono::seconds(2)) {
+          break;
+        }
+        Scenario candidate = shrunk_.scenario;
+        candidate.faults[i].delay = fault.delay / 2;
+        if (!Attempt(
+                fmt::format("fault {}: delay {} -> {}", i + 1, sim::FormatDuration(fault.delay),
+                            sim::FormatDuration(fault.delay / 2)),
+                std::move(candidate))) {
+          break;
+        }
+      }
+    }
+  }
+
+  // 4. Fewer nodes, while nothing names the last one (its service or its
+  // keyspace) and the failure stays.
+  void FewerNodes() {
+    constexpr int kMaxNodeTries = models::s3::kMaxNodes;
+    for (int tries = 0; tries < kMaxNodeTries && shrunk_.scenario.nodes > 1; ++tries) {
+      const int last = shrunk_.scenario.nodes;
+      Scenario candidate = shrunk_.scenario;
+      candidate.nodes = last - 1;
+      const std::string service = models::s3::NodeServiceName(last);
+      const std::string keyspace = fmt::format("filecoingw_kuri{}", last);
+      // Expectations are no oracle here (unless asked): those about the node go.
+      if (!expectations_) {
+        for (Step& step : candidate.steps) {
+          std::erase_if(step.expect, [&](const Expectation& e) {
+            return e.service == service || e.service == keyspace;
+          });
+        }
+      }
+      if (NamesNode(candidate, service, keyspace)) break;
+      if (!Attempt(fmt::format("nodes {} -> {}", last, last - 1), std::move(candidate))) break;
+    }
+  }
+
+  Shrunk Take() && { return std::move(shrunk_); }
+
+ private:
+  // Whether what `scenario` does names the node, not what its story says.
+  static bool NamesNode(const Scenario& scenario, const std::string& service,
+                        const std::string& keyspace) {
+    Scenario unworded = scenario;
+    unworded.title = unworded.story = unworded.lesson = "";
+    for (Step& each : unworded.steps) each.narration.clear();
+    const std::string text = ToToml(unworded);
+    return text.find(service) != std::string::npos || text.find(keyspace) != std::string::npos;
+  }
+
   // Whether `candidate` still fails the same way (the checker and the kind
   // of violation; its faults are fewer, so its full signature differs).
-  const auto still_fails = [&](const Scenario& candidate) {
-    if (runs >= max_runs) return false;
+  bool StillFails(const Scenario& candidate) {
+    if (runs_ >= max_runs_) return false;
     // A repro is a file that reads back: a change that leaves, say, a fault
     // at a site no step reaches any more is no repro.
     if (!std::holds_alternative<Scenario>(ParseScenario(ToToml(candidate), "candidate.toml"))) {
       return false;
     }
-    ++runs;
-    const ScenarioResult result = RunScenario(candidate, {.seed = seed});
-    const std::optional<Signature> found = SignatureOf(candidate, result, expectations);
-    return found.has_value() && SameFailure(*found, signature) &&
-           (!also_holds || also_holds(candidate));
-  };
-  const auto attempt = [&](std::string what, Scenario candidate) {
-    const bool kept = still_fails(candidate);
-    if (kept) shrunk.scenario = std::move(candidate);
-    shrunk.log.push_back(ShrinkStep{std::move(what), kept});
-  };
-  // 1. Fault events: each [[fault]], the [crash], each fault step.
-  for (std::size_t i = shrunk.scenario.faults.size(); i-- > 0;) {
-    Scenario candidate = shrunk.scenario;
-    candidate.faults.erase(candidate.faults.begin() + static_cast<std::ptrdiff_t>(i));
-    attempt(fmt::format("drop fault {} ({})", i + 1, DescribeFault(shrunk.scenario.faults[i])),
-            std::move(candidate));
+    ++runs_;
+    const ScenarioResult result = RunScenario(candidate, {.seed = seed_});
+    const std::optional<Signature> found = SignatureOf(candidate, result, expectations_);
+    return found.has_value() && SameFailure(*found, signature_) &&
+           (!also_holds_ || also_holds_(candidate));
   }
-  if (!shrunk.scenario.crash_site.empty()) {
-    Scenario candidate = shrunk.scenario;
-    candidate.crash_site.clear();
-    attempt("drop the [crash]", std::move(candidate));
+
+  // Tries `candidate`; keeps it when it still fails. Whether it was kept.
+  bool Attempt(std::string what, Scenario candidate) {
+    const bool kept = StillFails(candidate);
+    if (kept) shrunk_.scenario = std::move(candidate);
+    shrunk_.log.push_back(ShrinkStep{std::move(what), kept});
+    FL_ASSERT(runs_ <= max_runs_);
+    return kept;
   }
-  // 2. Steps, fault steps first, then the workload's, from the last. An
-  // `up` stays (without it a cluster that is down fails for no fault), and
-  // a `down` goes with the `up` after it.
-  for (const bool fault_steps : {true, false}) {
-    for (std::size_t i = keep_steps ? 0 : shrunk.scenario.steps.size(); i-- > 0;) {
-      const Step& step = shrunk.scenario.steps[i];
-      if (StepKindOf(step).fault != fault_steps || step.kind == Step::Kind::kUp) continue;
-      const std::vector<Step>& steps = shrunk.scenario.steps;
-      const std::size_t count = step.kind == Step::Kind::kDown && i + 1 < steps.size() &&
-                                        steps[i + 1].kind == Step::Kind::kUp
-                                    ? 2
-                                    : 1;
-      Scenario candidate = shrunk.scenario;
-      candidate.steps.erase(candidate.steps.begin() + static_cast<std::ptrdiff_t>(i),
-                            candidate.steps.begin() + static_cast<std::ptrdiff_t>(i + count));
-      attempt(fmt::format("drop step {} ({}){}", i + 1, StepKindOf(step).show(step),
-                          count == 2 ? " and the up after it" : ""),
-              std::move(candidate));
-    }
-  }
-  // 3. What remains, simpler: the first hit, half the delay.
-  for (std::size_t i = 0; i < shrunk.scenario.faults.size(); ++i) {
-    if (shrunk.scenario.faults[i].hit > 1) {
-      Scenario candidate = shrunk.scenario;
-      candidate.faults[i].hit = 1;
-      attempt(fmt::format("fault {}: hit {} -> 1", i + 1, shrunk.scenario.faults[i].hit),
-              std::move(candidate));
-    }
-    constexpr int kMaxHalvings = 8;
-    for (int halving = 0; halving < kMaxHalvings; ++halving) {
-      const FaultSpec& fault = shrunk.scenario.faults[i];
-      if (fault.action != sim::FaultAction::kDelay || fault.delay < std::chrono::seconds(2)) {
-        break;
-      }
-      Scenario candidate = shrunk.scenario;
-      candidate.faults[i].delay = fault.delay / 2;
-      const std::size_t kept_before = shrunk.log.size();
-      attempt(fmt::format("fault {}: delay {} -> {}", i + 1, sim::FormatDuration(fault.delay),
-                          sim::FormatDuration(fault.delay / 2)),
-              std::move(candidate));
-      if (!shrunk.log[kept_before].kept) break;
-    }
-  }
-  // 4. Fewer nodes, while nothing names the last one (its service or its
-  // keyspace) and the failure stays.
-  constexpr int kMaxNodeTries = models::s3::kMaxNodes;
-  for (int tries = 0; tries < kMaxNodeTries && shrunk.scenario.nodes > 1; ++tries) {
-    const int last = shrunk.scenario.nodes;
-    Scenario candidate = shrunk.scenario;
-    candidate.nodes = last - 1;
-    const std::string service = models::s3::NodeServiceName(last);
-    const std::string keyspace = fmt::format("filecoingw_kuri{}", last);
-    // Expectations are no oracle here (unless asked): those about the node go.
-    if (!expectations) {
-      for (Step& step : candidate.steps) {
-        std::erase_if(step.expect, [&](const Expectation& e) {
-          return e.service == service || e.service == keyspace;
-        });
-      }
-    }
-    // What the run does names the node, not what the story says of it.
-    Scenario unworded = candidate;
-    unworded.title = unworded.story = unworded.lesson = "";
-    for (Step& each : unworded.steps) each.narration.clear();
-    const std::string text = ToToml(unworded);
-    if (text.find(service) != std::string::npos || text.find(keyspace) != std::string::npos) {
-      break;
-    }
-    const std::size_t at = shrunk.log.size();
-    attempt(fmt::format("nodes {} -> {}", last, last - 1), std::move(candidate));
-    if (!shrunk.log[at].kept) break;
-  }
+
+  Shrunk shrunk_;
+  std::uint64_t seed_;
+  const Signature& signature_;
+  bool expectations_;
+  int max_runs_;
+  const std::function<bool(const Scenario&)>& also_holds_;
+  int runs_ = 0;
+};
+
+}  // namespace
+
+Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& signature,
+              bool expectations, int max_runs, bool keep_steps,
+              const std::function<bool(const Scenario&)>& also_holds) {
+  Shrinker shrinker(failing, seed, signature, expectations, max_runs, also_holds);
+  shrinker.DropFaults();
+  if (!keep_steps) shrinker.DropSteps();
+  shrinker.SimplifyFaults();
+  shrinker.FewerNodes();
+  Shrunk shrunk = std::move(shrinker).Take();
   FL_ASSERT_MSG(FaultEventCount(shrunk.scenario) <= FaultEventCount(failing),
                 "shrinking added fault events: {} -> {}", FaultEventCount(failing),
                 FaultEventCount(shrunk.scenario));
+  FL_ASSERT(!keep_steps || shrunk.scenario.steps.size() == failing.steps.size());
   return shrunk;
 }
 
