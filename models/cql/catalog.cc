@@ -10,6 +10,7 @@
 #include "models/cql/parser.h"
 #include "models/cql/sql.h"
 #include "models/cql/value.h"
+#include "sim/assert.h"
 
 namespace faultline::models::cql {
 namespace {
@@ -126,6 +127,7 @@ sim::Status CheckLoadedTable(const TableInfo& table) {
     }
     if (!in_order) return corrupt(fmt::format("column {} is out of key order", column.name));
   }
+  FL_ASSERT(sql_names.size() == table.columns.size());
   if (partition == 0) return corrupt("no partition key");
   return sim::Status::Ok();
 }
@@ -143,6 +145,7 @@ std::string Escaped(std::string_view text) {
       escaped += c;
     }
   }
+  FL_ASSERT(escaped.size() >= text.size());
   return escaped;
 }
 
@@ -159,6 +162,7 @@ std::string Unescaped(std::string_view text, std::size_t& at, char stop) {
     ++at;
   }
   if (at < text.size()) ++at;  // The stop character.
+  FL_ASSERT(at <= text.size());
   return out;
 }
 
@@ -202,6 +206,7 @@ Options DecodeOptions(std::string_view text) {
     std::string value = Unescaped(text, at, '\n');
     options.emplace_back(std::move(name), std::move(value));
   }
+  FL_ASSERT(options.size() <= kMaxOptions);
   return options;
 }
 
@@ -229,6 +234,7 @@ sim::Status Catalog::Load(sqlite3* db) {
   SqlStatement next(db, "SELECT value FROM fl_meta WHERE name = 'next_table_id'");
   if (!next.ok()) return SqlError(db, "reading fl_meta");
   if (next.Step() == SQLITE_ROW) next_table_id_ = std::max(next_table_id_, next.Int(0));
+  FL_ASSERT(next_table_id_ >= 1);
   return LoadColumns(db);
 }
 
@@ -285,6 +291,7 @@ void Catalog::AddSystemKeyspace() {
   keyspaces_.emplace(local_keyspace.name, std::move(local_keyspace));
   // YCQL's other system keyspace, listed but without tables here.
   keyspaces_.emplace("system_auth", KeyspaceInfo{"system_auth", {}, {}, true});
+  FL_ASSERT(keyspaces_.contains(kSystemKeyspace) && keyspaces_.contains("system"));
 }
 
 sim::Status Catalog::LoadKeyspaces(sqlite3* db) {
@@ -313,6 +320,7 @@ sim::Status Catalog::LoadTables(sqlite3* db) {
     table.options = DecodeOptions(select.Text(3));
     table.next_column = static_cast<int>(select.Int(4));
     next_table_id_ = std::max(next_table_id_, table.id + 1);
+    FL_ASSERT(next_table_id_ > table.id);
     auto keyspace = keyspaces_.find(table.keyspace);
     if (keyspace == keyspaces_.end()) {
       return sim::Status::Corruption(
@@ -354,6 +362,7 @@ sim::Status Catalog::LoadColumns(sqlite3* db) {
 }
 
 int Catalog::WriteKeyspace(sqlite3* db, const KeyspaceInfo& keyspace) {
+  FL_ASSERT_MSG(!keyspace.system && !keyspace.name.empty(), "writing keyspace '{}'", keyspace.name);
   // system_schema.keyspaces shows the replication options as a map<text, text>.
   Value replication;
   replication.kind = Value::Kind::kMap;
@@ -377,6 +386,9 @@ int Catalog::EraseKeyspace(sqlite3* db, const std::string& keyspace) {
 }
 
 int Catalog::WriteTable(sqlite3* db, const TableInfo& table, bool replace) {
+  FL_ASSERT_MSG(!table.read_only && table.id > 0, "writing table {}.{}", table.keyspace,
+                table.name);
+  FL_ASSERT(table.PartitionKeyColumns() >= 1);
   if (replace) {
     if (int code = EraseTable(db, table); code != SQLITE_OK) return code;
   }
@@ -409,10 +421,12 @@ int Catalog::WriteTable(sqlite3* db, const TableInfo& table, bool replace) {
     column.Bind(8, ordinal++);
     if (column.Step() != SQLITE_DONE) return column.code();
   }
+  FL_ASSERT(ordinal == static_cast<std::int64_t>(table.columns.size()));
   return SQLITE_OK;
 }
 
 int Catalog::WriteNextTableId(sqlite3* db, std::int64_t next) {
+  FL_ASSERT(next >= 1);
   SqlStatement write(db, "INSERT OR REPLACE INTO fl_meta(name, value) VALUES ('next_table_id', ?)");
   if (!write.ok()) return write.code();
   write.Bind(1, next);
@@ -420,6 +434,7 @@ int Catalog::WriteNextTableId(sqlite3* db, std::int64_t next) {
 }
 
 int Catalog::EraseTable(sqlite3* db, const TableInfo& table) {
+  FL_ASSERT(table.id > 0 && !table.read_only);
   SqlStatement erase_columns(db, "DELETE FROM fl_columns WHERE table_id = ?");
   SqlStatement erase_table(db, "DELETE FROM fl_tables WHERE id = ?");
   if (!erase_columns.ok()) return erase_columns.code();

@@ -9,6 +9,7 @@
 #include "models/cql/collations.h"
 #include "models/cql/parser.h"
 #include "models/cql/sql.h"
+#include "sim/assert.h"
 
 namespace faultline::models::cql {
 
@@ -30,6 +31,7 @@ Outcome Engine::Execute(Session& session, const ParsedStatement& statement,
         fmt::format("Expected {} bound values, got {}", statement.bind_markers, bound.size()));
   }
   bound_ = bound;
+  FL_ASSERT(transaction_depth_ == 0);  // A statement starts outside any transaction.
   Outcome outcome = std::visit(
       [&](const auto& body) -> Outcome {
         using T = std::decay_t<decltype(body)>;
@@ -49,6 +51,8 @@ Outcome Engine::Execute(Session& session, const ParsedStatement& statement,
     *error->offset =
         *error->offset >= statement.start.offset ? *error->offset - statement.start.offset : 0;
   }
+  FL_ASSERT(transaction_depth_ == 0);  // ... and ends outside one, committed or rolled back.
+  bound_ = {};
   return outcome;
 }
 
@@ -59,6 +63,7 @@ std::vector<Outcome> Engine::ExecuteScript(Session& session, std::string_view te
     outcomes.push_back(Execute(session, statement));
     if (std::holds_alternative<CqlError>(outcomes.back())) return outcomes;
   }
+  FL_ASSERT(outcomes.size() == parsed.statements.size());
   if (parsed.error) outcomes.push_back(SyntaxError(parsed.error->message));
   return outcomes;
 }
@@ -79,6 +84,7 @@ std::variant<const TableInfo*, CqlError> Engine::ResolveTable(const Session& ses
   const TableInfo* table = catalog_.FindTable(std::get<std::string>(keyspace), name.name);
   if (table == nullptr) return At(ObjectNotFound(), name.offset);
   if (for_write && table->read_only) return At(SystemNamespaceReadonly(), name.offset);
+  FL_ASSERT(table->keyspace == std::get<std::string>(keyspace) && table->name == name.name);
   return table;
 }
 
@@ -94,6 +100,7 @@ sqlite3_stmt* Engine::Prepared(const std::string& sql) {
   constexpr std::size_t kMaxCached = 4096;  // A bound: drop all rather than grow forever.
   if (cache_.size() >= kMaxCached) ForgetPrepared();
   cache_.emplace(sql, statement);
+  FL_ASSERT(cache_.size() <= kMaxCached);
   return statement;
 }
 
@@ -107,6 +114,7 @@ CqlError Engine::SqliteFailure(std::string_view what) {
 }
 
 bool Engine::Begin() {
+  FL_ASSERT(transaction_depth_ >= 0);
   if (transaction_depth_++ > 0) return true;
   if (ExecSql(db_, "BEGIN IMMEDIATE") == SQLITE_OK) return true;
   transaction_depth_ = 0;
@@ -114,6 +122,7 @@ bool Engine::Begin() {
 }
 
 bool Engine::Commit() {
+  FL_ASSERT_MSG(transaction_depth_ > 0, "COMMIT without BEGIN");
   if (--transaction_depth_ > 0) return true;
   if (ExecSql(db_, "COMMIT") == SQLITE_OK) return true;
   Rollback();
@@ -132,6 +141,7 @@ bool Engine::StepToDone(sqlite3_stmt* statement) {
 }
 
 void Engine::BindValue(sqlite3_stmt* statement, int index, const Value& value) {
+  FL_ASSERT(statement != nullptr && index >= 1);
   switch (value.kind) {
     case Value::Kind::kNull:
       sqlite3_bind_null(statement, index);
@@ -160,6 +170,7 @@ void Engine::BindValue(sqlite3_stmt* statement, int index, const Value& value) {
 }
 
 Value Engine::ReadValue(sqlite3_stmt* statement, int column, const CqlType& type) {
+  FL_ASSERT(statement != nullptr && column >= 0 && column < sqlite3_column_count(statement));
   switch (sqlite3_column_type(statement, column)) {
     case SQLITE_NULL:
       return Value::Null();

@@ -9,6 +9,7 @@
 #include "models/cql/collations.h"
 #include "models/cql/engine.h"
 #include "models/cql/sql.h"
+#include "sim/assert.h"
 
 namespace faultline::models::cql {
 namespace {
@@ -40,6 +41,7 @@ Outcome Engine::Run(Session&, const CreateKeyspace& statement) {
     return SqliteFailure("CREATE KEYSPACE");
   }
   catalog_.ApplyKeyspace(std::move(keyspace));
+  FL_ASSERT(catalog_.FindKeyspace(statement.name) != nullptr);
   return SchemaChange();
 }
 
@@ -63,6 +65,7 @@ Outcome Engine::Run(Session&, const DropKeyspace& statement) {
   }
   // The session keeps its keyspace, as in YCQL: later statements find no tables.
   catalog_.ApplyKeyspaceDropped(statement.name);
+  FL_ASSERT(catalog_.FindKeyspace(statement.name) == nullptr);
   return SchemaChange();
 }
 
@@ -121,6 +124,8 @@ std::variant<std::vector<ColumnInfo>, CqlError> DefineColumns(const CreateTable&
   for (const ColumnDefinition& definition : statement.columns) {
     if (!in_key.contains(definition.name)) columns.push_back(defined.at(definition.name));
   }
+  FL_ASSERT(columns.size() == statement.columns.size());
+  FL_ASSERT(in_key.size() == statement.partition_key.size() + statement.clustering_key.size());
   return columns;
 }
 
@@ -205,6 +210,7 @@ std::string CreateTableSql(const TableInfo& table) {
                          column.descending ? " DESC" : "");
     }
   }
+  FL_ASSERT_MSG(!key.empty(), "table {} has no key", table.sql_name);
   return sql + fmt::format(
                    "fl_live INTEGER NOT NULL DEFAULT 0, fl_expires INTEGER, PRIMARY KEY ({})) "
                    "WITHOUT ROWID",
@@ -240,6 +246,8 @@ Outcome Engine::Run(Session& session, const CreateTable& statement) {
   table.options = statement.options;
   table.id = catalog_.next_table_id();
   table.sql_name = fmt::format("t{}", table.id);
+  FL_ASSERT(table.next_column == static_cast<int>(table.columns.size()));
+  FL_ASSERT(table.id >= 1);
 
   ForgetPrepared();
   if (!Begin()) return SqliteFailure("CREATE TABLE");
@@ -252,6 +260,7 @@ Outcome Engine::Run(Session& session, const CreateTable& statement) {
   }
   catalog_.AllocateTableId();
   catalog_.ApplyTable(std::move(table));
+  FL_ASSERT(catalog_.FindTable(keyspace, statement.table.name) != nullptr);
   return SchemaChange();
 }
 
@@ -302,7 +311,13 @@ Outcome Engine::Run(Session& session, const AlterTable& statement) {
     Rollback();
     return error;
   }
+  const std::string keyspace = table.keyspace;
+  const std::string name = table.name;
   catalog_.ApplyTable(std::move(table));
+  const TableInfo* altered = catalog_.FindTable(keyspace, name);
+  FL_ASSERT(altered != nullptr);
+  FL_ASSERT((altered->Find(statement.column.name) != nullptr) ==
+            (statement.action == AlterTable::Action::kAdd));
   return SchemaChange();
 }
 
@@ -325,6 +340,7 @@ Outcome Engine::Run(Session& session, const DropTable& statement) {
     return error;
   }
   catalog_.ApplyTableDropped(table.keyspace, table.name);
+  FL_ASSERT(catalog_.FindTable(table.keyspace, table.name) == nullptr);
   return SchemaChange();
 }
 

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include <fmt/format.h>
+#include "sim/assert.h"
 
 namespace faultline::models::cql {
 namespace {
@@ -23,6 +24,7 @@ class Cursor {
     return at < text_.size() ? text_[at] : '\0';
   }
   char Next() {
+    FL_ASSERT_MSG(position_.offset < text_.size(), "reading past the end at {}", position_.offset);
     const char c = text_[position_.offset++];
     if (c == '\n') {
       ++position_.line;
@@ -53,6 +55,7 @@ bool IsUuidAt(const Cursor& cursor) {
 
 // Reads a quoted run ('...' or "..."), where a doubled quote stands for one.
 bool ReadQuoted(Cursor& cursor, char quote, std::string& out) {
+  FL_ASSERT(cursor.Peek() == quote);
   cursor.Next();  // The opening quote.
   while (!cursor.AtEnd()) {
     const char c = cursor.Next();
@@ -82,6 +85,7 @@ bool SkipSpaceAndComments(Cursor& cursor) {
       cursor.Next();
       cursor.Next();
     } else {
+      FL_ASSERT(cursor.AtEnd() || !std::isspace(static_cast<unsigned char>(cursor.Peek())));
       return true;
     }
   }
@@ -176,6 +180,9 @@ LexResult Lex(std::string_view text) {
       return result;
     }
     result.tokens.push_back(std::move(token));
+    // Every token moves the cursor on: the loop ends within the text's length.
+    FL_ASSERT(cursor.position().offset > start.offset);
+    FL_ASSERT(cursor.position().offset <= text.size());
   }
 }
 

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 #include <string_view>
+#include "sim/assert.h"
 
 namespace faultline::models::cql {
 namespace {
@@ -30,6 +31,7 @@ std::optional<SqlCell> Cell(std::string_view& text) {
   if (!length || static_cast<std::size_t>(*length) > text.size()) return std::nullopt;
   const std::string_view bytes = text.substr(0, static_cast<std::size_t>(*length));
   text.remove_prefix(bytes.size());
+  FL_ASSERT(bytes.size() == static_cast<std::size_t>(*length));
   SqlCell cell;
   switch (type) {
     case 'n':
@@ -74,6 +76,7 @@ std::vector<OrderColumn> RowOrder(const TableInfo& table) {
   for (std::size_t i = 0; i < table.KeyColumns(); ++i) {
     order.push_back({table.columns[i].sql_name, table.columns[i].descending});
   }
+  FL_ASSERT(order.size() == table.KeyColumns());
   return order;
 }
 
@@ -102,10 +105,12 @@ std::variant<PagingState, CqlError> ParsePagingState(const std::string& text,
     state.after.push_back(std::move(*cell));
   }
   if (!rest.empty()) return InvalidPagingState();
+  FL_ASSERT(state.after.size() == order_columns);
   return state;
 }
 
 std::string FormatPagingState(const TableInfo& table, const PagingState& state) {
+  FL_ASSERT(state.returned >= 0);
   std::string text = fmt::format("{}:{}:", table.id, state.returned);
   for (const SqlCell& cell : state.after) {
     switch (cell.type) {
@@ -131,6 +136,7 @@ std::string FormatPagingState(const TableInfo& table, const PagingState& state) 
 }
 
 std::string AfterSql(const std::vector<OrderColumn>& order) {
+  FL_ASSERT(!order.empty());
   std::string sql;
   for (std::size_t j = 0; j < order.size(); ++j) {
     std::string term;
@@ -165,13 +171,18 @@ void Bind(sqlite3_stmt* statement, int index, const SqlCell& cell) {
 }  // namespace
 
 int BindAfter(sqlite3_stmt* statement, int index, const std::vector<SqlCell>& after) {
+  FL_ASSERT(index >= 1);
+  const int first = index;
   for (std::size_t j = 0; j < after.size(); ++j) {
     for (std::size_t i = 0; i <= j; ++i) Bind(statement, index++, after[i]);
   }
+  // AfterSql's terms: 1 + 2 + ... + n placeholders.
+  FL_ASSERT(static_cast<std::size_t>(index - first) == after.size() * (after.size() + 1) / 2);
   return index;
 }
 
 SqlCell ReadCell(sqlite3_stmt* statement, int column) {
+  FL_ASSERT(column >= 0 && column < sqlite3_column_count(statement));
   SqlCell cell;
   cell.type = sqlite3_column_type(statement, column);
   if (cell.type == SQLITE_INTEGER) cell.integer = sqlite3_column_int64(statement, column);

@@ -102,11 +102,13 @@ Civil CivilFromDays(std::int64_t z) {
   const unsigned mp = (5 * doy + 2) / 153;
   const unsigned d = doy - (153 * mp + 2) / 5 + 1;
   const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  FL_ASSERT(m >= 1 && m <= 12 && d >= 1 && d <= 31);
   return {static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2), m, d};
 }
 
 // Reads `count` digits at `at` into `out`.
 bool Digits(std::string_view text, std::size_t at, std::size_t count, unsigned& out) {
+  FL_ASSERT(count >= 1 && count <= 9);  // Fits an unsigned.
   if (at + count > text.size()) return false;
   out = 0;
   for (std::size_t i = at; i < at + count; ++i) {
@@ -118,6 +120,7 @@ bool Digits(std::string_view text, std::size_t at, std::size_t count, unsigned& 
 
 // "2025-01-02", "2025-01-02 03:04:05", "...T...", ".123", "Z" or "+0000".
 unsigned DaysInMonth(unsigned year, unsigned month) {
+  FL_ASSERT(month >= 1 && month <= 12);
   static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
   return month == 2 && leap ? 29 : kDays[month - 1];
@@ -135,6 +138,7 @@ std::optional<int> ParseZone(std::string_view zone) {
     return std::nullopt;
   }
   const int offset = static_cast<int>(hours * 60 + minutes);
+  FL_ASSERT(offset >= 0 && offset < 24 * 60);
   return zone[0] == '-' ? -offset : offset;
 }
 
@@ -171,6 +175,7 @@ std::optional<std::int64_t> ParseTimestamp(std::string_view text) {
     }
   }
   const std::optional<int> offset_minutes = ParseZone(text.substr(at));
+  FL_ASSERT(at <= text.size() && millis < 1000);
   if (!offset_minutes) return std::nullopt;
   const std::int64_t days = DaysFromCivil(year, month, day);
   return ((days * 24 + hour) * 60 + minute - *offset_minutes) * 60'000 +
@@ -185,6 +190,8 @@ std::string FormatTimestamp(std::int64_t millis) {
     --days;
   }
   const Civil civil = CivilFromDays(days);
+  FL_ASSERT(rest >= 0 && rest < 86'400'000);
+  FL_ASSERT(DaysFromCivil(civil.year, civil.month, civil.day) == days);  // The two inverses agree.
   return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:03}000+0000", civil.year, civil.month,
                      civil.day, rest / 3'600'000, rest / 60'000 % 60, rest / 1000 % 60,
                      rest % 1000);
@@ -265,6 +272,9 @@ std::variant<Value, CqlError> FromCollection(const Term& term, const CqlType& ty
   if (!fits) return Mismatch(type, "a collection literal");
   Value value;
   value.kind = Representation(type);
+  FL_ASSERT(type.IsCollection());
+  FL_ASSERT(type.parameters.size() == (type.kind == Kind::kMap ? 2u : 1u));
+  FL_ASSERT(term.kind != Term::Kind::kMap || term.elements.size() % 2 == 0);
   for (std::size_t i = 0; i < term.elements.size(); ++i) {
     const CqlType& element_type =
         type.kind == Kind::kMap ? type.parameters[i % 2] : type.parameters[0];
@@ -321,6 +331,7 @@ std::variant<Value, CqlError> FromTermText(const std::string& text, const CqlTyp
 // wins, as in Cassandra); an empty collection is null.
 std::variant<Value, CqlError> Canonical(Value value, const CqlType& type) {
   if (value.elements.empty()) return type.frozen ? value : Value::Null();
+  FL_ASSERT(type.kind != Kind::kMap || value.elements.size() % 2 == 0);
   if (type.kind == Kind::kSet) {
     std::sort(value.elements.begin(), value.elements.end(),
               [](const Value& a, const Value& b) { return Compare(a, b) < 0; });
@@ -340,6 +351,7 @@ std::variant<Value, CqlError> Canonical(Value value, const CqlType& type) {
       value.elements.push_back(std::move(entries[i].second));
     }
   }
+  FL_ASSERT(type.kind != Kind::kMap || value.elements.size() % 2 == 0);
   return value;
 }
 
@@ -347,6 +359,7 @@ std::string HexDigits(std::string_view bytes) {
   std::string text;
   text.reserve(bytes.size() * 2);
   for (const char c : bytes) text += fmt::format("{:02x}", static_cast<unsigned char>(c));
+  FL_ASSERT(text.size() == bytes.size() * 2);
   return text;
 }
 }  // namespace

@@ -7,7 +7,8 @@ set(FAULTLINE_FUZZ_TARGETS cql_parser_fuzz migration_lint_fuzz sum_file_fuzz)
 set(cql_parser_fuzz_SOURCES
   models/cql/keywords.cc
   models/cql/lexer.cc
-  models/cql/parser.cc)
+  models/cql/parser.cc
+  sim/assert.cc)
 set(cql_parser_fuzz_CORPUS tests/fuzz/cql_corpus)
 set(migration_lint_fuzz_SOURCES
   models/cql/errors.cc
