@@ -55,6 +55,9 @@ struct Container {
   sim::TimePoint started_at{};
   std::string running_version;  // The image version its current (or last) start ran.
   bool ready = false;           // What the running incarnation last said (SetReady).
+  // Why its last `up` did not start it, as compose says ("dependency failed
+  // to start: ..."); empty once it starts.
+  std::string held_back;
   std::deque<std::string> log;
   std::vector<std::string> mount_points;  // In the runtime's SQLite VFS.
   sim::Event changed;                     // Pulsed on every state or health change.
@@ -180,6 +183,16 @@ std::optional<int> Runtime::exit_code(const std::string& service) const {
   return At(service).exit_code;
 }
 int Runtime::restart_count(const std::string& service) const { return At(service).restarts; }
+
+std::vector<std::string> Runtime::HeldBack() const {
+  std::vector<std::string> held;
+  for (const auto& [name, container] : containers_) {
+    if (!container->held_back.empty() && !container->removed()) {
+      held.push_back(name + ": " + container->held_back);
+    }
+  }
+  return held;
+}
 
 const ServiceSpec& Runtime::container_spec(const std::string& service) const {
   return At(service).spec;
@@ -346,9 +359,9 @@ sim::Awaitable<void> Runtime::StartWhenReady(Container& container) {
     if (it == containers_.end() || it->second->removed() || container.removed()) co_return;
     Container& dependency = *it->second;
     if (!co_await WaitFor(dependency, condition)) {
-      ContainerContext(*this, container)
-          .Log(fmt::format("dependency failed to start: container {} exited ({})", name,
-                           dependency.exit_code.value_or(-1)));
+      container.held_back = fmt::format("dependency failed to start: container {} exited ({})",
+                                        name, dependency.exit_code.value_or(-1));
+      ContainerContext(*this, container).Log(container.held_back);
       co_return;
     }
   }
@@ -363,6 +376,7 @@ void Runtime::StartProcess(Container& container) {
   FL_ASSERT(image != images_.end());
   container.Want(Intent::kRun);
   container.run_once = false;
+  container.held_back.clear();
   container.running_version = container.spec.version;
   container.ready = false;
   container.stop_signal.Reset();

@@ -163,6 +163,10 @@ class Runtime {
   // started again (what `docker inspect` shows of the last exit).
   std::optional<int> last_exit_code(const std::string& service) const;
   int restart_count(const std::string& service) const;
+  // Services whose last `up` did not start them because a dependency
+  // failed, each "kuri-1: dependency failed to start: container db-init
+  // exited (1)" (as compose reports it), by name. A start clears it.
+  std::vector<std::string> HeldBack() const;
   // The container's own spec (the compose file's as of its creation, with
   // later SetImageVersion changes), the image version its current or last
   // start ran (empty before the first), and its process's incarnation.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/cql/keywords.h"
+#include "sim/assert.h"
 
 namespace faultline::models::cql {
 namespace {
@@ -39,6 +40,7 @@ class Parser {
     return true;
   }
   const Token& Peek(std::size_t ahead = 0) const {
+    FL_ASSERT(!tokens_.empty() && tokens_.back().kind == TokenKind::kEnd);
     return tokens_[std::min(next_ + ahead, tokens_.size() - 1)];
   }
 
@@ -48,6 +50,8 @@ class Parser {
     depth_ = 0;
     const Position start = Peek().position;
     Statement statement = StatementBody();
+    FL_ASSERT_MSG(depth_ == 0, "nesting left open: {}", depth_);
+    FL_ASSERT(bind_markers_ >= 0);
     if (!Peek().IsSymbol(";") && !AtEnd()) Fail(Peek(), "';' or end of input");
     std::string own_text(text.substr(start.offset, Peek().position.offset - start.offset));
     while (!own_text.empty() && std::isspace(static_cast<unsigned char>(own_text.back()))) {
@@ -216,6 +220,7 @@ class Parser {
         Fail(Peek(), "':'");
       }
     } while (AcceptSymbol(","));
+    FL_ASSERT(term.kind != Term::Kind::kMap || term.elements.size() % 2 == 0);
     ExpectSymbol(close);
     return term;
   }
@@ -249,8 +254,10 @@ class Parser {
       }
       relation.op = Next().text;
       relation.value = ParseTerm();
+      FL_ASSERT(!relation.column.empty() && !relation.op.empty());
       relations.push_back(std::move(relation));
     } while (AcceptKeyword("and"));
+    FL_ASSERT(relations.size() <= tokens_.size());  // Each took tokens.
     return relations;
   }
 

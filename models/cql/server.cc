@@ -7,6 +7,7 @@
 #include "models/cql/parser.h"
 #include "models/cql/store_database.h"
 #include "models/cql/wire.h"
+#include "sim/assert.h"
 #include "sim/trace.h"
 
 namespace faultline::models::cql {
@@ -54,6 +55,7 @@ std::string BoundValuesText(const std::vector<Value>& values) {
         break;
     }
     if (one.size() > 60) one = std::string(sim::CutAtCharacter(one, 57)) + "...";
+    FL_ASSERT(one.size() <= 60);
     text += (text.empty() ? "" : ", ") + one;
   }
   return text;
@@ -108,6 +110,7 @@ StoreService::Reply StoreService::Serve(const fakes::Request& request) {
     if (parsed_queries_.size() >= kMaxParsed) parsed_queries_.clear();
     auto [entry, inserted] =
         parsed_queries_.emplace(body->statement, std::move(parsed.statements[0]));
+    FL_ASSERT(inserted && parsed_queries_.size() <= kMaxParsed);
     return Run(session, entry->second, body->values, body->page, request.peer);
   }
   if (request.method == wire::kPrepare) {
@@ -117,6 +120,7 @@ StoreService::Reply StoreService::Serve(const fakes::Request& request) {
     constexpr std::size_t kMaxPrepared = 10'000;
     if (prepared_.size() >= kMaxPrepared) prepared_.clear();
     prepared_.insert_or_assign(id, Prepared{std::move(parsed.statements[0]), body->keyspace});
+    FL_ASSERT(prepared_.size() <= kMaxPrepared && prepared_.contains(id));
     QueryResult result;
     result.text = std::move(id);
     return {Answer(result)};
@@ -133,6 +137,8 @@ StoreService::Reply StoreService::Run(const Session& session, const ParsedStatem
   Outcome outcome = race ? Outcome(*race) : engine_.Execute(running, statement, values, page);
   const auto* done = std::get_if<QueryResult>(&outcome);
   const bool schema_changed = done != nullptr && done->kind == QueryResult::Kind::kSchemaChange;
+  FL_ASSERT(!race || !schema_changed);  // A statement that lost the race changed nothing.
+  FL_ASSERT(coordinator >= 0);
   if (schema_changed) RecordSchemaChange(session, statement, coordinator);
   if (simulation_ != nullptr) {
     std::string result = "ok";
@@ -174,6 +180,7 @@ std::optional<CqlError> StoreService::CheckSchemaRace(const Session& session,
                                                       int coordinator) {
   if (!gossip_) return std::nullopt;
   const auto* create = std::get_if<CreateTable>(&statement.statement);
+  FL_ASSERT(simulation_ != nullptr);  // Cassandra mode runs in a simulation.
   if (create == nullptr) return std::nullopt;
   const std::string table = FullName(session, create->table);
   if (table.empty()) return std::nullopt;
@@ -233,6 +240,7 @@ fakes::ServiceSpec StoreServiceSpec(std::string name, std::string volume) {
   spec.mounts.push_back(
       fakes::MountSpec{std::move(volume), kStoreDataDirectory, fakes::VolumeKind::kNamedVolume});
   spec.restart = fakes::RestartPolicy::kAlways;
+  FL_ASSERT(!spec.name.empty() && !spec.mounts.front().source.empty());
   return spec;
 }
 

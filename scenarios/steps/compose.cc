@@ -63,7 +63,11 @@ StepOutcome PerformUp(World& world, const Step&) {
   const sim::Status up = world.op.ComposeUp(world.spec);
   if (!up.ok()) return StepOutcome::Failed("compose up failed: " + up.message());
   const bool done = world.Advance(kUpBound, ServingOrDown(world, "", asked));
-  return StepOutcome::Did(done ? "compose up" : "compose up" + Unfinished(kUpBound));
+  std::string text = done ? "compose up" : "compose up" + Unfinished(kUpBound);
+  // As compose reports a service a failed dependency held back; a later
+  // `up` starts it again.
+  for (const std::string& held : world.runtime.HeldBack()) text += "; not started: " + held;
+  return StepOutcome::Did(std::move(text));
 }
 
 StepOutcome PerformDown(World& world, const Step& step) {
