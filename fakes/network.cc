@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/assert.h"
+
 namespace faultline::fakes {
 namespace {
 
@@ -132,6 +134,7 @@ sim::Awaitable<sim::Result<Response>> Network::AwaitResponse(std::shared_ptr<Pen
         scheduler.Wake(call->waiter);
       });
   if (!call->result) co_await sim::detail::ParkInto(&call->waiter);
+  FL_ASSERT(call->result.has_value());  // Woken only once answered, or timed out.
   scheduler.Discard(timer);
   co_return std::move(*call->result);
 }
@@ -139,6 +142,7 @@ sim::Awaitable<sim::Result<Response>> Network::AwaitResponse(std::shared_ptr<Pen
 void Network::OnRequestArrival(HostId from, HostId to_host, const Endpoint& to,
                                std::unique_ptr<Request> request,
                                const std::shared_ptr<PendingCall>& call) {
+  FL_ASSERT(request != nullptr);  // Each arrival has its own copy; the last, the original.
   const Listener* listener = FindLiveListener(to_host, to.port);
   if (listener == nullptr) {
     ++counters_.refused;
@@ -204,6 +208,7 @@ sim::TimePoint Network::ArrivalTime(HostId from, HostId to) {
       arrival = std::max(arrival, clog->second);
     }
   }
+  FL_ASSERT(arrival >= simulation_.Now());  // No message arrives before it is sent.
   return arrival;
 }
 
@@ -254,6 +259,7 @@ void Network::Deliver(InFlight& message) {
   // A link blocked while the message was in flight drops it too.
   if (Blocked(message.from, message.to)) {
     ++counters_.partitioned;
+    FL_ASSERT(message.copies_left > 0);
     --message.copies_left;
     TraceDrop(message.id, message.from, message.to, message.what, "partition");
     return;

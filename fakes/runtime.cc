@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/assert.h"
+
 namespace faultline::fakes {
 
 std::string_view HealthName(Health health) {
@@ -233,6 +235,8 @@ Volume& Runtime::EnsureVolume(const MountSpec& mount) {
         {{"volume", mount.source},
          {"kind", mount.kind == VolumeKind::kNamedVolume ? "volume" : "host-directory"}});
   }
+  // Kept under its source, in its kind's map.
+  FL_ASSERT(slot->name() == mount.source && slot->kind() == mount.kind);
   return *slot;
 }
 
@@ -302,6 +306,7 @@ sim::Status Runtime::Up(const ComposeSpec& spec) {
       sim::Process* process = simulation_.FindProcess(service.name);
       slot->process = process != nullptr ? process : &simulation_.AddProcess(service.name);
     }
+    FL_ASSERT(slot->process != nullptr);  // The same process across restarts.
     Container& container = *slot;
     const bool running = !container.removed() && container.process->running();
     const bool recreate = running && container.spec.version != service.version;
@@ -497,6 +502,7 @@ void Runtime::PowerOff(const std::string& service) {
   // The intent too, so the supervisor takes the exit for a stop, not a crash.
   if (!container.removed()) container.Want(Intent::kStop);
   if (container.process->running()) container.process->Kill();
+  FL_ASSERT(!container.process->running());
   simulation_.Emit("container.power", {{"service", service}, {"on", false}});
 }
 

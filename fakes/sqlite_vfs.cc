@@ -38,6 +38,7 @@ bool Usable(const OpenFile* file) {
 // the file's volume, keeping what the decision's model lets survive: so a
 // power loss can land in the middle of a transaction, between its writes.
 bool Fails(OpenFile* file, const char* site) {
+  FL_ASSERT(file->volume != nullptr);  // VfsOpen opens nothing without one.
   if (!Usable(file)) return true;
   // A failing disk fails the I/O before any fault plan is asked (a write's
   // own check is Volume::Write's; a truncate counts as a write).
@@ -64,6 +65,7 @@ int FileClose(sqlite3_file* base) {
 }
 
 int FileRead(sqlite3_file* base, void* out, int amount, sqlite3_int64 offset) {
+  FL_ASSERT(amount >= 0 && offset >= 0);
   OpenFile* file = FileOf(base);
   if (Fails(file, SqliteVfs::kSiteRead)) return SQLITE_IOERR_READ;
   SimFile* sim_file = FileOnVolume(file);
@@ -82,6 +84,7 @@ int FileRead(sqlite3_file* base, void* out, int amount, sqlite3_int64 offset) {
 }
 
 int FileWrite(sqlite3_file* base, const void* data, int amount, sqlite3_int64 offset) {
+  FL_ASSERT(amount >= 0 && offset >= 0);
   OpenFile* file = FileOf(base);
   if (Fails(file, SqliteVfs::kSiteWrite)) return SQLITE_IOERR_WRITE;
   SimFile& sim_file = file->volume->OpenOrCreate(file->path);
@@ -188,6 +191,7 @@ int VfsOpen(sqlite3_vfs* raw_vfs, sqlite3_filename name, sqlite3_file* base, int
   const bool exists = where.first->Exists(where.second);
   if (!exists && (flags & SQLITE_OPEN_CREATE) == 0) return SQLITE_CANTOPEN;
   if (!exists) where.first->OpenOrCreate(where.second);
+  FL_ASSERT(where.first->Exists(where.second));
   const bool delete_on_close = name == nullptr || (flags & SQLITE_OPEN_DELETEONCLOSE) != 0;
   new (base)
       OpenFile{{&kIoMethods},   vfs, where.first, std::move(where.second), owner, delete_on_close,
@@ -308,6 +312,8 @@ void SqliteVfs::Unmount(const std::string& mount_point) { mounts_.erase(mount_po
 std::pair<Volume*, std::string> SqliteVfs::Resolve(const std::string& path) {
   // Longest mount point first: a mount inside another wins.
   for (const auto& [mount_point, volume] : mounts_) {
+    // As Mount left it: no trailing '/', so a match ends at one in `path`.
+    FL_ASSERT(mount_point == "/" || !mount_point.ends_with('/'));
     if (mount_point == "/") return {volume, path};
     if (path.size() > mount_point.size() && path.starts_with(mount_point) &&
         path[mount_point.size()] == '/') {
@@ -346,6 +352,7 @@ SqliteDatabase::~SqliteDatabase() {
 }
 
 sim::Status SqliteDatabase::Error(int code) const {
+  FL_ASSERT(code != SQLITE_OK && code != SQLITE_ROW && code != SQLITE_DONE);
   const char* message = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(code);
   const std::string text = fmt::format("sqlite: {} ({})", message, sqlite3_errstr(code));
   switch (code & 0xff) {
@@ -367,6 +374,7 @@ sim::Status SqliteDatabase::Exec(const std::string& sql) {
 }
 
 sim::Result<std::int64_t> SqliteDatabase::QueryInt(const std::string& sql) {
+  FL_ASSERT(db_ != nullptr);  // Not a moved-from database.
   sqlite3_stmt* statement = nullptr;
   int code = sqlite3_prepare_v2(db_, sql.c_str(), -1, &statement, nullptr);
   if (code != SQLITE_OK) return Error(code);

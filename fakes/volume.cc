@@ -23,6 +23,7 @@ CrashModel CrashModel::Of(sim::Survivors survivors) {
       model.mode = Mode::kTornBlocks;
       break;
   }
+  FL_ASSERT(model.mode != Mode::kTornBlocks || model.block_size > 0);  // LoseUnsynced's blocks.
   return model;
 }
 
@@ -181,6 +182,7 @@ sim::Status Volume::Write(SimFile& file, std::uint64_t offset, std::string_view 
                                                 used_bytes(), capacity_bytes_));
   }
   file.Write(offset, data);
+  FL_ASSERT(growth == 0 || used_bytes_ <= capacity_bytes_);  // Never grown past its capacity.
   return sim::Status::Ok();
 }
 

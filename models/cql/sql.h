@@ -1,4 +1,5 @@
-// Small RAII helpers over SQLite's C API for the store's own statements.
+// Small RAII helpers over SQLite's C API for the store's own statements
+// (internal to models/cql/; not installed).
 #pragma once
 
 #include <sqlite3.h>

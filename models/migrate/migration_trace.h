@@ -1,4 +1,5 @@
-// Trace events around one migration file, so a timeline and a Perfetto
+// Trace events around one migration file (internal to models/migrate/; not
+// installed), so a timeline and a Perfetto
 // trace show each migration as a step: "migrate.begin" (runner, keyspace,
 // version, file) when its file starts, "migrate.end" (keyspace, version,
 // outcome) when it is done or has failed. A crash in between leaves the

@@ -36,6 +36,7 @@ Outcome FatalError(std::string output, const sim::Status& error) {
 // the flags. Returns the positional arguments, or the exit-2 outcome.
 std::variant<std::vector<std::string>, Outcome> ParseFlags(const std::vector<std::string>& words,
                                                            bool* all) {
+  FL_ASSERT(!words.empty());  // The command, then its flags and arguments.
   std::vector<std::string> positional;
   std::size_t i = 1;
   for (; i < words.size(); ++i) {
@@ -58,6 +59,7 @@ std::variant<std::vector<std::string>, Outcome> ParseFlags(const std::vector<std
                                   word, words[0], all_flag)};
   }
   for (; i < words.size(); ++i) positional.push_back(words[i]);
+  FL_ASSERT(positional.size() < words.size());
   return positional;
 }
 
@@ -106,6 +108,7 @@ sim::Awaitable<Outcome> Down(Migrate& m, const std::string& output,
     co_return Fatal(output + "Are you sure you want to apply all down migrations? [y/N]\n",
                     "Not applying all down migrations");
   }
+  FL_ASSERT(args.size() == 1 && !all);  // down N: the one argument.
   const std::optional<std::uint64_t> n = ParseNumber<std::uint64_t>(args[0]);
   if (!n) co_return Fatal(output, "error: can't read limit argument N");
   const sim::Status status =
@@ -155,6 +158,7 @@ std::vector<std::string> MigrateCliWords(std::string_view command_line) {
     const std::size_t start = command_line.find_first_not_of(' ', at);
     if (start == std::string_view::npos) break;
     const std::size_t end = std::min(command_line.find(' ', start), command_line.size());
+    FL_ASSERT(start < end);  // A word is never empty.
     words.emplace_back(command_line.substr(start, end - start));
     at = end;
   }

@@ -21,6 +21,7 @@ sim::Awaitable<Answer> Operator::Cql(cql::CqlSession& session, std::string state
 
 sim::Awaitable<Answer> Operator::MigrateForce(cql::CqlSession& shell, std::string keyspace,
                                               std::int64_t version) {
+  FL_ASSERT(!keyspace.empty() && version >= -1);  // A version, or -1 for none.
   // Its own session (the driver's USE must not move the shell's), to the
   // same store.
   cql::CqlSession session(runtime_.network(), shell.options());
@@ -68,6 +69,8 @@ sim::Awaitable<MigrateCliOutcome> Operator::MigrateCli(cql::CqlSession& session,
                                                        std::string command_line) {
   MigrateCliOutcome outcome =
       co_await RunMigrateCli(session, keyspace, source, MigrateCliWords(command_line));
+  // Go's exit codes: 0, 1 for an error (log.fatal), 2 for a bad flag.
+  FL_ASSERT_MSG(outcome.exit_code >= 0 && outcome.exit_code <= 2, "exit {}", outcome.exit_code);
   Record("migrate", fmt::format("{} {}", keyspace, command_line),
          fmt::format("exit {}: {}", outcome.exit_code, outcome.output));
   co_return outcome;
@@ -82,6 +85,7 @@ sim::Awaitable<Answer> Operator::RecreateKeyspace(cql::CqlSession& session, std:
   if (!tables.ok()) outcome = tables.ToString();
   for (const cql::Row& row : tables.result.rows) {
     if (outcome != "ok") break;
+    FL_ASSERT(row.size() == 1);  // table_name, as selected.
     cql::ClientResult dropped =
         co_await session.Query("DROP TABLE \"" + keyspace + "\".\"" + row.at(0).bytes + "\"");
     if (!dropped.ok()) outcome = dropped.ToString();

@@ -38,6 +38,7 @@ void Reader::CheckCrashSite(const toml::table& crash, const Scenario& scenario) 
 void Reader::CheckSite(const toml::node* at, const std::string& site, const Scenario& scenario,
                        const std::string& where) const {
   const std::vector<std::string> sites = FaultSitesOf(scenario);
+  FL_ASSERT(std::is_sorted(sites.begin(), sites.end()));  // For the binary search.
   if (std::binary_search(sites.begin(), sites.end(), site)) return;
   std::string list;
   for (const std::string& known : sites) list += (list.empty() ? "" : ", ") + known;
@@ -82,8 +83,11 @@ void Reader::ReadFaults(const toml::node& node, Scenario& scenario) const {
     }
     ReadFaultDetails(*table, where, fault);
     if (table->contains("service")) fault.service = ServiceName(*table, "service", where);
+    // What the writer writes of it reads back: only its action's own details.
+    FL_ASSERT(fault.action == sim::FaultAction::kDelay || fault.delay == sim::Duration{});
     scenario.faults.push_back(std::move(fault));
   }
+  FL_ASSERT(scenario.faults.size() <= limits_.faults);
 }
 
 // The disk sites where data moves, so where a power loss drops some.
@@ -109,6 +113,7 @@ sim::Survivors Reader::ReadSurvivors(const toml::table& table, std::string_view 
 // What an error or a delay needs, and nothing an action does not use.
 void Reader::ReadFaultDetails(const toml::table& table, const std::string& where,
                               FaultSpec& fault) const {
+  FL_ASSERT(fault.action != sim::FaultAction::kNone);  // Refused by ReadFaults.
   const bool error = fault.action == sim::FaultAction::kError;
   const bool delay = fault.action == sim::FaultAction::kDelay;
   for (const char* key : {"error", "message"}) {

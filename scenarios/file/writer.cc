@@ -3,9 +3,11 @@
 // (steps.h), so a file always reads back as the scenario it was made from.
 #include <fmt/format.h>
 
+#include "models/s3/seed_images.h"
 #include "scenarios/checkers/expectations.h"
 #include "scenarios/file/scenario_file.h"
 #include "scenarios/steps/steps.h"
+#include "sim/assert.h"
 #include "sim/trace.h"
 
 namespace faultline::scenarios {
@@ -94,6 +96,7 @@ namespace {
 
 // [topology], [budget] and [crash]: the cluster and what a run may spend.
 void WriteTopology(const Scenario& s, std::string& out) {
+  FL_ASSERT_MSG(s.nodes >= 1 && s.nodes <= models::s3::kMaxNodes, "{}: {} nodes", s.name, s.nodes);
   out += fmt::format("[topology]\nnode = {}\nproxy = {}\ndb_init = {}\n", Quoted(s.node_version),
                      Quoted(s.proxy_version), Quoted(s.db_init_version));
   if (s.store_version != Scenario{}.store_version) {
@@ -106,6 +109,7 @@ void WriteTopology(const Scenario& s, std::string& out) {
                        Quoted(DurationText(s.budget.virtual_time)), s.budget.steps);
   }
   if (!s.crash_site.empty()) {
+    FL_ASSERT_MSG(s.crash_hit >= 1, "{}: crash at {} pass 0", s.name, s.crash_site);
     out += fmt::format("\n[crash]\nsite = {}\nhit = {}\n", Quoted(s.crash_site), s.crash_hit);
   }
 }
@@ -113,6 +117,9 @@ void WriteTopology(const Scenario& s, std::string& out) {
 // Each [[fault]], with only the keys its action takes.
 void WriteFaults(const Scenario& s, std::string& out) {
   for (const FaultSpec& fault : s.faults) {
+    // As a file must say it: a site, a pass from 1, an action (FaultSpec's "never kNone").
+    FL_ASSERT_MSG(!fault.site.empty() && fault.hit >= 1 && fault.action != sim::FaultAction::kNone,
+                  "{}: fault at '{}' pass {}", s.name, fault.site, fault.hit);
     out += fmt::format("\n[[fault]]\nsite = {}\nhit = {}\naction = \"{}\"\n", Quoted(fault.site),
                        fault.hit, sim::FaultActionName(fault.action));
     if (fault.action == sim::FaultAction::kPowerLoss &&
@@ -133,6 +140,7 @@ void WriteFaults(const Scenario& s, std::string& out) {
 // Each [[service]] change.
 void WriteServices(const Scenario& s, std::string& out) {
   for (const ServiceOverride& change : s.services) {
+    FL_ASSERT_MSG(!change.name.empty(), "{}: a [[service]] with no name", s.name);
     out += fmt::format("\n[[service]]\nname = {}\n", Quoted(change.name));
     if (change.restart) {
       out += fmt::format("restart = {}\n",
@@ -167,6 +175,9 @@ void WriteServices(const Scenario& s, std::string& out) {
 // and its migration files inline.
 void WriteImages(const Scenario& s, std::string& out) {
   for (const ImageSpec& image : s.images) {
+    // The one flag of its service is written, the other's left to its default.
+    FL_ASSERT_MSG(image.service == "node" || image.service == "proxy", "{}: image of '{}'", s.name,
+                  image.service);
     out += fmt::format("\n[[image]]\nservice = {}\nversion = {}\nrunner = {}\n",
                        Quoted(image.service), Quoted(image.version), Quoted(image.runner));
     if (image.service == "node") {
@@ -210,6 +221,7 @@ void WriteCheckers(const Scenario& s, std::string& out) {
 void WriteSteps(const Scenario& s, std::string& out) {
   for (const Step& step : s.steps) {
     const StepKind& kind = StepKindOf(step);
+    FL_ASSERT(FindStepKind(kind.name) == &kind);  // Its `do` reads back as its kind.
     out += fmt::format("\n[[step]]\ndo = {}\n", Quoted(kind.name));
     if (!step.narration.empty()) out += fmt::format("say = {}\n", Quoted(step.narration));
     TomlFields fields(out);
@@ -227,6 +239,7 @@ void WriteSteps(const Scenario& s, std::string& out) {
 std::string ToToml(const Scenario& s) {
   std::string out = fmt::format("name = {}\ntitle = {}\nstory = {}\nlesson = {}\n\n",
                                 Quoted(s.name), Quoted(s.title), Quoted(s.story), Quoted(s.lesson));
+  FL_ASSERT(out.ends_with("\n\n"));  // class and seed go before the blank line.
   if (!s.failure_class.empty()) {
     out.insert(out.size() - 1, fmt::format("class = {}\n", Quoted(s.failure_class)));
   }
@@ -237,6 +250,7 @@ std::string ToToml(const Scenario& s) {
   WriteImages(s, out);
   WriteCheckers(s, out);
   WriteSteps(s, out);
+  FL_ASSERT(out.ends_with('\n'));  // Every section writes whole lines.
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "scenarios/report/message_pairs.h"
 
+#include "sim/assert.h"
+
 namespace faultline::scenarios {
 
 std::string HostOf(const std::string& endpoint) { return endpoint.substr(0, endpoint.find(':')); }
@@ -21,6 +23,7 @@ MessageKind MessagePairs::Sent(std::uint64_t id, const std::string& from_endpoin
       asked.pop_front();
       queued_.erase(oldest.id);
       if (dropped_.erase(oldest.id) > 0) continue;  // It never arrived: not this one's.
+      FL_ASSERT(!oldest.kind.response);             // Only requests wait for an answer.
       answer = std::move(oldest.kind);
       break;
     }
@@ -41,6 +44,7 @@ MessageKind MessagePairs::Sent(std::uint64_t id, const std::string& from_endpoin
     asked.push_back(Asked{id, request});
     queued_.insert(id);
   }
+  FL_ASSERT(dropped_.size() <= queued_.size());  // Only a queued request is dropped.
   return request;
 }
 
@@ -57,6 +61,7 @@ void MessagePairs::Ended(const std::string& host) {
     }
     asked.clear();
   }
+  FL_ASSERT(dropped_.size() <= queued_.size());
 }
 
 }  // namespace faultline::scenarios

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/assert.h"
+
 namespace faultline::scenarios {
 namespace {
 
@@ -280,6 +282,8 @@ try { main(); } catch (error) {
 }  // namespace
 
 std::string ReportPage(std::string_view data) {
+  // Nothing in it can end or hide the <script> element it goes in (ScriptSafe).
+  FL_ASSERT(data.find('<') == std::string_view::npos);
   return fmt::format(R"html(<!DOCTYPE html>
 <html lang="en">
 <head>

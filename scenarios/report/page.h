@@ -1,4 +1,5 @@
-// The page of `faultline report`: HTML, CSS and script in one file, drawn
+// The page of `faultline report` (internal to report/; not installed): HTML,
+// CSS and script in one file, drawn
 // from the run's data (report.cc) by its own script, with nothing fetched.
 #pragma once
 

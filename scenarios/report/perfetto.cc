@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
+
+#include "sim/assert.h"
 
 namespace faultline::scenarios {
 namespace {
@@ -45,6 +48,7 @@ Placement Place(const std::string& process, std::uint32_t incarnation) {
       return Placement{process.substr(0, hash), number, process};
     }
   }
+  FL_ASSERT(incarnation < static_cast<std::uint32_t>(std::numeric_limits<int>::max()));  // A tid.
   return Placement{process, static_cast<int>(incarnation) + 1,
                    fmt::format("incarnation {}", incarnation)};
 }
@@ -63,6 +67,8 @@ PerfettoSink::Track PerfettoSink::TrackOf(const std::string& process, std::uint3
                     entry->second, Escaped(place.group)));
   }
   const Track track{entry->second, place.tid};
+  FL_ASSERT(track.pid >= 1 && static_cast<std::size_t>(track.pid) <= pids_.size() &&
+            track.tid >= 1);
   if (named_tracks_.insert(track).second) {
     Add(fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{}"}}}})",
                     track.pid, track.tid, Escaped(place.track_name)));
@@ -84,6 +90,7 @@ void PerfettoSink::Instant(const sim::TraceEvent& event, std::string name, bool 
 // An incarnation ends: migrations it left open end with it (cut short by a
 // crash), then its life's slice, then the exit or crash itself.
 void PerfettoSink::EndLife(const sim::TraceEvent& event, const Track& track) {
+  FL_ASSERT(event.name == "process.exit" || event.name == "process.kill");
   if (auto open = open_migrations_.find(track); open != open_migrations_.end()) {
     for (int i = 0; i < open->second; ++i) {
       Add(fmt::format(R"({{"ph":"E","pid":{},"tid":{},"ts":{:.3f},"args":{{"outcome":"{}"}}}})",
@@ -94,6 +101,7 @@ void PerfettoSink::EndLife(const sim::TraceEvent& event, const Track& track) {
   }
   auto life = started_.find({event.process, event.incarnation});
   if (life != started_.end()) {
+    FL_ASSERT(life->second <= last_us_);  // A life ends after it starts.
     Add(fmt::format(
         R"({{"name":"{} incarnation {}","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f}}})",
         Escaped(event.process), event.incarnation, track.pid, track.tid, life->second,
@@ -111,6 +119,7 @@ void PerfettoSink::Deliver(const sim::TraceEvent& event) {
   auto sent = in_flight_.find(id);
   if (sent == in_flight_.end()) return;
   const InFlight& message = sent->second;
+  FL_ASSERT(message.sent_us <= last_us_);  // Its slice ends after it begins.
   const std::string what = Escaped(message.what);
   Add(fmt::format(
       R"({{"name":"{}","cat":"message","ph":"b","id":"m{}","pid":{},"tid":{},"ts":{:.3f}}})", what,
@@ -136,6 +145,7 @@ void PerfettoSink::Deliver(const sim::TraceEvent& event) {
 void PerfettoSink::Statement(const sim::TraceEvent& event, const Track& track) {
   double& previous_end = last_statement_[track];
   const double start = std::max(last_us_ - kStatementUs, previous_end);
+  FL_ASSERT(start <= last_us_);  // Slices follow one another: the last ended no later than now.
   previous_end = last_us_;
   Add(fmt::format(
       R"({{"name":"{}","cat":"cql","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"keyspace":"{}","outcome":"{}"}}}})",
@@ -144,6 +154,7 @@ void PerfettoSink::Statement(const sim::TraceEvent& event, const Track& track) {
 }
 
 void PerfettoSink::Write(const sim::TraceEvent& event) {
+  FL_ASSERT(Micros(event) >= last_us_);  // Virtual time never goes back.
   last_us_ = Micros(event);
   const Track track = TrackOf(event.process, event.incarnation);
   if (event.name == "process.start") {
@@ -173,6 +184,7 @@ void PerfettoSink::Write(const sim::TraceEvent& event) {
   } else if (event.name == "migrate.end") {
     auto open = open_migrations_.find(track);
     if (open == open_migrations_.end()) return;
+    FL_ASSERT(open->second > 0);  // A track with none open has no entry.
     Add(fmt::format(R"({{"ph":"E","pid":{},"tid":{},"ts":{:.3f},"args":{{"outcome":"{}"}}}})",
                     track.pid, track.tid, last_us_, Escaped(Field(event, "outcome"))));
     if (--open->second == 0) open_migrations_.erase(open);
@@ -198,6 +210,7 @@ std::string PerfettoSink::Json() const {
   // the lives that enclose them.
   std::string tail;
   for (const auto& [track, count] : open_migrations_) {
+    FL_ASSERT(count > 0);
     for (int i = 0; i < count; ++i) {
       tail += fmt::format(R"(,{{"ph":"E","pid":{},"tid":{},"ts":{:.3f}}})", track.pid, track.tid,
                           last_us_);
@@ -208,6 +221,7 @@ std::string PerfettoSink::Json() const {
     const Placement place = Place(key.first, key.second);
     const auto pid = pids_.find(place.group);
     if (pid == pids_.end()) continue;
+    FL_ASSERT(start <= last_us_);
     tail += fmt::format(
         R"(,{{"name":"{} incarnation {}","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f}}})",
         Escaped(key.first), key.second, pid->second, place.tid, start, last_us_ - start);

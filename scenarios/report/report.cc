@@ -70,6 +70,8 @@ class DiagramSink final : public sim::TraceSink {
       const sim::TraceValue* id = event.Find("id");
       const auto sent = id == nullptr ? in_flight_.end() : in_flight_.find(id->AsUint());
       if (sent == in_flight_.end()) return;
+      // It arrives (or is dropped) after it was sent, and is drawn so.
+      FL_ASSERT(sent->second.seq < seq_ && sent->second.time <= Nanos(event.time));
       Json message = {{"k", "m"},
                       {"s", sent->second.seq},
                       {"e", seq_++},
@@ -146,11 +148,15 @@ class DiagramSink final : public sim::TraceSink {
     const bool service = services_.contains(host);
     const std::uint32_t incarnation = service ? std::max<std::uint32_t>(1, incarnation_[host]) : 0;
     const auto key = std::pair(host, incarnation);
-    if (const auto found = lane_ids_.find(key); found != lane_ids_.end()) return found->second;
+    if (const auto found = lane_ids_.find(key); found != lane_ids_.end()) {
+      FL_ASSERT(static_cast<std::size_t>(found->second) < lanes_.size());
+      return found->second;
+    }
     const int rank = static_cast<int>(ranks_.emplace(host, ranks_.size()).first->second);
     const int id = static_cast<int>(lanes_.size());
     lanes_.push_back(Lane{host, incarnation, rank});
     lane_ids_.emplace(key, id);
+    FL_ASSERT(lane_ids_.size() == lanes_.size());  // A lane per key.
     return id;
   }
 
@@ -189,6 +195,7 @@ class DiagramSink final : public sim::TraceSink {
 Json StoreJson(const StoreView& view) {
   Json tables = Json::array();
   for (const TableView& table : view.tables) {
+    FL_ASSERT(table.rows.size() <= kMaxRowsPerTable);  // ViewStore cut it.
     tables.push_back({{"name", table.name},
                       {"columns", table.columns},
                       {"rows", table.rows},
@@ -220,6 +227,7 @@ Json StepsJson(const ScenarioResult& result) {
   Json steps = Json::array();
   for (std::size_t i = 0; i < result.steps.size(); ++i) {
     const StepResult& step = result.steps[i];
+    FL_ASSERT(i == 0 || result.steps[i - 1].at <= step.at);  // Steps end in order.
     Json checks = Json::array();
     for (const CheckResult& check : step.checks) checks.push_back(CheckJson(check));
     steps.push_back({{"n", i + 1},
@@ -252,6 +260,7 @@ std::string ScriptSafe(const Json& data) {
       safe += c;
     }
   }
+  FL_ASSERT(safe.find_first_of("<>&") == std::string::npos);
   return safe;
 }
 
@@ -264,6 +273,7 @@ Report RenderReport(const Scenario& scenario, std::uint64_t seed) {
     services.push_back(service.name);
     if (service.image == models::cql::kStoreImage) store_services.insert(service.name);
   }
+  FL_ASSERT(!services.empty());  // The lanes follow them.
   DiagramSink diagram(services, std::move(store_services));
   Json stores = Json::array();
   stores.push_back({{"schema", ""},

@@ -22,6 +22,7 @@ std::string Field(const sim::TraceEvent& event, std::string_view key) {
 // One line: newlines and runs of blanks become single spaces, and a long
 // text is cut, so that each event stays one line.
 std::string Flat(std::string_view text, std::size_t max) {
+  FL_ASSERT(max > 3);  // Room for "...".
   std::string flat;
   for (const char c : text) {
     const char shown = c == '\n' || c == '\t' || c == '\r' ? ' ' : c;
@@ -29,6 +30,7 @@ std::string Flat(std::string_view text, std::size_t max) {
     flat += shown;
   }
   if (flat.size() > max) flat = std::string(sim::CutAtCharacter(flat, max - 3)) + "...";
+  FL_ASSERT(flat.size() <= max && flat.find_first_of("\n\r\t") == std::string::npos);
   return flat;
 }
 
@@ -138,7 +140,10 @@ void ReadableTimeline::MarkStep(std::size_t index) {
 }
 
 bool ReadableTimeline::Shows(const sim::TraceEvent& event) const {
-  if (!filter_.kinds.empty() && !filter_.kinds.contains(std::string(TimelineKindOf(event.name)))) {
+  const std::string_view kind = TimelineKindOf(event.name);
+  FL_ASSERT(std::find(TimelineKinds().begin(), TimelineKinds().end(), kind) !=
+            TimelineKinds().end());  // One --kind can name.
+  if (!filter_.kinds.empty() && !filter_.kinds.contains(std::string(kind))) {
     return false;
   }
   if (filter_.services.empty()) return true;
@@ -161,6 +166,8 @@ void ReadableTimeline::Message(const sim::TraceEvent& event, bool arrived) {
   if (sent == in_flight_.end()) return;
   const InFlight message = std::move(sent->second);
   in_flight_.erase(sent);
+  // Sent before it arrived, in this step or an earlier one.
+  FL_ASSERT(event.time >= message.sent && message.step <= step_);
   if ((message.kind.probe && !filter_.probes) || !Shows(event)) return;
   std::string text = Flat(Field(event, "what"), 120);
   if (message.kind.response && !message.kind.request.empty()) {

@@ -16,6 +16,12 @@ fail() { echo "example_test: $*" >&2; exit 1; }
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 [ -f "$prefix/include/faultline/scenarios/harness/cluster.h" ] || fail "no faultline/scenarios/harness/cluster.h installed"
+# Only the public headers: a part's own (its opening comment says
+# "internal to ...") stay in the tree.
+[ ! -e "$prefix/include/faultline/scenarios/file/reader.h" ] || fail "an internal header was installed"
+if grep -rlq "(internal to " "$prefix/include/faultline"; then
+  fail "internal headers installed: $(grep -rl "(internal to " "$prefix/include/faultline" | tr '\n' ' ')"
+fi
 if grep -rqE '#[[:space:]]*include[[:space:]]*[<"](sim|fakes|models|scenarios)/' "$prefix/include/faultline"; then
   fail "an installed header includes a tree path, not faultline/..."
 fi
