@@ -3,7 +3,9 @@
 // static rules and the simulated checks (scenarios/check_migrations/check_migrations.h), and
 // prints the report in the format asked; --out keeps every format and each
 // unsafe finding's repro scenario.
+#include <unistd.h>
 #include <chrono>
+
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -16,6 +18,7 @@
 
 #include "app/command_util.h"
 #include "app/commands.h"
+#include "app/output_files.h"
 #include "app/worker_processes.h"
 #include "models/migrate/folder.h"
 #include "models/migrate/lint.h"
@@ -140,34 +143,47 @@ std::optional<std::string> ReadText(const std::string& path, const scenarios::In
   return text.str();
 }
 
-// Writes every format and each repro into `dir`, which must be new or empty.
+// Writes every format and each repro into `dir` (its path as the repros
+// name it), false at the first file that cannot be written.
+bool WriteReportFiles(const fs::path& dir, const std::string& named,
+                      const scenarios::MigrationCheckReport& report,
+                      const scenarios::ReportContext& context) {
+  for (const scenarios::ReportFormat& format : scenarios::ReportFormats()) {
+    if (!WriteWhole(dir / format.file_name, format.write(report, context))) return false;
+  }
+  for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
+    if (!report.dynamic[i].repro) continue;
+    const std::string header =
+        fmt::format("# {}\n# Replay: faultline run {} --seed {}\n", report.dynamic[i].cases.front(),
+                    (fs::path(named) / context.repro_files.at(i)).string(), report.dynamic[i].seed);
+    if (!WriteWhole(dir / context.repro_files.at(i),
+                    header + scenarios::ToToml(*report.dynamic[i].repro))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Writes every format and each repro into `dir`, which must be new or
+// empty: whole or not at all (built beside it, then renamed into place).
 int WriteOut(const std::string& dir, const scenarios::MigrationCheckReport& report,
              const scenarios::ReportContext& context) {
   std::error_code error;
   if (fs::exists(dir, error) && !fs::is_empty(dir, error)) {
     return Bad(fmt::format("--out: {} exists and is not empty; name a new folder", dir));
   }
-  fs::create_directories(fs::path(dir) / "repro", error);
-  if (error) return CannotWrite("--out", dir);
-  const auto write = [&](const fs::path& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    out.close();
-    return static_cast<bool>(out);
-  };
-  for (const scenarios::ReportFormat& format : scenarios::ReportFormats()) {
-    const fs::path path = fs::path(dir) / format.file_name;
-    if (!write(path, format.write(report, context))) return CannotWrite("--out", path.string());
-  }
-  for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
-    if (!report.dynamic[i].repro) continue;
-    const fs::path path = fs::path(dir) / context.repro_files.at(i);
-    const std::string header =
-        fmt::format("# {}\n# Replay: faultline run {} --seed {}\n", report.dynamic[i].cases.front(),
-                    path.string(), report.dynamic[i].seed);
-    if (!write(path, header + scenarios::ToToml(*report.dynamic[i].repro))) {
-      return CannotWrite("--out", path.string());
-    }
+  const fs::path target = fs::path(dir).lexically_normal();
+  const fs::path staging =
+      target.string() + fmt::format(".partial-{}", static_cast<long>(getpid()));
+  fs::remove_all(staging, error);
+  fs::create_directories(staging / "repro", error);
+  const bool written = !error && WriteReportFiles(staging, dir, report, context);
+  if (written) fs::rename(staging, target, error);  // Onto an empty folder too.
+  if (!written || error) {
+    const int saved = error ? error.value() : errno;
+    fs::remove_all(staging, error);
+    errno = saved;
+    return CannotWrite("--out", dir);
   }
   return kExitOk;
 }
@@ -296,10 +312,9 @@ int WriteSum(const CheckFlags& flags, const std::vector<MigrationFile>& files) {
     std::cout << models::migrate::WriteSumFile(files);
     if (!std::cout.flush()) return CannotWrite("--write-sum", "-");
   } else if (!flags.write_sum.empty()) {
-    std::ofstream out(flags.write_sum, std::ios::binary);
-    out << models::migrate::WriteSumFile(files);
-    out.close();
-    if (!out) return CannotWrite("--write-sum", flags.write_sum);
+    if (!WriteWhole(flags.write_sum, models::migrate::WriteSumFile(files))) {
+      return CannotWrite("--write-sum", flags.write_sum);
+    }
   }
   return kExitOk;
 }

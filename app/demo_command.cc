@@ -14,6 +14,7 @@
 #include "app/command_util.h"
 #include "app/commands.h"
 #include "app/kernel_demo.h"
+#include "app/output_files.h"
 #include "scenarios/catalogue/catalogue.h"
 #include "scenarios/harness/runner.h"
 #include "scenarios/report/timeline.h"
@@ -47,15 +48,15 @@ int RunDemo(const DemoFlags& flags) {
   }
   // The table goes where the trace does not.
   std::FILE* table = trace_to_stdout ? stderr : stdout;
-  std::ofstream trace_file;
+  std::optional<StagedFile> trace_file;  // Whole at its path once the demos are done.
   std::optional<sim::JsonLinesSink> json_sink;
   DemoOptions options{.seed = seed};
   if (!flags.trace_path.empty()) {
     if (!trace_to_stdout) {
-      trace_file.open(flags.trace_path);
-      if (!trace_file) return CannotWrite("--trace", flags.trace_path);
+      trace_file.emplace(flags.trace_path);
+      if (!trace_file->good()) return CannotWrite("--trace", flags.trace_path);
     }
-    json_sink.emplace(trace_to_stdout ? std::cout : trace_file);
+    json_sink.emplace(trace_to_stdout ? std::cout : trace_file->stream());
     options.sinks.push_back(&*json_sink);
   }
   std::optional<scenarios::ReadableTimeline> timeline;
@@ -99,7 +100,7 @@ int RunDemo(const DemoFlags& flags) {
   std::fprintf(table, "\n%s: %zu demos, %d failed\n", failed == 0 ? "ok" : "FAILED", results.size(),
                failed);
   if (!flags.trace_path.empty() && !trace_to_stdout) {
-    if (!trace_file.flush()) return CannotWrite("--trace", flags.trace_path);
+    if (!trace_file->Commit()) return CannotWrite("--trace", flags.trace_path);
     std::fprintf(table, "trace written to %s\n", flags.trace_path.c_str());
   }
   return failed == 0 ? kExitOk : kExitFailureFound;

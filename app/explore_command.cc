@@ -66,7 +66,7 @@ void DeclareExploreFlags(CLI::App& command, ExploreFlags& flags) {
   command.add_option("scenario", flags.scenario, "a catalogue name or a scenario file")
       ->required()
       ->type_name(kScenarioValue);
-  AddNumber(command, "--runs", flags.runs, 0, kMaxRuns, "how many runs (default 100)");
+  AddNumber(command, "--runs", flags.runs, 1, kMaxRuns, "how many runs (default 100)");
   AddNumber(command, "--seed", flags.seed, 0, UINT64_MAX,
             "the first run's seed (default 1; run r uses seed N + r)");
   command
@@ -179,9 +179,9 @@ int RunExploreCommand(const ExploreFlags& flags) {
   std::optional<scenarios::Scenario> from_file;
   const scenarios::Scenario* workload = NamedOrFile(flags.scenario, from_file, flags.limits);
   if (workload == nullptr) return kExitBadInput;
-  const std::optional<fs::path> out =
-      ResultsDirectory(flags.out, fmt::format("explore-{}-{}-shard-{}-of-{}", workload->name,
-                                              flags.seed, flags.shard.index, flags.shard.count));
+  std::optional<ResultsFolder> out =
+      ResultsFolder::Open(flags.out, fmt::format("explore-{}-{}-shard-{}-of-{}", workload->name,
+                                                 flags.seed, flags.shard.index, flags.shard.count));
   if (!out) return kExitBadInput;
   const auto started = std::chrono::steady_clock::now();
   scenarios::ExploreOptions options{.seed = flags.seed,
@@ -216,6 +216,7 @@ int RunExploreCommand(const ExploreFlags& flags) {
   shard.bounds = flags.bounds;
   if (flags.jobs > 1) {
     if (!RunInWorkers(*workload, options, flags.jobs, shard.groups, shard.runs_done)) {
+      out->Abandon();
       return kExitBadInput;
     }
   } else {

@@ -19,35 +19,45 @@ namespace {
 namespace fs = std::filesystem;
 using scenarios::ShardFile;
 
-bool WriteFile(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  return static_cast<bool>(out);
-}
-
-// The repro replayed once more, recorded: trace.jsonl, perfetto.json and
-// timeline.txt beside it. False when a file cannot be written.
-bool WriteReplay(const fs::path& dir, const scenarios::Scenario& repro) {
-  std::ofstream trace(dir / "trace.jsonl", std::ios::binary);
-  std::ofstream timeline(dir / "timeline.txt", std::ios::binary);
-  std::ofstream perfetto_file(dir / "perfetto.json", std::ios::binary);
-  if (!trace || !timeline || !perfetto_file) return false;
-  sim::JsonLinesSink json_sink(trace);
-  sim::TextSink text_sink(timeline);
-  scenarios::PerfettoSink perfetto;
-  (void)scenarios::RunScenario(repro,
-                               {.seed = repro.seed, .sinks = {&json_sink, &text_sink, &perfetto}});
-  perfetto_file << perfetto.Json();
-  return trace.flush() && timeline.flush() && perfetto_file.flush();
-}
-
 std::string ShrinkLog(const scenarios::Shrunk& shrunk) {
   std::string log;
   for (const scenarios::ShrinkStep& step : shrunk.log) {
     log += fmt::format("{} {}\n", step.kept ? "kept   " : "dropped", step.tried);
   }
   return log;
+}
+
+// The repro replayed once more, recorded: trace.jsonl, perfetto.json and
+// timeline.txt beside it. False when a file cannot be written.
+bool WriteReplay(const fs::path& dir, const scenarios::Scenario& repro) {
+  StagedFile trace(dir / "trace.jsonl");
+  StagedFile timeline(dir / "timeline.txt");
+  if (!trace.good() || !timeline.good()) return false;
+  sim::JsonLinesSink json_sink(trace.stream());
+  sim::TextSink text_sink(timeline.stream());
+  scenarios::PerfettoSink perfetto;
+  (void)scenarios::RunScenario(repro,
+                               {.seed = repro.seed, .sinks = {&json_sink, &text_sink, &perfetto}});
+  return trace.Commit() && timeline.Commit() && WriteWhole(dir / "perfetto.json", perfetto.Json());
+}
+
+// Group `number`'s folder, whole: written under a staging name, renamed
+// into place once every file is there.
+bool WriteGroup(ResultsFolder& out, std::size_t number, const scenarios::FailureGroup& group) {
+  const fs::path dir = out.path() / fmt::format("group-{}", number);
+  const fs::path staging = dir.string() + ".partial";
+  out.Made(staging);
+  std::error_code error;
+  fs::remove_all(staging, error);
+  fs::create_directories(staging, error);
+  if (error || !WriteWhole(staging / "repro.toml", scenarios::ToToml(group.repro.scenario)) ||
+      !WriteWhole(staging / "shrink.log", ShrinkLog(group.repro)) ||
+      !WriteReplay(staging, group.repro.scenario)) {
+    return false;
+  }
+  out.Made(dir);
+  fs::rename(staging, dir, error);
+  return !error;
 }
 
 std::string SummaryJson(const std::string& name, const ShardFile& shard,
@@ -77,28 +87,31 @@ std::string SummaryJson(const std::string& name, const ShardFile& shard,
 
 }  // namespace
 
-int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, const fs::path& out,
+int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, ResultsFolder& out,
                       bool json, double wall_ms_so_far,
                       std::chrono::steady_clock::time_point started) {
   const std::vector<scenarios::FailureGroup> groups =
       scenarios::ShrinkGroups(workload, shard.groups, shard.bounds, shard.expectations);
-  std::error_code error;
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    const fs::path dir = out / fmt::format("group-{}", i + 1);
-    fs::create_directories(dir, error);
-    if (error || !WriteFile(dir / "repro.toml", scenarios::ToToml(groups[i].repro.scenario)) ||
-        !WriteFile(dir / "shrink.log", ShrinkLog(groups[i].repro)) ||
-        !WriteReplay(dir, groups[i].repro.scenario)) {
-      return CannotWrite("--out", dir.string());
+    if (!WriteGroup(out, i + 1, groups[i])) {
+      const int status =
+          CannotWrite("--out", (out.path() / fmt::format("group-{}", i + 1)).string());
+      out.Abandon();
+      return status;
     }
   }
   const double wall_ms =
       wall_ms_so_far +
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   const std::string summary = SummaryJson(workload.name, shard, groups, wall_ms);
-  if (!WriteFile(out / "summary.json", summary) ||
-      !WriteFile(out / "groups.tsv", scenarios::ShardText(shard))) {
-    return CannotWrite("--out", out.string());
+  // summary.json last: its presence says the folder is complete.
+  out.Made(out.path() / "groups.tsv");
+  out.Made(out.path() / "summary.json");
+  if (!WriteWhole(out.path() / "groups.tsv", scenarios::ShardText(shard)) ||
+      !WriteWhole(out.path() / "summary.json", summary)) {
+    const int status = CannotWrite("--out", out.path().string());
+    out.Abandon();
+    return status;
   }
   if (json) {
     std::cout << summary;
@@ -106,50 +119,19 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, cons
     std::cout << fmt::format(
         "{}: {} runs, {} group(s) of failures ({:.0f} runs/s); results in {}\n", workload.name,
         shard.runs_done, groups.size(), wall_ms > 0 ? shard.runs_done * 1000.0 / wall_ms : 0.0,
-        out.string());
+        out.path().string());
     for (std::size_t i = 0; i < groups.size(); ++i) {
       const scenarios::FailureGroup& group = groups[i];
       std::cout << fmt::format(
           "  group {}: {} run(s), first seed {}; {} -> {} fault event(s): {}\n", i + 1, group.count,
           group.first_seed, scenarios::FaultEventCount(group.first),
           scenarios::FaultEventCount(group.repro.scenario), group.signature.Key());
-      std::cout << fmt::format("    faultline run {}\n",
-                               (out / fmt::format("group-{}", i + 1) / "repro.toml").string());
+      std::cout << fmt::format(
+          "    faultline run {}\n",
+          (out.path() / fmt::format("group-{}", i + 1) / "repro.toml").string());
     }
   }
   return groups.empty() ? kExitOk : kExitFailureFound;
-}
-
-std::optional<fs::path> ResultsDirectory(const std::string& flag, const std::string& stem) {
-  std::error_code error;
-  fs::path out;
-  if (!flag.empty()) {
-    out = fs::path(flag);
-    // Results are never mixed with, or written over, an earlier run's.
-    if (fs::exists(out / "summary.json", error) || fs::exists(out / "groups.tsv", error)) {
-      BadInput(fmt::format("--out: '{}' already holds results; remove it or name another",
-                           out.string()));
-      return std::nullopt;
-    }
-  } else {
-    // A new folder: the name made safe for a path, then -2, -3 ... if taken.
-    std::string safe = stem;
-    for (char& c : safe) {
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
-    }
-    const fs::path base = fs::path("faultline-results") / safe;
-    out = base;
-    constexpr int kMaxTries = 10'000;
-    for (int n = 2; fs::exists(out, error) && n < kMaxTries; ++n) {
-      out = base.string() + "-" + std::to_string(n);
-    }
-  }
-  fs::create_directories(out, error);
-  if (error) {
-    BadInput(fmt::format("--out: cannot create '{}': {}", out.string(), error.message()));
-    return std::nullopt;
-  }
-  return out;
 }
 
 }  // namespace faultline::app

@@ -11,12 +11,14 @@
 #include <variant>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "app/command_util.h"
 #include "app/commands.h"
 #include "app/explore_results.h"
 #include "scenarios/explore/explore.h"
 #include "scenarios/explore/shard_file.h"
+#include "sim/assert.h"
 
 namespace faultline::app {
 namespace {
@@ -25,13 +27,15 @@ namespace fs = std::filesystem;
 using scenarios::DrawnGroup;
 using scenarios::ShardFile;
 
-int RunMergeCommand(const std::vector<std::string>& directories, const std::string& out_flag,
-                    bool json, const scenarios::InputLimits& limits) {
+// Reads every shard's groups.tsv; an error when one is unreadable or of
+// another exploration than the first.
+std::variant<std::vector<ShardFile>, std::string> ReadShards(
+    const std::vector<std::string>& directories, const scenarios::InputLimits& limits) {
   std::vector<ShardFile> shards;
   for (const std::string& directory : directories) {
     std::variant<ShardFile, std::string> read =
         scenarios::ReadShardFile(fs::path(directory) / "groups.tsv", limits);
-    if (const auto* error = std::get_if<std::string>(&read)) return BadInput(*error);
+    if (const auto* error = std::get_if<std::string>(&read)) return *error;
     shards.push_back(std::move(std::get<ShardFile>(read)));
     const ShardFile& first = shards.front();
     const ShardFile& last = shards.back();
@@ -40,52 +44,94 @@ int RunMergeCommand(const std::vector<std::string>& directories, const std::stri
     };
     if (last.scenario != first.scenario || last.seed != first.seed || last.runs != first.runs ||
         last.expectations != first.expectations || bounds(last.bounds) != bounds(first.bounds)) {
-      return BadInput(fmt::format("{} is of another exploration ({} from seed {}, {} runs) than {}",
-                                  directory, last.scenario, last.seed, last.runs, directories[0]));
+      return fmt::format("{} is of another exploration ({} from seed {}, {} runs) than {}",
+                         directory, last.scenario, last.seed, last.runs, directories[0]);
     }
   }
-  std::optional<scenarios::Scenario> from_file;
-  const scenarios::Scenario* workload = NamedOrFile(shards.front().scenario, from_file, limits);
-  if (workload == nullptr) return kExitBadInput;
-  const std::optional<fs::path> out = ResultsDirectory(
-      out_flag, fmt::format("explore-{}-{}-merged", workload->name, shards.front().seed));
-  if (!out) return kExitBadInput;
-  // The merge is one exploration again: all of its runs, no shard.
+  return shards;
+}
+
+// Whether `shard`'s groups and counts are its own runs'; an error otherwise.
+std::optional<std::string> CheckShardRuns(const ShardFile& shard, const std::string& directory) {
+  std::int64_t failed = 0;
+  for (const DrawnGroup& group : shard.groups) {
+    const bool in_range = group.first_seed >= shard.seed &&
+                          group.first_seed - shard.seed < static_cast<std::uint64_t>(shard.runs);
+    if (!in_range || !scenarios::InShard(group.first_seed - shard.seed, shard.shard)) {
+      return fmt::format("{}: seed {} is not one of this shard's runs", directory,
+                         group.first_seed);
+    }
+    failed += group.count;
+  }
+  if (shard.runs_done > shard.runs || failed > shard.runs_done) {
+    return fmt::format("{}: more runs or failures than the exploration had", directory);
+  }
+  return std::nullopt;
+}
+
+// The shards folded into one exploration (all of its runs, no shard), or
+// why not: a shard of another count, one given twice, one missing (unless
+// `allow_missing`, which says so on standard error).
+std::variant<ShardFile, std::string> MergeShards(std::vector<ShardFile>& shards,
+                                                 const std::vector<std::string>& directories,
+                                                 bool allow_missing) {
+  FL_ASSERT(!shards.empty() && shards.size() == directories.size());
   ShardFile merged = shards.front();
   merged.runs_done = 0;
   merged.shard = {};
   merged.groups.clear();
+  const std::uint64_t count = shards.front().shard.count;
   std::set<std::uint64_t> indexes;
   std::vector<std::vector<DrawnGroup>> parts;
   for (std::size_t i = 0; i < shards.size(); ++i) {
     ShardFile& shard = shards[i];
-    if (shard.shard.count != shards.front().shard.count) {
-      return BadInput(fmt::format("{} is a shard of {}, {} of {}", directories[i],
-                                  shard.shard.count, directories[0], shards.front().shard.count));
+    if (shard.shard.count != count) {
+      return fmt::format("{} is a shard of {}, {} of {}", directories[i], shard.shard.count,
+                         directories[0], count);
     }
     if (!indexes.insert(shard.shard.index).second) {
-      return BadInput(fmt::format("{}: shard {}/{} is given twice", directories[i],
-                                  shard.shard.index, shard.shard.count));
+      return fmt::format("{}: shard {}/{} is given twice", directories[i], shard.shard.index,
+                         count);
     }
-    std::int64_t failed = 0;
-    for (const DrawnGroup& group : shard.groups) {
-      const bool in_range = group.first_seed >= shard.seed &&
-                            group.first_seed - shard.seed < static_cast<std::uint64_t>(shard.runs);
-      if (!in_range || !scenarios::InShard(group.first_seed - shard.seed, shard.shard)) {
-        return BadInput(fmt::format("{}: seed {} is not one of this shard's runs", directories[i],
-                                    group.first_seed));
-      }
-      failed += group.count;
-    }
-    if (shard.runs_done > shard.runs || failed > shard.runs_done) {
-      return BadInput(
-          fmt::format("{}: more runs or failures than the exploration had", directories[i]));
-    }
+    if (auto error = CheckShardRuns(shard, directories[i])) return *error;
     merged.runs_done += shard.runs_done;
     parts.push_back(std::move(shard.groups));
   }
+  std::vector<std::string> missing;
+  for (std::uint64_t index = 0; index < count && missing.size() <= count; ++index) {
+    if (!indexes.contains(index)) missing.push_back(fmt::format("{}/{}", index, count));
+  }
+  if (!missing.empty()) {
+    const std::string which = fmt::format("{}", fmt::join(missing, ", "));
+    if (!allow_missing) {
+      return fmt::format(
+          "shard(s) {} of this exploration are missing: give every shard's directory, or "
+          "--allow-missing to merge these alone",
+          which);
+    }
+    std::cerr << "faultline merge: shard(s) " << which
+              << " missing: the merge holds only the runs of the shards given\n";
+  }
   merged.groups = scenarios::MergeDrawnGroups(parts);
-  return FinishExploration(*workload, std::move(merged), *out, json, 0,
+  return merged;
+}
+
+int RunMergeCommand(const std::vector<std::string>& directories, const std::string& out_flag,
+                    bool json, bool allow_missing, const scenarios::InputLimits& limits) {
+  // Everything is checked before the results directory is made: a refused
+  // merge leaves nothing behind.
+  auto read = ReadShards(directories, limits);
+  if (const auto* error = std::get_if<std::string>(&read)) return BadInput(*error);
+  auto& shards = std::get<std::vector<ShardFile>>(read);
+  auto merged = MergeShards(shards, directories, allow_missing);
+  if (const auto* error = std::get_if<std::string>(&merged)) return BadInput(*error);
+  std::optional<scenarios::Scenario> from_file;
+  const scenarios::Scenario* workload = NamedOrFile(shards.front().scenario, from_file, limits);
+  if (workload == nullptr) return kExitBadInput;
+  std::optional<ResultsFolder> out = ResultsFolder::Open(
+      out_flag, fmt::format("explore-{}-{}-merged", workload->name, shards.front().seed));
+  if (!out) return kExitBadInput;
+  return FinishExploration(*workload, std::move(std::get<ShardFile>(merged)), *out, json, 0,
                            std::chrono::steady_clock::now());
 }
 
@@ -96,6 +142,7 @@ CommandRun DefineMerge(CLI::App& command) {
     std::vector<std::string> directories;
     std::string out;
     bool json = false;
+    bool allow_missing = false;
     scenarios::InputLimits limits;
   };
   auto flags = std::make_shared<MergeFlags>();
@@ -106,9 +153,12 @@ CommandRun DefineMerge(CLI::App& command) {
       ->type_name(kDirValue)
       ->check(FolderToWrite());
   command.add_flag("--json", flags->json, "print summary.json instead of the text report");
+  command.add_flag("--allow-missing", flags->allow_missing,
+                   "merge the shards given even when some of the exploration's are missing");
   AddLimits(command, flags->limits);
   return [flags] {
-    return RunMergeCommand(flags->directories, flags->out, flags->json, flags->limits);
+    return RunMergeCommand(flags->directories, flags->out, flags->json, flags->allow_missing,
+                           flags->limits);
   };
 }
 

@@ -14,29 +14,19 @@
 
 #include "app/command_util.h"
 #include "app/commands.h"
+#include "app/output_files.h"
 #include "scenarios/report/report.h"
 
 namespace faultline::app {
 namespace {
 
-// Writes `text` to `path` whole or not at all: beside it first, then renamed.
-bool WriteWhole(const std::string& path, const std::string& text) {
+// Writes `text` to `path` (or standard output) whole or not at all.
+bool WriteReport(const std::string& path, const std::string& text) {
   if (IsStandardOutput(path)) {
     std::cout << text;
     return static_cast<bool>(std::cout.flush());
   }
-  const std::string staging = path + ".partial";
-  {
-    std::ofstream out(staging, std::ios::binary | std::ios::trunc);
-    if (!out || !(out << text) || !out.flush()) {
-      std::remove(staging.c_str());
-      return false;
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(staging, path, error);
-  if (error) std::remove(staging.c_str());
-  return !error;
+  return WriteWhole(path, text);
 }
 
 struct ReportFlags {
@@ -52,7 +42,7 @@ int RunReportCommand(const ReportFlags& flags) {
   if (scenario == nullptr) return kExitBadInput;
   const scenarios::Report report =
       scenarios::RenderReport(*scenario, flags.seed.value_or(scenario->seed));
-  if (!WriteWhole(flags.out, report.html)) return CannotWrite("-o", flags.out);
+  if (!WriteReport(flags.out, report.html)) return CannotWrite("-o", flags.out);
   if (!IsStandardOutput(flags.out)) {
     std::cerr << fmt::format("{} (seed {}): {}; the report is {} ({} KiB)\n", scenario->name,
                              report.result.seed,

@@ -17,6 +17,7 @@
 
 #include "app/command_util.h"
 #include "app/commands.h"
+#include "app/output_files.h"
 #include "scenarios/core/topology.h"
 #include "scenarios/harness/runner.h"
 #include "scenarios/report/perfetto.h"
@@ -201,7 +202,7 @@ class RunSinks {
     if (!flags.trace_path.empty()) {
       const bool out = IsStandardOutput(flags.trace_path);
       if (!out && !OpenFile(trace_file_, "--trace", flags.trace_path)) return false;
-      json_sink_.emplace(out ? std::cout : trace_file_);
+      json_sink_.emplace(out ? std::cout : trace_file_->stream());
       options.sinks.push_back(&*json_sink_);
     }
     if (timeline) {
@@ -235,12 +236,14 @@ class RunSinks {
       side << "\n";
     }
     if (!flags.perfetto_path.empty()) {
-      (IsStandardOutput(flags.perfetto_path) ? std::cout : perfetto_file_) << perfetto_.Json();
+      (IsStandardOutput(flags.perfetto_path) ? std::cout : perfetto_file_->stream())
+          << perfetto_.Json();
     }
     for (auto [flag, path, file] :
          {std::tuple{"--trace", &flags.trace_path, &trace_file_},
           std::tuple{"--perfetto", &flags.perfetto_path, &perfetto_file_}}) {
-      if (!path->empty() && !IsStandardOutput(*path) && !file->flush()) {
+      // Each file appears whole at its path, or not at all.
+      if (!path->empty() && !IsStandardOutput(*path) && !(*file)->Commit()) {
         CannotWrite(flag, *path);
         return false;
       }
@@ -249,18 +252,19 @@ class RunSinks {
   }
 
  private:
-  static bool OpenFile(std::ofstream& file, std::string_view flag, const std::string& path) {
-    file.open(path);
-    if (file) return true;
+  static bool OpenFile(std::optional<StagedFile>& file, std::string_view flag,
+                       const std::string& path) {
+    file.emplace(path);
+    if (file->good()) return true;
     CannotWrite(flag, path);
     return false;
   }
 
-  std::ofstream trace_file_;
+  std::optional<StagedFile> trace_file_;
   std::optional<sim::JsonLinesSink> json_sink_;
   std::optional<sim::TextSink> text_sink_;
   std::optional<scenarios::ReadableTimeline> readable_;
-  std::ofstream perfetto_file_;
+  std::optional<StagedFile> perfetto_file_;
   scenarios::PerfettoSink perfetto_;
 };
 

@@ -1,5 +1,6 @@
 #include "app/worker_processes.h"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,6 +72,7 @@ std::optional<std::vector<std::string>> RunInWorkerProcesses(
     }
     return std::nullopt;
   };
+  const pid_t parent = getpid();
   for (int job = 0; job < jobs; ++job) {
     int fds[2];
     if (pipe(fds) != 0) return abandon("pipe");
@@ -83,6 +85,11 @@ std::optional<std::vector<std::string>> RunInWorkerProcesses(
       return abandon("fork");
     }
     if (pid == 0) {
+      // A worker dies with the command that forked it, whatever ended that
+      // (SIGKILL included): its work is of no use to anyone else. If the
+      // parent is already gone, the death signal came too late to be set.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(4);
       close(fds[0]);
       for (const Worker& earlier : workers) close(earlier.read_end);
       BeAWorker(fds[1], job, work);

@@ -61,6 +61,31 @@ std::string NonEmpty(const FieldSource& in, std::string_view key) {
   return text;
 }
 
+// Whether `text` is a version table's rows as RecordedVersions writes them:
+// "none", or "<version> dirty|clean" items joined by ", ".
+bool IsVersionRows(std::string_view text) {
+  if (text == "none") return true;
+  constexpr std::size_t kMaxRows = 100'000;
+  for (std::size_t row = 0; row < kMaxRows; ++row) {
+    const std::size_t comma = text.find(", ");
+    const std::string_view item = text.substr(0, comma);
+    const std::size_t space = item.find(' ');
+    if (space == std::string_view::npos) return false;
+    std::int64_t version = 0;
+    const std::string_view digits = item.substr(0, space);
+    const auto [end, error] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), version);
+    const std::string_view flag = item.substr(space + 1);
+    if (error != std::errc() || end != digits.data() + digits.size() ||
+        (flag != "dirty" && flag != "clean")) {
+      return false;
+    }
+    if (comma == std::string_view::npos) return true;
+    text.remove_prefix(comma + 2);
+  }
+  return false;
+}
+
 void ReadStatus(const FieldSource& in, std::int64_t& status, std::string_view key) {
   status = *in.Integer(key);
   if (status < 100 || status > 599) in.Fail(key, "an HTTP status is 100 to 599");
@@ -268,6 +293,12 @@ std::vector<ExpectationForm> MakeForms() {
        [](const FieldSource& in, Expectation& e) {
          e.service = NonEmpty(in, "schema_migrations");
          e.text = NonEmpty(in, "is");
+         // A typo would be an expectation that can never hold: refused here.
+         if (!IsVersionRows(e.text)) {
+           in.Fail("is",
+                   "'is' is 'none' or the rows as '<version> dirty' or '<version> clean', "
+                   "comma-separated (\"1754293669 clean, 1760000000 dirty\")");
+         }
        },
        [](const Expectation& e, FieldSink& out) {
          out.Text("schema_migrations", e.service);

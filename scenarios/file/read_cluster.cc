@@ -51,6 +51,7 @@ void Reader::ReadTopology(const toml::node& node, Scenario& scenario) const {
     CheckVersion(table->get(key), ServiceOfTopologyKey(key), version, scenario, "topology: ");
     scenario.*member = std::move(version);
   }
+  FL_ASSERT(scenario.nodes >= 1 && scenario.nodes <= models::s3::kMaxNodes);
 }
 
 // The service whose image a [topology] key sets (kuri-2 runs kuri-1's).
@@ -58,6 +59,7 @@ std::string Reader::ServiceOfTopologyKey(std::string_view key) {
   if (key == "node") return "kuri-1";
   if (key == "proxy") return "s3-proxy";
   if (key == "db_init") return "db-init";
+  FL_ASSERT_MSG(key == "store", "no [topology] key '{}' names an image", key);
   return "yugabyte";
 }
 
@@ -81,6 +83,8 @@ void Reader::ReadBudget(const toml::node& node, Scenario& scenario) const {
     }
     scenario.budget.steps = static_cast<std::uint64_t>(*steps);
   }
+  FL_ASSERT(scenario.budget.virtual_time > sim::Duration::zero());
+  FL_ASSERT(scenario.budget.steps >= 1 && scenario.budget.steps <= Budget::kMaxSteps);
 }
 
 // [checkers] acknowledged-writes = false: the checkers this story breaks.
@@ -102,6 +106,7 @@ void Reader::ReadCheckers(const toml::node& node, Scenario& scenario) const {
 void Reader::ReadServices(const toml::node& node, Scenario& scenario) const {
   const toml::array* list = node.as_array();
   if (list == nullptr) Fail(&node, "'service' must be an array of tables: write [[service]]");
+  const std::size_t before = scenario.services.size();
   std::size_t number = 0;
   for (const toml::node& item : *list) {
     const std::string where = fmt::format("service {}: ", ++number);
@@ -110,6 +115,14 @@ void Reader::ReadServices(const toml::node& node, Scenario& scenario) const {
     OnlyKeys(*table, {"name", "restart", "depends_on", "data", "env"}, where);
     ServiceOverride change;
     change.name = ServiceName(*table, "name", where);
+    for (std::size_t i = before; i < scenario.services.size(); ++i) {
+      if (scenario.services[i].name == change.name) {
+        Fail(table->get("name"),
+             where + fmt::format("{} has a [[service]] table already (service {}); put its "
+                                 "changes in one",
+                                 change.name, i - before + 1));
+      }
+    }
     if (const toml::node* env = table->get("env")) change.env = ReadEnv(*env, change.name, where);
     change.restart = Choice(*table, "restart", where, fakes::kRestartPolicies);
     change.data = Choice(*table, "data", where, fakes::kVolumeKinds);
@@ -118,6 +131,7 @@ void Reader::ReadServices(const toml::node& node, Scenario& scenario) const {
     }
     scenario.services.push_back(std::move(change));
   }
+  FL_ASSERT(scenario.services.size() == before + list->size());
 }
 
 // depends_on = [{ service = "yugabyte", condition = "healthy" }]: each
@@ -150,6 +164,7 @@ std::map<std::string, std::string> Reader::ReadEnv(const toml::node& node,
                                                    const std::string& where) const {
   const toml::table* table = node.as_table();
   if (table == nullptr) Fail(&node, where + "'env' is a table: env = { KEY = \"value\" }");
+  FL_ASSERT_MSG(!ImageOf(service).empty(), "{}{} runs no image", where, service);  // Read first.
   const std::vector<std::string>& known = models::s3::EnvironmentKeys(ImageOf(service));
   std::map<std::string, std::string> env;
   for (const auto& [key, value] : *table) {
@@ -172,6 +187,10 @@ std::map<std::string, std::string> Reader::ReadEnv(const toml::node& node,
 void Reader::CheckEnvValues(const toml::table& table, const std::string& service,
                             const std::map<std::string, std::string>& env,
                             const std::string& where) const {
+  FL_ASSERT(env.size() == table.size());  // `env` is `table`'s values (ReadEnv).
+  if (ImageOf(service) == models::s3::kProxyImage && env.contains("BACKENDS")) {
+    CheckBackends(*table.get("BACKENDS"), env.at("BACKENDS"), where);
+  }
   if (ImageOf(service) != models::s3::kNodeImage) return;
   fakes::ServiceSpec spec;
   spec.environment = env;
@@ -185,10 +204,39 @@ void Reader::CheckEnvValues(const toml::table& table, const std::string& service
   }
 }
 
+// The proxy's BACKENDS, "kuri-1:7001,kuri-2:7002": each a node of the
+// topology and a port. The proxy would skip a malformed one and probe a
+// missing one forever; either is a mistake in the file.
+void Reader::CheckBackends(const toml::node& at, const std::string& backends,
+                           const std::string& where) const {
+  std::size_t start = 0;
+  for (std::size_t item = 0; start <= backends.size() && item <= backends.size(); ++item) {
+    const std::size_t end = std::min(backends.find(',', start), backends.size());
+    const std::string backend = backends.substr(start, end - start);
+    const std::size_t colon = backend.find(':');
+    const std::string host = backend.substr(0, colon);
+    const std::string port = colon == std::string::npos ? "" : backend.substr(colon + 1);
+    fakes::ServiceSpec spec;
+    spec.environment["PORT"] = port;
+    if (host.empty() || port.empty() || models::s3::NodePort(spec) == 0) {
+      Fail(&at, fmt::format("{}env: BACKENDS is 'node:port' items, comma-separated "
+                            "(\"kuri-1:7001,kuri-2:7002\"), not '{}'",
+                            where, backend));
+    }
+    if (ImageOf(host) != models::s3::kNodeImage) {
+      Fail(&at, fmt::format("{}env: BACKENDS names {}, which is not a node of this topology", where,
+                            host));
+    }
+    start = end + 1;
+  }
+}
+
 // A depends_on cycle would leave `up` waiting forever: refused at the
 // depends_on of the first [[service]] on the cycle. So would waiting for a
 // service without a health check to be healthy.
 void Reader::CheckNoDependencyCycle(const toml::node& services, const Scenario& scenario) const {
+  // After ReadServices: an array of tables, a change each.
+  FL_ASSERT(services.is_array() && services.as_array()->size() == scenario.services.size());
   const fakes::ComposeSpec spec = ComposeSpecOf(scenario);
   for (const ServiceOverride& change : scenario.services) {
     if (!change.depends_on) continue;
@@ -216,6 +264,7 @@ void Reader::CheckNoDependencyCycle(const toml::node& services, const Scenario& 
   std::size_t number = 0;
   for (const toml::node& item : *services.as_array()) {
     ++number;
+    FL_ASSERT(item.is_table());
     const toml::table& table = *item.as_table();
     const std::optional<std::string> name = table["name"].value<std::string>();
     if (name && table.contains("depends_on") &&

@@ -40,7 +40,16 @@ void Reader::ReadImages(const toml::node& node, Scenario& scenario) const {
       Fail(table->get("service"), where + "'service' is \"node\" or \"proxy\"");
     }
     image.version = String(*table, "version", where, true);
+    for (const ImageSpec& earlier : scenario.images) {
+      if (earlier.service == image.service && earlier.version == image.version) {
+        Fail(table->get("version"),
+             where + fmt::format("a {} image '{}' is defined already; give this one another "
+                                 "version",
+                                 image.service, image.version));
+      }
+    }
     const std::vector<std::string>& builtin = models::s3::SeedImageVersions(ImageOfSpec(image));
+    FL_ASSERT(!builtin.empty());  // Both images have built-in versions.
     if (std::find(builtin.begin(), builtin.end(), image.version) != builtin.end()) {
       Fail(table->get("version"),
            where +
@@ -61,6 +70,9 @@ void Reader::ReadImages(const toml::node& node, Scenario& scenario) const {
       if (image.service != "proxy") Fail(reads, where + "'reads_node_id' is for proxy images");
       image.reads_node_id = reads->as_boolean()->get();
     }
+    // Only its service's flag may differ from the default: the other is not written.
+    FL_ASSERT(image.service == "node" ? image.reads_node_id == ImageSpec{}.reads_node_id
+                                      : image.writes_node_id == ImageSpec{}.writes_node_id);
     ReadRunnerSettings(*table, where, image);
     if (table->contains("migrations")) {
       const std::string folder = String(*table, "migrations", where, true);
@@ -103,6 +115,7 @@ void Reader::ReadRunnerSettings(const toml::table& table, const std::string& whe
   flag("bound_session", image.golang_migrate.bound_session);
   if (table.contains("migrations_table")) {
     const std::string name = NonEmpty(table, "migrations_table", where);
+    FL_ASSERT(!name.empty());  // name[0] below.
     const bool identifier =
         std::all_of(
             name.begin(), name.end(),
@@ -144,11 +157,14 @@ void Reader::ReadRetry(const toml::node& node, const std::string& where,
   }
   // As the gateway: the back-off doubles up to the cap, never past it.
   retry.cap = std::max(retry.cap, retry.initial);
+  FL_ASSERT(retry.attempts >= 1 && retry.attempts <= models::s3::kMaxRetryAttempts);
+  FL_ASSERT(retry.initial > sim::Duration::zero());
 }
 
 void Reader::ReadFiles(const toml::node& node, const std::string& where, ImageSpec& image) const {
   const toml::array* list = node.as_array();
   if (list == nullptr) Fail(&node, where + "'file' must be an array of tables: [[image.file]]");
+  const std::size_t before = image.files.size();  // A folder's, if any.
   for (const toml::node& item : *list) {
     const toml::table* table = item.as_table();
     if (table == nullptr) Fail(&item, where + "a file is a table with name and body");
@@ -160,6 +176,7 @@ void Reader::ReadFiles(const toml::node& node, const std::string& where, ImageSp
                               OverLimit(limits_, &InputLimits::statements)));
     }
   }
+  FL_ASSERT(image.files.size() == before + list->size());
 }
 
 // The migration files of a folder (relative to the scenario file), read
@@ -168,6 +185,7 @@ void Reader::ReadFiles(const toml::node& node, const std::string& where, ImageSp
 std::vector<models::migrate::MigrationFile> Reader::ReadFolder(const std::string& folder,
                                                                const toml::node* at,
                                                                const std::string& where) const {
+  FL_ASSERT(at != nullptr);  // The folder's key, where any problem is told.
   const std::filesystem::path path =
       std::filesystem::path(source_).parent_path() / std::filesystem::path(folder);
   std::error_code error;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 
 #include "fakes/runtime.h"
@@ -40,7 +41,12 @@ class TableFields final : public FieldSource {
   }
   std::optional<double> Number(std::string_view key) const override {
     const toml::node* at = table_.get(key);
-    return at == nullptr ? std::nullopt : at->value<double>();
+    const std::optional<double> number = at == nullptr ? std::nullopt : at->value<double>();
+    // TOML has nan and inf; no field of a scenario means either.
+    if (number && !std::isfinite(*number)) {
+      Fail(key, fmt::format("'{}' is a finite number, not {}", key, *number));
+    }
+    return number;
   }
   bool Flag(std::string_view key) const override {
     const toml::node* at = table_.get(key);
@@ -59,6 +65,7 @@ class TableFields final : public FieldSource {
       if (text == nullptr) FailItem(key, i, item_error);
       texts.push_back(text->get());
     }
+    FL_ASSERT(texts.size() == list->size());
     return texts;
   }
   std::optional<std::vector<std::int64_t>> Integers(std::string_view key,
@@ -72,6 +79,7 @@ class TableFields final : public FieldSource {
       if (number == nullptr) FailItem(key, i, item_error);
       numbers.push_back(number->get());
     }
+    FL_ASSERT(numbers.size() == list->size());
     return numbers;
   }
   std::string Service(std::string_view key, bool pattern) const override {
@@ -108,6 +116,7 @@ class TableFields final : public FieldSource {
 // A step: its kind (steps.h) says which fields it takes; each is read
 // and checked as its field says, and a field of another kind is refused.
 Step Reader::ReadStep(const toml::node& node, std::size_t number, const Scenario& scenario) const {
+  FL_ASSERT(number >= 1);  // Steps are told from 1.
   const std::string where = fmt::format("step {}: ", number);
   const toml::table* table = node.as_table();
   if (table == nullptr) Fail(&node, where + "a step must be a table");
@@ -153,6 +162,7 @@ Step Reader::ReadStep(const toml::node& node, std::size_t number, const Scenario
 // takes is named as such (a person wrote it, and it would do nothing).
 void Reader::CheckStepKeys(const toml::table& table, const StepKind& kind,
                            const std::string& where) const {
+  FL_ASSERT(FindStepKind(kind.name) == &kind);  // One of StepKinds(), as any_field below.
   std::set<std::string_view> allowed = {"do", "say", "expect"};
   std::string takes;
   for (const StepFieldUse& use : kind.fields) {
@@ -174,6 +184,7 @@ void Reader::CheckStepKeys(const toml::table& table, const StepKind& kind,
 // A disk step's service mounts a volume, and its `volume` is one of them.
 void Reader::CheckVolume(const toml::table& table, const Step& step, const Scenario& scenario,
                          const std::string& where) const {
+  FL_ASSERT(!step.service.empty());  // Disk kinds require a service, read before.
   const fakes::ComposeSpec spec = ComposeSpecOf(scenario);
   std::vector<std::string> sources;
   for (const fakes::ServiceSpec& service : spec.services) {
@@ -201,6 +212,7 @@ std::vector<Expectation> Reader::ReadExpectations(const toml::node& node, const 
     if (table == nullptr) Fail(&item, where + "each expectation is a table, like { status = 200 }");
     expectations.push_back(ReadExpectation(*table, scenario, where));
   }
+  FL_ASSERT(expectations.size() == list->size());
   return expectations;
 }
 
@@ -225,6 +237,7 @@ Expectation Reader::ReadExpectation(const toml::table& table, const Scenario& sc
   const std::string what = fmt::format("{}a '{}' expectation: ", where, form->key);
   OnlyKeys(table, {form->keys.begin(), form->keys.end()}, what);
   Expectation expectation;
+  FL_ASSERT(!form->kinds.empty());
   expectation.kind = form->kinds.front();
   form->read(TableFields(*this, table, scenario, what), expectation);
   FL_ASSERT(&FormOf(expectation) == form);  // What is read is written back as the same form.

@@ -6,12 +6,13 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cctype>
-#include <filesystem>
-
 #include <array>
+#include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <optional>
+
 #include "fakes/runtime.h"
 #include "fakes/sqlite_vfs.h"
 #include "models/migrate/folder.h"
@@ -38,6 +39,7 @@ void Reader::FailAt(const toml::source_position& at, std::string_view what) cons
 // Only `allowed` keys may appear in `table`.
 void Reader::OnlyKeys(const toml::table& table, const std::set<std::string_view>& allowed,
                       std::string_view where) const {
+  FL_ASSERT_MSG(!allowed.empty(), "{}no key is allowed", where);
   for (const auto& [key, value] : table) {
     if (!allowed.contains(key.str())) {
       std::string list;
@@ -50,6 +52,8 @@ void Reader::OnlyKeys(const toml::table& table, const std::set<std::string_view>
 
 std::string Reader::String(const toml::table& table, std::string_view key, std::string_view where,
                            bool required) const {
+  // Messages are where + what: "step 2: missing 'do'".
+  FL_ASSERT_MSG(where.empty() || where.ends_with(": "), "where '{}'", where);
   const toml::node* node = table.get(key);
   if (node == nullptr) {
     if (required) Fail(&table, fmt::format("{}missing '{}'", where, key));
@@ -124,7 +128,11 @@ Scenario Reader::Read(const toml::table& root) const {
   for (const toml::node& step : *list) {
     scenario.steps.push_back(ReadStep(step, ++number, scenario));
   }
-  if (!scenario.crash_site.empty()) CheckCrashSite(*root.get("crash")->as_table(), scenario);
+  FL_ASSERT(scenario.steps.size() == list->size());
+  if (!scenario.crash_site.empty()) {
+    FL_ASSERT(root.get("crash") != nullptr && root.get("crash")->is_table());  // ReadCrash's.
+    CheckCrashSite(*root.get("crash")->as_table(), scenario);
+  }
   if (const toml::node* faults = root.get("fault")) ReadFaults(*faults, scenario);
   return scenario;
 }
@@ -133,6 +141,7 @@ Scenario Reader::Read(const toml::table& root) const {
 // `pattern`, also "kuri-*": any service whose name starts so.
 std::string Reader::ServiceName(const toml::table& table, std::string_view key,
                                 std::string_view where, bool pattern) const {
+  FL_ASSERT(!services_.empty());  // The list a wrong name is told.
   std::string name = String(table, key, where, true);
   if (pattern && name.ends_with('*') && !MatchingServices(name, services_).empty()) return name;
   if (ImageOf(name).empty()) {
@@ -152,6 +161,8 @@ void Reader::CheckVersion(const toml::node* at, const std::string& service,
                           const std::string& version, const Scenario& scenario,
                           std::string_view where) const {
   const std::string image = ImageOf(service);
+  // Its service was read (ServiceName) or is the topology's own.
+  FL_ASSERT_MSG(!image.empty(), "{}{} runs no image", where, service);
   const std::vector<std::string>& builtin = models::s3::SeedImageVersions(image);
   if (std::find(builtin.begin(), builtin.end(), version) != builtin.end()) return;
   std::string known;
@@ -179,8 +190,60 @@ std::string Reader::ImageOfSpec(const ImageSpec& image) {
 
 }  // namespace file
 
+namespace {
+
+// toml++ bounds arrays and inline tables at 256 levels, but reads a dotted
+// key (a.b.c = 1, [a.b.c]) by recursion without a bound: 50,000 levels
+// overflow the stack. So the longest chain of dotted key parts is measured
+// here first, with the same bound. Quoted strings (multi-line ones too) and
+// comments are skipped; anything but a key part, a dot or a blank ends a
+// chain, so numbers such as 1.5 never add up.
+constexpr std::size_t kMaxKeyDepth = 256;
+
+std::optional<FileError> KeyTooDeep(std::string_view text, std::string_view source) {
+  std::size_t line = 1;
+  std::size_t line_start = 0;
+  std::size_t chain = 0;
+  std::string_view open_quote;  // The quote of the string we are in, if any.
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      line_start = i + 1;
+      if (open_quote.size() != 3) open_quote = {};  // Only """ and ''' span lines.
+      chain = 0;
+    } else if (!open_quote.empty()) {
+      if (c == '\\' && open_quote[0] == '"') {
+        ++i;  // An escaped character, never the closing quote.
+      } else if (text.substr(i).starts_with(open_quote)) {
+        i += open_quote.size() - 1;
+        open_quote = {};
+      }
+    } else if (c == '"' || c == '\'') {
+      const std::string_view triple = c == '"' ? R"(""")" : "'''";
+      open_quote = text.substr(i).starts_with(triple) ? triple : text.substr(i, 1);
+      i += open_quote.size() - 1;
+    } else if (c == '#') {
+      const std::size_t end = text.find('\n', i);
+      i = (end == std::string_view::npos ? text.size() : end) - 1;  // The newline ends it.
+    } else if (c == '.') {
+      if (++chain > kMaxKeyDepth) {
+        return FileError{fmt::format("{}:{}:{}: a key nested more than {} levels deep", source,
+                                     line, i - line_start + 1, kMaxKeyDepth)};
+      }
+    } else if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != ' ' &&
+               c != '\t') {
+      chain = 0;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::variant<Scenario, FileError> ParseScenario(std::string_view text, std::string_view source,
                                                 const InputLimits& limits) {
+  if (std::optional<FileError> deep = KeyTooDeep(text, source)) return *deep;
   try {
     const toml::table root = toml::parse(text, source);
     return file::Reader(source, limits).Read(root);
@@ -188,6 +251,8 @@ std::variant<Scenario, FileError> ParseScenario(std::string_view text, std::stri
     const toml::source_position at = error.source().begin;
     return FileError{fmt::format("{}:{}:{}: {}", source, at.line, at.column, error.description())};
   } catch (const file::Located& error) {
+    // Every mistake says where: "file:line:col: what".
+    FL_ASSERT_MSG(error.message.starts_with(source), "unlocated: {}", error.message);
     return FileError{error.message};
   }
 }
@@ -202,6 +267,14 @@ std::variant<Scenario, FileError> LoadScenarioFile(const std::filesystem::path& 
   if (status.type() == std::filesystem::file_type::directory) {
     return FileError{fmt::format("{}: is a directory, not a scenario file", path.string())};
   }
+  // A FIFO would block the read until a writer comes (perhaps never); a
+  // device never ends. A scenario is a file.
+  if (status.type() != std::filesystem::file_type::regular) {
+    return FileError{
+        fmt::format("{}: is not a regular file (a FIFO, a device or a socket), not "
+                    "a scenario file",
+                    path.string())};
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return FileError{
@@ -215,6 +288,8 @@ std::variant<Scenario, FileError> LoadScenarioFile(const std::filesystem::path& 
          in.read(piece.data(), piece.size()).gcount() > 0) {
     contents.append(piece.data(), static_cast<std::size_t>(in.gcount()));
   }
+  // At most one piece past the limit is ever held.
+  FL_ASSERT(contents.size() <= limits.scenario_file_bytes + piece.size());
   if (contents.size() > limits.scenario_file_bytes) {
     return FileError{
         fmt::format("{}: {}", path.string(), OverLimit(limits, &InputLimits::scenario_file_bytes))};

@@ -110,6 +110,8 @@ class Reader {
                                              const std::string& where) const;
 
   // The values a node reads as numbers must be ones it accepts.
+  void CheckBackends(const toml::node& at, const std::string& backends,
+                     const std::string& where) const;
   void CheckEnvValues(const toml::table& table, const std::string& service,
                       const std::map<std::string, std::string>& env,
                       const std::string& where) const;

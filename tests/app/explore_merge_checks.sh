@@ -19,3 +19,10 @@ mkdir -p "$dir/bad" && printf 'scenario\tdirty-migration-fixed\ngroup\tx\n' > "$
 [ "$(run merge "$dir/a" "$dir/bad" --out "$dir/m3")" = 2 ] || { echo "a malformed file"; exit 1; }
 [ "$(run merge "$dir/a" "$dir/b" --out "$dir/m4")" = 0 ] || { echo "the good merge failed"; exit 1; }
 grep -q "^max_events	2$" "$dir/m4/groups.tsv" || { echo "the merge lost the bound"; exit 1; }
+# Some shards alone: refused (and no --out left behind), unless
+# --allow-missing, which says which are missing.
+[ "$(run merge "$dir/a" --out "$dir/m5")" = 2 ] || { echo "a missing shard was not refused"; exit 1; }
+[ ! -e "$dir/m5" ] || { echo "a refused merge left its --out behind"; exit 1; }
+"$faultline" merge "$dir/a" --allow-missing --out "$dir/m6" 2>"$dir/m6.err" >/dev/null
+[ $? -eq 0 ] || { echo "--allow-missing failed"; exit 1; }
+grep -q "1/2 missing" "$dir/m6.err" || { echo "--allow-missing did not say which shard is missing"; exit 1; }

@@ -301,3 +301,56 @@ TEST(CheckMigrationsTest, StatementsCountedFromASiteAreTheOnesThatRan) {
 
 }  // namespace
 }  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// The verdict of one case (by its label) in `report`, or "" when no finding
+// holds it.
+std::string VerdictOfCase(const MigrationCheckReport& report, const std::string& runner,
+                          const std::string& label) {
+  for (const DynamicFinding& finding : report.dynamic) {
+    if (finding.runner != runner) continue;
+    for (const std::string& name : finding.cases) {
+      if (name == label) return std::string(InfoOf(finding.verdict).name);
+    }
+  }
+  return "";
+}
+
+// Issue #25: swapping safe and recovers for crash cases survived the suite.
+// With the safe runner, a crash before the file's first statement leaves
+// nothing to do (safe); one after its first of two statements leaves it
+// half-way, and the restart finishes it (recovers).
+TEST(CheckMigrationsTest, ACrashBeforeTheFileIsSafeAndOneHalfWayRecovers) {
+  const MigrationCheckReport report = Check("seed-kuri", {"safe"});
+  EXPECT_EQ(VerdictOfCase(report, "safe", "crash at safe.filecoingw_kuri1.lock.after, hit 1"),
+            "safe");
+  EXPECT_EQ(VerdictOfCase(report, "safe", "crash at safe.filecoingw_kuri1.statement.after, hit 1"),
+            "recovers");
+}
+
+// Issue #25: the version-out-of-order rule's condition flipped survived the
+// suite. A new file older than the newest shipped one is an error; a new
+// file after it is not.
+TEST(CheckMigrationsTest, ANewFileOlderThanTheNewestShippedOneIsOutOfOrder) {
+  models::migrate::LintInput input;
+  input.keyspace = "app";
+  input.files = {{"1000_a.up.cql", "CREATE TABLE IF NOT EXISTS a (k int PRIMARY KEY);\n"},
+                 {"2000_b.up.cql", "CREATE TABLE IF NOT EXISTS b (k int PRIMARY KEY);\n"},
+                 {"3000_c.up.cql", "CREATE TABLE IF NOT EXISTS c (k int PRIMARY KEY);\n"},
+                 {"4000_d.up.cql", "CREATE TABLE IF NOT EXISTS d (k int PRIMARY KEY);\n"}};
+  auto sum = models::migrate::ParseSumFile(
+      models::migrate::WriteSumFile({input.files[0], input.files[2]}), "shipped.sum");
+  ASSERT_TRUE(sum.ok()) << sum.status().ToString();
+  input.sum = &*sum;
+  input.sum_name = "shipped.sum";
+  std::vector<std::string> out_of_order;
+  for (const auto& finding : models::migrate::LintFolder(input)) {
+    if (finding.rule == "version-out-of-order") out_of_order.push_back(finding.file);
+  }
+  EXPECT_EQ(out_of_order, std::vector<std::string>{"2000_b.up.cql"});
+}
+
+}  // namespace
+}  // namespace faultline::scenarios

@@ -4,9 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "scenarios/catalogue/catalogue.h"
 #include "scenarios/explore/event_kinds.h"
 #include "scenarios/file/scenario_file.h"
+#include "scenarios/harness/runner.h"
+#include "scenarios/shrink/shrink.h"
 #include "scenarios/steps/steps.h"
 
 namespace faultline::scenarios {
@@ -276,6 +280,35 @@ TEST(ExploreTest, ShardsMergedAreTheUnshardedRun) {
   for (std::size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(ToToml(a[i].repro.scenario), ToToml(b[i].repro.scenario));
   }
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// Issue #25: shrinking that never dropped a [crash] survived the suite. A
+// [crash] the failure does not need (its pass never comes) is dropped, and
+// the log says so.
+TEST(ShrinkTest, ACrashTheFailureDoesNotNeedIsDropped) {
+  const Scenario* story = FindScenario("stale-schema");
+  ASSERT_NE(story, nullptr);
+  Scenario failing = *story;
+  failing.checkers.clear();  // Its failure is now unexpected: a signature.
+  failing.crash_site = "migrate.filecoingw_kuri1.statement.after";
+  failing.crash_hit = 1000;  // Never reached.
+  const ScenarioResult result = RunScenario(failing, {.seed = failing.seed});
+  const std::optional<Signature> signature = SignatureOf(failing, result);
+  ASSERT_TRUE(signature.has_value());
+  EXPECT_NE(std::find(signature->faults.begin(), signature->faults.end(),
+                      "crash@migrate.filecoingw_kuri1.statement.after"),
+            signature->faults.end());
+  const Shrunk shrunk = Shrink(failing, failing.seed, *signature);
+  EXPECT_TRUE(shrunk.scenario.crash_site.empty());
+  EXPECT_TRUE(std::any_of(shrunk.log.begin(), shrunk.log.end(), [](const ShrinkStep& step) {
+    return step.tried == "drop the [crash]" && step.kept;
+  }));
 }
 
 }  // namespace

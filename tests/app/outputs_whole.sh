@@ -1,0 +1,51 @@
+#!/bin/bash
+# Outputs are whole or absent (issue #25). A write that fails by design (a
+# file size limit, as a full disk would) makes explore, merge,
+# check-migrations, report and run --trace exit 2 with a message and leave
+# no file behind; two explorations given one --out at once: one runs, the
+# other is refused.
+# usage: outputs_whole.sh FAULTLINE SOURCE_DIR WORKDIR
+set -u
+faultline=$1
+source=$2
+work=$3
+rm -rf "$work" && mkdir -p "$work/full" || exit 1
+story=$source/tests/scenarios/files/slow-migration.toml
+fail() { echo "outputs_whole: $*"; exit 1; }
+
+"$faultline" explore "$story" --runs 20 --shard 0/2 --out "$work/shard-0" >/dev/null 2>&1
+"$faultline" explore "$story" --runs 20 --shard 1/2 --out "$work/shard-1" >/dev/null 2>&1
+
+# full NAME COMMAND...: run it where no file may grow past 4 KiB (SIGXFSZ
+# ignored, so a write fails with EFBIG as on a full disk).
+full() {
+  local name=$1
+  shift
+  (trap '' XFSZ; ulimit -f 4; "$@") >/dev/null 2>"$work/$name.err"
+  local status=$?
+  [ $status -eq 2 ] || fail "$name: exit $status on a full disk, expected 2"
+  grep -q "cannot write" "$work/$name.err" || fail "$name: no message saying what could not be written"
+}
+full explore "$faultline" explore "$story" --runs 20 --out "$work/full/explore"
+full merge "$faultline" merge "$work/shard-0" "$work/shard-1" --out "$work/full/merged"
+full check-migrations "$faultline" check-migrations "$source/tests/check-migrations/corpus/destructive" \
+  --out "$work/full/check"
+full report "$faultline" report stale-schema -o "$work/full/report.html"
+full run-trace "$faultline" run stale-schema --trace "$work/full/trace.jsonl"
+left=$(find "$work/full" -mindepth 1)
+[ -z "$left" ] || fail "pieces left behind on a full disk: $left"
+
+# Two explorations on one --out at once.
+"$faultline" explore dirty-migration-fixed --runs 400 --out "$work/shared" >/dev/null 2>&1 &
+first=$!
+for _ in $(seq 1 100); do [ -d "$work/shared" ] && break; sleep 0.05; done
+"$faultline" explore dirty-migration-fixed --runs 2 --out "$work/shared" >/dev/null 2>"$work/second.err"
+second=$?
+wait $first
+first_status=$?
+[ $second -eq 2 ] || fail "the second exploration on one --out: exit $second, expected 2"
+grep -q "in use by another faultline" "$work/second.err" || fail "the refusal does not say why: $(cat "$work/second.err")"
+[ $first_status -le 1 ] || fail "the first exploration failed: exit $first_status"
+[ -s "$work/shared/summary.json" ] || fail "the first exploration's results are not whole"
+grep -q '"runs":400' "$work/shared/summary.json" || fail "summary.json is not the first exploration's"
+echo "outputs are whole or absent"
