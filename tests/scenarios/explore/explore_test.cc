@@ -313,3 +313,33 @@ TEST(ShrinkTest, ACrashTheFailureDoesNotNeedIsDropped) {
 
 }  // namespace
 }  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// Shrinking's other passes, each pinned: a workload step the failure does
+// not need goes, and so does a node nothing names.
+TEST(ShrinkTest, AStepAndANodeTheFailureDoesNotNeedAreDropped) {
+  const Scenario* story = FindScenario("stale-schema");
+  ASSERT_NE(story, nullptr);
+  Scenario failing = *story;
+  failing.checkers.clear();
+  failing.nodes = 3;
+  Step wait;
+  wait.kind = Step::Kind::kWait;
+  wait.duration = std::chrono::seconds(7);
+  failing.steps.push_back(wait);
+  const ScenarioResult result = RunScenario(failing, {.seed = failing.seed});
+  const std::optional<Signature> signature = SignatureOf(failing, result);
+  ASSERT_TRUE(signature.has_value());
+  const Shrunk shrunk = Shrink(failing, failing.seed, *signature);
+  EXPECT_LT(shrunk.scenario.nodes, 3);
+  EXPECT_LT(shrunk.scenario.steps.size(), failing.steps.size());
+  EXPECT_TRUE(std::none_of(
+      shrunk.scenario.steps.begin(), shrunk.scenario.steps.end(), [](const Step& step) {
+        return step.kind == Step::Kind::kWait && step.duration == std::chrono::seconds(7);
+      }));
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
