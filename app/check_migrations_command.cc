@@ -172,7 +172,8 @@ int WriteOut(const std::string& dir, const scenarios::MigrationCheckReport& repo
   if (fs::exists(dir, error) && !fs::is_empty(dir, error)) {
     return Bad(fmt::format("--out: {} exists and is not empty; name a new folder", dir));
   }
-  const fs::path target = fs::path(dir).lexically_normal();
+  fs::path target = fs::path(dir).lexically_normal();
+  if (!target.has_filename()) target = target.parent_path();  // cm/ is cm.
   const fs::path staging =
       target.string() + fmt::format(".partial-{}", static_cast<long>(getpid()));
   fs::remove_all(staging, error);

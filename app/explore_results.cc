@@ -55,8 +55,8 @@ bool WriteGroup(ResultsFolder& out, std::size_t number, const scenarios::Failure
       !WriteReplay(staging, group.repro.scenario)) {
     return false;
   }
-  out.Made(dir);
   fs::rename(staging, dir, error);
+  if (!error) out.Made(dir);  // Never a folder of someone else's.
   return !error;
 }
 

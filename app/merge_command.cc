@@ -97,12 +97,18 @@ std::variant<ShardFile, std::string> MergeShards(std::vector<ShardFile>& shards,
     merged.runs_done += shard.runs_done;
     parts.push_back(std::move(shard.groups));
   }
+  // The shards missing, the first few named (a count may be 10^8).
+  constexpr std::size_t kNamed = 10;
   std::vector<std::string> missing;
-  for (std::uint64_t index = 0; index < count && missing.size() <= count; ++index) {
+  const std::uint64_t missing_count = count - indexes.size();
+  for (std::uint64_t index = 0; index < count && missing.size() < kNamed; ++index) {
     if (!indexes.contains(index)) missing.push_back(fmt::format("{}/{}", index, count));
   }
-  if (!missing.empty()) {
-    const std::string which = fmt::format("{}", fmt::join(missing, ", "));
+  if (missing_count > 0) {
+    std::string which = fmt::format("{}", fmt::join(missing, ", "));
+    if (missing_count > missing.size()) {
+      which += fmt::format(" and {} more", missing_count - missing.size());
+    }
     if (!allow_missing) {
       return fmt::format(
           "shard(s) {} of this exploration are missing: give every shard's directory, or "

@@ -34,6 +34,19 @@ bool WriteWhole(const fs::path& path, std::string_view text) {
 
 namespace {
 
+// Whether `folder` holds a group-N folder (results, whole or not, of an
+// earlier exploration that did not finish).
+bool HoldsGroups(const fs::path& folder) {
+  std::error_code error;
+  constexpr int kMaxEntries = 100'000;
+  int seen = 0;
+  for (fs::directory_iterator it(folder, error), end; !error && it != end && seen < kMaxEntries;
+       it.increment(error), ++seen) {
+    if (it->path().filename().string().starts_with("group-")) return true;
+  }
+  return false;
+}
+
 // Where a write to `path` is staged: nullopt to write in place, for a path
 // that is not a regular file (a device such as /dev/full or /dev/stdout, a
 // FIFO); beside a symbolic link's target (renaming onto the link would
@@ -52,6 +65,10 @@ std::optional<fs::path> StagedTarget(const fs::path& path) {
     const fs::path next = fs::read_symlink(target, error);
     if (error) return path;
     target = next.is_absolute() ? next : target.parent_path() / next;
+    // /dev/stdout -> /proc/self/fd/1 -> a file: the caller's open file,
+    // which must stay the one it writes to. Written in place.
+    const std::string name = target.string();
+    if (name.starts_with("/proc/") || name.starts_with("/dev/fd/")) return std::nullopt;
   }
   return target;
 }
@@ -88,6 +105,12 @@ bool StagedFile::Commit() {
   committed_ = true;
   if (staging_ == path_) return true;
   std::error_code error;
+  // A file replaced keeps its permissions (a 0600 report stays 0600).
+  const fs::file_status before = fs::status(path_, error);
+  if (!error && before.type() == fs::file_type::regular) {
+    fs::permissions(staging_, before.permissions(), error);
+  }
+  error.clear();
   fs::rename(staging_, path_, error);
   if (error) {
     std::error_code ignored;
@@ -135,7 +158,8 @@ std::optional<ResultsFolder> ResultsFolder::Open(const std::string& flag, const 
   }
   // Results are never mixed with, or written over, an earlier run's.
   // Checked under the lock: a command that held it has finished.
-  if (fs::exists(out / "summary.json", error) || fs::exists(out / "groups.tsv", error)) {
+  if (fs::exists(out / "summary.json", error) || fs::exists(out / "groups.tsv", error) ||
+      HoldsGroups(out)) {
     close(fd);
     BadInput(
         fmt::format("--out: '{}' already holds results; remove it or name another", out.string()));

@@ -313,6 +313,7 @@ sim::Status Runtime::Up(const ComposeSpec& spec) {
     if (running && !recreate) continue;  // Up to date.
     container.spec = service;
     container.Want(Intent::kRun);
+    container.held_back.clear();  // This up decides anew.
     Mount(container);
     if (!running) SetState(container, ContainerState::kCreated);
     SpawnOperation("up " + service.name, [this, &container, recreate]() -> sim::Awaitable<void> {

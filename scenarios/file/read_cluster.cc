@@ -210,9 +210,13 @@ void Reader::CheckEnvValues(const toml::table& table, const std::string& service
 void Reader::CheckBackends(const toml::node& at, const std::string& backends,
                            const std::string& where) const {
   std::size_t start = 0;
-  for (std::size_t item = 0; start <= backends.size() && item <= backends.size(); ++item) {
+  for (std::size_t item = 0; start < backends.size() && item < backends.size(); ++item) {
     const std::size_t end = std::min(backends.find(',', start), backends.size());
     const std::string backend = backends.substr(start, end - start);
+    if (backend.empty()) {  // "a,,b" or a trailing comma: the proxy skips it.
+      start = end + 1;
+      continue;
+    }
     const std::size_t colon = backend.find(':');
     const std::string host = backend.substr(0, colon);
     const std::string port = colon == std::string::npos ? "" : backend.substr(colon + 1);

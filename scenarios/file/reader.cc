@@ -267,6 +267,9 @@ std::variant<Scenario, FileError> LoadScenarioFile(const std::filesystem::path& 
   if (status.type() == std::filesystem::file_type::directory) {
     return FileError{fmt::format("{}: is a directory, not a scenario file", path.string())};
   }
+  if (error) {  // A loop of links, a folder it may not enter.
+    return FileError{fmt::format("{}: cannot read it: {}", path.string(), error.message())};
+  }
   // A FIFO would block the read until a writer comes (perhaps never); a
   // device never ends. A scenario is a file.
   if (status.type() != std::filesystem::file_type::regular) {

@@ -13,8 +13,10 @@ rm -rf "$work" && mkdir -p "$work/full" || exit 1
 story=$source/tests/scenarios/files/slow-migration.toml
 fail() { echo "outputs_whole: $*"; exit 1; }
 
-"$faultline" explore "$story" --runs 20 --shard 0/2 --out "$work/shard-0" >/dev/null 2>&1
-"$faultline" explore "$story" --runs 20 --shard 1/2 --out "$work/shard-1" >/dev/null 2>&1
+for i in 0 1; do
+  "$faultline" explore "$story" --runs 20 --shard $i/2 --out "$work/shard-$i" >/dev/null 2>&1
+  [ $? -le 1 ] || fail "the shard $i/2 to merge could not be made"
+done
 
 # full NAME COMMAND...: run it where no file may grow past 4 KiB (SIGXFSZ
 # ignored, so a write fails with EFBIG as on a full disk).
@@ -35,10 +37,11 @@ full run-trace "$faultline" run stale-schema --trace "$work/full/trace.jsonl"
 left=$(find "$work/full" -mindepth 1)
 [ -z "$left" ] || fail "pieces left behind on a full disk: $left"
 
-# Two explorations on one --out at once.
-"$faultline" explore dirty-migration-fixed --runs 400 --out "$work/shared" >/dev/null 2>&1 &
+# Two explorations on one --out at once (the first runs for seconds).
+"$faultline" explore dirty-migration-fixed --runs 300 --out "$work/shared" >/dev/null 2>&1 &
 first=$!
 for _ in $(seq 1 100); do [ -d "$work/shared" ] && break; sleep 0.05; done
+sleep 0.3  # The folder is made, then locked: let the lock follow.
 "$faultline" explore dirty-migration-fixed --runs 2 --out "$work/shared" >/dev/null 2>"$work/second.err"
 second=$?
 wait $first
@@ -47,5 +50,21 @@ first_status=$?
 grep -q "in use by another faultline" "$work/second.err" || fail "the refusal does not say why: $(cat "$work/second.err")"
 [ $first_status -le 1 ] || fail "the first exploration failed: exit $first_status"
 [ -s "$work/shared/summary.json" ] || fail "the first exploration's results are not whole"
-grep -q '"runs":400' "$work/shared/summary.json" || fail "summary.json is not the first exploration's"
+grep -q '"runs":300' "$work/shared/summary.json" || fail "summary.json is not the first exploration's"
+# check-migrations --out with a trailing slash (as a shell completes it).
+"$faultline" check-migrations "$source/tests/check-migrations/corpus/destructive" \
+  --out "$work/check/" >/dev/null 2>&1
+[ $? -le 1 ] && [ -s "$work/check/report.json" ] || fail "check-migrations --out DIR/ failed"
+# A trace to /dev/stdout, when standard output is a file, stays in that file
+# with the report after it.
+"$faultline" run stale-schema --trace /dev/stdout >"$work/stdout.txt" 2>/dev/null
+grep -q '"event":"process.start"' "$work/stdout.txt" && grep -q "trace hash" "$work/stdout.txt" ||
+  fail "a trace to /dev/stdout lost what followed it"
+
+# A folder an earlier, killed exploration left groups in is refused, and
+# nothing in it is touched.
+mkdir -p "$work/killed/group-1" && echo mine > "$work/killed/group-1/notes.txt"
+"$faultline" explore dirty-migration-fixed --runs 2 --out "$work/killed" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "a folder holding an earlier run's groups was not refused"
+[ -f "$work/killed/group-1/notes.txt" ] || fail "explore removed a folder it did not make"
 echo "outputs are whole or absent"

@@ -1015,6 +1015,14 @@ TEST(ScenarioFileTest, HostileInputsAreRefusedWhenRead) {
       ReadError(head + "[[service]]\nname = \"s3-proxy\"\nenv = { BACKENDS = \"kuri-1\" }\n" + up),
       "story.toml:5:20: service 1: env: BACKENDS is 'node:port' items, comma-separated "
       "(\"kuri-1:7001,kuri-2:7002\"), not 'kuri-1'");
+  // As the proxy reads them: an empty item is skipped, and no backends at
+  // all is a story of its own (the proxy exits).
+  for (const char* backends : {"kuri-1:7001,kuri-2:7002,", ""}) {
+    EXPECT_TRUE(std::holds_alternative<Scenario>(ParseScenario(
+        head + "[[service]]\nname = \"s3-proxy\"\nenv = { BACKENDS = \"" + backends + "\" }\n" + up,
+        "story.toml", InputLimits{})))
+        << backends;
+  }
 }
 
 // A FIFO as the scenario path blocked every command forever.
