@@ -312,12 +312,13 @@ void LintHistory(const Context& context, const MigrationSource& source,
           }
         }
       } else if (const auto* drop = std::get_if<cql::DropTable>(&at.statement)) {
-        const auto table = schema.find(drop->table.name);
-        if (table != schema.end()) {
-          for (const auto& [column, type] : table->second) {
-            dropped[{drop->table.name, column}] = type;
-          }
-        }
+        // The dropped columns a table remembers go with the table: a table
+        // made again under its name is a new one (Cassandra checks a re-added
+        // column against the table's own droppedColumns, in
+        // AlterTableStatement's "Cannot re-add previously dropped column";
+        // DROP TABLE removes that metadata with the rest).
+        std::erase_if(dropped,
+                      [&](const auto& entry) { return entry.first.first == drop->table.name; });
       }
       ApplyStatement(at.statement, keyspace, schema);
     }

@@ -51,10 +51,15 @@ Checker::Checker(const MigrationCheckOptions& options) : options_(options) {
 PlayedShard Checker::PlayShard() {
   bool golang_migrate_applies = false;
   // A statement the parser refuses fails every runner but db-init (which
-  // would skip it and serve without it): nothing to learn by running.
+  // would skip it and serve without it): nothing to learn by running. A
+  // down file's too: the down-up check runs it, and the docs promise that
+  // any parse-error stops the run.
+  const auto parses_text = [](const std::optional<std::string>& text) {
+    return !text || !models::migrate::FindSyntaxError(*text);
+  };
   const bool parses =
-      std::all_of(source_.migrations().begin(), source_.migrations().end(), [](const auto& entry) {
-        return !entry.second.up || !models::migrate::FindSyntaxError(*entry.second.up);
+      std::all_of(source_.migrations().begin(), source_.migrations().end(), [&](const auto& entry) {
+        return parses_text(entry.second.up) && parses_text(entry.second.down);
       });
   if (!parses && !options_.runners.empty()) {
     Note(

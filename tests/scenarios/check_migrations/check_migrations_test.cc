@@ -3,8 +3,10 @@
 // the seed stories show (the CLI tests run the whole corpus).
 #include "scenarios/check_migrations/check_migrations.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -350,6 +352,89 @@ TEST(CheckMigrationsTest, ANewFileOlderThanTheNewestShippedOneIsOutOfOrder) {
     if (finding.rule == "version-out-of-order") out_of_order.push_back(finding.file);
   }
   EXPECT_EQ(out_of_order, std::vector<std::string>{"2000_b.up.cql"});
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+std::vector<std::string> RetypedFiles(std::vector<models::migrate::MigrationFile> files) {
+  models::migrate::LintInput input;
+  input.keyspace = "app";
+  input.files = std::move(files);
+  std::vector<std::string> retyped;
+  for (const auto& finding : models::migrate::LintFolder(input)) {
+    if (finding.rule == "column-retyped") retyped.push_back(finding.file);
+  }
+  return retyped;
+}
+
+// Issue #27: column-retyped fired on a table dropped and made again, whose
+// old columns went with it (Cassandra keeps dropped columns per table, in
+// the table's own metadata: AlterTableStatement's "Cannot re-add previously
+// dropped column" reads table.droppedColumns). A column dropped and added
+// again on the same table is still one.
+TEST(CheckMigrationsTest, ATableDroppedAndMadeAgainHasNoRetypedColumns) {
+  EXPECT_EQ(RetypedFiles({{"1_t.up.cql", "CREATE TABLE t (k int PRIMARY KEY, v text);\n"},
+                          {"2_t.up.cql", "DROP TABLE t;\n"},
+                          {"3_t.up.cql", "CREATE TABLE t (k int PRIMARY KEY, v bigint);\n"}}),
+            std::vector<std::string>{});
+  EXPECT_EQ(RetypedFiles({{"1_t.up.cql", "CREATE TABLE t (k int PRIMARY KEY, v text);\n"},
+                          {"2_t.up.cql", "ALTER TABLE t DROP v;\n"},
+                          {"3_t.up.cql", "ALTER TABLE t ADD v bigint;\n"}}),
+            std::vector<std::string>{"3_t.up.cql"});
+  // A drop of the table after the column's drop forgets it too.
+  EXPECT_EQ(RetypedFiles({{"1_t.up.cql", "CREATE TABLE t (k int PRIMARY KEY, v text);\n"},
+                          {"2_t.up.cql", "ALTER TABLE t DROP v;\n"},
+                          {"3_t.up.cql", "DROP TABLE t;\n"},
+                          {"4_t.up.cql", "CREATE TABLE t (k int PRIMARY KEY, v bigint);\n"}}),
+            std::vector<std::string>{});
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+MigrationCheckReport CheckFiles(std::vector<MigrationFile> files) {
+  MigrationCheckOptions options;
+  options.files = std::move(files);
+  options.keyspace = "app";
+  options.runners = {"golang-migrate"};
+  options.race_seeds = 1;
+  return CheckMigrations(options);
+}
+
+// Issue #27: a store-refuses message was cut at 400 characters, before the
+// store's reason (golang-migrate puts it last, after the statement).
+TEST(CheckMigrationsTest, AStoreRefusesFindingKeepsTheStoresReason) {
+  std::string columns;
+  for (int i = 0; i < 30; ++i) columns += fmt::format("column_number_{} text, ", i);
+  const MigrationCheckReport report =
+      CheckFiles({{"1_t.up.cql",
+                   "CREATE TABLE t (k int PRIMARY KEY, " + columns + "v int, nope undefined);\n"}});
+  const auto refused = std::find_if(report.lint.begin(), report.lint.end(),
+                                    [](const auto& f) { return f.rule == "store-refuses"; });
+  ASSERT_NE(refused, report.lint.end());
+  EXPECT_NE(refused->message.find("(details: Invalid Arguments. unknown type undefined (ql error "),
+            std::string::npos)
+      << refused->message;
+  EXPECT_LT(refused->message.size(), 700u);
+}
+
+// Issue #27: a parse error in a down file did not stop the run, contrary to
+// docs/check-migrations.md.
+TEST(CheckMigrationsTest, AParseErrorInADownFileStopsTheRun) {
+  const MigrationCheckReport report =
+      CheckFiles({{"1_t.up.cql", "CREATE TABLE IF NOT EXISTS t (k int PRIMARY KEY);\n"},
+                  {"1_t.down.cql", "DROP TABEL t;\n"}});
+  EXPECT_TRUE(report.dynamic.empty());
+  EXPECT_TRUE(std::any_of(report.notes.begin(), report.notes.end(), [](const std::string& note) {
+    return note.find("parse-error") != std::string::npos;
+  }));
 }
 
 }  // namespace
