@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
+#include <utility>
 
 #include "scenarios/catalogue/catalogue.h"
 #include "scenarios/explore/event_kinds.h"
@@ -288,51 +290,49 @@ TEST(ExploreTest, ShardsMergedAreTheUnshardedRun) {
 namespace faultline::scenarios {
 namespace {
 
+// stale-schema, changed by `change`, with its failure now unexpected (no
+// [checkers]): the scenario and its signature.
+std::pair<Scenario, Signature> UnexpectedFailure(const std::function<void(Scenario&)>& change) {
+  const Scenario* story = FindScenario("stale-schema");
+  EXPECT_NE(story, nullptr);
+  Scenario failing = *story;
+  failing.checkers.clear();
+  change(failing);
+  const ScenarioResult result = RunScenario(failing, {.seed = failing.seed});
+  const std::optional<Signature> signature = SignatureOf(failing, result);
+  EXPECT_TRUE(signature.has_value());
+  return {failing, signature.value_or(Signature{})};
+}
+
 // Issue #25: shrinking that never dropped a [crash] survived the suite. A
 // [crash] the failure does not need (its pass never comes) is dropped, and
 // the log says so.
 TEST(ShrinkTest, ACrashTheFailureDoesNotNeedIsDropped) {
-  const Scenario* story = FindScenario("stale-schema");
-  ASSERT_NE(story, nullptr);
-  Scenario failing = *story;
-  failing.checkers.clear();  // Its failure is now unexpected: a signature.
-  failing.crash_site = "migrate.filecoingw_kuri1.statement.after";
-  failing.crash_hit = 1000;  // Never reached.
-  const ScenarioResult result = RunScenario(failing, {.seed = failing.seed});
-  const std::optional<Signature> signature = SignatureOf(failing, result);
-  ASSERT_TRUE(signature.has_value());
-  EXPECT_NE(std::find(signature->faults.begin(), signature->faults.end(),
+  const auto [failing, signature] = UnexpectedFailure([](Scenario& s) {
+    s.crash_site = "migrate.filecoingw_kuri1.statement.after";
+    s.crash_hit = 1000;  // Never reached.
+  });
+  EXPECT_NE(std::find(signature.faults.begin(), signature.faults.end(),
                       "crash@migrate.filecoingw_kuri1.statement.after"),
-            signature->faults.end());
-  const Shrunk shrunk = Shrink(failing, failing.seed, *signature);
+            signature.faults.end());
+  const Shrunk shrunk = Shrink(failing, failing.seed, signature);
   EXPECT_TRUE(shrunk.scenario.crash_site.empty());
   EXPECT_TRUE(std::any_of(shrunk.log.begin(), shrunk.log.end(), [](const ShrinkStep& step) {
     return step.tried == "drop the [crash]" && step.kept;
   }));
 }
 
-}  // namespace
-}  // namespace faultline::scenarios
-
-namespace faultline::scenarios {
-namespace {
-
 // Shrinking's other passes, each pinned: a workload step the failure does
 // not need goes, and so does a node nothing names.
 TEST(ShrinkTest, AStepAndANodeTheFailureDoesNotNeedAreDropped) {
-  const Scenario* story = FindScenario("stale-schema");
-  ASSERT_NE(story, nullptr);
-  Scenario failing = *story;
-  failing.checkers.clear();
-  failing.nodes = 3;
-  Step wait;
-  wait.kind = Step::Kind::kWait;
-  wait.duration = std::chrono::seconds(7);
-  failing.steps.push_back(wait);
-  const ScenarioResult result = RunScenario(failing, {.seed = failing.seed});
-  const std::optional<Signature> signature = SignatureOf(failing, result);
-  ASSERT_TRUE(signature.has_value());
-  const Shrunk shrunk = Shrink(failing, failing.seed, *signature);
+  const auto [failing, signature] = UnexpectedFailure([](Scenario& s) {
+    s.nodes = 3;
+    Step wait;
+    wait.kind = Step::Kind::kWait;
+    wait.duration = std::chrono::seconds(7);
+    s.steps.push_back(wait);
+  });
+  const Shrunk shrunk = Shrink(failing, failing.seed, signature);
   EXPECT_LT(shrunk.scenario.nodes, 3);
   EXPECT_LT(shrunk.scenario.steps.size(), failing.steps.size());
   EXPECT_TRUE(std::none_of(
