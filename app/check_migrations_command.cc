@@ -261,10 +261,19 @@ int ReadFolder(const CheckFlags& flags, scenarios::MigrationCheckOptions& option
   if (flags.store == "cassandra") options.stores = {"cassandra"};
   options.keyspace = flags.keyspace;
   if (options.keyspace.empty()) {
-    options.keyspace = models::migrate::NamedKeyspace(options.files).value_or("app");
+    const std::optional<std::string> named = models::migrate::NamedKeyspace(options.files);
+    options.keyspace = named.value_or("app");
     if (std::string problem = scenarios::KeyspaceProblem(options.keyspace); !problem.empty()) {
       return Bad(
           fmt::format("{}: the folder names keyspace {}; give --keyspace", flags.folder, problem));
+    }
+    if (flags.static_only) options.runners.clear();
+    // Where the keyspace came from, said once with the progress lines (on
+    // standard error, unless a report goes there), so a guess is never silent.
+    if (!options.runners.empty() && !IsStandardOutput(flags.write_sum)) {
+      std::cerr << fmt::format(
+          "check-migrations: keyspace {} ({}; --keyspace to choose another)\n", options.keyspace,
+          named ? "the one the folder's statements name" : "the folder names none");
     }
   }
   if (flags.static_only) options.runners.clear();

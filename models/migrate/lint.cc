@@ -657,9 +657,12 @@ std::vector<LintFinding> LintFolder(const LintInput& input) {
 
 std::optional<std::string> NamedKeyspace(const std::vector<MigrationFile>& files) {
   std::set<std::string> named;
-  const auto note = [&](const cql::QualifiedName& name) {
-    if (!name.keyspace.empty()) named.insert(name.keyspace);
+  // The store's own keyspaces (system.peers, system_schema.tables, ...)
+  // are read, never migrated: they name no keyspace of the folder.
+  const auto keep = [&](const std::string& keyspace) {
+    if (!keyspace.empty() && !keyspace.starts_with("system")) named.insert(keyspace);
   };
+  const auto note = [&](const cql::QualifiedName& name) { keep(name.keyspace); };
   for (const MigrationFile& file : files) {
     for (const LocatedStatement& at : StatementsOf(file.contents, true)) {
       std::visit(
@@ -671,7 +674,9 @@ std::optional<std::string> NamedKeyspace(const std::vector<MigrationFile>& files
                 note(statement.table);
               }
             }
-            if constexpr (std::is_same_v<T, cql::Use>) named.insert(statement.keyspace);
+            if constexpr (std::is_same_v<T, cql::Use>) keep(statement.keyspace);
+            // A folder that makes its own keyspace migrates it.
+            if constexpr (std::is_same_v<T, cql::CreateKeyspace>) keep(statement.name);
           },
           at.statement);
     }

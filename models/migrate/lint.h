@@ -92,8 +92,9 @@ struct LocatedStatement {
 };
 std::vector<LocatedStatement> StatementsOf(std::string_view body, bool multi_statement = true);
 
-// The keyspace a folder's statements name, when they name exactly one;
-// nullopt when they name none or several.
+// The keyspace a folder's statements name (a qualified table, USE, CREATE
+// KEYSPACE), when they name exactly one; nullopt when they name none or
+// several. The store's own (system*) are read, not migrated: never named.
 std::optional<std::string> NamedKeyspace(const std::vector<MigrationFile>& files);
 
 }  // namespace faultline::models::migrate

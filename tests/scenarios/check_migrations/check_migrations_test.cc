@@ -439,3 +439,26 @@ TEST(CheckMigrationsTest, AParseErrorInADownFileStopsTheRun) {
 
 }  // namespace
 }  // namespace faultline::scenarios
+
+namespace faultline::scenarios {
+namespace {
+
+// Issue #27: a folder that makes its own keyspace is checked in it, and one
+// that reads the store's own tables (system.peers) is not refused for it.
+TEST(CheckMigrationsTest, TheKeyspaceIsTheOneTheFolderMakesAndSystemIsNeverIt) {
+  using models::migrate::NamedKeyspace;
+  EXPECT_EQ(
+      NamedKeyspace({{"1_ks.up.cql",
+                      "CREATE KEYSPACE IF NOT EXISTS shop WITH replication = {'class': "
+                      "'SimpleStrategy', 'replication_factor': 1};\n"},
+                     {"2_t.up.cql", "CREATE TABLE IF NOT EXISTS items (id int PRIMARY KEY);\n"}}),
+      "shop");
+  EXPECT_EQ(NamedKeyspace({{"1_t.up.cql",
+                            "CREATE TABLE IF NOT EXISTS shop.items (id int PRIMARY "
+                            "KEY);\nSELECT peer FROM system.peers;\n"}}),
+            "shop");
+  EXPECT_EQ(NamedKeyspace({{"1_t.up.cql", "SELECT peer FROM system.peers;\n"}}), std::nullopt);
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
