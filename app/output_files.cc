@@ -139,7 +139,15 @@ std::optional<ResultsFolder> ResultsFolder::Open(const std::string& flag, const 
       out = base.string() + "-" + std::to_string(n);
     }
   }
-  const bool existed = fs::exists(out, error);
+  // The folders this command makes (out and any missing parent, such as
+  // faultline-results/), outermost last: Abandon removes them if empty.
+  std::vector<fs::path> made;
+  constexpr int kMaxDepth = 256;
+  for (fs::path missing = out; !missing.empty() && !fs::exists(missing, error) &&
+                               made.size() < static_cast<std::size_t>(kMaxDepth);
+       missing = missing.parent_path()) {
+    made.push_back(missing);
+  }
   fs::create_directories(out, error);
   if (error) {
     BadInput(fmt::format("--out: cannot create '{}': {}", out.string(), error.message()));
@@ -165,13 +173,13 @@ std::optional<ResultsFolder> ResultsFolder::Open(const std::string& flag, const 
         fmt::format("--out: '{}' already holds results; remove it or name another", out.string()));
     return std::nullopt;
   }
-  return ResultsFolder(out, fd, !existed);
+  return ResultsFolder(out, fd, std::move(made));
 }
 
 ResultsFolder::ResultsFolder(ResultsFolder&& other) noexcept
     : path_(std::move(other.path_)),
       lock_fd_(std::exchange(other.lock_fd_, -1)),
-      created_(other.created_),
+      created_(std::move(other.created_)),
       made_(std::move(other.made_)) {}
 
 ResultsFolder::~ResultsFolder() {
@@ -183,7 +191,8 @@ void ResultsFolder::Abandon() {
   std::error_code ignored;
   for (const fs::path& entry : made_) fs::remove_all(entry, ignored);
   made_.clear();
-  if (created_) fs::remove(path_, ignored);  // Only if empty: never a user's files.
+  // Only if empty (fs::remove of a folder): never a user's files.
+  for (const fs::path& folder : created_) fs::remove(folder, ignored);
   errno = saved;
 }
 

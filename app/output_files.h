@@ -62,16 +62,17 @@ class ResultsFolder {
   const std::filesystem::path& path() const { return path_; }
   // Notes an entry this command made in it, for Abandon().
   void Made(const std::filesystem::path& entry) { made_.push_back(entry); }
-  // Removes every entry Made() noted, and the folder if this command made
-  // it: a failed command leaves nothing.
+  // Removes every entry Made() noted, and the folder and its parents if
+  // this command made them (and they are empty): a failed command leaves
+  // nothing.
   void Abandon();
 
  private:
-  ResultsFolder(std::filesystem::path path, int lock_fd, bool created)
-      : path_(std::move(path)), lock_fd_(lock_fd), created_(created) {}
+  ResultsFolder(std::filesystem::path path, int lock_fd, std::vector<std::filesystem::path> created)
+      : path_(std::move(path)), lock_fd_(lock_fd), created_(std::move(created)) {}
   std::filesystem::path path_;
   int lock_fd_ = -1;
-  bool created_ = false;
+  std::vector<std::filesystem::path> created_;  // Made by this command, innermost first.
   std::vector<std::filesystem::path> made_;
 };
 

@@ -6,9 +6,9 @@
 # other is refused.
 # usage: outputs_whole.sh FAULTLINE SOURCE_DIR WORKDIR
 set -u
-faultline=$1
-source=$2
-work=$3
+faultline=$(realpath "$1")
+source=$(realpath "$2")
+work=$(realpath -m "$3")
 rm -rf "$work" && mkdir -p "$work/full" || exit 1
 story=$source/tests/scenarios/files/slow-migration.toml
 fail() { echo "outputs_whole: $*"; exit 1; }
@@ -34,6 +34,8 @@ full check-migrations "$faultline" check-migrations "$source/tests/check-migrati
   --out "$work/full/check"
 full report "$faultline" report stale-schema -o "$work/full/report.html"
 full run-trace "$faultline" run stale-schema --trace "$work/full/trace.jsonl"
+# Without --out: not even the faultline-results/ folder it made is left.
+(cd "$work/full" && full explore-default "$faultline" explore "$story" --runs 20) || exit 1
 left=$(find "$work/full" -mindepth 1)
 [ -z "$left" ] || fail "pieces left behind on a full disk: $left"
 
