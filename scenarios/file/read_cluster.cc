@@ -12,6 +12,7 @@
 #include "models/migrate/folder.h"
 #include "models/migrate/statements.h"
 #include "models/operator/migrate_cli.h"
+#include "models/s3/s3.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/checkers/checkers.h"
 #include "scenarios/core/duration.h"
@@ -220,9 +221,7 @@ void Reader::CheckBackends(const toml::node& at, const std::string& backends,
     const std::size_t colon = backend.find(':');
     const std::string host = backend.substr(0, colon);
     const std::string port = colon == std::string::npos ? "" : backend.substr(colon + 1);
-    fakes::ServiceSpec spec;
-    spec.environment["PORT"] = port;
-    if (host.empty() || port.empty() || models::s3::NodePort(spec) == 0) {
+    if (host.empty() || models::s3::ParsePort(port) == 0) {  // As the proxy reads a port.
       Fail(&at, fmt::format("{}env: BACKENDS is 'node:port' items, comma-separated "
                             "(\"kuri-1:7001,kuri-2:7002\"), not '{}'",
                             where, backend));
