@@ -1,6 +1,8 @@
 #include "sim/trace.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -11,23 +13,37 @@
 namespace faultline::sim {
 namespace {
 
-// Streams bytes into a 64-bit FNV-1a state; strings are length-prefixed so
-// ("ab", "c") and ("a", "bc") hash differently.
+// Streams 64-bit words into a state, eight bytes at a time (a byte-at-a-time
+// FNV-1a was 6% of check-migrations' profile). Each word step is a bijection
+// of the state, so two streams that differ in one word never meet again;
+// SplitMix64's finaliser mixes the end. Words are read little-endian, so the
+// hash is the same on every host. Strings are length-prefixed so ("ab", "c")
+// and ("a", "bc") hash differently.
 class Hasher {
  public:
   void AddU64(std::uint64_t value) {
-    for (int i = 0; i < 8; ++i) AddByte(static_cast<unsigned char>(value >> (8 * i)));
+    state_ = std::rotl((state_ ^ value) * 0x9E3779B97F4A7C15ULL, 29);
   }
   void AddString(std::string_view text) {
     AddU64(text.size());
-    for (unsigned char c : text) AddByte(c);
+    std::size_t at = 0;
+    for (; at + 8 <= text.size(); at += 8) AddU64(LittleEndianWord(text.data() + at, 8));
+    if (at < text.size()) AddU64(LittleEndianWord(text.data() + at, text.size() - at));
   }
   std::uint64_t Finish() const { return Mix64(state_); }
 
  private:
-  void AddByte(unsigned char byte) {
-    state_ ^= byte;
-    state_ *= 0x100000001B3ULL;
+  // Up to 8 bytes as a little-endian word, zero-padded.
+  static std::uint64_t LittleEndianWord(const char* bytes, std::size_t count) {
+    FL_ASSERT(count <= 8);
+    std::uint64_t word = 0;
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(&word, bytes, count);
+    } else {
+      for (std::size_t i = 0; i < count; ++i)
+        word |= std::uint64_t{static_cast<unsigned char>(bytes[i])} << (8 * i);
+    }
+    return word;
   }
   std::uint64_t state_ = 0xCBF29CE484222325ULL;
 };
@@ -213,7 +229,9 @@ RecordingSink::RecordingSink(std::size_t max_events) : max_events_(max_events) {
 void RecordingSink::Write(const TraceEvent& event) {
   FL_ASSERT_MSG(hashes_.size() < kMaxHashes, "a recorded run emitted more than {} events",
                 kMaxHashes);
-  hashes_.push_back(HashEvent(event));
+  // Recorded by a Trace, the event carries its hash (an event written
+  // to the sink directly, as a test may, is hashed here).
+  hashes_.push_back(event.hash != 0 ? event.hash : HashEvent(event));
   if (events_.size() < max_events_) events_.push_back(event);
 }
 
@@ -232,7 +250,8 @@ void Trace::RemoveSink(TraceSink* sink) { std::erase(sinks_, sink); }
 
 void Trace::Record(TraceEvent event) {
   event.index = event_count_++;
-  hash_ = Mix64(hash_ ^ HashEvent(event));
+  event.hash = HashEvent(event);
+  hash_ = Mix64(hash_ ^ event.hash);
   for (TraceSink* sink : sinks_) sink->Write(event);
 }
 

@@ -66,6 +66,9 @@ struct TraceEvent {
   std::uint32_t incarnation = 0;
   std::string name;  // component.what, e.g. "process.kill".
   std::vector<TraceField> fields;
+  // HashEvent(*this), set once when the trace records it (0 before), so
+  // that no sink hashes an event again.
+  std::uint64_t hash = 0;
 
   // The field named `key`, or nullptr.
   const TraceValue* Find(std::string_view key) const;
