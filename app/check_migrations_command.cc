@@ -49,6 +49,7 @@ struct CheckFlags {
   std::uint64_t seed = 1;
   int jobs = 1;
   bool static_only = false;
+  bool from_empty = false;
   scenarios::InputLimits limits;
 };
 
@@ -112,6 +113,9 @@ void DeclareCheckFlags(CLI::App& command, CheckFlags& flags) {
   AddNumber(command, "--jobs", flags.jobs, 1, 64,
             "play the cases in N worker processes (the report is the same)");
   command.add_flag("--static", flags.static_only, "the static rules only: nothing is simulated");
+  command.add_flag("--replay-from-empty", flags.from_empty,
+                   "play each crash case from an empty world, not forked from the run they "
+                   "share (the same report, slower: for comparing the two)");
   AddLimits(command, flags.limits);
 }
 
@@ -250,6 +254,7 @@ int ReadFolder(const CheckFlags& flags, scenarios::MigrationCheckOptions& option
   }
   options.files = std::move(files).value();
   options.seed = flags.seed;
+  options.branch = !flags.from_empty;
   options.replicas = flags.replicas;
   if (flags.runner == "all") {
     options.runners.assign(std::begin(models::migrate::kRunnerNames),

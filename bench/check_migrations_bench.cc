@@ -7,7 +7,16 @@
 // before it, a second statement), with a down file: a folder a team might
 // ship, with nothing the static rules call an error.
 //
-// Usage: check_migrations_bench [--max-files N] [--repeat N]
+// With --golang-migrate (issue #26): files of 3 statements each (a table,
+// a column added to it, a row), the golang-migrate runner only, and each
+// size played twice in the same invocation: crash cases forked from the
+// run they share (the default) and each from an empty world
+// (--replay-from-empty), with the CPU per file of each (children's
+// included: the forked cases run in them).
+//
+// Usage: check_migrations_bench [--max-files N] [--repeat N] [--golang-migrate]
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -39,23 +48,54 @@ std::vector<MigrationFile> Folder(int files) {
   return folder;
 }
 
+// Files of three statements each, as issue #26 measures.
+std::vector<MigrationFile> ThreeStatementFolder(int files) {
+  std::vector<MigrationFile> folder;
+  for (int i = 1; i <= files; ++i) {
+    folder.emplace_back(
+        fmt::format("{:05}_t{}.up.cql", i, i),
+        fmt::format("CREATE TABLE IF NOT EXISTS t{0} (id text PRIMARY KEY, v int);\n"
+                    "ALTER TABLE t{0} ADD extra text;\n"
+                    "INSERT INTO t{0} (id, v) VALUES ('a', {0});\n",
+                    i));
+    folder.emplace_back(fmt::format("{:05}_t{}.down.cql", i, i),
+                        fmt::format("DROP TABLE IF EXISTS t{};\n", i));
+  }
+  return folder;
+}
+
 struct Measured {
   double seconds = 0;
+  double cpu_seconds = 0;  // This process's and its reaped children's.
   int runs = 0;
   std::size_t findings = 0;
 };
 
-Measured Measure(int files) {
+double CpuSeconds() {
+  double total = 0;
+  for (const int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+    rusage usage{};
+    getrusage(who, &usage);
+    total += static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+             static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  }
+  return total;
+}
+
+Measured Measure(int files, bool golang_migrate, bool branch) {
   scenarios::MigrationCheckOptions options;
-  options.files = Folder(files);
+  options.files = golang_migrate ? ThreeStatementFolder(files) : Folder(files);
   options.keyspace = "app";
-  options.runners = {"golang-migrate", "safe", "db-init"};
+  options.runners = golang_migrate ? std::vector<std::string>{"golang-migrate"}
+                                   : std::vector<std::string>{"golang-migrate", "safe", "db-init"};
   options.replicas = 2;
+  options.branch = branch;
+  const double cpu_start = CpuSeconds();
   const auto start = std::chrono::steady_clock::now();
   const scenarios::MigrationCheckReport report = scenarios::CheckMigrations(options);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return {seconds, report.runs, report.dynamic.size()};
+  return {seconds, CpuSeconds() - cpu_start, report.runs, report.dynamic.size()};
 }
 
 }  // namespace
@@ -63,22 +103,31 @@ Measured Measure(int files) {
 int main(int argc, char** argv) {
   int max_files = 200;
   int repeat = 1;
-  faultline::bench::ParseFlags("check_migrations_bench",
-                               "check_migrations_bench [--max-files N] [--repeat N]", argc, argv,
-                               {{"--max-files", &max_files}, {"--repeat", &repeat}});
-  std::printf("%6s %8s %9s %11s %10s %9s\n", "files", "runs", "seconds", "runs/s", "ms/run",
-              "findings");
-  for (const int files : {1, 2, 5, 10, 20, 50, 100, 200}) {
+  bool golang_migrate = false;
+  faultline::bench::ParseFlags(
+      "check_migrations_bench",
+      "check_migrations_bench [--max-files N] [--repeat N] [--golang-migrate]", argc, argv,
+      {{"--max-files", &max_files}, {"--repeat", &repeat}},
+      {{"--golang-migrate", &golang_migrate, true}});
+  std::printf("%-6s %6s %8s %9s %9s %11s %10s %9s\n", "cases", "files", "runs", "seconds",
+              "cpu/file", "runs/s", "ms/run", "findings");
+  for (const int files : {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}) {
     if (files > max_files) break;
-    std::vector<double> seconds;
-    Measured last;
-    for (int r = 0; r < repeat; ++r) {
-      last = Measure(files);
-      seconds.push_back(last.seconds);
+    for (const bool branch :
+         golang_migrate ? std::vector<bool>{true, false} : std::vector<bool>{true}) {
+      std::vector<double> seconds;
+      std::vector<double> cpu;
+      Measured last;
+      for (int r = 0; r < repeat; ++r) {
+        last = Measure(files, golang_migrate, branch);
+        seconds.push_back(last.seconds);
+        cpu.push_back(last.cpu_seconds);
+      }
+      const double median = faultline::bench::Median(seconds);
+      std::printf("%-6s %6d %8d %9.3f %9.4f %11.0f %10.2f %9zu\n", branch ? "forked" : "empty",
+                  files, last.runs, median, faultline::bench::Median(cpu) / files,
+                  last.runs / median, 1000 * median / last.runs, last.findings);
+      std::fflush(stdout);
     }
-    const double median = faultline::bench::Median(seconds);
-    std::printf("%6d %8d %9.3f %11.0f %10.2f %9zu\n", files, last.runs, median, last.runs / median,
-                1000 * median / last.runs, last.findings);
-    std::fflush(stdout);
   }
 }

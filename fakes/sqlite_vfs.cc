@@ -10,6 +10,14 @@
 namespace faultline::fakes {
 namespace {
 
+// SQLite without mutexes, set before its first use (a static initializer
+// of this file, which every simulation links). The simulation is
+// single-threaded, and a branching run (scenarios/harness/branches.h)
+// forks the process inside SQLite's calls (at a fault point in this VFS):
+// with mutexes on, the child would wait forever on a recursive mutex its
+// parent's thread held at the fork.
+const bool kSqliteSingleThreaded = sqlite3_config(SQLITE_CONFIG_SINGLETHREAD) == SQLITE_OK;
+
 // Julian day number of the Unix epoch, in milliseconds.
 constexpr std::int64_t kUnixEpochJulianMs = 210'866'760'000'000;
 
@@ -269,6 +277,8 @@ SqliteVfs::SqliteVfs(sim::Simulation& simulation)
       name_(fmt::format("faultline-{}", NextVfsNumber())),
       random_(simulation.Random("sqlite")),
       temp_volume_("sqlite-temp", VolumeKind::kNamedVolume) {
+  FL_ASSERT_MSG(kSqliteSingleThreaded,
+                "SQLite was used before it was set single-threaded (fakes/sqlite_vfs.cc)");
   vfs_.iVersion = 2;
   vfs_.szOsFile = sizeof(OpenFile);
   vfs_.mxPathname = 512;

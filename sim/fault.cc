@@ -170,7 +170,11 @@ FaultInjector::Hit FaultInjector::OnHit(std::string_view site, bool may_crash,
   }
   SiteState& state = it->second;
   Hit hit{++state.hits, {}};
-  if (plan_ != nullptr && plan_->ScopesByProcess() && !process.empty()) {
+  std::optional<FaultDecision> overridden;
+  if (pass_override_) overridden = pass_override_(FaultPass{site, process, hit.number});
+  if (overridden) {
+    hit.decision = *overridden;
+  } else if (plan_ != nullptr && plan_->ScopesByProcess() && !process.empty()) {
     // This process's own hits of the site, counted apart, decide first.
     const std::string scoped = ScopedSite(process, site);
     auto counted = scoped_hits_.find(scoped);
@@ -180,7 +184,7 @@ FaultInjector::Hit FaultInjector::OnHit(std::string_view site, bool may_crash,
     }
     hit.decision = plan_->Decide(scoped, ++counted->second, state.random);
   }
-  if (plan_ != nullptr && hit.decision.action == FaultAction::kNone) {
+  if (!overridden && plan_ != nullptr && hit.decision.action == FaultAction::kNone) {
     hit.decision = plan_->Decide(site, hit.number, state.random);
   }
   const bool ends_the_process =

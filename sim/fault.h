@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -173,6 +174,20 @@ struct SiteCoverage {
   std::uint64_t fires = 0;
 };
 
+// One pass of a fault site, as a pass override sees it.
+struct FaultPass {
+  std::string_view site;
+  std::string_view process;  // The process passing it; empty: the root.
+  std::uint64_t hit = 0;     // From 1, per site (by any process).
+};
+
+// Asked at every pass before the plan: a decision to take instead of the
+// plan's, or nullopt (the plan decides). For branching a run
+// (scenarios/harness/branches.h): the override forks at a pass, and the
+// child fires the fault there while the parent goes on without it. It
+// draws nothing from the site's stream, so it shifts no later decision.
+using PassOverride = std::function<std::optional<FaultDecision>(const FaultPass& pass)>;
+
 // Counts hits per site, asks the plan, and reports coverage.
 class FaultInjector {
  public:
@@ -193,7 +208,13 @@ class FaultInjector {
 
   // From now on no site fires (hits are still counted): the fault-free
   // phase at the end of a run, in which the system must converge.
-  void StopFaults() { plan_.reset(); }
+  void StopFaults() {
+    plan_.reset();
+    pass_override_ = nullptr;
+  }
+
+  // Sets (or, with nullptr, clears) the override asked at every pass.
+  void SetPassOverride(PassOverride pass_override) { pass_override_ = std::move(pass_override); }
 
   // Every site reached, by name.
   std::vector<SiteCoverage> Coverage() const;
@@ -219,6 +240,7 @@ class FaultInjector {
   };
   Rng random_;
   std::shared_ptr<const FaultPlan> plan_;
+  PassOverride pass_override_;
   std::map<std::string, SiteState, std::less<>> sites_;
   std::map<std::string, std::uint64_t, std::less<>> scoped_hits_;  // Only when the plan scopes.
 };

@@ -11,6 +11,7 @@
 #include "models/s3/seed_images.h"
 #include "scenarios/check_migrations/checker.h"
 #include "scenarios/check_migrations/statements.h"
+#include "scenarios/harness/branches.h"
 #include "scenarios/harness/runner.h"
 #include "scenarios/world/world.h"
 #include "sim/assert.h"
@@ -101,21 +102,21 @@ ServiceOverride& Checker::Service(Scenario& scenario, const std::string& name) c
   FL_PANIC("no service {} in the check's scenario", name);
 }
 
-Played Checker::Play(const Scenario& scenario, std::uint64_t seed,
-                     const std::set<std::size_t>& steps, int replicas) {
-  ++played_.runs;
-  if (options_.on_progress) options_.on_progress(current_check_, report_.runs + played_.runs);
-  Played played;
-  InFlight in_flight(options_.keyspace);
+RunOptions Checker::Observing(Played& played, InFlight& in_flight, std::uint64_t seed,
+                              const std::set<std::size_t>& steps, int replicas) const {
   RunOptions run{.seed = seed, .sinks = {&in_flight}};
-  run.observe = [&](std::size_t step, World& world) {
+  run.observe = [&played, steps, replicas, this](std::size_t step, World& world) {
     if (!steps.contains(step)) return;
     std::vector<Observed>& seen = played.seen[step];
     for (int node = 1; node <= replicas; ++node) {
       seen.push_back(Observe(world, NodeName(node), options_.keyspace));
     }
   };
-  played.result = RunScenario(scenario, run);
+  return run;
+}
+
+void Checker::Finished(Played& played, const InFlight& in_flight, const Scenario& scenario,
+                       const std::set<std::size_t>& steps, int replicas) const {
   played.in_flight = in_flight.file();
   played.failures = in_flight.failures();
   // A check's run always plays to its end: its budget is the default's.
@@ -125,6 +126,22 @@ Played Checker::Play(const Scenario& scenario, std::uint64_t seed,
     FL_ASSERT_MSG(played.seen[step].size() == static_cast<std::size_t>(replicas),
                   "step {} of {} not observed", step, scenario.name);
   }
+}
+
+void Checker::CountRun() {
+  ++played_.runs;
+  if (options_.on_progress && !in_future_) {
+    options_.on_progress(current_check_, report_.runs + played_.runs);
+  }
+}
+
+Played Checker::Play(const Scenario& scenario, std::uint64_t seed,
+                     const std::set<std::size_t>& steps, int replicas) {
+  CountRun();
+  Played played;
+  InFlight in_flight(options_.keyspace);
+  played.result = RunScenario(scenario, Observing(played, in_flight, seed, steps, replicas));
+  Finished(played, in_flight, scenario, steps, replicas);
   return played;
 }
 
@@ -216,23 +233,36 @@ void Checker::CrashCheck(const std::string& runner) {
                      kMaxCrashCases));
     cases.resize(kMaxCrashCases);
   }
-  for (const auto& [site, hit] : cases) CrashCase(runner, site, hit);
+  if (options_.branch) {
+    CrashCasesBranched(runner, cases);
+    return;
+  }
+  for (const auto& [site, hit] : cases) {
+    const std::uint64_t index = TakeIndex();
+    if (!Mine(index)) continue;
+    Case c = CrashCaseOf(index, runner, site, hit);
+    if (Judge(c)) Judged(c);
+  }
 }
 
-void Checker::CrashCase(const std::string& runner, const std::string& site, std::uint64_t hit) {
-  const std::uint64_t index = TakeIndex();
-  if (!Mine(index)) return;
+// The crash case: the clean run's cluster with kuri-1 not restarted by
+// its policy (a step restarts it: two moments to read), crashing at the
+// `hit`-th pass of `site` (no crash: empty `site`, the trunk the branched
+// cases share).
+Case Checker::CrashCaseOf(std::uint64_t index, const std::string& runner, const std::string& site,
+                          std::uint64_t hit) const {
   Case c = NewCase(index, "crash", runner, options_.stores.front());
   c.label = fmt::format("crash at {}, hit {}", site, hit);
   c.seed = options_.seed;
   c.scenario = Base("crash", runner, c.store, 1, kChecked);
-  Service(c.scenario, kSubject).restart =
-      fakes::RestartPolicy::kNo;  // Restarted by a step: two moments to read.
-  FaultSpec crash;
-  crash.site = site;
-  crash.hit = hit;
-  crash.service = kSubject;
-  c.scenario.faults.push_back(crash);
+  Service(c.scenario, kSubject).restart = fakes::RestartPolicy::kNo;
+  if (!site.empty()) {
+    FaultSpec crash;
+    crash.site = site;
+    crash.hit = hit;
+    crash.service = kSubject;
+    c.scenario.faults.push_back(crash);
+  }
   c.scenario.steps = {
       Do(Step::Kind::kUp, fmt::format("kuri-1 migrates and crashes at {} (pass {}).", site, hit)),
       Wait(kSettle, "It stays down (restart = no)."),
@@ -240,7 +270,58 @@ void Checker::CrashCase(const std::string& runner, const std::string& site, std:
       Wait(kRetriesGiveUp, "Let its start-up retry finish."),
   };
   FL_ASSERT(c.scenario.steps.size() == Moment::kRestarted + 1);
-  if (Judge(c)) Judged(c);
+  return c;
+}
+
+// Every crash case of this shard as a future of one run (branches.h): the
+// run without a crash plays once, and each case forks from it at its pass,
+// so a case costs what follows its crash, not the migration before it. Each
+// child judges its case and returns it (without its scenario, which the
+// parent makes again: it holds the whole folder); the parent takes them in
+// case order, so the report is the one CrashCase by CrashCase gives.
+void Checker::CrashCasesBranched(const std::string& runner,
+                                 const std::vector<std::pair<std::string, std::uint64_t>>& cases) {
+  std::vector<BranchPoint> points;
+  for (const auto& [site, hit] : cases) {
+    const std::uint64_t index = TakeIndex();
+    if (Mine(index))
+      points.push_back({.key = index, .site = site, .process = kSubject, .hit = hit});
+  }
+  if (points.empty()) return;
+  const std::set<std::size_t> moments = {Moment::kCrashed, Moment::kRestarted};
+  const Case trunk = CrashCaseOf(points.front().key, runner, "", 0);
+  Played played;
+  InFlight in_flight(options_.keyspace);
+  const auto judge_future = [&](const BranchPoint& point, const ScenarioResult& result) {
+    played.result = result;
+    Finished(played, in_flight, trunk.scenario, moments, 1);
+    in_future_ = true;
+    played_ = PlayedShard{};
+    CountRun();  // The case's own run.
+    Case c = CrashCaseOf(point.key, runner, point.site, point.hit);
+    if (JudgeCrashPlayed(c, played)) {
+      c.scenario = Scenario();
+      played_.cases.push_back(std::move(c));
+    }
+    return ShardToJson(played_);
+  };
+  const BranchedRun branched =
+      RunBranched(trunk.scenario, Observing(played, in_flight, options_.seed, moments, 1), points,
+                  judge_future);
+  for (const BranchPoint& point : points) {
+    const auto future = branched.futures.find(point.key);
+    FL_ASSERT(future != branched.futures.end());
+    std::optional<PlayedShard> part = ShardFromJson(future->second);
+    FL_ASSERT_MSG(part.has_value(), "the future of case {} returned no shard", point.key);
+    FL_ASSERT(part->cases.size() <= 1);
+    for (std::size_t run = 0; run < static_cast<std::size_t>(part->runs); ++run) CountRun();
+    for (auto& note : part->notes) played_.notes.push_back(std::move(note));
+    for (Case& c : part->cases) {
+      FL_ASSERT(c.index == point.key);
+      c.scenario = CrashCaseOf(point.key, runner, point.site, point.hit).scenario;
+      Judged(c);
+    }
+  }
 }
 
 // Upgrades onto a kept volume: from an older release's folder (--from

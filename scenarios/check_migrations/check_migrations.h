@@ -74,6 +74,10 @@ struct MigrationCheckOptions {
   std::uint64_t seed = 1;
   int race_seeds = 5;  // Seeds per store for the concurrent check (races are drawn).
   std::function<void(std::string_view check, int runs)> on_progress;
+  // Crash cases as futures of one run (scenarios/harness/branches.h), each
+  // forked at its crash's pass; false: each played from an empty world
+  // (the same report, slower: for comparing the two).
+  bool branch = true;
   // Which cases PlayShard plays: case c when c % count == index (every
   // shard plays the clean runs it needs; shard 0 counts them).
   struct Shard {

@@ -22,6 +22,7 @@
 #include "models/migrate/source.h"
 #include "scenarios/check_migrations/check_migrations.h"
 #include "scenarios/check_migrations/observe.h"
+#include "scenarios/harness/runner.h"
 #include "sim/clock.h"
 
 namespace faultline::scenarios::check {
@@ -174,13 +175,28 @@ class Checker {
   Played Play(const Scenario& scenario, std::uint64_t seed, const std::set<std::size_t>& steps,
               int replicas);
 
+  // A run's options that observe `steps` of its first `replicas` nodes into
+  // `played`, and its trace into `in_flight`; and, after it, the rest of
+  // `played` from them.
+  RunOptions Observing(Played& played, InFlight& in_flight, std::uint64_t seed,
+                       const std::set<std::size_t>& steps, int replicas) const;
+  void Finished(Played& played, const InFlight& in_flight, const Scenario& scenario,
+                const std::set<std::size_t>& steps, int replicas) const;
+
+  // One more run played (and the progress line, but not in a future).
+  void CountRun();
+
   // The folder on an empty keyspace, no fault: every statement must be
   // accepted. Also counts the runner's passes through its fault sites.
   bool CleanRun(const std::string& runner);
 
   void CrashCheck(const std::string& runner);
 
-  void CrashCase(const std::string& runner, const std::string& site, std::uint64_t hit);
+  Case CrashCaseOf(std::uint64_t index, const std::string& runner, const std::string& site,
+                   std::uint64_t hit) const;
+
+  void CrashCasesBranched(const std::string& runner,
+                          const std::vector<std::pair<std::string, std::uint64_t>>& cases);
 
   // Upgrades onto a kept volume: from an older release's folder (--from
   // DIR), from one version of this folder (--from VERSION), or from each.
@@ -204,6 +220,7 @@ class Checker {
   bool JudgeClean(Case& c);
 
   bool JudgeCrash(Case& c);
+  bool JudgeCrashPlayed(Case& c, const Played& played);
 
   bool JudgeUpgrade(Case& c);
 
@@ -252,6 +269,7 @@ class Checker {
   MigrationCheckReport report_;
   std::map<std::string, std::uint64_t> site_hits_;  // From the clean run.
   std::string current_check_;
+  bool in_future_ = false;        // In a forked child that judges one case.
   std::set<Key> first_of_group_;  // Of this shard's cases.
   std::map<Key, std::pair<DynamicFinding, Case>> groups_;
   std::vector<Key> order_;

@@ -30,7 +30,10 @@ bool Checker::JudgeClean(Case& c) {
 }
 
 bool Checker::JudgeCrash(Case& c) {
-  const Played played = Play(c.scenario, c.seed, {Moment::kCrashed, Moment::kRestarted}, 1);
+  return JudgeCrashPlayed(c, Play(c.scenario, c.seed, {Moment::kCrashed, Moment::kRestarted}, 1));
+}
+
+bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
   const Observed& crashed = played.seen.at(Moment::kCrashed).front();
   const Observed& restarted = played.seen.at(Moment::kRestarted).front();
   c.file = played.in_flight;

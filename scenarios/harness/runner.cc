@@ -55,6 +55,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   Cluster cluster(scenario,
                   {.seed = options.seed, .sinks = options.sinks, .checkers = options.checkers});
   World& world = cluster.world();
+  if (options.at_fault_pass) world.simulation.faults().SetPassOverride(options.at_fault_pass);
   ScenarioResult result;
   result.name = scenario.name;
   result.seed = options.seed;

@@ -30,6 +30,10 @@ struct RunOptions {
   // for sinks that mark the steps, such as the readable timeline. It sees
   // nothing and does nothing to the run.
   std::function<void(std::size_t step)> before_step;
+  // Asked at every pass of a fault site before the scenario's own faults
+  // (sim::PassOverride): how a branching run (branches.h) forks its
+  // futures. Unset: the scenario's faults alone decide.
+  sim::PassOverride at_fault_pass;
 };
 
 // After the last step, faults stop and the cluster has this long to converge

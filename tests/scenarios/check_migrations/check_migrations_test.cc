@@ -15,6 +15,7 @@
 #include "models/migrate/schema_check.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/catalogue/catalogue.h"
+#include "scenarios/check_migrations/report.h"
 #include "scenarios/check_migrations/statements.h"
 #include "scenarios/harness/runner.h"
 #include "scenarios/world/world.h"
@@ -206,6 +207,32 @@ TEST(CheckMigrationsTest, TheSafeRunnerTurnsEveryUnsafeVerdictIntoSafeOrRecovers
                                  "applied"),
               std::string::npos)
         << finding.error;
+  }
+}
+
+// Crash cases forked from one run (scenarios/harness/branches.h) give the
+// report each played from an empty world gives: the same findings, cases,
+// words, repros and runs, in the same order, for both runners.
+TEST(CheckMigrationsTest, BranchedCrashCasesGiveTheReportOfCasesPlayedFromEmpty) {
+  for (const char* runner : {"golang-migrate", "safe"}) {
+    MigrationCheckOptions options;
+    options.files = Corpus("seed-kuri");
+    options.keyspace = "filecoingw_kuri1";
+    options.runners = {runner};
+    options.race_seeds = 1;
+    options.branch = true;
+    const MigrationCheckReport branched = CheckMigrations(options);
+    options.branch = false;
+    const MigrationCheckReport from_empty = CheckMigrations(options);
+    const ReportContext context{.folder = "seed-kuri", .repro_files = ReproFileNames(from_empty)};
+    EXPECT_EQ(JsonReport(branched, context), JsonReport(from_empty, context)) << runner;
+    EXPECT_EQ(branched.runs, from_empty.runs) << runner;
+    ASSERT_EQ(branched.dynamic.size(), from_empty.dynamic.size()) << runner;
+    EXPECT_FALSE(branched.dynamic.empty()) << runner;
+    for (std::size_t i = 0; i < branched.dynamic.size(); ++i) {
+      EXPECT_EQ(branched.dynamic[i].cases, from_empty.dynamic[i].cases) << runner;
+      EXPECT_EQ(branched.dynamic[i].repro, from_empty.dynamic[i].repro) << runner;
+    }
   }
 }
 

@@ -1,0 +1,189 @@
+#include "scenarios/harness/branches.h"
+
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "sim/assert.h"
+
+namespace faultline::scenarios {
+
+namespace {
+
+// Appends what `fd` has now to `text`; false at its end (or on an error).
+bool ReadSome(int fd, std::string& text) {
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    text.append(buffer, static_cast<std::size_t>(n));
+    return true;
+  }
+}
+
+}  // namespace
+
+Branches::Branches(int max_beside, std::size_t max_branches)
+    : max_beside_(max_beside), max_branches_(max_branches), parent_(getpid()) {
+  FL_ASSERT(max_beside >= 0);
+  FL_ASSERT(max_branches <= kMaxBranches);
+}
+
+Branches::~Branches() {
+  if (in_child()) return;
+  for (Child& child : live_) {
+    kill(child.pid, SIGKILL);
+    close(child.read_end);
+    int status = 0;
+    while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+std::uint64_t Branches::child_key() const {
+  FL_ASSERT(in_child());
+  return *child_key_;
+}
+
+bool Branches::Fork(std::uint64_t key) {
+  FL_ASSERT_MSG(!in_child(), "a future forks no futures of its own");
+  FL_ASSERT_MSG(forked_ < max_branches_, "more than {} futures", max_branches_);
+  FL_ASSERT(!results_.contains(key));
+  FL_ASSERT(std::none_of(live_.begin(), live_.end(), [&](const Child& c) { return c.key == key; }));
+  ++forked_;
+  int fds[2];
+  FL_ASSERT_MSG(pipe(fds) == 0, "cannot make a pipe for a future");
+  // Nothing buffered is written twice, once by each side.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  FL_ASSERT_MSG(pid >= 0, "cannot fork a future");
+  if (pid == 0) {
+    // A future is of no use to anyone once its parent is gone, whatever
+    // ended it (SIGKILL included); if the parent is already gone, the death
+    // signal came too late to be set.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent_) _exit(4);
+    close(fds[0]);
+    for (const Child& sibling : live_) close(sibling.read_end);
+    live_.clear();
+    child_key_ = key;
+    write_end_ = fds[1];
+    return true;
+  }
+  close(fds[1]);
+  live_.push_back(Child{key, pid, fds[0], {}});
+  while (live_.size() > static_cast<std::size_t>(max_beside_)) WaitForOne();
+  return false;
+}
+
+void Branches::Return(std::string_view result) {
+  FL_ASSERT(in_child());
+  std::size_t written = 0;
+  while (written < result.size()) {
+    const ssize_t n = write(write_end_, result.data() + written, result.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(3);
+    written += static_cast<std::size_t>(n);
+  }
+  close(write_end_);
+  _exit(0);
+}
+
+void Branches::WaitForOne() {
+  FL_ASSERT(!live_.empty());
+  std::vector<pollfd> fds;
+  for (;;) {
+    fds.clear();
+    for (const Child& child : live_) fds.push_back(pollfd{child.read_end, POLLIN, 0});
+    const int ready = poll(fds.data(), fds.size(), -1);
+    if (ready < 0 && errno == EINTR) continue;
+    FL_ASSERT_MSG(ready > 0, "cannot wait for the futures");
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      if (ReadSome(live_[i].read_end, live_[i].text)) continue;
+      Reap(live_[i]);
+      live_.erase(live_.begin() + static_cast<std::ptrdiff_t>(i));
+      return;
+    }
+  }
+}
+
+void Branches::Reap(Child& child) {
+  close(child.read_end);
+  int status = 0;
+  pid_t reaped = -1;
+  do {
+    reaped = waitpid(child.pid, &status, 0);
+  } while (reaped < 0 && errno == EINTR);
+  FL_ASSERT_MSG(reaped == child.pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                "future {} ended without its result (status {:#x}; it said why above)", child.key,
+                status);
+  results_.emplace(child.key, std::move(child.text));
+}
+
+std::map<std::uint64_t, std::string> Branches::Gather() {
+  FL_ASSERT(!in_child());
+  while (!live_.empty()) WaitForOne();
+  FL_ASSERT(results_.size() == forked_);
+  return std::move(results_);
+}
+
+BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
+                        const std::vector<BranchPoint>& points,
+                        const std::function<std::string(const BranchPoint& point,
+                                                        const ScenarioResult& result)>& finish,
+                        int max_beside) {
+  FL_ASSERT(options.at_fault_pass == nullptr);  // This sets it.
+  // Each point by (site, process, hit); a process's passes counted apart.
+  std::map<std::tuple<std::string_view, std::string_view, std::uint64_t>, const BranchPoint*>
+      wanted;
+  for (const BranchPoint& point : points) {
+    FL_ASSERT(point.hit >= 1);
+    FL_ASSERT(point.decision.action != sim::FaultAction::kNone);
+    const bool added = wanted
+                           .emplace(std::tuple{std::string_view(point.site),
+                                               std::string_view(point.process), point.hit},
+                                    &point)
+                           .second;
+    FL_ASSERT_MSG(added, "two branch points at pass {} of {} by '{}'", point.hit, point.site,
+                  point.process);
+  }
+  Branches branches(max_beside, points.size());
+  const BranchPoint* taken = nullptr;  // In a child: its point.
+  std::map<std::pair<std::string, std::string>, std::uint64_t> process_passes;
+  RunOptions run = options;
+  run.at_fault_pass = [&](const sim::FaultPass& pass) -> std::optional<sim::FaultDecision> {
+    if (taken != nullptr) return std::nullopt;  // A future takes one point.
+    const std::uint64_t by_process =
+        ++process_passes[{std::string(pass.site), std::string(pass.process)}];
+    const BranchPoint* point = nullptr;
+    if (auto any = wanted.find({pass.site, std::string_view(), pass.hit}); any != wanted.end()) {
+      point = any->second;
+    } else if (auto own = wanted.find({pass.site, pass.process, by_process}); own != wanted.end()) {
+      point = own->second;
+    }
+    if (point == nullptr || !branches.Fork(point->key)) return std::nullopt;
+    taken = point;
+    return point->decision;
+  };
+  BranchedRun branched;
+  branched.trunk = RunScenario(scenario, run);
+  if (branches.in_child()) {
+    FL_ASSERT(taken != nullptr && taken->key == branches.child_key());
+    branches.Return(finish(*taken, branched.trunk));
+  }
+  branched.futures = branches.Gather();
+  return branched;
+}
+
+}  // namespace faultline::scenarios

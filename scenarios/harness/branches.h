@@ -1,0 +1,109 @@
+// Branching runs: a run is played once up to a branch point, and each
+// future from there plays in a forked child (copy-on-write, as snapshot
+// fuzzers do), which starts from the exact world, coroutine frames
+// included, instead of replaying the past. The simulation is
+// deterministic and single-threaded, so a future's trace is the one the
+// same run played from an empty world would have (branches_test.cc), and a
+// repro file still replays from empty.
+//
+// Bounded: at most `max_branches` futures, at most `max_beside` children
+// simulating while the parent goes on (0: the parent waits for each, so
+// one core), results back by pipe and gathered by key (the same whatever
+// the pool), children killed with their parent (PR_SET_PDEATHSIG).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scenarios/harness/runner.h"
+#include "sim/fault.h"
+
+namespace faultline::scenarios {
+
+// A pool of forked futures, each named by a key. Not for nesting: a child
+// forks no futures of its own.
+class Branches {
+ public:
+  static constexpr std::size_t kMaxBranches = 100'000;
+
+  Branches(int max_beside, std::size_t max_branches);
+  // A parent that unwinds kills and reaps the children still running.
+  ~Branches();
+  Branches(const Branches&) = delete;
+  Branches& operator=(const Branches&) = delete;
+
+  // Forks the future `key` (each key once): true in the child, which plays
+  // it and ends with Return; false in the parent, which goes on.
+  bool Fork(std::uint64_t key);
+
+  bool in_child() const { return child_key_.has_value(); }
+  std::uint64_t child_key() const;
+
+  // In the child: `result` to the parent, and the child ends (without the
+  // parent's atexit handlers or a second flush of its buffers).
+  [[noreturn]] void Return(std::string_view result);
+
+  // In the parent: waits for every child; what each returned, by key. A
+  // child that ended any other way (an assertion's abort) is a bug here:
+  // it panics, naming the key (the child said why on standard error).
+  std::map<std::uint64_t, std::string> Gather();
+
+  // How many futures have ended (gathered or not).
+  std::size_t ended() const { return results_.size(); }
+
+ private:
+  struct Child {
+    std::uint64_t key;
+    pid_t pid;
+    int read_end;
+    std::string text;  // Read so far.
+  };
+
+  // Reads from the live children until one ends, and reaps it.
+  void WaitForOne();
+  void Reap(Child& child);
+
+  int max_beside_;
+  std::size_t max_branches_;
+  std::size_t forked_ = 0;
+  pid_t parent_;
+  std::optional<std::uint64_t> child_key_;
+  int write_end_ = -1;  // In a child.
+  std::vector<Child> live_;
+  std::map<std::uint64_t, std::string> results_;
+};
+
+// A pass at which a future branches: the `hit`-th pass of `site` by
+// `process` (empty: by any process), which takes `decision` in the future.
+struct BranchPoint {
+  std::uint64_t key = 0;
+  std::string site;
+  std::string process;
+  std::uint64_t hit = 1;
+  sim::FaultDecision decision{.action = sim::FaultAction::kCrash};
+};
+
+// Plays `scenario` (the trunk, in which no branch point fires), and at
+// each point a future in a child, in which that pass takes its decision
+// and the run plays to its end; the child then returns `finish(point,
+// result)`. `options` apply to the trunk and every future alike (its
+// observer runs in the child for the child's run). In a child this never
+// returns. Returns the trunk's result, and each future's text by key.
+struct BranchedRun {
+  ScenarioResult trunk;
+  std::map<std::uint64_t, std::string> futures;
+};
+BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
+                        const std::vector<BranchPoint>& points,
+                        const std::function<std::string(const BranchPoint& point,
+                                                        const ScenarioResult& result)>& finish,
+                        int max_beside = 0);
+
+}  // namespace faultline::scenarios

@@ -1,0 +1,183 @@
+// Branching runs (scenarios/harness/branches.h): a future forked at a
+// fault site's pass has the trace of the same run played from an empty
+// world with that fault; the results are the same whatever the pool; and
+// no future outlives a parent that is killed.
+#include "scenarios/harness/branches.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <tuple>
+
+#include "scenarios/catalogue/catalogue.h"
+#include "scenarios/world/world.h"
+
+namespace faultline::scenarios {
+namespace {
+
+// A catalogue story without its own faults: the trunk every future of the
+// test branches from.
+Scenario Trunk(std::string_view story) {
+  const Scenario* found = FindScenario(story);
+  EXPECT_NE(found, nullptr) << story;
+  Scenario trunk = found != nullptr ? *found : Scenario();
+  trunk.faults.clear();
+  trunk.crash_site.clear();
+  return trunk;
+}
+
+// Every pass of every fault site in the trunk's run, as a crash there (of a
+// site outside the migration runner, whose passes are mostly the store's
+// disk writes, the first `other_passes`).
+std::vector<BranchPoint> EveryPass(const Scenario& trunk, std::uint64_t other_passes = UINT64_MAX) {
+  std::vector<sim::SiteCoverage> coverage;
+  RunOptions options{.checkers = false};
+  options.observe = [&](std::size_t step, World& world) {
+    if (step == trunk.steps.size()) coverage = world.simulation.faults().Coverage();
+  };
+  RunScenario(trunk, options);
+  std::vector<BranchPoint> points;
+  for (const sim::SiteCoverage& site : coverage) {
+    const bool migration = site.site.starts_with("migrate.");
+    for (std::uint64_t hit = 1; hit <= site.hits && (migration || hit <= other_passes); ++hit) {
+      points.push_back({.key = points.size(), .site = site.site, .hit = hit});
+    }
+  }
+  return points;
+}
+
+std::string HashOf(const BranchPoint&, const ScenarioResult& result) {
+  return sim::FormatHash(result.trace_hash);
+}
+
+// The same trace, over every pass of a migration story's migration sites
+// (and the first passes of every other site: the store's ~1,000 disk
+// writes, each a run from empty, would take the test past a few seconds); a
+// pass no future forked at (a crash of the root's own code, or a pass in
+// the liveness phase, where faults stop) is one the same fault never fires
+// at when played from empty either.
+TEST(BranchesTest, AFutureHasTheTraceOfTheSameRunPlayedFromEmpty) {
+  const Scenario trunk = Trunk("crash-after-set-dirty");
+  const std::vector<BranchPoint> points = EveryPass(trunk, 5);
+  ASSERT_GE(points.size(), 20u);
+  const RunOptions options{.checkers = false};
+  const BranchedRun branched = RunBranched(trunk, options, points, HashOf);
+  EXPECT_EQ(branched.trunk.trace_hash, RunScenario(trunk, options).trace_hash);
+  EXPECT_GE(branched.futures.size(), points.size() / 2);
+  for (const BranchPoint& point : points) {
+    Scenario with_fault = trunk;
+    with_fault.faults.push_back({.site = point.site, .hit = point.hit});
+    const std::string from_empty = sim::FormatHash(RunScenario(with_fault, options).trace_hash);
+    const auto future = branched.futures.find(point.key);
+    const std::string expected = future != branched.futures.end()
+                                     ? future->second
+                                     : sim::FormatHash(branched.trunk.trace_hash);
+    EXPECT_EQ(from_empty, expected) << "crash at " << point.site << " pass " << point.hit;
+  }
+}
+
+// A site that two processes pass in `trunk`'s run, and those two.
+std::tuple<std::string, std::string, std::string> ASiteTwoProcessesPass(const Scenario& trunk) {
+  std::map<std::string, std::set<std::string>> passed_by;
+  RunOptions options{.checkers = false};
+  options.at_fault_pass = [&](const sim::FaultPass& pass) -> std::optional<sim::FaultDecision> {
+    if (!pass.process.empty()) passed_by[std::string(pass.site)].insert(std::string(pass.process));
+    return std::nullopt;
+  };
+  RunScenario(trunk, options);
+  for (const auto& [site, processes] : passed_by) {
+    if (processes.size() >= 2) return {site, *processes.begin(), *std::next(processes.begin())};
+  }
+  return {};
+}
+
+// A point that names a process counts that process's passes alone, as a
+// fault with a service does.
+TEST(BranchesTest, AProcesssOwnPassIsTheOneAServicesFaultNames) {
+  const Scenario trunk = Trunk("shared-version-table");
+  const auto [site, first, second] = ASiteTwoProcessesPass(trunk);
+  ASSERT_FALSE(site.empty());
+  const std::vector<BranchPoint> points = {{.key = 0, .site = site, .process = first, .hit = 1},
+                                           {.key = 1, .site = site, .process = second, .hit = 1}};
+  const RunOptions options{.checkers = false};
+  const BranchedRun branched = RunBranched(trunk, options, points, HashOf);
+  ASSERT_EQ(branched.futures.size(), 2u) << site;
+  EXPECT_NE(branched.futures.at(0), branched.futures.at(1));
+  for (const BranchPoint& point : points) {
+    Scenario with_fault = trunk;
+    with_fault.faults.push_back({.site = point.site, .hit = 1, .service = point.process});
+    EXPECT_EQ(sim::FormatHash(RunScenario(with_fault, options).trace_hash),
+              branched.futures.at(point.key))
+        << point.process << " at " << site;
+  }
+}
+
+TEST(BranchesTest, TheFuturesAreTheSameWhateverThePool) {
+  const Scenario trunk = Trunk("dirty-migration");
+  std::vector<BranchPoint> points = EveryPass(trunk);
+  if (points.size() > 40) points.resize(40);
+  const RunOptions options{.checkers = false};
+  const BranchedRun one_core = RunBranched(trunk, options, points, HashOf, 0);
+  const BranchedRun pool = RunBranched(trunk, options, points, HashOf, 3);
+  EXPECT_EQ(one_core.futures, pool.futures);
+  EXPECT_EQ(one_core.trunk.trace_hash, pool.trunk.trace_hash);
+}
+
+// The test becomes the subreaper of what it forks, so a future orphaned by
+// its parent's death comes back to it to be reaped: each must have been
+// killed, none may still run.
+TEST(BranchesTest, NoFutureOutlivesAKilledParent) {
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t parent = fork();
+  ASSERT_GE(parent, 0);
+  if (parent == 0) {
+    close(fds[0]);
+    Branches branches(/*max_beside=*/3, 3);
+    for (std::uint64_t key = 0; key < 3; ++key) {
+      if (branches.Fork(key)) {
+        const pid_t self = getpid();
+        if (write(fds[1], &self, sizeof self) != sizeof self) _exit(5);
+        for (;;) pause();  // A future that never ends.
+      }
+    }
+    for (;;) pause();
+  }
+  close(fds[1]);
+  std::set<pid_t> futures;
+  for (int i = 0; i < 3; ++i) {
+    pid_t pid = 0;
+    ASSERT_EQ(read(fds[0], &pid, sizeof pid), static_cast<ssize_t>(sizeof pid));
+    futures.insert(pid);
+  }
+  close(fds[0]);
+  ASSERT_EQ(kill(parent, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(parent, &status, 0), parent);
+  // Bounded: the death signal is immediate; ten seconds is a hang.
+  for (int tries = 0; !futures.empty() && tries < 1000; ++tries) {
+    const pid_t reaped = waitpid(-1, &status, WNOHANG);
+    if (reaped > 0) {
+      EXPECT_TRUE(futures.contains(reaped));
+      EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << reaped;
+      futures.erase(reaped);
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  EXPECT_TRUE(futures.empty()) << futures.size() << " futures outlived their parent";
+  for (const pid_t pid : futures) kill(pid, SIGKILL);
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
