@@ -8,7 +8,7 @@
 #    instrumented and sanitized: the asan preset's tree (a clang build with
 #    FAULTLINE_FUZZ) builds them (tests/fuzz/CMakeLists.txt) and runs them
 #    here. .ci/run runs that tree's suite after the default one.
-set(FAULTLINE_FUZZ_SECONDS 30 CACHE STRING "Seconds of each short fuzz run in the test suite")
+set(FAULTLINE_FUZZ_SECONDS 15 CACHE STRING "Seconds of each short fuzz run in the test suite")
 include(${CMAKE_CURRENT_LIST_DIR}/targets.cmake)
 
 function(add_fuzz_short_run target fuzzer extra_flags)
@@ -48,7 +48,7 @@ foreach(target ${FAULTLINE_FUZZ_TARGETS})
     list(APPEND sources ${PROJECT_SOURCE_DIR}/${source})
   endforeach()
   add_custom_command(OUTPUT ${fuzzer}
-    COMMAND ${FAULTLINE_CCACHE} ${FAULTLINE_CLANGXX} -std=c++20 -O1 -g
+    COMMAND ${FAULTLINE_CCACHE} ${FAULTLINE_CLANGXX} -std=c++20 -O1 -g1
             -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
             -I${PROJECT_SOURCE_DIR} ${sources} -lfmt -o ${fuzzer}
     DEPENDS ${sources} ${fuzz_headers}
