@@ -305,9 +305,15 @@ void Checker::CrashCasesBranched(const std::string& runner,
     }
     return ShardToJson(played_);
   };
+  // The runs so far, as if each case ended were counted (they are, after).
+  const auto progress = [&](std::size_t ended) {
+    if (options_.on_progress) {
+      options_.on_progress(current_check_, report_.runs + played_.runs + static_cast<int>(ended));
+    }
+  };
   const BranchedRun branched =
       RunBranched(trunk.scenario, Observing(played, in_flight, options_.seed, moments, 1), points,
-                  judge_future);
+                  judge_future, /*max_beside=*/0, progress);
   for (const BranchPoint& point : points) {
     const auto future = branched.futures.find(point.key);
     FL_ASSERT(future != branched.futures.end());

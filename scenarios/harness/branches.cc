@@ -142,7 +142,7 @@ BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
                         const std::vector<BranchPoint>& points,
                         const std::function<std::string(const BranchPoint& point,
                                                         const ScenarioResult& result)>& finish,
-                        int max_beside) {
+                        int max_beside, const std::function<void(std::size_t ended)>& ended) {
   FL_ASSERT(options.at_fault_pass == nullptr);  // This sets it.
   // Each point by (site, process, hit); a process's passes counted apart.
   std::map<std::tuple<std::string_view, std::string_view, std::uint64_t>, const BranchPoint*>
@@ -172,7 +172,11 @@ BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
     } else if (auto own = wanted.find({pass.site, pass.process, by_process}); own != wanted.end()) {
       point = own->second;
     }
-    if (point == nullptr || !branches.Fork(point->key)) return std::nullopt;
+    if (point == nullptr) return std::nullopt;
+    if (!branches.Fork(point->key)) {
+      if (ended) ended(branches.ended());
+      return std::nullopt;
+    }
     taken = point;
     return point->decision;
   };

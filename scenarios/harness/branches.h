@@ -96,14 +96,16 @@ struct BranchPoint {
 // result)`. `options` apply to the trunk and every future alike (its
 // observer runs in the child for the child's run). In a child this never
 // returns. Returns the trunk's result, and each future's text by key.
+// `ended`, when set, is told in the parent how many futures have ended,
+// after each fork (for a progress line: the trunk may pause for them).
 struct BranchedRun {
   ScenarioResult trunk;
   std::map<std::uint64_t, std::string> futures;
 };
-BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
-                        const std::vector<BranchPoint>& points,
-                        const std::function<std::string(const BranchPoint& point,
-                                                        const ScenarioResult& result)>& finish,
-                        int max_beside = 0);
+BranchedRun RunBranched(
+    const Scenario& scenario, const RunOptions& options, const std::vector<BranchPoint>& points,
+    const std::function<std::string(const BranchPoint& point, const ScenarioResult& result)>&
+        finish,
+    int max_beside = 0, const std::function<void(std::size_t ended)>& ended = nullptr);
 
 }  // namespace faultline::scenarios

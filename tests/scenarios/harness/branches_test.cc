@@ -59,14 +59,14 @@ std::string HashOf(const BranchPoint&, const ScenarioResult& result) {
 }
 
 // The same trace, over every pass of a migration story's migration sites
-// (and the first passes of every other site: the store's ~1,000 disk
+// (and the first two passes of every other site: the store's ~1,000 disk
 // writes, each a run from empty, would take the test past a few seconds); a
 // pass no future forked at (a crash of the root's own code, or a pass in
 // the liveness phase, where faults stop) is one the same fault never fires
 // at when played from empty either.
 TEST(BranchesTest, AFutureHasTheTraceOfTheSameRunPlayedFromEmpty) {
   const Scenario trunk = Trunk("crash-after-set-dirty");
-  const std::vector<BranchPoint> points = EveryPass(trunk, 5);
+  const std::vector<BranchPoint> points = EveryPass(trunk, 2);
   ASSERT_GE(points.size(), 20u);
   const RunOptions options{.checkers = false};
   const BranchedRun branched = RunBranched(trunk, options, points, HashOf);
@@ -123,7 +123,7 @@ TEST(BranchesTest, AProcesssOwnPassIsTheOneAServicesFaultNames) {
 TEST(BranchesTest, TheFuturesAreTheSameWhateverThePool) {
   const Scenario trunk = Trunk("dirty-migration");
   std::vector<BranchPoint> points = EveryPass(trunk);
-  if (points.size() > 40) points.resize(40);
+  if (points.size() > 10) points.resize(10);  // A fork under ASan costs ~0.1 s.
   const RunOptions options{.checkers = false};
   const BranchedRun one_core = RunBranched(trunk, options, points, HashOf, 0);
   const BranchedRun pool = RunBranched(trunk, options, points, HashOf, 3);
