@@ -12,6 +12,7 @@
 #include "scenarios/check_migrations/checker.h"
 #include "scenarios/check_migrations/statements.h"
 #include "scenarios/harness/branches.h"
+#include "scenarios/harness/cluster.h"
 #include "scenarios/harness/runner.h"
 #include "scenarios/world/world.h"
 #include "sim/assert.h"
@@ -273,6 +274,22 @@ Case Checker::CrashCaseOf(std::uint64_t index, const std::string& runner, const 
   return c;
 }
 
+// In a forked case, at its last step: the world held for the force search.
+// Each answer is whether kuri-1 serves the folder after `migrate force TO`
+// and a restart: with the folder's schema, and with any schema.
+void Checker::HoldCaseEnd(Cluster& cluster) {
+  FL_ASSERT(in_future_ && case_end_ == nullptr);
+  case_end_ = std::make_unique<HeldRun>([this, &cluster](const std::string& to) {
+    for (const Step& step : ForceSteps(to, 1)) {
+      cluster.Play(step);
+      FL_ASSERT_MSG(cluster.stopped().empty(), "the force run stopped: {}", cluster.stopped());
+    }
+    const std::vector<Observed> end = {Observe(cluster.world(), NodeName(1), options_.keyspace)};
+    return std::string{AllServeTheFolder(end, true) ? '1' : '0',
+                       AllServeTheFolder(end, false) ? '1' : '0'};
+  });
+}
+
 // Every crash case of this shard as a future of one run (branches.h): the
 // run without a crash plays once, and each case forks from it at its pass,
 // so a case costs what follows its crash, not the migration before it. Each
@@ -295,7 +312,7 @@ void Checker::CrashCasesBranched(const std::string& runner,
   const auto judge_future = [&](const BranchPoint& point, const ScenarioResult& result) {
     played.result = result;
     Finished(played, in_flight, trunk.scenario, moments, 1);
-    in_future_ = true;
+    FL_ASSERT(in_future_);
     played_ = PlayedShard{};
     CountRun();  // The case's own run.
     Case c = CrashCaseOf(point.key, runner, point.site, point.hit);
@@ -303,6 +320,7 @@ void Checker::CrashCasesBranched(const std::string& runner,
       c.scenario = Scenario();
       played_.cases.push_back(std::move(c));
     }
+    case_end_.reset();
     return ShardToJson(played_);
   };
   // The runs so far, as if each case ended were counted (they are, after).
@@ -311,9 +329,16 @@ void Checker::CrashCasesBranched(const std::string& runner,
       options_.on_progress(current_check_, report_.runs + played_.runs + static_cast<int>(ended));
     }
   };
-  const BranchedRun branched =
-      RunBranched(trunk.scenario, Observing(played, in_flight, options_.seed, moments, 1), points,
-                  judge_future, /*max_beside=*/0, progress);
+  BranchCallbacks callbacks{.ended = progress};
+  callbacks.in_child = [&](const BranchPoint&) { in_future_ = true; };
+  RunOptions run = Observing(played, in_flight, options_.seed, moments, 1);
+  // A future holds its world at its last step: the force search plays
+  // each version it tries from there, not from empty (ForceThatWorks).
+  run.after_steps = [&](Cluster& cluster) {
+    if (in_future_) HoldCaseEnd(cluster);
+  };
+  const BranchedRun branched = RunBranched(trunk.scenario, run, points, judge_future, callbacks);
+  case_end_.reset();
   for (const BranchPoint& point : points) {
     const auto future = branched.futures.find(point.key);
     FL_ASSERT(future != branched.futures.end());

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -22,6 +23,7 @@
 #include "models/migrate/source.h"
 #include "scenarios/check_migrations/check_migrations.h"
 #include "scenarios/check_migrations/observe.h"
+#include "scenarios/harness/branches.h"
 #include "scenarios/harness/runner.h"
 #include "sim/clock.h"
 
@@ -195,6 +197,8 @@ class Checker {
   Case CrashCaseOf(std::uint64_t index, const std::string& runner, const std::string& site,
                    std::uint64_t hit) const;
 
+  void HoldCaseEnd(Cluster& cluster);
+
   void CrashCasesBranched(const std::string& runner,
                           const std::vector<std::pair<std::string, std::uint64_t>>& cases);
 
@@ -244,6 +248,13 @@ class Checker {
                                             const MigrationSource& image, int replicas,
                                             bool any_schema);
 
+  // The steps after a failed case: `migrate force TO`, a restart of each
+  // replica, and time for them to come up.
+  std::vector<Step> ForceSteps(const std::string& to, int replicas) const;
+
+  // Whether every replica serves the folder after ForceSteps(to).
+  bool ForcedServes(const Case& c, const std::string& to, int replicas, bool any_schema);
+
   // A lost version that keeps the service down: the version an operator
   // must write back is the one being recorded when the crash came (the
   // file in flight if it ran whole, else the one before), found by trying
@@ -269,8 +280,9 @@ class Checker {
   MigrationCheckReport report_;
   std::map<std::string, std::uint64_t> site_hits_;  // From the clean run.
   std::string current_check_;
-  bool in_future_ = false;        // In a forked child that judges one case.
-  std::set<Key> first_of_group_;  // Of this shard's cases.
+  std::unique_ptr<HeldRun> case_end_;  // In a forked case: its world at its last step.
+  bool in_future_ = false;             // In a forked child that judges one case.
+  std::set<Key> first_of_group_;       // Of this shard's cases.
   std::map<Key, std::pair<DynamicFinding, Case>> groups_;
   std::vector<Key> order_;
 };

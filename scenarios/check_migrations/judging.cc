@@ -232,24 +232,39 @@ std::optional<std::string> Checker::ForceThatWorks(const Case& c, const Observed
       candidates.push_back(std::to_string(image.migrations().rbegin()->first));
     }
   }
-  const Scenario& failed = c.scenario;
-  const std::uint64_t seed = c.seed;
   for (const std::string& to : candidates) {
-    Scenario forced = failed;
-    Step force = ForService(Step::Kind::kMigrate, kSubject,
-                            fmt::format("The operator forces version {}.", to));
-    force.keyspace = options_.keyspace;
-    force.command = ForceCommand(to).substr(std::string_view("migrate ").size());
-    forced.steps.push_back(force);
-    for (int node = 1; node <= replicas; ++node) {
-      forced.steps.push_back(ForService(Step::Kind::kRestart, NodeName(node), "Restart."));
-    }
-    forced.steps.push_back(Wait(kRetriesGiveUp, "Wait for it to come up."));
-    const Played played = Play(forced, seed, {forced.steps.size() - 1}, replicas);
-    const std::vector<Observed>& end = played.seen.at(forced.steps.size() - 1);
-    if (AllServeTheFolder(end, !any_schema)) return to;
+    if (ForcedServes(c, to, replicas, any_schema)) return to;
   }
   return std::nullopt;
+}
+
+std::vector<Step> Checker::ForceSteps(const std::string& to, int replicas) const {
+  Step force = ForService(Step::Kind::kMigrate, kSubject,
+                          fmt::format("The operator forces version {}.", to));
+  force.keyspace = options_.keyspace;
+  force.command = ForceCommand(to).substr(std::string_view("migrate ").size());
+  std::vector<Step> steps = {force};
+  for (int node = 1; node <= replicas; ++node) {
+    steps.push_back(ForService(Step::Kind::kRestart, NodeName(node), "Restart."));
+  }
+  steps.push_back(Wait(kRetriesGiveUp, "Wait for it to come up."));
+  return steps;
+}
+
+// The failed case played again with the force steps after it: from the
+// case's held end in a forked case (one replica), else from empty.
+bool Checker::ForcedServes(const Case& c, const std::string& to, int replicas, bool any_schema) {
+  if (case_end_ != nullptr) {
+    FL_ASSERT(replicas == 1);
+    CountRun();
+    const std::string answer = case_end_->Ask(to);
+    FL_ASSERT_MSG(answer.size() == 2, "a held case's answer is '{}'", answer);
+    return answer[any_schema ? 1 : 0] == '1';
+  }
+  Scenario forced = c.scenario;
+  for (Step& step : ForceSteps(to, replicas)) forced.steps.push_back(std::move(step));
+  const Played played = Play(forced, c.seed, {forced.steps.size() - 1}, replicas);
+  return AllServeTheFolder(played.seen.at(forced.steps.size() - 1), !any_schema);
 }
 
 // A lost version that keeps the service down: the version an operator

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "sim/assert.h"
@@ -27,6 +28,71 @@ bool ReadSome(int fd, std::string& text) {
     text.append(buffer, static_cast<std::size_t>(n));
     return true;
   }
+}
+
+// Writes all of `data` to `fd`; false if the other end is gone.
+bool WriteAll(int fd, std::string_view data) {
+  std::size_t written = 0;
+  while (written < data.size()) {
+    const ssize_t n = write(fd, data.data() + written, data.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    written += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Exactly `size` bytes from `fd`, or nullopt at its end (or on an error).
+std::optional<std::string> ReadExactly(int fd, std::size_t size) {
+  std::string data(size, '\0');
+  std::size_t got = 0;
+  while (got < size) {
+    const ssize_t n = read(fd, data.data() + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    got += static_cast<std::size_t>(n);
+  }
+  return data;
+}
+
+// A frame: its length as 8 bytes, then its bytes.
+bool WriteFrame(int fd, std::string_view data) {
+  const std::uint64_t size = data.size();
+  return WriteAll(fd, std::string_view(reinterpret_cast<const char*>(&size), sizeof size)) &&
+         WriteAll(fd, data);
+}
+
+std::optional<std::string> ReadFrame(int fd) {
+  constexpr std::uint64_t kMaxFrame = std::uint64_t{1} << 30;
+  const std::optional<std::string> header = ReadExactly(fd, sizeof(std::uint64_t));
+  if (!header) return std::nullopt;
+  std::uint64_t size = 0;
+  std::memcpy(&size, header->data(), sizeof size);
+  FL_ASSERT_MSG(size <= kMaxFrame, "a frame of {} bytes between branched runs", size);
+  return ReadExactly(fd, size);
+}
+
+// Reaps `pid`; whether it exited with status 0.
+bool ReapedClean(pid_t pid) {
+  int status = 0;
+  pid_t reaped = -1;
+  do {
+    reaped = waitpid(pid, &status, 0);
+  } while (reaped < 0 && errno == EINTR);
+  return reaped == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// In a child just forked: it dies with `parent`, and writes nothing its
+// parent had buffered.
+void DieWithParent(pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(4);
+}
+
+void FlushBeforeFork() {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
 }
 
 }  // namespace
@@ -61,18 +127,14 @@ bool Branches::Fork(std::uint64_t key) {
   ++forked_;
   int fds[2];
   FL_ASSERT_MSG(pipe(fds) == 0, "cannot make a pipe for a future");
-  // Nothing buffered is written twice, once by each side.
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
+  FlushBeforeFork();  // Nothing buffered is written twice, once by each side.
   const pid_t pid = fork();
   FL_ASSERT_MSG(pid >= 0, "cannot fork a future");
   if (pid == 0) {
     // A future is of no use to anyone once its parent is gone, whatever
     // ended it (SIGKILL included); if the parent is already gone, the death
     // signal came too late to be set.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent_) _exit(4);
+    DieWithParent(parent_);
     close(fds[0]);
     for (const Child& sibling : live_) close(sibling.read_end);
     live_.clear();
@@ -88,13 +150,7 @@ bool Branches::Fork(std::uint64_t key) {
 
 void Branches::Return(std::string_view result) {
   FL_ASSERT(in_child());
-  std::size_t written = 0;
-  while (written < result.size()) {
-    const ssize_t n = write(write_end_, result.data() + written, result.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) _exit(3);
-    written += static_cast<std::size_t>(n);
-  }
+  if (!WriteAll(write_end_, result)) _exit(3);
   close(write_end_);
   _exit(0);
 }
@@ -142,7 +198,7 @@ BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
                         const std::vector<BranchPoint>& points,
                         const std::function<std::string(const BranchPoint& point,
                                                         const ScenarioResult& result)>& finish,
-                        int max_beside, const std::function<void(std::size_t ended)>& ended) {
+                        const BranchCallbacks& callbacks) {
   FL_ASSERT(options.at_fault_pass == nullptr);  // This sets it.
   // Each point by (site, process, hit); a process's passes counted apart.
   std::map<std::tuple<std::string_view, std::string_view, std::uint64_t>, const BranchPoint*>
@@ -158,7 +214,7 @@ BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
     FL_ASSERT_MSG(added, "two branch points at pass {} of {} by '{}'", point.hit, point.site,
                   point.process);
   }
-  Branches branches(max_beside, points.size());
+  Branches branches(callbacks.max_beside, points.size());
   const BranchPoint* taken = nullptr;  // In a child: its point.
   std::map<std::pair<std::string, std::string>, std::uint64_t> process_passes;
   RunOptions run = options;
@@ -174,10 +230,11 @@ BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
     }
     if (point == nullptr) return std::nullopt;
     if (!branches.Fork(point->key)) {
-      if (ended) ended(branches.ended());
+      if (callbacks.ended) callbacks.ended(branches.ended());
       return std::nullopt;
     }
     taken = point;
+    if (callbacks.in_child) callbacks.in_child(*point);
     return point->decision;
   };
   BranchedRun branched;
@@ -188,6 +245,63 @@ BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
   }
   branched.futures = branches.Gather();
   return branched;
+}
+
+HeldRun::HeldRun(std::function<std::string(const std::string& request)> play)
+    : play_(std::move(play)) {
+  int requests[2];
+  int answers[2];
+  FL_ASSERT_MSG(pipe(requests) == 0 && pipe(answers) == 0, "cannot make pipes for a held run");
+  FlushBeforeFork();
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  FL_ASSERT_MSG(pid >= 0, "cannot fork a held run");
+  if (pid == 0) {
+    DieWithParent(parent);
+    close(requests[1]);
+    close(answers[0]);
+    Serve(requests[0], answers[1]);
+  }
+  close(requests[0]);
+  close(answers[1]);
+  holder_ = pid;
+  requests_ = requests[1];
+  answers_ = answers[0];
+}
+
+HeldRun::~HeldRun() {
+  close(requests_);  // The holder reads the end and exits.
+  close(answers_);
+  (void)ReapedClean(holder_);
+}
+
+void HeldRun::Serve(int requests, int answers) {
+  const pid_t holder = getpid();
+  for (std::size_t served = 0; served <= kMaxAsks; ++served) {
+    const std::optional<std::string> request = ReadFrame(requests);
+    if (!request) _exit(0);
+    FlushBeforeFork();
+    const pid_t pid = fork();
+    if (pid < 0) _exit(5);
+    if (pid == 0) {
+      DieWithParent(holder);
+      const std::string answer = play_(*request);
+      _exit(WriteFrame(answers, "1" + answer) ? 0 : 3);
+    }
+    // An answer that never came is said as such: the asker panics.
+    if (!ReapedClean(pid) && !WriteFrame(answers, "0")) _exit(3);
+  }
+  _exit(6);
+}
+
+std::string HeldRun::Ask(const std::string& request) {
+  FL_ASSERT_MSG(asked_ < kMaxAsks, "more than {} asks of a held run", kMaxAsks);
+  ++asked_;
+  FL_ASSERT_MSG(WriteFrame(requests_, request), "the held run is gone");
+  std::optional<std::string> answer = ReadFrame(answers_);
+  FL_ASSERT_MSG(answer && !answer->empty() && answer->front() == '1',
+                "a held run's answer to '{}' failed (it said why above)", request);
+  return answer->substr(1);
 }
 
 }  // namespace faultline::scenarios

@@ -90,22 +90,60 @@ struct BranchPoint {
   sim::FaultDecision decision{.action = sim::FaultAction::kCrash};
 };
 
+// What RunBranched tells its caller, besides each future's text.
+struct BranchCallbacks {
+  // In the parent, after each fork: how many futures have ended (for a
+  // progress line: the trunk may pause for them).
+  std::function<void(std::size_t ended)> ended;
+  // In the child, as it forks: which point it is the future of (before
+  // its fault fires).
+  std::function<void(const BranchPoint& point)> in_child;
+  // Children beside the parent (Branches).
+  int max_beside = 0;
+};
+
 // Plays `scenario` (the trunk, in which no branch point fires), and at
 // each point a future in a child, in which that pass takes its decision
 // and the run plays to its end; the child then returns `finish(point,
 // result)`. `options` apply to the trunk and every future alike (its
 // observer runs in the child for the child's run). In a child this never
 // returns. Returns the trunk's result, and each future's text by key.
-// `ended`, when set, is told in the parent how many futures have ended,
-// after each fork (for a progress line: the trunk may pause for them).
 struct BranchedRun {
   ScenarioResult trunk;
   std::map<std::uint64_t, std::string> futures;
 };
-BranchedRun RunBranched(
-    const Scenario& scenario, const RunOptions& options, const std::vector<BranchPoint>& points,
-    const std::function<std::string(const BranchPoint& point, const ScenarioResult& result)>&
-        finish,
-    int max_beside = 0, const std::function<void(std::size_t ended)>& ended = nullptr);
+BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
+                        const std::vector<BranchPoint>& points,
+                        const std::function<std::string(const BranchPoint& point,
+                                                        const ScenarioResult& result)>& finish,
+                        const BranchCallbacks& callbacks = {});
+
+// A run held where it is, to play on from there on demand: the
+// constructor forks a holder process that keeps the world as it is (the
+// caller goes on with its run); each Ask forks, from the holder, a child
+// that answers `play(request)` in that world, so every answer starts from
+// the same held world. The holder ends when the HeldRun is destroyed (and
+// with its parent). For a search that tries several endings of one run,
+// such as check-migrations' force search from a crash case's end.
+class HeldRun {
+ public:
+  static constexpr std::size_t kMaxAsks = 1'000;
+
+  explicit HeldRun(std::function<std::string(const std::string& request)> play);
+  ~HeldRun();
+  HeldRun(const HeldRun&) = delete;
+  HeldRun& operator=(const HeldRun&) = delete;
+
+  std::string Ask(const std::string& request);
+
+ private:
+  [[noreturn]] void Serve(int requests, int answers);
+
+  std::function<std::string(const std::string&)> play_;
+  pid_t holder_ = -1;
+  int requests_ = -1;  // Written by the caller.
+  int answers_ = -1;   // Read by the caller.
+  std::size_t asked_ = 0;
+};
 
 }  // namespace faultline::scenarios

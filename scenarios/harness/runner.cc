@@ -70,6 +70,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
     if (!cluster.stopped().empty()) break;
     if (options.observe) options.observe(played - 1, world);
   }
+  if (options.after_steps && cluster.stopped().empty()) options.after_steps(cluster);
   std::deque<StepResult> played_steps = cluster.TakePlayed();
   result.steps.assign(std::make_move_iterator(played_steps.begin()),
                       std::make_move_iterator(played_steps.end()));

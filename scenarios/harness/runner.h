@@ -13,7 +13,8 @@
 
 namespace faultline::scenarios {
 
-struct World;  // world.h
+struct World;   // world.h
+class Cluster;  // cluster.h
 
 struct RunOptions {
   std::uint64_t seed = 1;
@@ -34,6 +35,11 @@ struct RunOptions {
   // (sim::PassOverride): how a branching run (branches.h) forks its
   // futures. Unset: the scenario's faults alone decide.
   sim::PassOverride at_fault_pass;
+  // Called after the last step (with the cluster), before the liveness
+  // phase, when the budget did not stop the run: where a branching run
+  // holds its world to play more steps from it on demand (HeldRun,
+  // branches.h). It must leave the run's own course as it was.
+  std::function<void(Cluster& cluster)> after_steps;
 };
 
 // After the last step, faults stop and the cluster has this long to converge

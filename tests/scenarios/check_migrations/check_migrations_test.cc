@@ -210,30 +210,61 @@ TEST(CheckMigrationsTest, TheSafeRunnerTurnsEveryUnsafeVerdictIntoSafeOrRecovers
   }
 }
 
-// Crash cases forked from one run (scenarios/harness/branches.h) give the
-// report each played from an empty world gives: the same findings, cases,
-// words, repros and runs, in the same order, for both runners.
+// Two files of three statements each: a crash after the ALTER leaves a
+// version only `migrate force` brings up (needs-force).
+std::vector<MigrationFile> AlterAndInsertFolder() {
+  std::vector<MigrationFile> files;
+  for (int i = 1; i <= 2; ++i) {
+    files.emplace_back(fmt::format("{}_t{}.up.cql", i, i),
+                       fmt::format("CREATE TABLE IF NOT EXISTS t{0} (id text PRIMARY KEY, v int);\n"
+                                   "ALTER TABLE t{0} ADD extra text;\n"
+                                   "INSERT INTO t{0} (id, v) VALUES ('a', {0});\n",
+                                   i));
+  }
+  return files;
+}
+
+// Crash cases forked from one run (scenarios/harness/branches.h), with
+// the force search played on from each case's held end, give the report
+// each played from an empty world gives: the same findings, cases, words,
+// repros and runs, in the same order.
 TEST(CheckMigrationsTest, BranchedCrashCasesGiveTheReportOfCasesPlayedFromEmpty) {
-  for (const char* runner : {"golang-migrate", "safe"}) {
+  struct Folder {
+    std::string name;
+    std::vector<MigrationFile> files;
+    std::string runner;
+  };
+  const std::vector<Folder> folders = {
+      {"seed-kuri", Corpus("seed-kuri"), "golang-migrate"},
+      {"seed-kuri", Corpus("seed-kuri"), "safe"},
+      {"alter-and-insert", AlterAndInsertFolder(), "golang-migrate"}};
+  bool forced_from_a_held_end = false;
+  for (const Folder& folder : folders) {
     MigrationCheckOptions options;
-    options.files = Corpus("seed-kuri");
+    options.files = folder.files;
     options.keyspace = "filecoingw_kuri1";
-    options.runners = {runner};
-    options.race_seeds = 1;
+    options.runners = {folder.runner};
+    options.replicas = 1;
     options.branch = true;
     const MigrationCheckReport branched = CheckMigrations(options);
     options.branch = false;
     const MigrationCheckReport from_empty = CheckMigrations(options);
-    const ReportContext context{.folder = "seed-kuri", .repro_files = ReproFileNames(from_empty)};
-    EXPECT_EQ(JsonReport(branched, context), JsonReport(from_empty, context)) << runner;
-    EXPECT_EQ(branched.runs, from_empty.runs) << runner;
-    ASSERT_EQ(branched.dynamic.size(), from_empty.dynamic.size()) << runner;
-    EXPECT_FALSE(branched.dynamic.empty()) << runner;
+    const std::string what = folder.name + " with " + folder.runner;
+    const ReportContext context{.folder = folder.name, .repro_files = ReproFileNames(from_empty)};
+    EXPECT_EQ(JsonReport(branched, context), JsonReport(from_empty, context)) << what;
+    EXPECT_EQ(branched.runs, from_empty.runs) << what;
+    ASSERT_EQ(branched.dynamic.size(), from_empty.dynamic.size()) << what;
+    EXPECT_FALSE(branched.dynamic.empty()) << what;
     for (std::size_t i = 0; i < branched.dynamic.size(); ++i) {
-      EXPECT_EQ(branched.dynamic[i].cases, from_empty.dynamic[i].cases) << runner;
-      EXPECT_EQ(branched.dynamic[i].repro, from_empty.dynamic[i].repro) << runner;
+      EXPECT_EQ(branched.dynamic[i].cases, from_empty.dynamic[i].cases) << what;
+      EXPECT_EQ(branched.dynamic[i].repro, from_empty.dynamic[i].repro) << what;
+      forced_from_a_held_end |= branched.dynamic[i].check == "crash" &&
+                                branched.dynamic[i].verdict == Verdict::kNeedsForce;
     }
   }
+  // The force search from a held end was played: golang-migrate needs a
+  // force after a crash between an ALTER and its INSERT.
+  EXPECT_TRUE(forced_from_a_held_end);
 }
 
 TEST(CheckMigrationsTest, TheSameSeedGivesTheSameReport) {

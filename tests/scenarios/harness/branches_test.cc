@@ -125,8 +125,8 @@ TEST(BranchesTest, TheFuturesAreTheSameWhateverThePool) {
   std::vector<BranchPoint> points = EveryPass(trunk);
   if (points.size() > 10) points.resize(10);  // A fork under ASan costs ~0.1 s.
   const RunOptions options{.checkers = false};
-  const BranchedRun one_core = RunBranched(trunk, options, points, HashOf, 0);
-  const BranchedRun pool = RunBranched(trunk, options, points, HashOf, 3);
+  const BranchedRun one_core = RunBranched(trunk, options, points, HashOf, {.max_beside = 0});
+  const BranchedRun pool = RunBranched(trunk, options, points, HashOf, {.max_beside = 3});
   EXPECT_EQ(one_core.futures, pool.futures);
   EXPECT_EQ(one_core.trunk.trace_hash, pool.trunk.trace_hash);
 }
