@@ -214,19 +214,27 @@ BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
     FL_ASSERT_MSG(added, "two branch points at pass {} of {} by '{}'", point.hit, point.site,
                   point.process);
   }
+  // The passes of each (site, process) a point names, counted apart; no
+  // other pass is counted (a run passes the store's disk sites thousands
+  // of times).
+  std::map<std::pair<std::string_view, std::string_view>, std::uint64_t> process_passes;
+  for (const BranchPoint& point : points) {
+    if (!point.process.empty())
+      process_passes.emplace(
+          std::pair<std::string_view, std::string_view>(point.site, point.process), 0);
+  }
   Branches branches(callbacks.max_beside, points.size());
   const BranchPoint* taken = nullptr;  // In a child: its point.
-  std::map<std::pair<std::string, std::string>, std::uint64_t> process_passes;
   RunOptions run = options;
   run.at_fault_pass = [&](const sim::FaultPass& pass) -> std::optional<sim::FaultDecision> {
     if (taken != nullptr) return std::nullopt;  // A future takes one point.
-    const std::uint64_t by_process =
-        ++process_passes[{std::string(pass.site), std::string(pass.process)}];
     const BranchPoint* point = nullptr;
     if (auto any = wanted.find({pass.site, std::string_view(), pass.hit}); any != wanted.end()) {
       point = any->second;
-    } else if (auto own = wanted.find({pass.site, pass.process, by_process}); own != wanted.end()) {
-      point = own->second;
+    } else if (auto counted = process_passes.find({pass.site, pass.process});
+               counted != process_passes.end()) {
+      const auto own = wanted.find({pass.site, pass.process, ++counted->second});
+      if (own != wanted.end()) point = own->second;
     }
     if (point == nullptr) return std::nullopt;
     if (!branches.Fork(point->key)) {
