@@ -148,6 +148,11 @@ const TraceValue* TraceEvent::Find(std::string_view key) const {
   return nullptr;
 }
 
+std::string TraceEvent::FieldText(std::string_view key) const {
+  const TraceValue* value = Find(key);
+  return value == nullptr ? std::string() : value->ToString();
+}
+
 std::uint64_t HashEvent(const TraceEvent& event) {
   Hasher hasher;
   hasher.AddU64(event.step);

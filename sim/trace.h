@@ -72,6 +72,8 @@ struct TraceEvent {
 
   // The field named `key`, or nullptr.
   const TraceValue* Find(std::string_view key) const;
+  // The field named `key` as text, or "" when the event has none.
+  std::string FieldText(std::string_view key) const;
 
   friend bool operator==(const TraceEvent&, const TraceEvent&) = default;
 };

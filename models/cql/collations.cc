@@ -17,7 +17,7 @@ struct Decimal {
   std::int64_t exponent = 0;  // The value is 0.<digits> x 10^exponent.
 };
 
-Decimal Parse(std::string_view text) {
+Decimal ParseDecimal(std::string_view text) {
   Decimal decimal;
   std::size_t i = 0;
   if (i < text.size() && (text[i] == '-' || text[i] == '+')) decimal.negative = text[i++] == '-';
@@ -91,8 +91,8 @@ int Collate(void* compare, int a_size, const void* a, int b_size, const void* b)
 }  // namespace
 
 int CompareDecimals(std::string_view a, std::string_view b) {
-  const Decimal x = Parse(a);
-  const Decimal y = Parse(b);
+  const Decimal x = ParseDecimal(a);
+  const Decimal y = ParseDecimal(b);
   if (x.negative != y.negative) return x.negative ? -1 : 1;
   const int magnitude = CompareMagnitudes(x, y);
   return x.negative ? -magnitude : magnitude;

@@ -15,7 +15,7 @@ constexpr std::string_view kSyntaxError = "Invalid SQL Statement. syntax error";
 
 // Carries a syntax error out of the recursive descent; caught in Parse() and
 // never seen outside this file.
-struct SyntaxError {
+struct ParseFailure {
   ParseError error;
 };
 
@@ -69,7 +69,7 @@ class Parser {
   [[noreturn]] void Fail(const Token& at, std::string_view expecting) const {
     std::string message = fmt::format("{}, unexpected {}", kSyntaxError, DescribeToken(at));
     if (!expecting.empty()) message += fmt::format(", expecting {}", expecting);
-    throw SyntaxError{ParseError{at.position, std::move(message)}};
+    throw ParseFailure{ParseError{at.position, std::move(message)}};
   }
   bool AcceptKeyword(std::string_view keyword) {
     if (!Peek().IsKeyword(keyword)) return false;
@@ -94,8 +94,8 @@ class Parser {
     if (token.kind == TokenKind::kIdentifier) {
       std::string name = Lower(token.text);
       if (IsReservedWord(name)) {
-        throw SyntaxError{ParseError{token.position,
-                                     fmt::format("{}, unexpected {}", kSyntaxError, Upper(name))}};
+        throw ParseFailure{ParseError{token.position,
+                                      fmt::format("{}, unexpected {}", kSyntaxError, Upper(name))}};
       }
       ++next_;
       return name;
@@ -507,7 +507,7 @@ class Parser {
       TypeName type = Type();
       if (!AtEnd()) return std::nullopt;
       return type;
-    } catch (const SyntaxError&) {
+    } catch (const ParseFailure&) {
       return std::nullopt;
     }
   }
@@ -659,7 +659,7 @@ ParseResult Parse(std::string_view text) {
       if (parser.AtEnd()) break;
       result.statements.push_back(parser.ParseStatement(text));
     }
-  } catch (const SyntaxError& failure) {
+  } catch (const ParseFailure& failure) {
     result.error = failure.error;
   }
   return result;

@@ -24,11 +24,6 @@ double Micros(const sim::TraceEvent& event) {
   return static_cast<double>(event.time.time_since_epoch().count()) / 1000.0;
 }
 
-std::string Field(const sim::TraceEvent& event, std::string_view key) {
-  const sim::TraceValue* value = event.Find(key);
-  return value == nullptr ? std::string() : value->ToString();
-}
-
 // "ycqlsh#7": a helper of the run, grouped under "ycqlsh" as track 7.
 // Anything else is a service, one track per incarnation.
 struct Placement {
@@ -108,14 +103,14 @@ void PerfettoSink::EndLife(const sim::TraceEvent& event, const Track& track) {
         last_us_ - life->second));
     started_.erase(life);
   }
-  Instant(event, event.name == "process.kill" ? "crash" : "exit " + Field(event, "code"),
+  Instant(event, event.name == "process.kill" ? "crash" : "exit " + event.FieldText("code"),
           event.name == "process.kill");
 }
 
 // A message arrives: its time in flight as an async slice under the sender,
 // and an arrow from the sender's track to the receiver's when both lived.
 void PerfettoSink::Deliver(const sim::TraceEvent& event) {
-  const std::string id = Field(event, "id");
+  const std::string id = event.FieldText("id");
   auto sent = in_flight_.find(id);
   if (sent == in_flight_.end()) return;
   const InFlight& message = sent->second;
@@ -127,7 +122,7 @@ void PerfettoSink::Deliver(const sim::TraceEvent& event) {
   Add(fmt::format(
       R"({{"name":"{}","cat":"message","ph":"e","id":"m{}","pid":{},"tid":{},"ts":{:.3f}}})", what,
       id, message.sender.pid, message.sender.tid, last_us_));
-  const std::string to = Field(event, "to");
+  const std::string to = event.FieldText("to");
   auto latest = incarnation_.find(to);
   if (message.sender_alive && latest != incarnation_.end() && Alive(to, latest->second)) {
     const Track receiver = TrackOf(to, latest->second);
@@ -149,8 +144,8 @@ void PerfettoSink::Statement(const sim::TraceEvent& event, const Track& track) {
   previous_end = last_us_;
   Add(fmt::format(
       R"({{"name":"{}","cat":"cql","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"keyspace":"{}","outcome":"{}"}}}})",
-      Escaped(Field(event, "statement")), track.pid, track.tid, start, last_us_ - start,
-      Escaped(Field(event, "keyspace")), Escaped(Field(event, "outcome"))));
+      Escaped(event.FieldText("statement")), track.pid, track.tid, start, last_us_ - start,
+      Escaped(event.FieldText("keyspace")), Escaped(event.FieldText("outcome"))));
 }
 
 void PerfettoSink::Write(const sim::TraceEvent& event) {
@@ -164,13 +159,13 @@ void PerfettoSink::Write(const sim::TraceEvent& event) {
     EndLife(event, track);
   } else if (event.name == "net.send") {
     if (in_flight_.size() < kMaxInFlight) {
-      in_flight_[Field(event, "id")] =
-          InFlight{track, Alive(event.process, event.incarnation), last_us_, Field(event, "what")};
+      in_flight_[event.FieldText("id")] = InFlight{track, Alive(event.process, event.incarnation),
+                                                   last_us_, event.FieldText("what")};
     }
   } else if (event.name == "net.deliver") {
     Deliver(event);
   } else if (event.name == "net.drop") {
-    in_flight_.erase(Field(event, "id"));  // It will never arrive.
+    in_flight_.erase(event.FieldText("id"));  // It will never arrive.
   } else if (event.name == "cql.statement") {
     Statement(event, track);
   } else if (event.name == "migrate.begin") {
@@ -178,25 +173,25 @@ void PerfettoSink::Write(const sim::TraceEvent& event) {
     ++open_migrations_[track];
     Add(fmt::format(
         R"({{"name":"migrate {} {}","cat":"migration","ph":"B","pid":{},"tid":{},"ts":{:.3f},"args":{{"runner":"{}","keyspace":"{}","version":{}}}}})",
-        Escaped(Field(event, "keyspace")), Escaped(Field(event, "file")), track.pid, track.tid,
-        last_us_, Escaped(Field(event, "runner")), Escaped(Field(event, "keyspace")),
-        Field(event, "version")));
+        Escaped(event.FieldText("keyspace")), Escaped(event.FieldText("file")), track.pid,
+        track.tid, last_us_, Escaped(event.FieldText("runner")),
+        Escaped(event.FieldText("keyspace")), event.FieldText("version")));
   } else if (event.name == "migrate.end") {
     auto open = open_migrations_.find(track);
     if (open == open_migrations_.end()) return;
     FL_ASSERT(open->second > 0);  // A track with none open has no entry.
     Add(fmt::format(R"({{"ph":"E","pid":{},"tid":{},"ts":{:.3f},"args":{{"outcome":"{}"}}}})",
-                    track.pid, track.tid, last_us_, Escaped(Field(event, "outcome"))));
+                    track.pid, track.tid, last_us_, Escaped(event.FieldText("outcome"))));
     if (--open->second == 0) open_migrations_.erase(open);
   } else if (event.name == "container.log") {
-    Instant(event, Field(event, "line"));
+    Instant(event, event.FieldText("line"));
   } else if (event.name == "operator.action") {
-    Instant(event, Field(event, "action") + " " + Field(event, "detail") + " -> " +
-                       Field(event, "outcome"));
+    Instant(event, event.FieldText("action") + " " + event.FieldText("detail") + " -> " +
+                       event.FieldText("outcome"));
   } else if (event.name == "fault.fire") {
-    Instant(event, "fault " + Field(event, "site"), true);
+    Instant(event, "fault " + event.FieldText("site"), true);
   } else if (event.name == "container.state") {
-    Instant(event, Field(event, "service") + " " + Field(event, "state"));
+    Instant(event, event.FieldText("service") + " " + event.FieldText("state"));
   }
 }
 

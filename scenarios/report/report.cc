@@ -29,11 +29,6 @@ constexpr std::size_t kMaxRowsPerTable = 50;
 
 std::int64_t Nanos(sim::TimePoint t) { return t.time_since_epoch().count(); }
 
-std::string Field(const sim::TraceEvent& event, std::string_view key) {
-  const sim::TraceValue* value = event.Find(key);
-  return value == nullptr ? std::string() : value->ToString();
-}
-
 // What the diagram and the logs need of the trace: lanes (a service's
 // incarnation, or one helper host), messages from sender to receiver, and
 // marks (starts, crashes, exits, faults, log lines, statements), each at a
@@ -58,9 +53,9 @@ class DiagramSink final : public sim::TraceSink {
       constexpr std::size_t kMaxInFlight = 1'000'000;
       if (in_flight_.size() < kMaxInFlight) {
         in_flight_[MessageIdOf(event)] =
-            Sent{seq_++, Nanos(event.time), LaneOf(Field(event, "from")),
-                 pairs_.Sent(MessageIdOf(event), Field(event, "from"), Field(event, "to"),
-                             Field(event, "what"))};
+            Sent{seq_++, Nanos(event.time), LaneOf(event.FieldText("from")),
+                 pairs_.Sent(MessageIdOf(event), event.FieldText("from"), event.FieldText("to"),
+                             event.FieldText("what"))};
       }
       return;
     }
@@ -78,9 +73,9 @@ class DiagramSink final : public sim::TraceSink {
                       {"t0", sent->second.time},
                       {"t1", Nanos(event.time)},
                       {"a", sent->second.lane},
-                      {"b", LaneOf(HostOf(Field(event, "to")))},
-                      {"w", Field(event, "what")}};
-      if (name == "net.drop") message["drop"] = Field(event, "reason");
+                      {"b", LaneOf(HostOf(event.FieldText("to")))},
+                      {"w", event.FieldText("what")}};
+      if (name == "net.drop") message["drop"] = event.FieldText("reason");
       const MessageKind& kind = sent->second.kind;
       if (kind.store) message["tag"] = "store";
       if (kind.probe) message["tag"] = "probe";
@@ -90,30 +85,30 @@ class DiagramSink final : public sim::TraceSink {
       return;
     }
     if (name == "container.log") {
-      const std::string service = Field(event, "service");
+      const std::string service = event.FieldText("service");
       if (log_lines_ < kMaxLogLines) {
         ++log_lines_;
-        logs_[service].push_back(Json::array({Nanos(event.time), Field(event, "line")}));
+        logs_[service].push_back(Json::array({Nanos(event.time), event.FieldText("line")}));
       }
-      Mark(event, "log", Field(event, "line"));
+      Mark(event, "log", event.FieldText("line"));
       return;
     }
     if (name == "process.start") return Mark(event, "start", "starts");
     if (name == "process.kill")
-      return Mark(event, "crash", "crash (exit " + Field(event, "code") + ")");
+      return Mark(event, "crash", "crash (exit " + event.FieldText("code") + ")");
     if (name == "process.exit")
-      return Mark(event, "exit", "exits with code " + Field(event, "code"));
+      return Mark(event, "exit", "exits with code " + event.FieldText("code"));
     if (name == "fault.fire") {
       return Mark(event, "fault",
-                  fmt::format("{} at {} (pass {})", Field(event, "action"), Field(event, "site"),
-                              Field(event, "hit")));
+                  fmt::format("{} at {} (pass {})", event.FieldText("action"),
+                              event.FieldText("site"), event.FieldText("hit")));
     }
     if (name == "cql.statement") {
-      std::string text = Field(event, "statement");
-      if (const std::string values = Field(event, "values"); !values.empty()) {
+      std::string text = event.FieldText("statement");
+      if (const std::string values = event.FieldText("values"); !values.empty()) {
         text += "  with (" + values + ")";
       }
-      return Mark(event, "cql", text + " -> " + Field(event, "outcome"));
+      return Mark(event, "cql", text + " -> " + event.FieldText("outcome"));
     }
   }
 

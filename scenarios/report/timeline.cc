@@ -14,11 +14,6 @@
 namespace faultline::scenarios {
 namespace {
 
-std::string Field(const sim::TraceEvent& event, std::string_view key) {
-  const sim::TraceValue* value = event.Find(key);
-  return value == nullptr ? std::string() : value->ToString();
-}
-
 // One line: newlines and runs of blanks become single spaces, and a long
 // text is cut, so that each event stays one line.
 std::string Flat(std::string_view text, std::size_t max) {
@@ -43,52 +38,54 @@ std::string Millis(sim::Duration duration) {
 std::string Describe(const sim::TraceEvent& event) {
   const std::string_view name = event.name;
   if (name == "cql.statement") {
-    const std::string values = Field(event, "values");
-    const std::string keyspace = Field(event, "keyspace");
-    const std::string from = Field(event, "from");
+    const std::string values = event.FieldText("values");
+    const std::string keyspace = event.FieldText("keyspace");
+    const std::string from = event.FieldText("from");
     return fmt::format(
         "{}{}{}{} -> {}", from.empty() ? "" : "from " + from + ": ",
-        keyspace.empty() ? "" : "[" + keyspace + "] ", Flat(Field(event, "statement"), 160),
-        values.empty() ? "" : "  with (" + Flat(values, 120) + ")", Field(event, "outcome"));
+        keyspace.empty() ? "" : "[" + keyspace + "] ", Flat(event.FieldText("statement"), 160),
+        values.empty() ? "" : "  with (" + Flat(values, 120) + ")", event.FieldText("outcome"));
   }
-  if (name == "container.log") return Flat(Field(event, "line"), 1000);  // Errors end long lines.
-  if (name == "container.state") return "container " + Field(event, "state");
+  if (name == "container.log")
+    return Flat(event.FieldText("line"), 1000);  // Errors end long lines.
+  if (name == "container.state") return "container " + event.FieldText("state");
   if (name == "process.start") return "process starts";
-  if (name == "process.exit") return "process exits with code " + Field(event, "code");
+  if (name == "process.exit") return "process exits with code " + event.FieldText("code");
   if (name == "container.exit") {
-    return fmt::format("container exited with code {}{}", Field(event, "code"),
-                       Field(event, "killed") == "true" ? " (killed)" : "");
+    return fmt::format("container exited with code {}{}", event.FieldText("code"),
+                       event.FieldText("killed") == "true" ? " (killed)" : "");
   }
-  if (name == "process.kill") return fmt::format("CRASH (exit {})", Field(event, "code"));
+  if (name == "process.kill") return fmt::format("CRASH (exit {})", event.FieldText("code"));
   if (name == "fault.fire") {
-    return fmt::format("FAULT {} at {} (pass {})", Field(event, "action"), Field(event, "site"),
-                       Field(event, "hit"));
+    return fmt::format("FAULT {} at {} (pass {})", event.FieldText("action"),
+                       event.FieldText("site"), event.FieldText("hit"));
   }
-  if (name == "net.block") return "link cut: " + Field(event, "from") + " -> " + Field(event, "to");
+  if (name == "net.block")
+    return "link cut: " + event.FieldText("from") + " -> " + event.FieldText("to");
   if (name == "net.clog") {
-    return "link clogged: " + Field(event, "from") + " -> " + Field(event, "to");
+    return "link clogged: " + event.FieldText("from") + " -> " + event.FieldText("to");
   }
   if (name == "net.heal") return "network healed: every link open again";
   if (name == "container.power") {
-    return Field(event, "on") == "true" ? "power back on" : "POWER LOST";
+    return event.FieldText("on") == "true" ? "power back on" : "POWER LOST";
   }
   if (name == "container.remove") return "container removed";
   if (name == "container.stop") return "container asked to stop";
-  if (name == "volume.create") return "volume " + Field(event, "volume") + " created";
-  if (name == "volume.wipe") return "volume " + Field(event, "volume") + " emptied";
-  if (name == "volume.remove") return "volume " + Field(event, "volume") + " removed";
+  if (name == "volume.create") return "volume " + event.FieldText("volume") + " created";
+  if (name == "volume.wipe") return "volume " + event.FieldText("volume") + " emptied";
+  if (name == "volume.remove") return "volume " + event.FieldText("volume") + " removed";
   if (name == "operator.action") {
-    const std::string detail = Field(event, "detail");
-    return fmt::format("{}{} -> {}", Field(event, "action"), detail.empty() ? "" : " " + detail,
-                       Flat(Field(event, "outcome"), 120));
+    const std::string detail = event.FieldText("detail");
+    return fmt::format("{}{} -> {}", event.FieldText("action"), detail.empty() ? "" : " " + detail,
+                       Flat(event.FieldText("outcome"), 120));
   }
   if (name == "migrate.begin") {
-    return fmt::format("{}: {} in {}", Field(event, "runner"), Field(event, "file"),
-                       Field(event, "keyspace"));
+    return fmt::format("{}: {} in {}", event.FieldText("runner"), event.FieldText("file"),
+                       event.FieldText("keyspace"));
   }
   if (name == "migrate.end") {
-    return fmt::format("{} in {}: {}", Field(event, "version"), Field(event, "keyspace"),
-                       Flat(Field(event, "outcome"), 120));
+    return fmt::format("{} in {}: {}", event.FieldText("version"), event.FieldText("keyspace"),
+                       Flat(event.FieldText("outcome"), 120));
   }
   std::string text(name);
   for (const sim::TraceField& field : event.fields) {
@@ -148,7 +145,7 @@ bool ReadableTimeline::Shows(const sim::TraceEvent& event) const {
   }
   if (filter_.services.empty()) return true;
   for (const std::string_view key : {"from", "to", "service"}) {
-    if (filter_.services.contains(HostOf(Field(event, key)))) return true;
+    if (filter_.services.contains(HostOf(event.FieldText(key)))) return true;
   }
   return filter_.services.contains(event.process);
 }
@@ -169,7 +166,7 @@ void ReadableTimeline::Message(const sim::TraceEvent& event, bool arrived) {
   // Sent before it arrived, in this step or an earlier one.
   FL_ASSERT(event.time >= message.sent && message.step <= step_);
   if ((message.kind.probe && !filter_.probes) || !Shows(event)) return;
-  std::string text = Flat(Field(event, "what"), 120);
+  std::string text = Flat(event.FieldText("what"), 120);
   if (message.kind.response && !message.kind.request.empty()) {
     text += " to " + Flat(message.kind.request, 80);
   }
@@ -177,8 +174,8 @@ void ReadableTimeline::Message(const sim::TraceEvent& event, bool arrived) {
   text += message.step != step_ && message.step > 0
               ? fmt::format("  (sent in step {}, took {})", message.step, took)
               : "  (" + took + ")";
-  if (!arrived) text += "  DROPPED (" + Field(event, "reason") + ")";
-  Line(event, Field(event, "from") + " -> " + Field(event, "to"), text);
+  if (!arrived) text += "  DROPPED (" + event.FieldText("reason") + ")";
+  Line(event, event.FieldText("from") + " -> " + event.FieldText("to"), text);
 }
 
 void ReadableTimeline::Write(const sim::TraceEvent& event) {
@@ -186,8 +183,8 @@ void ReadableTimeline::Write(const sim::TraceEvent& event) {
   const std::string_view name = event.name;
   if (name == "net.send") {
     constexpr std::size_t kMaxInFlight = 1'000'000;  // Far past any run's messages in flight.
-    const MessageKind kind = pairs_.Sent(MessageIdOf(event), Field(event, "from"),
-                                         Field(event, "to"), Field(event, "what"));
+    const MessageKind kind = pairs_.Sent(MessageIdOf(event), event.FieldText("from"),
+                                         event.FieldText("to"), event.FieldText("what"));
     if (in_flight_.size() < kMaxInFlight) {
       in_flight_[MessageIdOf(event)] = InFlight{event.time, step_, kind};
     }
@@ -198,11 +195,11 @@ void ReadableTimeline::Write(const sim::TraceEvent& event) {
   if (name == "net.deliver" || name == "net.drop") return Message(event, name == "net.deliver");
   if (!Shows(event)) return;
   if (name == "net.refused") {
-    Line(event, Field(event, "from") + " -> " + Field(event, "to"), "connection refused");
+    Line(event, event.FieldText("from") + " -> " + event.FieldText("to"), "connection refused");
     return;
   }
   std::string who = event.process;
-  if (const std::string service = Field(event, "service"); !service.empty()) who = service;
+  if (const std::string service = event.FieldText("service"); !service.empty()) who = service;
   Line(event, who, Describe(event));
 }
 

@@ -98,7 +98,7 @@ std::string Join(const std::vector<std::string>& parts, std::string_view separat
 }
 
 // The outcome written in the file's notation, to compare with an expectation.
-std::pair<std::string, std::vector<std::string>> Describe(const Outcome& outcome) {
+std::pair<std::string, std::vector<std::string>> SummarizeOutcome(const Outcome& outcome) {
   if (const auto* error = std::get_if<CqlError>(&outcome)) {
     return {fmt::format("error {} {}", static_cast<int>(error->code), error->message), {}};
   }
@@ -148,7 +148,7 @@ TEST_P(ConformanceTest, EveryCaseMatches) {
   ASSERT_FALSE(file.cases.empty()) << GetParam() << " has no cases";
   EngineOnVolume store;
   for (const Case& one : file.cases) {
-    const auto actual = Describe(store.Run(one.statement));
+    const auto actual = SummarizeOutcome(store.Run(one.statement));
     EXPECT_TRUE(Matches(one, actual))
         << GetParam().filename().string() << ":" << one.line << ": " << one.statement
         << "\n  expected: " << one.expectation << "\n    " << Join(one.lines, "\n    ")

@@ -8,7 +8,7 @@
 namespace faultline::models::cql {
 namespace {
 
-CqlType TypeOf(std::string_view text) {
+CqlType TypeNamed(std::string_view text) {
   return std::get<CqlType>(ResolveType(*ParseTypeName(text)));
 }
 
@@ -21,9 +21,9 @@ Term TermOf(std::string_view literal) {
 }
 
 std::string Cell(std::string_view literal, std::string_view type) {
-  std::variant<Value, CqlError> value = FromTerm(TermOf(literal), TypeOf(type), {});
+  std::variant<Value, CqlError> value = FromTerm(TermOf(literal), TypeNamed(type), {});
   if (auto* error = std::get_if<CqlError>(&value)) return "error: " + error->message;
-  return FormatCell(std::get<Value>(value), TypeOf(type));
+  return FormatCell(std::get<Value>(value), TypeNamed(type));
 }
 
 TEST(CqlCollationTest, DecimalsCompareByValue) {
@@ -98,7 +98,7 @@ TEST(CqlValueTest, MismatchesAndRangesAreErrors) {
 }
 
 TEST(CqlValueTest, CollectionEncodingRoundTrips) {
-  const CqlType type = TypeOf("map<text, frozen<list<int>>>");
+  const CqlType type = TypeNamed("map<text, frozen<list<int>>>");
   std::variant<Value, CqlError> value = FromTerm(TermOf("{'a': [1, 2], 'b': []}"), type, {});
   ASSERT_TRUE(std::holds_alternative<Value>(value));
   const Value& original = std::get<Value>(value);
@@ -108,8 +108,8 @@ TEST(CqlValueTest, CollectionEncodingRoundTrips) {
   for (std::size_t cut = 0; cut < encoded.size(); ++cut) {
     EXPECT_EQ(DecodeCollection(std::string_view(encoded).substr(0, cut), type), std::nullopt);
   }
-  EXPECT_EQ(DecodeCollection(encoded, TypeOf("map<text, frozen<list<text>>>")), std::nullopt);
-  EXPECT_EQ(DecodeCollection(encoded, TypeOf("list<int>")), std::nullopt);
+  EXPECT_EQ(DecodeCollection(encoded, TypeNamed("map<text, frozen<list<text>>>")), std::nullopt);
+  EXPECT_EQ(DecodeCollection(encoded, TypeNamed("list<int>")), std::nullopt);
   EXPECT_EQ(DecodeUntyped(encoded), original);
 }
 
@@ -118,12 +118,12 @@ TEST(CqlValueTest, BoundValuesAreCheckedAgainstTheColumnType) {
   Term marker;
   marker.kind = Term::Kind::kBindMarker;
   marker.bind_index = 0;
-  EXPECT_TRUE(std::holds_alternative<CqlError>(FromTerm(marker, TypeOf("int"), bound)));
-  EXPECT_EQ(std::get<Value>(FromTerm(marker, TypeOf("text"), bound)), Value::Text("hello"));
+  EXPECT_TRUE(std::holds_alternative<CqlError>(FromTerm(marker, TypeNamed("int"), bound)));
+  EXPECT_EQ(std::get<Value>(FromTerm(marker, TypeNamed("text"), bound)), Value::Text("hello"));
   marker.bind_index = 1;
-  EXPECT_EQ(std::get<Value>(FromTerm(marker, TypeOf("double"), bound)), Value::Double(5));
+  EXPECT_EQ(std::get<Value>(FromTerm(marker, TypeNamed("double"), bound)), Value::Double(5));
   marker.bind_index = 2;
-  EXPECT_TRUE(std::holds_alternative<CqlError>(FromTerm(marker, TypeOf("int"), bound)));
+  EXPECT_TRUE(std::holds_alternative<CqlError>(FromTerm(marker, TypeNamed("int"), bound)));
 }
 
 }  // namespace

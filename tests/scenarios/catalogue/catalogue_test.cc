@@ -10,20 +10,11 @@
 
 #include "scenarios/core/failure_classes.h"
 #include "scenarios/harness/runner.h"
+#include "tests/scenarios/failures.h"
 #include "tests/scenarios/sweep.h"
 
 namespace faultline::scenarios {
 namespace {
-
-std::string Failures(const ScenarioResult& result) {
-  std::string text;
-  for (const StepResult& step : result.steps) {
-    for (const CheckResult& check : step.checks) {
-      if (!check.held) text += step.action + ": " + check.what + " (got: " + check.actual + ")\n";
-    }
-  }
-  return text;
-}
 
 class CatalogueTest : public testing::TestWithParam<std::string> {};
 
@@ -119,7 +110,7 @@ TEST(CatalogueTest, AnExpectationThatDoesNotHoldFailsTheRun) {
   scenario.steps[1].expect[0].number = 404;  // The first PUT succeeds, in fact.
   const ScenarioResult result = RunScenario(scenario, {.seed = 1});
   EXPECT_FALSE(result.passed);
-  EXPECT_EQ(Failures(result), "PUT /photos/cat.jpg: status 404 (got: 200)\n");
+  EXPECT_EQ(Failures(result), "PUT /photos/cat.jpg: status 404 (got 200)\n");
 }
 
 }  // namespace

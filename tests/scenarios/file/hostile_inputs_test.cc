@@ -12,17 +12,7 @@
 #include <variant>
 
 #include "scenarios/file/scenario_file.h"
-
-namespace faultline::scenarios {
-namespace {
-
-std::string ReadError(const std::string& text) {
-  std::variant<Scenario, FileError> parsed = ParseScenario(text, "story.toml");
-  return std::holds_alternative<FileError>(parsed) ? std::get<FileError>(parsed).message : "read";
-}
-
-}  // namespace
-}  // namespace faultline::scenarios
+#include "tests/scenarios/file/read_error.h"
 
 namespace faultline::scenarios {
 namespace {

@@ -12,6 +12,7 @@
 #include "scenarios/harness/runner.h"
 #include "scenarios/steps/steps.h"
 #include "tests/scenarios/failures.h"
+#include "tests/scenarios/file/read_error.h"
 
 namespace faultline::scenarios {
 namespace {
@@ -861,11 +862,6 @@ expect = [ { status = 404 } ]
 
 namespace faultline::scenarios {
 namespace {
-
-std::string ReadError(const std::string& text) {
-  std::variant<Scenario, FileError> parsed = ParseScenario(text, "story.toml");
-  return std::holds_alternative<FileError>(parsed) ? std::get<FileError>(parsed).message : "read";
-}
 
 // The steps and settings of faults in files are checked when read, each
 // mistake at its place.
