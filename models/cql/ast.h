@@ -99,11 +99,18 @@ struct CreateTable {
   std::vector<std::pair<std::string, bool>> clustering_order;  // Column, descending.
   std::vector<std::pair<std::string, std::string>> options;    // WITH name = value, as text.
 };
+// ALTER TABLE t ADD c type | DROP c | RENAME c TO d | WITH name = value
+// [AND ...]: one operation a statement (YCQL's grammar allows several, and
+// lists of columns; see docs api/ycql/ddl_alter_table.md).
 struct AlterTable {
-  enum class Action : unsigned char { kAdd, kDrop };
+  enum class Action : unsigned char { kAdd, kDrop, kRename, kWith };
   QualifiedName table;
   Action action = Action::kAdd;
-  ColumnDefinition column;  // For kAdd; for kDrop only the name.
+  // For kAdd; for kDrop and kRename only the name; unused for kWith.
+  ColumnDefinition column;
+  std::string new_name;  // For kRename.
+  std::size_t new_name_offset = 0;
+  std::vector<std::pair<std::string, std::string>> options;  // For kWith, as text.
 };
 struct DropTable {
   bool if_exists = false;

@@ -3,6 +3,7 @@
 // the in-memory catalog only once committed.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 
@@ -200,6 +201,28 @@ std::optional<CqlError> CheckTableOptions(
   return std::nullopt;
 }
 
+// ALTER TABLE ... WITH: the table's options, each named one replaced (or
+// added), the others kept, as YugabyteDB starts from the table's current
+// properties and sets the altered ones on them
+// (src/yb/yql/cql/ql/ptree/pt_alter_table.cc, ToTableProperties).
+Options MergedOptions(Options options, const Options& altered) {
+  for (const auto& [name, value] : altered) {
+    auto same = std::find_if(options.begin(), options.end(),
+                             [&](const auto& option) { return option.first == name; });
+    if (same == options.end()) {
+      options.emplace_back(name, value);
+    } else {
+      same->second = value;
+    }
+  }
+  for (const auto& [name, value] : altered) {
+    FL_ASSERT_MSG(std::any_of(options.begin(), options.end(),
+                              [&](const auto& option) { return option.first == name; }),
+                  "altered option {} lost", name);
+  }
+  return options;
+}
+
 std::string CreateTableSql(const TableInfo& table) {
   std::string sql = fmt::format("CREATE TABLE {} (", table.sql_name);
   std::string key;
@@ -269,8 +292,26 @@ Outcome Engine::Run(Session& session, const AlterTable& statement) {
   if (auto* error = std::get_if<CqlError>(&resolved)) return std::move(*error);
   TableInfo table = *std::get<const TableInfo*>(resolved);
   const ColumnInfo* existing = table.Find(statement.column.name);
-  std::string sql;
-  if (statement.action == AlterTable::Action::kAdd) {
+  std::string sql;  // Empty for WITH: only the catalog changes.
+  if (statement.action == AlterTable::Action::kWith) {
+    FL_ASSERT(!statement.options.empty());  // The parser wants one at least.
+    if (auto error = CheckTableOptions(statement.options)) return std::move(*error);
+    table.options = MergedOptions(std::move(table.options), statement.options);
+  } else if (statement.action == AlterTable::Action::kRename) {
+    // Only the catalog's name changes: the SQLite column keeps its own
+    // name (c<n>), so rows and keys stay as they are. YCQL's analysis
+    // (ptree/pt_alter_table.cc, AppendModColumn) refuses an old name that
+    // is not there and a new one that is; its key-column check skips a
+    // rename, so a key column is renamed too (what YugabyteDB's master then
+    // does with one is not checked here).
+    if (existing == nullptr) return At(UndefinedColumn(), statement.column.offset);
+    if (table.Find(statement.new_name) != nullptr) {
+      return At(DuplicateColumn(statement.new_name), statement.new_name_offset);
+    }
+    for (ColumnInfo& column : table.columns) {
+      if (column.name == statement.column.name) column.name = statement.new_name;
+    }
+  } else if (statement.action == AlterTable::Action::kAdd) {
     if (existing != nullptr)
       return At(DuplicateColumn(statement.column.name), statement.column.offset);
     if (statement.column.is_static) return FeatureNotSupported("Static columns are not supported");
@@ -305,8 +346,8 @@ Outcome Engine::Run(Session& session, const AlterTable& statement) {
   }
   ForgetPrepared();
   if (!Begin()) return SqliteFailure("ALTER TABLE");
-  if (ExecSql(db_, sql) != SQLITE_OK || Catalog::WriteTable(db_, table, true) != SQLITE_OK ||
-      !Commit()) {
+  if ((!sql.empty() && ExecSql(db_, sql) != SQLITE_OK) ||
+      Catalog::WriteTable(db_, table, true) != SQLITE_OK || !Commit()) {
     CqlError error = SqliteFailure("ALTER TABLE");
     Rollback();
     return error;
@@ -316,8 +357,20 @@ Outcome Engine::Run(Session& session, const AlterTable& statement) {
   catalog_.ApplyTable(std::move(table));
   const TableInfo* altered = catalog_.FindTable(keyspace, name);
   FL_ASSERT(altered != nullptr);
-  FL_ASSERT((altered->Find(statement.column.name) != nullptr) ==
-            (statement.action == AlterTable::Action::kAdd));
+  switch (statement.action) {
+    case AlterTable::Action::kAdd:
+      FL_ASSERT(altered->Find(statement.column.name) != nullptr);
+      break;
+    case AlterTable::Action::kDrop:
+      FL_ASSERT(altered->Find(statement.column.name) == nullptr);
+      break;
+    case AlterTable::Action::kRename:
+      FL_ASSERT(altered->Find(statement.new_name) != nullptr &&
+                altered->Find(statement.column.name) == nullptr);
+      break;
+    case AlterTable::Action::kWith:
+      break;
+  }
   return SchemaChange();
 }
 

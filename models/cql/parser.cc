@@ -311,12 +311,7 @@ class Parser {
       CreateKeyspace statement;
       statement.if_not_exists = IfNotExists();
       statement.name = Identifier("a keyspace name");
-      if (AcceptKeyword("with")) {
-        do {
-          std::vector<std::pair<std::string, std::string>> one = OneOption();
-          statement.options.insert(statement.options.end(), one.begin(), one.end());
-        } while (AcceptKeyword("and"));
-      }
+      if (AcceptKeyword("with")) Options(statement.options);
       return statement;
     }
     if (!AcceptTableWord()) {
@@ -388,6 +383,14 @@ class Parser {
     } while (AcceptKeyword("and"));
   }
 
+  // name = value [AND name = value ...].
+  void Options(std::vector<std::pair<std::string, std::string>>& options) {
+    do {
+      std::vector<std::pair<std::string, std::string>> one = OneOption();
+      options.insert(options.end(), one.begin(), one.end());
+    } while (AcceptKeyword("and"));
+  }
+
   // name = value, the value kept as written.
   std::vector<std::pair<std::string, std::string>> OneOption() {
     std::string name = Word("an option name");
@@ -431,8 +434,18 @@ class Parser {
       statement.action = AlterTable::Action::kDrop;
       statement.column.offset = Here();
       statement.column.name = Identifier("a column name");
+    } else if (AcceptKeyword("rename")) {
+      statement.action = AlterTable::Action::kRename;
+      statement.column.offset = Here();
+      statement.column.name = Identifier("a column name");
+      ExpectKeyword("to");
+      statement.new_name_offset = Here();
+      statement.new_name = Identifier("a column name");
+    } else if (AcceptKeyword("with")) {
+      statement.action = AlterTable::Action::kWith;
+      Options(statement.options);
     } else {
-      Fail(Peek(), "'ADD' or 'DROP'");
+      Fail(Peek(), "'ADD', 'DROP', 'RENAME' or 'WITH'");
     }
     return statement;
   }

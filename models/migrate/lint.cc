@@ -91,6 +91,14 @@ std::optional<std::string> NotIdempotent(const cql::Statement& statement) {
                          drop_keyspace->name);
     }
   } else if (const auto* alter = std::get_if<cql::AlterTable>(&statement)) {
+    // WITH sets options to the same values again: it can run twice.
+    if (alter->action == cql::AlterTable::Action::kWith) return std::nullopt;
+    if (alter->action == cql::AlterTable::Action::kRename) {
+      return fmt::format(
+          "ALTER TABLE {} RENAME {} TO {} fails if the file runs again (the old name is gone "
+          "then: Undefined Column)",
+          NameOf(alter->table), alter->column.name, alter->new_name);
+    }
     return fmt::format(
         "ALTER TABLE {} {} {} fails if the file runs again (CQL has no IF NOT EXISTS for a column)",
         NameOf(alter->table), alter->action == cql::AlterTable::Action::kAdd ? "ADD" : "DROP",
@@ -347,12 +355,14 @@ std::optional<std::string> FailsOn(const cql::Statement& statement, const std::s
           "here",
           alter->table.name);
     }
-    if (alter->action == cql::AlterTable::Action::kDrop &&
-        !table->second.contains(alter->column.name)) {
+    const bool needs_column = alter->action == cql::AlterTable::Action::kDrop ||
+                              alter->action == cql::AlterTable::Action::kRename;
+    if (needs_column && !table->second.contains(alter->column.name)) {
       return fmt::format(
-          "ALTER TABLE {} DROP {}: there is no such column then, so `migrate "
+          "ALTER TABLE {} {} {}: there is no such column then, so `migrate "
           "down` fails here",
-          alter->table.name, alter->column.name);
+          alter->table.name, alter->action == cql::AlterTable::Action::kDrop ? "DROP" : "RENAME",
+          alter->column.name);
     }
   }
   return std::nullopt;

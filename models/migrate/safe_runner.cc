@@ -54,9 +54,15 @@ bool AlreadyApplied(const std::string& statement, const ClientResult& result) {
     return code == cql::ErrorCode::kKeyspaceNotFound;
   }
   if (const auto* alter = std::get_if<cql::AlterTable>(&body)) {
-    return code == (alter->action == cql::AlterTable::Action::kAdd
-                        ? cql::ErrorCode::kDuplicateColumn
-                        : cql::ErrorCode::kUndefinedColumn);
+    switch (alter->action) {
+      case cql::AlterTable::Action::kAdd:
+        return code == cql::ErrorCode::kDuplicateColumn;
+      case cql::AlterTable::Action::kDrop:
+      case cql::AlterTable::Action::kRename:  // The old name is gone once renamed.
+        return code == cql::ErrorCode::kUndefinedColumn;
+      case cql::AlterTable::Action::kWith:
+        return false;  // Runs again without an error: no error says it was applied.
+    }
   }
   return false;
 }

@@ -61,10 +61,17 @@ void ApplyStatement(const cql::Statement& statement, const std::string& keyspace
   } else if (const auto* alter = std::get_if<cql::AlterTable>(&statement)) {
     auto table = schema.find(alter->table.name);
     if (!InKeyspace(alter->table, keyspace) || table == schema.end()) return;
+    // The model is of columns; WITH changes options only.
     if (alter->action == cql::AlterTable::Action::kAdd) {
       table->second[alter->column.name] = TypeText(alter->column.type);
-    } else {
+    } else if (alter->action == cql::AlterTable::Action::kDrop) {
       table->second.erase(alter->column.name);
+    } else if (alter->action == cql::AlterTable::Action::kRename) {
+      auto column = table->second.extract(alter->column.name);
+      if (!column.empty()) {
+        column.key() = alter->new_name;
+        table->second.insert(std::move(column));
+      }
     }
   } else if (const auto* drop = std::get_if<cql::DropTable>(&statement)) {
     if (InKeyspace(drop->table, keyspace)) schema.erase(drop->table.name);

@@ -117,6 +117,16 @@ TEST(CqlParserTest, AlterAndTruncate) {
   EXPECT_EQ(add.column.type.base, "text");
   const auto drop = ParseOne<AlterTable>("ALTER TABLE ks.t DROP expires_at");
   EXPECT_EQ(drop.action, AlterTable::Action::kDrop);
+  // YCQL's property_op (docs api/ycql/ddl_alter_table.md): options as written.
+  const auto with = ParseOne<AlterTable>(
+      "ALTER TABLE events WITH gc_grace_seconds = 0 AND compaction = {'class': 'X'}");
+  EXPECT_EQ(with.action, AlterTable::Action::kWith);
+  EXPECT_EQ(with.options, (std::vector<std::pair<std::string, std::string>>{
+                              {"gc_grace_seconds", "0"}, {"compaction", "{'class': 'X'}"}}));
+  const auto rename = ParseOne<AlterTable>("ALTER TABLE t RENAME \"Old\" TO fresh");
+  EXPECT_EQ(rename.action, AlterTable::Action::kRename);
+  EXPECT_EQ(rename.column.name, "Old");
+  EXPECT_EQ(rename.new_name, "fresh");
   EXPECT_EQ(ParseOne<Truncate>("TRUNCATE TABLE schema_migrations").table.name, "schema_migrations");
 }
 

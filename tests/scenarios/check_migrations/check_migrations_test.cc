@@ -451,6 +451,37 @@ TEST(CheckMigrationsTest, ATableDroppedAndMadeAgainHasNoRetypedColumns) {
             std::vector<std::string>{});
 }
 
+// Issue #27: `ALTER TABLE ... WITH gc_grace_seconds = ...` (3 of 15 real
+// folders tune options so) and `ALTER TABLE ... RENAME` were parse errors.
+// Setting options to the same values again is no failure, so it is not
+// reported as a statement that cannot run twice; a rename is.
+TEST(CheckMigrationsTest, AlterTableWithOptionsAndRenameParse) {
+  models::migrate::LintInput input;
+  input.keyspace = "app";
+  input.files = {
+      {"1_events.up.cql", "CREATE TABLE IF NOT EXISTS events (k text PRIMARY KEY, v text);\n"},
+      {"1_events.down.cql", "DROP TABLE IF EXISTS events;\n"},
+      {"2_tune.up.cql",
+       "ALTER TABLE events WITH gc_grace_seconds = 3600 AND default_time_to_live = 86400;\n"},
+      {"2_tune.down.cql", "ALTER TABLE events WITH gc_grace_seconds = 864000;\n"},
+      {"3_more.up.cql", "ALTER TABLE events ADD w text;\n"},
+      {"3_more.down.cql", "ALTER TABLE events DROP w;\n"},
+      {"4_name.up.cql", "ALTER TABLE events RENAME w TO x;\n"},
+      {"4_name.down.cql", "ALTER TABLE events RENAME x TO w;\n"}};
+  std::vector<std::string> tuning;
+  std::vector<std::string> renaming;
+  for (const auto& finding : models::migrate::LintFolder(input)) {
+    if (finding.file.starts_with("2_")) tuning.push_back(finding.rule + " " + finding.message);
+    if (finding.file.starts_with("4_")) renaming.push_back(finding.rule + " " + finding.file);
+    EXPECT_NE(finding.rule, "parse-error") << finding.file << ": " << finding.message;
+  }
+  EXPECT_EQ(tuning, std::vector<std::string>{});
+  // A rename cannot run twice (its old name is gone), in either direction;
+  // the down's rename finds the column its up made, so the down is whole.
+  EXPECT_EQ(renaming, (std::vector<std::string>{"not-idempotent 4_name.up.cql",
+                                                "not-idempotent 4_name.down.cql"}));
+}
+
 }  // namespace
 }  // namespace faultline::scenarios
 
