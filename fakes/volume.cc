@@ -44,10 +44,11 @@ void SimFile::Apply(std::string& image, const PendingOp& op) {
   std::copy(op.data.begin(), op.data.end(), image.begin() + static_cast<std::ptrdiff_t>(op.offset));
 }
 
-void SimFile::Resized(std::uint64_t old_size) {
+void SimFile::Changed(std::uint64_t old_size) {
   if (volume_used_bytes_ == nullptr) return;
-  FL_ASSERT(*volume_used_bytes_ >= old_size);
+  FL_ASSERT(*volume_used_bytes_ >= old_size && volume_changes_ != nullptr);
   *volume_used_bytes_ = *volume_used_bytes_ - old_size + current_.size();
+  ++*volume_changes_;
 }
 
 void SimFile::Write(std::uint64_t offset, std::string_view data) {
@@ -57,7 +58,7 @@ void SimFile::Write(std::uint64_t offset, std::string_view data) {
   PendingOp op{false, offset, std::string(data)};
   Apply(current_, op);
   pending_.push_back(std::move(op));
-  Resized(old_size);
+  Changed(old_size);
 }
 
 void SimFile::Truncate(std::uint64_t size) {
@@ -66,7 +67,7 @@ void SimFile::Truncate(std::uint64_t size) {
   PendingOp op{true, size, {}};
   Apply(current_, op);
   pending_.push_back(std::move(op));
-  Resized(old_size);
+  Changed(old_size);
 }
 
 void SimFile::Sync() {
@@ -107,7 +108,7 @@ void SimFile::LoseUnsynced(sim::Rng& random, const CrashModel& model) {
   durable_ = image;
   current_ = std::move(image);
   pending_.clear();
-  Resized(old_size);
+  Changed(old_size);
 }
 
 Volume::Volume(std::string name, VolumeKind kind, std::uint64_t capacity_bytes)
@@ -137,7 +138,11 @@ SimFile& Volume::OpenOrCreate(const std::string& path) {
   FL_ASSERT_MSG(files_.size() < kMaxFiles || files_.contains(path),
                 "volume {} holds more than {} files", name_, kMaxFiles);
   auto [entry, created] = files_.try_emplace(path);
-  if (created) entry->second.volume_used_bytes_ = &used_bytes_;
+  if (created) {
+    entry->second.volume_used_bytes_ = &used_bytes_;
+    entry->second.volume_changes_ = &changes_;
+    ++changes_;
+  }
   return entry->second;
 }
 
@@ -147,12 +152,14 @@ bool Volume::Remove(const std::string& path) {
   FL_ASSERT(used_bytes_ >= found->second.size());
   used_bytes_ -= found->second.size();
   files_.erase(found);
+  ++changes_;
   return true;
 }
 
 void Volume::Wipe() {
   files_.clear();
   used_bytes_ = 0;
+  ++changes_;
 }
 
 std::vector<std::string> Volume::List() const {

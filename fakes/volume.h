@@ -86,11 +86,14 @@ class SimFile {
     std::string data;
   };
   static void Apply(std::string& image, const PendingOp& op);
-  // Tells the volume holding this file (if any) how its size changed, so
-  // that the volume's use is kept up to date at the cost of the change.
-  void Resized(std::uint64_t old_size);
+  // Tells the volume holding this file (if any) that its contents changed
+  // and how its size did, so that the volume's use and change count are kept
+  // up to date at the cost of the change.
+  void Changed(std::uint64_t old_size);
 
-  std::uint64_t* volume_used_bytes_ = nullptr;  // Set by the volume that holds the file.
+  // Set by the volume that holds the file.
+  std::uint64_t* volume_used_bytes_ = nullptr;
+  std::uint64_t* volume_changes_ = nullptr;
   std::string durable_;
   std::string current_;
   std::vector<PendingOp> pending_;
@@ -153,6 +156,10 @@ class Volume {
   bool Repair();
   // The bytes its files hold: kept as they change, so O(1).
   std::uint64_t used_bytes() const { return used_bytes_; }
+  // Counts every change to its files (a write, a truncation, a power loss,
+  // a file made or removed): while it stays the same, every file's contents
+  // do too, so an observer may keep what it read of them.
+  std::uint64_t changes() const { return changes_; }
 
   bool Exists(const std::string& path) const { return files_.contains(path); }
   // The file at `path`, or nullptr.
@@ -199,6 +206,7 @@ class Volume {
   std::uint64_t capacity_bytes_;
   std::uint64_t made_with_capacity_bytes_;
   std::uint64_t used_bytes_ = 0;
+  std::uint64_t changes_ = 0;
   DiskErrors errors_;
   std::map<std::string, SimFile> files_;
 };

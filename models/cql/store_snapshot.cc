@@ -21,7 +21,7 @@ sim::Result<std::unique_ptr<StoreSnapshot>> StoreSnapshot::Open(const fakes::Vol
     sqlite3_close(db);
     return sim::Status::Internal("cannot open a snapshot connection: " + message);
   }
-  std::unique_ptr<StoreSnapshot> snapshot(new StoreSnapshot(db));
+  std::unique_ptr<StoreSnapshot> snapshot(new StoreSnapshot(db, now_unix_ms));
   // Sorting spills to memory, never to a real temporary file.
   (void)sqlite3_exec(db, "PRAGMA temp_store=MEMORY", nullptr, nullptr, nullptr);
   // In place and read-only: SQLite neither copies, frees nor writes the bytes.
@@ -34,7 +34,8 @@ sim::Result<std::unique_ptr<StoreSnapshot>> StoreSnapshot::Open(const fakes::Vol
     return sim::Status::IoError(fmt::format("cannot read {}{}: {}", volume.name(),
                                             kStoreDatabaseFile, sqlite3_errstr(code)));
   }
-  auto engine = Engine::Open(db, [now_unix_ms] { return now_unix_ms; });
+  const StoreSnapshot* self = snapshot.get();
+  auto engine = Engine::Open(db, [self] { return self->now_unix_ms_; });
   if (auto* status = std::get_if<sim::Status>(&engine)) {
     return sim::Status::IoError(
         fmt::format("cannot read the catalog on {}: {}", volume.name(), status->message()));

@@ -12,8 +12,9 @@
 // restarted store rolls the journal back when it opens the database).
 //
 // REQUIRES: the volume's meta.db is neither written nor removed while the
-// snapshot is open (it reads the file's bytes in place). Open it, read, and
-// let it go before the simulation runs on.
+// snapshot is read (it reads the file's bytes in place). Open it, read, and
+// let it go before the simulation runs on; or keep it while the volume's
+// changes() stays the same, and read it again then (ObserveStore does).
 #pragma once
 
 #include <sqlite3.h>
@@ -49,10 +50,15 @@ class StoreSnapshot {
 
   const Catalog& catalog() const { return engine_->catalog(); }
 
+  // The store's clock for what reads after this (TTLs): a snapshot kept
+  // while the bytes stay the same is read again at a later time.
+  void SetNow(std::int64_t now_unix_ms) { now_unix_ms_ = now_unix_ms; }
+
  private:
-  explicit StoreSnapshot(sqlite3* db) : db_(db) {}
+  StoreSnapshot(sqlite3* db, std::int64_t now_unix_ms) : db_(db), now_unix_ms_(now_unix_ms) {}
 
   sqlite3* db_;
+  std::int64_t now_unix_ms_;
   std::unique_ptr<Engine> engine_;  // Goes before the connection closes.
 };
 

@@ -60,7 +60,7 @@ bool StoreServes(const World& world) {
 // transaction it will roll back).
 std::string SchemaViolations(World& world) {
   if (!StoreServes(world)) return "";
-  std::unique_ptr<cql::StoreSnapshot> store;
+  cql::StoreSnapshot* store = nullptr;  // The world's, opened on first need.
   std::string violations;
   for (const ServedService& service : world.served) {
     if (service.keyspace.empty() || !IsServing(world, service)) continue;
@@ -68,7 +68,7 @@ std::string SchemaViolations(World& world) {
     const World::ImageFacts* image = ImageFactsOf(world, service);
     if (image == nullptr) continue;  // An image without migrations.
     if (store == nullptr) {
-      sim::Result<std::unique_ptr<cql::StoreSnapshot>> opened = ObserveStore(world);
+      sim::Result<cql::StoreSnapshot*> opened = ObserveStore(world);
       if (!opened.ok()) {
         return fmt::format("{} serves, but {}", service.name, opened.status().message());
       }

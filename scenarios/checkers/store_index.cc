@@ -60,7 +60,7 @@ const fakes::SimFile* StoredBytes(World& world, const std::string& node,
 }
 
 sim::Result<Index> ObservedIndex(World& world) {
-  sim::Result<std::unique_ptr<cql::StoreSnapshot>> store = ObserveStore(world);
+  sim::Result<cql::StoreSnapshot*> store = ObserveStore(world);
   if (store.status().code() == sim::StatusCode::kNotFound) return Index{};  // Nothing indexed.
   if (!store.ok()) return store.status();
   return ReadIndex(**store);

@@ -51,7 +51,7 @@ TableView ViewTable(cql::StoreSnapshot& store, const std::string& keyspace,
 
 StoreView ViewStore(World& world, std::size_t max_rows) {
   StoreView view;
-  sim::Result<std::unique_ptr<cql::StoreSnapshot>> opened = ObserveStore(world);
+  sim::Result<cql::StoreSnapshot*> opened = ObserveStore(world);
   if (!opened.ok()) {
     view.unreadable = opened.status().code() == sim::StatusCode::kNotFound
                           ? "no store yet: it has not written its database"

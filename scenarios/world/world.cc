@@ -176,16 +176,30 @@ bool IsServing(const World& world, const std::string& service) {
   return false;
 }
 
-sim::Result<std::unique_ptr<models::cql::StoreSnapshot>> ObserveStore(World& world) {
+sim::Result<models::cql::StoreSnapshot*> ObserveStore(World& world) {
   for (const ServedService& service : world.served) {
     if (service.image != models::cql::kStoreImage) continue;
     const fakes::Volume* volume =
         MountedVolume(world, service.name, models::cql::kStoreDataDirectory);
     if (volume == nullptr) break;
-    const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                    world.simulation.Now().time_since_epoch())
-                                    .count();
-    return models::cql::StoreSnapshot::Open(*volume, fakes::SqliteVfs::kEpochUnixMs + now_ms);
+    const std::int64_t now_unix_ms =
+        fakes::SqliteVfs::kEpochUnixMs + std::chrono::duration_cast<std::chrono::milliseconds>(
+                                             world.simulation.Now().time_since_epoch())
+                                             .count();
+    World::ObservedStore& kept = world.observed_store;
+    // A retired volume is never freed (fakes::Runtime), so the pointer and
+    // the count of changes name the bytes the kept snapshot reads.
+    if (kept.snapshot != nullptr && kept.volume == volume && kept.changes == volume->changes()) {
+      kept.snapshot->SetNow(now_unix_ms);
+      return kept.snapshot.get();
+    }
+    kept = {};
+    sim::Result<std::unique_ptr<models::cql::StoreSnapshot>> opened =
+        models::cql::StoreSnapshot::Open(*volume, now_unix_ms);
+    if (!opened.ok()) return opened.status();
+    kept = {volume, volume->changes(), std::move(opened).value()};
+    FL_ASSERT(kept.snapshot != nullptr);
+    return kept.snapshot.get();
   }
   return sim::Status::NotFound("the compose file has no store with a data volume");
 }
@@ -204,7 +218,7 @@ const fakes::Volume* MountedVolume(World& world, const std::string& service,
 // A keyspace's schema_migrations as the store holds it, observed: each row
 // as "<version> dirty|clean", in version order; "none" without rows or table.
 std::string RecordedVersions(World& world, const std::string& keyspace) {
-  sim::Result<std::unique_ptr<models::cql::StoreSnapshot>> store = ObserveStore(world);
+  sim::Result<models::cql::StoreSnapshot*> store = ObserveStore(world);
   if (!store.ok())
     return store.status().code() == sim::StatusCode::kNotFound ? "none" : store.status().message();
   if ((*store)->catalog().FindTable(keyspace, "schema_migrations") == nullptr) return "none";

@@ -108,6 +108,16 @@ struct World : fakes::Environment {
   };
   std::map<std::pair<std::string, std::string>, ImageFacts> images;
 
+  // The store's database as ObserveStore last opened it, kept while its
+  // volume does not change: checkers and reports observe it several times
+  // at one moment, and reopening it parses its whole schema each time.
+  struct ObservedStore {
+    const fakes::Volume* volume = nullptr;
+    std::uint64_t changes = 0;  // The volume's changes() when it was opened.
+    std::unique_ptr<models::cql::StoreSnapshot> snapshot;
+  };
+  ObservedStore observed_store;
+
  private:
   sim::Process& Host(const std::string& name);
 
@@ -132,8 +142,9 @@ bool IsServing(const World& world, const std::string& service);
 bool IsServing(const World& world, const ServedService& service);
 
 // The store's database as its volume holds it now (models/cql/store_snapshot.h),
-// for observers; NotFound when there is no store or it never wrote one.
-sim::Result<std::unique_ptr<models::cql::StoreSnapshot>> ObserveStore(World& world);
+// for observers; NotFound when there is no store or it never wrote one. The
+// world owns it: read it now, and do not keep it past the next step.
+sim::Result<models::cql::StoreSnapshot*> ObserveStore(World& world);
 
 // The volume the compose file mounts at `target` in `service` (whether or
 // not its container exists now), or nullptr when there is none yet.

@@ -143,6 +143,35 @@ TEST(ClusterTest, ACrashArmedMidRunFiresAtThePassItNames) {
   EXPECT_TRUE(cluster.Serving("kuri-2"));
 }
 
+// Observing keeps the store's snapshot while its volume does not change
+// (the checkers look several times at one moment, and opening it parses the
+// whole schema), and opens it again once the store wrote: a table and a
+// column an upgrade adds after the first look are in the next one.
+TEST(ClusterTest, AnObservedStoreIsKeptUntilItsVolumeChanges) {
+  Cluster cluster(UpgradeTopology("golang-migrate"));
+  cluster.Up();
+  cluster.Settle();
+  const auto table = [&cluster](const std::string& name) -> std::string {
+    sim::Result<models::cql::StoreSnapshot*> store = ObserveStore(cluster.world());
+    if (!store.ok()) return store.status().message();
+    models::cql::Outcome described =
+        (*store)->Read("DESCRIBE TABLE filecoingw_kuri1." + name);
+    const auto* result = std::get_if<models::cql::QueryResult>(&described);
+    return result == nullptr ? "not there" : result->text;
+  };
+  EXPECT_EQ(table("objecttags"), "not there");
+  EXPECT_EQ(table("cidgroups").find("created_at"), std::string::npos);
+  sim::Result<models::cql::StoreSnapshot*> first = ObserveStore(cluster.world());
+  sim::Result<models::cql::StoreSnapshot*> again = ObserveStore(cluster.world());
+  ASSERT_TRUE(first.ok() && again.ok());
+  EXPECT_EQ(*first, *again);  // Nothing changed in between: the same snapshot.
+  cluster.Upgrade("kuri-1", "next");
+  cluster.Settle();
+  EXPECT_NE(table("objecttags").find("CREATE TABLE filecoingw_kuri1.objecttags"),
+            std::string::npos);
+  EXPECT_NE(table("cidgroups").find("created_at timestamp"), std::string::npos);
+}
+
 TEST(ClusterTest, TheSafeRunnerFinishesTheSameUpgradeAfterTheSameCrash) {
   Cluster cluster(UpgradeTopology("safe"));
   cluster.Up();
