@@ -206,19 +206,22 @@ std::optional<CqlError> CheckTableOptions(
 // properties and sets the altered ones on them
 // (src/yb/yql/cql/ql/ptree/pt_alter_table.cc, ToTableProperties).
 Options MergedOptions(Options options, const Options& altered) {
-  for (const auto& [name, value] : altered) {
-    auto same = std::find_if(options.begin(), options.end(),
-                             [&](const auto& option) { return option.first == name; });
+  // Pairs, not structured bindings: clang 14 (the asan preset's) cannot
+  // capture a binding in a lambda.
+  const auto named = [](const std::string& name) {
+    return [&name](const auto& option) { return option.first == name; };
+  };
+  for (const auto& option : altered) {
+    auto same = std::find_if(options.begin(), options.end(), named(option.first));
     if (same == options.end()) {
-      options.emplace_back(name, value);
+      options.push_back(option);
     } else {
-      same->second = value;
+      same->second = option.second;
     }
   }
-  for (const auto& [name, value] : altered) {
-    FL_ASSERT_MSG(std::any_of(options.begin(), options.end(),
-                              [&](const auto& option) { return option.first == name; }),
-                  "altered option {} lost", name);
+  for (const auto& option : altered) {
+    FL_ASSERT_MSG(std::any_of(options.begin(), options.end(), named(option.first)),
+                  "altered option {} lost", option.first);
   }
   return options;
 }
