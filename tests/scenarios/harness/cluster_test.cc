@@ -154,8 +154,7 @@ TEST(ClusterTest, AnObservedStoreIsKeptUntilItsVolumeChanges) {
   const auto table = [&cluster](const std::string& name) -> std::string {
     sim::Result<models::cql::StoreSnapshot*> store = ObserveStore(cluster.world());
     if (!store.ok()) return store.status().message();
-    models::cql::Outcome described =
-        (*store)->Read("DESCRIBE TABLE filecoingw_kuri1." + name);
+    models::cql::Outcome described = (*store)->Read("DESCRIBE TABLE filecoingw_kuri1." + name);
     const auto* result = std::get_if<models::cql::QueryResult>(&described);
     return result == nullptr ? "not there" : result->text;
   };
