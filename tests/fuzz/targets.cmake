@@ -1,8 +1,9 @@
 # The libFuzzer targets, one entry each: name, then its sources beyond its
-# own <name>.cc. The first list is of pure sources, compiled by clang in one
-# command; the second (below) links the simulator's libraries.
-# CMakeLists.txt (the fuzz preset) and short_run.cmake (the suite's short
-# runs) both read these lists.
+# own <name>.cc. The first list is of pure sources, compiled apart from the
+# libraries; the second (below) links the simulator's libraries. Both are
+# built in a clang tree with FAULTLINE_FUZZ (the fuzz and asan presets).
+# CMakeLists.txt and short_run.cmake (the suite's short runs) both read
+# these lists.
 set(FAULTLINE_FUZZ_TARGETS cql_parser_fuzz migration_lint_fuzz sum_file_fuzz)
 set(cql_parser_fuzz_SOURCES
   models/cql/keywords.cc
