@@ -6,18 +6,11 @@
 #include <fmt/format.h>
 
 #include "models/cql/keywords.h"
+#include "models/cql/parser_internal.h"
 #include "sim/assert.h"
 
 namespace faultline::models::cql {
-namespace {
-
-constexpr std::string_view kSyntaxError = "Invalid SQL Statement. syntax error";
-
-// Carries a syntax error out of the recursive descent; caught in Parse() and
-// never seen outside this file.
-struct ParseFailure {
-  ParseError error;
-};
+namespace parsing {
 
 std::string Lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -29,621 +22,431 @@ std::string Upper(std::string text) {
   return text;
 }
 
-class Parser {
- public:
-  explicit Parser(const std::vector<Token>& tokens) : tokens_(tokens) {}
+ParsedStatement Parser::ParseStatement() {
+  bind_markers_ = 0;
+  depth_ = 0;
+  const Position start = Peek().position;
+  Statement statement = StatementBody();
+  FL_ASSERT_MSG(depth_ == 0, "nesting left open: {}", depth_);
+  FL_ASSERT(bind_markers_ >= 0);
+  if (!Peek().IsSymbol(";") && !AtEnd()) Fail(Peek(), "';' or end of input");
+  return ParsedStatement{std::move(statement), start, TextSince(start.offset), bind_markers_};
+}
 
-  bool AtEnd() const { return Peek().kind == TokenKind::kEnd; }
-  bool AcceptSymbol(std::string_view symbol) {
-    if (!Peek().IsSymbol(symbol)) return false;
+std::string Parser::TextSince(std::size_t from) const {
+  FL_ASSERT_MSG(from <= Here() && Here() <= source_.size(), "text from {} to {} of {} bytes", from,
+                Here(), source_.size());
+  std::string text(source_.substr(from, Here() - from));
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  return text;
+}
+
+void Parser::Fail(const Token& at, std::string_view expecting) const {
+  std::string message = fmt::format("{}, unexpected {}", kSyntaxError, DescribeToken(at));
+  if (!expecting.empty()) message += fmt::format(", expecting {}", expecting);
+  throw ParseFailure{ParseError{at.position, std::move(message)}};
+}
+
+void Parser::ExpectKeyword(std::string_view keyword) {
+  if (!AcceptKeyword(keyword)) Fail(Peek(), fmt::format("'{}'", keyword));
+}
+
+void Parser::ExpectSymbol(std::string_view symbol) {
+  if (!AcceptSymbol(symbol)) Fail(Peek(), fmt::format("'{}'", symbol));
+}
+
+// An identifier, lower-cased unless it was double-quoted. A reserved word
+// of YCQL's grammar is no name unless quoted: bison reports the keyword's
+// token (YCQL's messages name it in capitals: "unexpected TABLE").
+std::string Parser::Identifier(std::string_view what) {
+  const Token& token = Peek();
+  if (token.kind == TokenKind::kIdentifier) {
+    std::string name = Lower(token.text);
+    if (IsReservedWord(name)) {
+      throw ParseFailure{
+          ParseError{token.position, fmt::format("{}, unexpected {}", kSyntaxError, Upper(name))}};
+    }
     ++next_;
-    return true;
-  }
-  const Token& Peek(std::size_t ahead = 0) const {
-    FL_ASSERT(!tokens_.empty() && tokens_.back().kind == TokenKind::kEnd);
-    return tokens_[std::min(next_ + ahead, tokens_.size() - 1)];
-  }
-
-  // One statement, from the current token up to (not including) ';' or the end.
-  ParsedStatement ParseStatement(std::string_view text) {
-    bind_markers_ = 0;
-    depth_ = 0;
-    const Position start = Peek().position;
-    Statement statement = StatementBody();
-    FL_ASSERT_MSG(depth_ == 0, "nesting left open: {}", depth_);
-    FL_ASSERT(bind_markers_ >= 0);
-    if (!Peek().IsSymbol(";") && !AtEnd()) Fail(Peek(), "';' or end of input");
-    std::string own_text(text.substr(start.offset, Peek().position.offset - start.offset));
-    while (!own_text.empty() && std::isspace(static_cast<unsigned char>(own_text.back()))) {
-      own_text.pop_back();
-    }
-    return ParsedStatement{std::move(statement), start, std::move(own_text), bind_markers_};
-  }
-
- private:
-  const Token& Next() {
-    const Token& token = Peek();
-    if (token.kind != TokenKind::kEnd) ++next_;
-    return token;
-  }
-  [[noreturn]] void Fail(const Token& at, std::string_view expecting) const {
-    std::string message = fmt::format("{}, unexpected {}", kSyntaxError, DescribeToken(at));
-    if (!expecting.empty()) message += fmt::format(", expecting {}", expecting);
-    throw ParseFailure{ParseError{at.position, std::move(message)}};
-  }
-  bool AcceptKeyword(std::string_view keyword) {
-    if (!Peek().IsKeyword(keyword)) return false;
-    ++next_;
-    return true;
-  }
-  void ExpectKeyword(std::string_view keyword) {
-    if (!AcceptKeyword(keyword)) Fail(Peek(), fmt::format("'{}'", keyword));
-  }
-  // CQL's synonyms: KEYSPACE or SCHEMA, TABLE or COLUMNFAMILY.
-  bool AcceptKeyspaceWord() { return AcceptKeyword("keyspace") || AcceptKeyword("schema"); }
-  bool AcceptTableWord() { return AcceptKeyword("table") || AcceptKeyword("columnfamily"); }
-  void ExpectSymbol(std::string_view symbol) {
-    if (!AcceptSymbol(symbol)) Fail(Peek(), fmt::format("'{}'", symbol));
-  }
-
-  // An identifier, lower-cased unless it was double-quoted. A reserved word
-  // of YCQL's grammar is no name unless quoted: bison reports the keyword's
-  // token (YCQL's messages name it in capitals: "unexpected TABLE").
-  std::string Identifier(std::string_view what) {
-    const Token& token = Peek();
-    if (token.kind == TokenKind::kIdentifier) {
-      std::string name = Lower(token.text);
-      if (IsReservedWord(name)) {
-        throw ParseFailure{ParseError{token.position,
-                                      fmt::format("{}, unexpected {}", kSyntaxError, Upper(name))}};
-      }
-      ++next_;
-      return name;
-    }
-    if (token.kind == TokenKind::kQuotedIdentifier) return Next().text;
-    Fail(token, what);
-  }
-  // A type's or an option's name: keywords such as `text` or `set` are not
-  // reserved there.
-  std::string Word(std::string_view what) {
-    const Token& token = Peek();
-    if (token.kind == TokenKind::kIdentifier) return Lower(Next().text);
-    if (token.kind == TokenKind::kQuotedIdentifier) return Next().text;
-    Fail(token, what);
-  }
-
-  std::size_t Here() const { return Peek().position.offset; }
-
-  QualifiedName TableName() {
-    QualifiedName name;
-    name.offset = Here();
-    name.name = Identifier("a table name");
-    if (AcceptSymbol(".")) {
-      // After the dot any keyword is a name (the grammar's attr_name is a
-      // ColLabel): system_schema.keyspaces.
-      name.keyspace = std::move(name.name);
-      name.name = Word("a table name");
-    }
     return name;
   }
+  if (token.kind == TokenKind::kQuotedIdentifier) return Next().text;
+  Fail(token, what);
+}
 
-  // Types and collection literals nest; past kMaxDepth it is an error, not
-  // a stack overflow.
-  static constexpr int kMaxDepth = 32;
-  struct Nested {
-    explicit Nested(Parser& parser) : parser_(parser) {
-      if (++parser_.depth_ > kMaxDepth) parser_.Fail(parser_.Peek(), "less nesting");
-    }
-    ~Nested() { --parser_.depth_; }
-    Parser& parser_;
-  };
+// A type's or an option's name: keywords such as `text` or `set` are not
+// reserved there.
+std::string Parser::Word(std::string_view what) {
+  const Token& token = Peek();
+  if (token.kind == TokenKind::kIdentifier) return Lower(Next().text);
+  if (token.kind == TokenKind::kQuotedIdentifier) return Next().text;
+  Fail(token, what);
+}
 
-  TypeName Type() {
-    const Nested nested(*this);
-    TypeName type;
-    type.base = Word("a type");
-    if (AcceptSymbol("<")) {
-      do {
-        type.parameters.push_back(Type());
-      } while (AcceptSymbol(","));
-      ExpectSymbol(">");
-    }
-    return type;
+QualifiedName Parser::TableName() {
+  QualifiedName name;
+  name.offset = Here();
+  name.name = Identifier("a table name");
+  if (AcceptSymbol(".")) {
+    // After the dot any keyword is a name (the grammar's attr_name is a
+    // ColLabel): system_schema.keyspaces.
+    name.keyspace = std::move(name.name);
+    name.name = Word("a table name");
   }
+  return name;
+}
 
-  Term Literal(Term::Kind kind) {
-    Term term;
-    term.kind = kind;
-    term.text = Next().text;
-    return term;
-  }
-
-  // A value, with where it starts: errors about it point there.
-  Term ParseTerm() {
-    const Nested nested(*this);
-    const std::size_t at = Here();
-    Term term = ParseTermHere();
-    term.offset = at;
-    return term;
-  }
-
-  Term ParseTermHere() {
-    const Token& token = Peek();
-    switch (token.kind) {
-      case TokenKind::kString:
-        return Literal(Term::Kind::kString);
-      case TokenKind::kInteger:
-        return Literal(Term::Kind::kInteger);
-      case TokenKind::kFloat:
-        return Literal(Term::Kind::kFloat);
-      case TokenKind::kBlob:
-        return Literal(Term::Kind::kBlob);
-      case TokenKind::kUuid:
-        return Literal(Term::Kind::kUuid);
-      default:
-        break;
-    }
-    if (token.IsKeyword("true") || token.IsKeyword("false")) return Literal(Term::Kind::kBoolean);
-    if (token.IsKeyword("null")) return Literal(Term::Kind::kNull);
-    if (AcceptSymbol("?")) {
-      Term term;
-      term.kind = Term::Kind::kBindMarker;
-      term.bind_index = bind_markers_++;
-      return term;
-    }
-    if (AcceptSymbol("-")) {
-      if (Peek().kind != TokenKind::kInteger && Peek().kind != TokenKind::kFloat) {
-        Fail(Peek(), "a number");
-      }
-      Term term =
-          Literal(Peek().kind == TokenKind::kInteger ? Term::Kind::kInteger : Term::Kind::kFloat);
-      term.text = "-" + term.text;
-      return term;
-    }
-    if (AcceptSymbol("[")) return Collection(Term::Kind::kList, "]");
-    if (AcceptSymbol("{")) return Collection(Term::Kind::kSet, "}");
-    Fail(token, "a value");
-  }
-
-  // After the opening bracket: elements up to `close`; `{k: v, ...}` is a map.
-  Term Collection(Term::Kind kind, std::string_view close) {
-    Term term;
-    term.kind = kind;
-    if (AcceptSymbol(close)) return term;
+TypeName Parser::Type() {
+  const Nested nested(*this);
+  TypeName type;
+  type.base = Word("a type");
+  if (AcceptSymbol("<")) {
     do {
+      type.parameters.push_back(Type());
+    } while (AcceptSymbol(","));
+    ExpectSymbol(">");
+  }
+  return type;
+}
+
+Term Parser::Literal(Term::Kind kind) {
+  Term term;
+  term.kind = kind;
+  term.text = Next().text;
+  return term;
+}
+
+// A value, with where it starts: errors about it point there.
+Term Parser::ParseTerm() {
+  const Nested nested(*this);
+  const std::size_t at = Here();
+  Term term = ParseTermHere();
+  term.offset = at;
+  return term;
+}
+
+Term Parser::ParseTermHere() {
+  const Token& token = Peek();
+  switch (token.kind) {
+    case TokenKind::kString:
+      return Literal(Term::Kind::kString);
+    case TokenKind::kInteger:
+      return Literal(Term::Kind::kInteger);
+    case TokenKind::kFloat:
+      return Literal(Term::Kind::kFloat);
+    case TokenKind::kBlob:
+      return Literal(Term::Kind::kBlob);
+    case TokenKind::kUuid:
+      return Literal(Term::Kind::kUuid);
+    default:
+      break;
+  }
+  if (token.IsKeyword("true") || token.IsKeyword("false")) return Literal(Term::Kind::kBoolean);
+  if (token.IsKeyword("null")) return Literal(Term::Kind::kNull);
+  if (AcceptSymbol("?")) {
+    Term term;
+    term.kind = Term::Kind::kBindMarker;
+    term.bind_index = bind_markers_++;
+    return term;
+  }
+  if (AcceptSymbol("-")) {
+    if (Peek().kind != TokenKind::kInteger && Peek().kind != TokenKind::kFloat) {
+      Fail(Peek(), "a number");
+    }
+    Term term =
+        Literal(Peek().kind == TokenKind::kInteger ? Term::Kind::kInteger : Term::Kind::kFloat);
+    term.text = "-" + term.text;
+    return term;
+  }
+  if (AcceptSymbol("[")) return Collection(Term::Kind::kList, "]");
+  if (AcceptSymbol("{")) return Collection(Term::Kind::kSet, "}");
+  Fail(token, "a value");
+}
+
+// After the opening bracket: elements up to `close`; `{k: v, ...}` is a map.
+Term Parser::Collection(Term::Kind kind, std::string_view close) {
+  Term term;
+  term.kind = kind;
+  if (AcceptSymbol(close)) return term;
+  do {
+    term.elements.push_back(ParseTerm());
+    if (kind != Term::Kind::kList && (term.kind == Term::Kind::kMap || term.elements.size() == 1) &&
+        AcceptSymbol(":")) {
+      term.kind = Term::Kind::kMap;
       term.elements.push_back(ParseTerm());
-      if (kind != Term::Kind::kList &&
-          (term.kind == Term::Kind::kMap || term.elements.size() == 1) && AcceptSymbol(":")) {
-        term.kind = Term::Kind::kMap;
-        term.elements.push_back(ParseTerm());
-      } else if (term.kind == Term::Kind::kMap) {
-        Fail(Peek(), "':'");
-      }
-    } while (AcceptSymbol(","));
-    FL_ASSERT(term.kind != Term::Kind::kMap || term.elements.size() % 2 == 0);
-    ExpectSymbol(close);
-    return term;
-  }
-
-  // `with_in`: SELECT's WHERE also takes `column IN (value, ...)`.
-  std::vector<Relation> Relations(bool with_in = false) {
-    std::vector<Relation> relations;
-    do {
-      Relation relation;
-      relation.offset = Here();
-      relation.column = Identifier("a column name");
-      if (with_in && AcceptKeyword("in")) {
-        relation.op = "IN";
-        relation.value.offset = Here();
-        relation.value.kind = Term::Kind::kList;
-        ExpectSymbol("(");
-        if (!AcceptSymbol(")")) {
-          do {
-            relation.value.elements.push_back(ParseTerm());
-          } while (AcceptSymbol(","));
-          ExpectSymbol(")");
-        }
-        relations.push_back(std::move(relation));
-        continue;
-      }
-      const Token& op = Peek();
-      static constexpr std::string_view kOperators[] = {"=", "<", ">", "<=", ">=", "!="};
-      if (op.kind != TokenKind::kSymbol || std::find(std::begin(kOperators), std::end(kOperators),
-                                                     op.text) == std::end(kOperators)) {
-        Fail(op, "a comparison");
-      }
-      relation.op = Next().text;
-      relation.value = ParseTerm();
-      FL_ASSERT(!relation.column.empty() && !relation.op.empty());
-      relations.push_back(std::move(relation));
-    } while (AcceptKeyword("and"));
-    FL_ASSERT(relations.size() <= tokens_.size());  // Each took tokens.
-    return relations;
-  }
-
-  bool IfNotExists() {
-    if (!AcceptKeyword("if")) return false;
-    ExpectKeyword("not");
-    ExpectKeyword("exists");
-    return true;
-  }
-  bool IfExists() {
-    if (!AcceptKeyword("if")) return false;
-    ExpectKeyword("exists");
-    return true;
-  }
-  // IF EXISTS, or IF relation AND ...: for UPDATE and DELETE.
-  void Conditions(bool& if_exists, std::vector<Relation>& conditions) {
-    if (!AcceptKeyword("if")) return;
-    if (AcceptKeyword("exists")) {
-      if_exists = true;
-    } else {
-      conditions = Relations();
+    } else if (term.kind == Term::Kind::kMap) {
+      Fail(Peek(), "':'");
     }
-  }
-  std::optional<Term> UsingTtl() {
-    if (!AcceptKeyword("using")) return std::nullopt;
-    ExpectKeyword("ttl");
-    return ParseTerm();
-  }
+  } while (AcceptSymbol(","));
+  FL_ASSERT(term.kind != Term::Kind::kMap || term.elements.size() % 2 == 0);
+  ExpectSymbol(close);
+  return term;
+}
 
-  Statement StatementBody() {
-    const Token& first = Peek();
-    if (AcceptKeyword("create")) return Create();
-    if (AcceptKeyword("drop")) return Drop();
-    if (AcceptKeyword("use")) return Use{Identifier("a keyspace name")};
-    if (AcceptKeyword("alter")) return Alter();
-    if (AcceptKeyword("truncate")) {
-      AcceptKeyword("table");
-      return Truncate{TableName()};
-    }
-    if (AcceptKeyword("insert")) return InsertBody();
-    if (AcceptKeyword("update")) return UpdateBody();
-    if (AcceptKeyword("delete")) return DeleteBody();
-    if (AcceptKeyword("select")) return SelectBody();
-    if (AcceptKeyword("begin")) return BatchBody();
-    if (AcceptKeyword("describe") || AcceptKeyword("desc")) return DescribeBody();
-    Fail(first, "a statement");
-  }
-
-  Statement Create() {
-    if (AcceptKeyspaceWord()) {
-      CreateKeyspace statement;
-      statement.if_not_exists = IfNotExists();
-      statement.name = Identifier("a keyspace name");
-      if (AcceptKeyword("with")) Options(statement.options);
-      return statement;
-    }
-    if (!AcceptTableWord()) {
-      Fail(Peek(), "'KEYSPACE' or 'TABLE'");
-    }
-    CreateTable statement;
-    statement.if_not_exists = IfNotExists();
-    statement.table = TableName();
-    ExpectSymbol("(");
-    do {
-      if (AcceptKeyword("primary")) {
-        ExpectKeyword("key");
-        PrimaryKey(statement);
-        continue;
-      }
-      ColumnDefinition column;
-      column.offset = Here();
-      column.name = Identifier("a column name");
-      column.type = Type();
-      column.is_static = AcceptKeyword("static");
-      if (AcceptKeyword("primary")) {
-        ExpectKeyword("key");
-        if (!statement.partition_key.empty()) Fail(Peek(), "one primary key");
-        statement.partition_key = {column.name};
-      }
-      statement.columns.push_back(std::move(column));
-    } while (AcceptSymbol(","));
-    ExpectSymbol(")");
-    if (AcceptKeyword("with")) TableOptions(statement);
-    return statement;
-  }
-
-  void PrimaryKey(CreateTable& statement) {
-    if (!statement.partition_key.empty()) Fail(Peek(), "one primary key");
-    ExpectSymbol("(");
-    if (AcceptSymbol("(")) {
-      do {
-        statement.partition_key.push_back(Identifier("a column name"));
-      } while (AcceptSymbol(","));
-      ExpectSymbol(")");
-    } else {
-      statement.partition_key.push_back(Identifier("a column name"));
-    }
-    while (AcceptSymbol(",")) statement.clustering_key.push_back(Identifier("a column name"));
-    ExpectSymbol(")");
-  }
-
-  void TableOptions(CreateTable& statement) {
-    do {
-      if (AcceptKeyword("clustering")) {
-        ExpectKeyword("order");
-        ExpectKeyword("by");
-        ExpectSymbol("(");
+// `with_in`: SELECT's WHERE also takes `column IN (value, ...)`.
+std::vector<Relation> Parser::Relations(bool with_in) {
+  std::vector<Relation> relations;
+  do {
+    Relation relation;
+    relation.offset = Here();
+    relation.column = Identifier("a column name");
+    if (with_in && AcceptKeyword("in")) {
+      relation.op = "IN";
+      relation.value.offset = Here();
+      relation.value.kind = Term::Kind::kList;
+      ExpectSymbol("(");
+      if (!AcceptSymbol(")")) {
         do {
-          std::string column = Identifier("a column name");
-          bool descending = false;
-          if (AcceptKeyword("desc")) {
-            descending = true;
-          } else {
-            AcceptKeyword("asc");
-          }
-          statement.clustering_order.emplace_back(std::move(column), descending);
+          relation.value.elements.push_back(ParseTerm());
         } while (AcceptSymbol(","));
         ExpectSymbol(")");
-        continue;
       }
-      std::vector<std::pair<std::string, std::string>> one = OneOption();
-      statement.options.insert(statement.options.end(), one.begin(), one.end());
-    } while (AcceptKeyword("and"));
-  }
+      relations.push_back(std::move(relation));
+      continue;
+    }
+    const Token& op = Peek();
+    static constexpr std::string_view kOperators[] = {"=", "<", ">", "<=", ">=", "!="};
+    if (op.kind != TokenKind::kSymbol ||
+        std::find(std::begin(kOperators), std::end(kOperators), op.text) == std::end(kOperators)) {
+      Fail(op, "a comparison");
+    }
+    relation.op = Next().text;
+    relation.value = ParseTerm();
+    FL_ASSERT(!relation.column.empty() && !relation.op.empty());
+    relations.push_back(std::move(relation));
+  } while (AcceptKeyword("and"));
+  FL_ASSERT(relations.size() <= tokens_.size());  // Each took tokens.
+  return relations;
+}
 
-  // name = value [AND name = value ...].
-  void Options(std::vector<std::pair<std::string, std::string>>& options) {
-    do {
-      std::vector<std::pair<std::string, std::string>> one = OneOption();
-      options.insert(options.end(), one.begin(), one.end());
-    } while (AcceptKeyword("and"));
-  }
+bool Parser::IfNotExists() {
+  if (!AcceptKeyword("if")) return false;
+  ExpectKeyword("not");
+  ExpectKeyword("exists");
+  return true;
+}
 
-  // name = value, the value kept as written.
-  std::vector<std::pair<std::string, std::string>> OneOption() {
-    std::string name = Word("an option name");
+bool Parser::IfExists() {
+  if (!AcceptKeyword("if")) return false;
+  ExpectKeyword("exists");
+  return true;
+}
+
+// IF EXISTS, or IF relation AND ...: for UPDATE and DELETE.
+void Parser::Conditions(bool& if_exists, std::vector<Relation>& conditions) {
+  if (!AcceptKeyword("if")) return;
+  if (AcceptKeyword("exists")) {
+    if_exists = true;
+  } else {
+    conditions = Relations();
+  }
+}
+
+std::optional<Term> Parser::UsingTtl() {
+  if (!AcceptKeyword("using")) return std::nullopt;
+  ExpectKeyword("ttl");
+  return ParseTerm();
+}
+
+Statement Parser::StatementBody() {
+  const Token& first = Peek();
+  if (AcceptKeyword("create")) return Create();
+  if (AcceptKeyword("drop")) return Drop();
+  if (AcceptKeyword("use")) return Use{Identifier("a keyspace name")};
+  if (AcceptKeyword("alter")) return Alter();
+  if (AcceptKeyword("truncate")) {
+    AcceptKeyword("table");
+    return Truncate{TableName()};
+  }
+  if (AcceptKeyword("insert")) return InsertBody();
+  if (AcceptKeyword("update")) return UpdateBody();
+  if (AcceptKeyword("delete")) return DeleteBody();
+  if (AcceptKeyword("select")) return SelectBody();
+  if (AcceptKeyword("begin")) return BatchBody();
+  if (AcceptKeyword("describe") || AcceptKeyword("desc")) return DescribeBody();
+  Fail(first, "a statement");
+}
+
+Statement Parser::InsertBody() {
+  ExpectKeyword("into");
+  Insert statement;
+  statement.table = TableName();
+  ExpectSymbol("(");
+  do {
+    statement.column_offsets.push_back(Here());
+    statement.columns.push_back(Identifier("a column name"));
+  } while (AcceptSymbol(","));
+  ExpectSymbol(")");
+  ExpectKeyword("values");
+  ExpectSymbol("(");
+  do {
+    statement.values.push_back(ParseTerm());
+  } while (AcceptSymbol(","));
+  ExpectSymbol(")");
+  statement.if_not_exists = IfNotExists();
+  statement.ttl = UsingTtl();
+  return statement;
+}
+
+Statement Parser::UpdateBody() {
+  Update statement;
+  statement.table = TableName();
+  statement.ttl = UsingTtl();
+  ExpectKeyword("set");
+  do {
+    Assignment assignment;
+    assignment.offset = Here();
+    assignment.column = Identifier("a column name");
     ExpectSymbol("=");
-    const std::size_t from = Peek().position.offset;
-    (void)ParseTerm();
-    const std::size_t to = Peek().position.offset;
-    std::string value(source_.substr(from, to - from));
-    while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back())))
-      value.pop_back();
-    return {{std::move(name), std::move(value)}};
-  }
+    AssignedValue(assignment);
+    statement.assignments.push_back(std::move(assignment));
+  } while (AcceptSymbol(","));
+  ExpectKeyword("where");
+  statement.where = Relations();
+  Conditions(statement.if_exists, statement.conditions);
+  return statement;
+}
 
-  Statement Drop() {
-    if (AcceptKeyspaceWord()) {
-      DropKeyspace statement;
-      statement.if_exists = IfExists();
-      statement.name = Identifier("a keyspace name");
-      return statement;
+// After `column =`: a value, `column + v`, `column - v` or `v + column`.
+void Parser::AssignedValue(Assignment& assignment) {
+  const Token& first = Peek();
+  if (first.kind == TokenKind::kIdentifier || first.kind == TokenKind::kQuotedIdentifier) {
+    if (!first.IsKeyword("true") && !first.IsKeyword("false") && !first.IsKeyword("null")) {
+      if (Identifier("a column name") != assignment.column) Fail(first, "a value");
+      if (AcceptSymbol("+")) {
+        assignment.op = Assignment::Op::kAdd;
+      } else {
+        ExpectSymbol("-");
+        assignment.op = Assignment::Op::kSubtract;
+      }
+      assignment.value = ParseTerm();
+      return;
     }
-    if (!AcceptTableWord()) {
-      Fail(Peek(), "'KEYSPACE' or 'TABLE'");
-    }
-    DropTable statement;
-    statement.if_exists = IfExists();
-    statement.table = TableName();
-    return statement;
   }
-
-  Statement Alter() {
-    if (!AcceptTableWord()) Fail(Peek(), "'TABLE'");
-    AlterTable statement;
-    statement.table = TableName();
-    if (AcceptKeyword("add")) {
-      statement.action = AlterTable::Action::kAdd;
-      statement.column.offset = Here();
-      statement.column.name = Identifier("a column name");
-      statement.column.type = Type();
-      statement.column.is_static = AcceptKeyword("static");
-    } else if (AcceptKeyword("drop")) {
-      statement.action = AlterTable::Action::kDrop;
-      statement.column.offset = Here();
-      statement.column.name = Identifier("a column name");
-    } else if (AcceptKeyword("rename")) {
-      statement.action = AlterTable::Action::kRename;
-      statement.column.offset = Here();
-      statement.column.name = Identifier("a column name");
-      ExpectKeyword("to");
-      statement.new_name_offset = Here();
-      statement.new_name = Identifier("a column name");
-    } else if (AcceptKeyword("with")) {
-      statement.action = AlterTable::Action::kWith;
-      Options(statement.options);
-    } else {
-      Fail(Peek(), "'ADD', 'DROP', 'RENAME' or 'WITH'");
-    }
-    return statement;
+  assignment.value = ParseTerm();
+  if (AcceptSymbol("+")) {
+    const Token& column = Peek();
+    if (Identifier("a column name") != assignment.column) Fail(column, "the assigned column");
+    assignment.op = Assignment::Op::kPrepend;
   }
+}
 
-  Statement InsertBody() {
-    ExpectKeyword("into");
-    Insert statement;
-    statement.table = TableName();
-    ExpectSymbol("(");
+std::optional<TypeName> Parser::TypeOnly() {
+  try {
+    TypeName type = Type();
+    if (!AtEnd()) return std::nullopt;
+    return type;
+  } catch (const ParseFailure&) {
+    return std::nullopt;
+  }
+}
+
+Statement Parser::DeleteBody() {
+  Delete statement;
+  if (!Peek().IsKeyword("from")) {
     do {
       statement.column_offsets.push_back(Here());
       statement.columns.push_back(Identifier("a column name"));
     } while (AcceptSymbol(","));
+  }
+  ExpectKeyword("from");
+  statement.table = TableName();
+  ExpectKeyword("where");
+  statement.where = Relations();
+  Conditions(statement.if_exists, statement.conditions);
+  return statement;
+}
+
+Statement Parser::SelectBody() {
+  Select statement;
+  if (AcceptSymbol("*")) {
+    statement.star = true;
+  } else if (Peek().IsKeyword("count") && Peek(1).IsSymbol("(")) {
+    Next();
+    Next();
+    ExpectSymbol("*");
     ExpectSymbol(")");
-    ExpectKeyword("values");
-    ExpectSymbol("(");
+    statement.count = true;
+  } else {
     do {
-      statement.values.push_back(ParseTerm());
+      statement.column_offsets.push_back(Here());
+      statement.columns.push_back(Identifier("a column name or '*'"));
     } while (AcceptSymbol(","));
-    ExpectSymbol(")");
-    statement.if_not_exists = IfNotExists();
-    statement.ttl = UsingTtl();
-    return statement;
   }
-
-  Statement UpdateBody() {
-    Update statement;
-    statement.table = TableName();
-    statement.ttl = UsingTtl();
-    ExpectKeyword("set");
+  ExpectKeyword("from");
+  statement.table = TableName();
+  if (AcceptKeyword("where")) statement.where = Relations(/*with_in=*/true);
+  if (AcceptKeyword("order")) {
+    ExpectKeyword("by");
     do {
-      Assignment assignment;
-      assignment.offset = Here();
-      assignment.column = Identifier("a column name");
-      ExpectSymbol("=");
-      AssignedValue(assignment);
-      statement.assignments.push_back(std::move(assignment));
-    } while (AcceptSymbol(","));
-    ExpectKeyword("where");
-    statement.where = Relations();
-    Conditions(statement.if_exists, statement.conditions);
-    return statement;
-  }
-
-  // After `column =`: a value, `column + v`, `column - v` or `v + column`.
-  void AssignedValue(Assignment& assignment) {
-    const Token& first = Peek();
-    if (first.kind == TokenKind::kIdentifier || first.kind == TokenKind::kQuotedIdentifier) {
-      if (!first.IsKeyword("true") && !first.IsKeyword("false") && !first.IsKeyword("null")) {
-        if (Identifier("a column name") != assignment.column) Fail(first, "a value");
-        if (AcceptSymbol("+")) {
-          assignment.op = Assignment::Op::kAdd;
-        } else {
-          ExpectSymbol("-");
-          assignment.op = Assignment::Op::kSubtract;
-        }
-        assignment.value = ParseTerm();
-        return;
-      }
-    }
-    assignment.value = ParseTerm();
-    if (AcceptSymbol("+")) {
-      const Token& column = Peek();
-      if (Identifier("a column name") != assignment.column) Fail(column, "the assigned column");
-      assignment.op = Assignment::Op::kPrepend;
-    }
-  }
-
- public:
-  std::optional<TypeName> TypeOnly() {
-    try {
-      TypeName type = Type();
-      if (!AtEnd()) return std::nullopt;
-      return type;
-    } catch (const ParseFailure&) {
-      return std::nullopt;
-    }
-  }
-
- private:
-  Statement DeleteBody() {
-    Delete statement;
-    if (!Peek().IsKeyword("from")) {
-      do {
-        statement.column_offsets.push_back(Here());
-        statement.columns.push_back(Identifier("a column name"));
-      } while (AcceptSymbol(","));
-    }
-    ExpectKeyword("from");
-    statement.table = TableName();
-    ExpectKeyword("where");
-    statement.where = Relations();
-    Conditions(statement.if_exists, statement.conditions);
-    return statement;
-  }
-
-  Statement SelectBody() {
-    Select statement;
-    if (AcceptSymbol("*")) {
-      statement.star = true;
-    } else if (Peek().IsKeyword("count") && Peek(1).IsSymbol("(")) {
-      Next();
-      Next();
-      ExpectSymbol("*");
-      ExpectSymbol(")");
-      statement.count = true;
-    } else {
-      do {
-        statement.column_offsets.push_back(Here());
-        statement.columns.push_back(Identifier("a column name or '*'"));
-      } while (AcceptSymbol(","));
-    }
-    ExpectKeyword("from");
-    statement.table = TableName();
-    if (AcceptKeyword("where")) statement.where = Relations(/*with_in=*/true);
-    if (AcceptKeyword("order")) {
-      ExpectKeyword("by");
-      do {
-        OrderingTerm term;
-        term.offset = Here();
-        term.column = Identifier("a column name");
-        if (AcceptKeyword("desc")) {
-          term.descending = true;
-        } else {
-          AcceptKeyword("asc");
-        }
-        statement.order_by.push_back(std::move(term));
-      } while (AcceptSymbol(","));
-    }
-    if (AcceptKeyword("limit")) statement.limit = ParseTerm();
-    if (AcceptKeyword("allow")) {
-      ExpectKeyword("filtering");
-      statement.allow_filtering = true;
-    }
-    return statement;
-  }
-
-  Statement BatchBody() {
-    if (!AcceptKeyword("unlogged")) AcceptKeyword("logged");
-    ExpectKeyword("batch");
-    Batch batch;
-    constexpr std::size_t kMaxBatch = 10'000;
-    while (!AcceptKeyword("apply")) {
-      if (batch.statements.size() >= kMaxBatch) Fail(Peek(), "'APPLY BATCH'");
-      if (AcceptKeyword("insert")) {
-        batch.statements.push_back(std::get<Insert>(InsertBody()));
-      } else if (AcceptKeyword("update")) {
-        batch.statements.push_back(std::get<Update>(UpdateBody()));
-      } else if (AcceptKeyword("delete")) {
-        batch.statements.push_back(std::get<Delete>(DeleteBody()));
+      OrderingTerm term;
+      term.offset = Here();
+      term.column = Identifier("a column name");
+      if (AcceptKeyword("desc")) {
+        term.descending = true;
       } else {
-        Fail(Peek(), "INSERT, UPDATE, DELETE or 'APPLY BATCH'");
+        AcceptKeyword("asc");
       }
-      AcceptSymbol(";");
-    }
-    ExpectKeyword("batch");
-    return batch;
+      statement.order_by.push_back(std::move(term));
+    } while (AcceptSymbol(","));
   }
+  if (AcceptKeyword("limit")) statement.limit = ParseTerm();
+  if (AcceptKeyword("allow")) {
+    ExpectKeyword("filtering");
+    statement.allow_filtering = true;
+  }
+  return statement;
+}
 
-  // ycqlsh's forms: KEYSPACES, CLUSTER, TABLES, [FULL] SCHEMA, KEYSPACE [name] (the
-  // current one without), TABLE or COLUMNFAMILY name, and a bare name (a
-  // keyspace if one has it, else a table).
-  Statement DescribeBody() {
-    Describe statement;
-    if (AcceptKeyword("keyspaces")) {
-      statement.what = Describe::What::kKeyspaces;
-    } else if (AcceptKeyword("cluster")) {
-      statement.what = Describe::What::kCluster;
-    } else if (AcceptKeyword("tables")) {
-      statement.what = Describe::What::kTables;
-    } else if (AcceptKeyword("full") || Peek().IsKeyword("schema")) {
-      ExpectKeyword("schema");
-      statement.what = Describe::What::kSchema;
-    } else if (AcceptKeyword("keyspace")) {
-      statement.what = Describe::What::kKeyspace;
-      if (!AtEnd() && !Peek().IsSymbol(";")) statement.keyspace = Identifier("a keyspace name");
-    } else if (AcceptKeyword("table") || AcceptKeyword("columnfamily")) {
-      statement.what = Describe::What::kTable;
-      statement.table = TableName();
+Statement Parser::BatchBody() {
+  if (!AcceptKeyword("unlogged")) AcceptKeyword("logged");
+  ExpectKeyword("batch");
+  Batch batch;
+  constexpr std::size_t kMaxBatch = 10'000;
+  while (!AcceptKeyword("apply")) {
+    if (batch.statements.size() >= kMaxBatch) Fail(Peek(), "'APPLY BATCH'");
+    if (AcceptKeyword("insert")) {
+      batch.statements.push_back(std::get<Insert>(InsertBody()));
+    } else if (AcceptKeyword("update")) {
+      batch.statements.push_back(std::get<Update>(UpdateBody()));
+    } else if (AcceptKeyword("delete")) {
+      batch.statements.push_back(std::get<Delete>(DeleteBody()));
     } else {
-      statement.what = Describe::What::kName;
-      statement.table = TableName();
+      Fail(Peek(), "INSERT, UPDATE, DELETE or 'APPLY BATCH'");
     }
-    return statement;
+    AcceptSymbol(";");
   }
+  ExpectKeyword("batch");
+  return batch;
+}
 
- public:
-  void set_source(std::string_view source) { source_ = source; }
+// ycqlsh's forms: KEYSPACES, CLUSTER, TABLES, [FULL] SCHEMA, KEYSPACE [name] (the
+// current one without), TABLE or COLUMNFAMILY name, and a bare name (a
+// keyspace if one has it, else a table).
+Statement Parser::DescribeBody() {
+  Describe statement;
+  if (AcceptKeyword("keyspaces")) {
+    statement.what = Describe::What::kKeyspaces;
+  } else if (AcceptKeyword("cluster")) {
+    statement.what = Describe::What::kCluster;
+  } else if (AcceptKeyword("tables")) {
+    statement.what = Describe::What::kTables;
+  } else if (AcceptKeyword("full") || Peek().IsKeyword("schema")) {
+    ExpectKeyword("schema");
+    statement.what = Describe::What::kSchema;
+  } else if (AcceptKeyword("keyspace")) {
+    statement.what = Describe::What::kKeyspace;
+    if (!AtEnd() && !Peek().IsSymbol(";")) statement.keyspace = Identifier("a keyspace name");
+  } else if (AcceptKeyword("table") || AcceptKeyword("columnfamily")) {
+    statement.what = Describe::What::kTable;
+    statement.table = TableName();
+  } else {
+    statement.what = Describe::What::kName;
+    statement.table = TableName();
+  }
+  return statement;
+}
 
- private:
-  const std::vector<Token>& tokens_;
-  std::size_t next_ = 0;
-  int bind_markers_ = 0;
-  int depth_ = 0;
-  std::string_view source_;
-};
-
-}  // namespace
+}  // namespace parsing
 
 std::string TypeName::ToString() const {
   if (parameters.empty()) return base;
@@ -663,16 +466,15 @@ ParseResult Parse(std::string_view text) {
         ParseError{lexed.error->position, "Invalid SQL Statement. " + lexed.error->message};
     return result;
   }
-  Parser parser(lexed.tokens);
-  parser.set_source(text);
+  parsing::Parser parser(lexed.tokens, text);
   try {
     for (;;) {
       while (parser.AcceptSymbol(";")) {
       }
       if (parser.AtEnd()) break;
-      result.statements.push_back(parser.ParseStatement(text));
+      result.statements.push_back(parser.ParseStatement());
     }
-  } catch (const ParseFailure& failure) {
+  } catch (const parsing::ParseFailure& failure) {
     result.error = failure.error;
   }
   return result;
@@ -681,8 +483,7 @@ ParseResult Parse(std::string_view text) {
 std::optional<TypeName> ParseTypeName(std::string_view text) {
   LexResult lexed = Lex(text);
   if (lexed.error) return std::nullopt;
-  Parser parser(lexed.tokens);
-  parser.set_source(text);
+  parsing::Parser parser(lexed.tokens, text);
   return parser.TypeOnly();
 }
 

@@ -9,6 +9,7 @@ set(cql_parser_fuzz_SOURCES
   models/cql/keywords.cc
   models/cql/lexer.cc
   models/cql/parser.cc
+  models/cql/parser_ddl.cc
   sim/assert.cc)
 set(cql_parser_fuzz_CORPUS tests/fuzz/cql_corpus)
 set(migration_lint_fuzz_SOURCES
@@ -16,6 +17,7 @@ set(migration_lint_fuzz_SOURCES
   models/cql/keywords.cc
   models/cql/lexer.cc
   models/cql/parser.cc
+  models/cql/parser_ddl.cc
   models/cql/types.cc
   models/migrate/folder.cc
   models/migrate/lint.cc
