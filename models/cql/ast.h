@@ -116,6 +116,43 @@ struct DropTable {
   bool if_exists = false;
   QualifiedName table;
 };
+// What an index is on: a column, or for a collection its keys, values or
+// entries, or (frozen) the whole value: Cassandra's indexIdent (Parser.g).
+struct IndexTarget {
+  enum class Kind : unsigned char { kColumn, kKeys, kValues, kEntries, kFull };
+  Kind kind = Kind::kColumn;
+  std::string column;
+  std::size_t offset = 0;
+  friend bool operator==(const IndexTarget&, const IndexTarget&) = default;
+};
+// CREATE [UNIQUE] [CUSTOM] INDEX [IF NOT EXISTS] [name] ON t (target, ...)
+// [INCLUDE | COVERING (column, ...)] [WHERE relation AND ...]
+// [USING 'class'] [WITH name = value AND ... | CLUSTERING ORDER BY (...)]:
+// the union of YCQL's grammar (parser_gram.y, IndexStmt) and Cassandra's
+// (Parser.g, createIndexStatement); the engine refuses what its dialect lacks.
+struct CreateIndex {
+  bool unique = false;
+  bool custom = false;
+  bool if_not_exists = false;
+  std::string name;  // Empty: the default name, table_column_idx.
+  std::size_t name_offset = 0;
+  QualifiedName table;
+  std::vector<IndexTarget> targets;
+  std::size_t hash_targets = 0;  // YCQL's ((a, b), c): how many targets form the hash key.
+  std::vector<std::string> included;
+  std::vector<std::size_t> included_offsets;
+  std::vector<Relation> where;  // A partial index's predicate.
+  std::string where_text;       // As written, for DESCRIBE.
+  std::string using_class;      // USING '...'.
+  std::size_t using_offset = 0;
+  std::vector<std::pair<std::string, std::string>> options;  // WITH name = value, as text.
+  std::vector<std::pair<std::string, bool>> clustering_order;
+};
+// DROP INDEX [IF EXISTS] [keyspace.]name.
+struct DropIndex {
+  bool if_exists = false;
+  QualifiedName index;
+};
 struct Truncate {
   QualifiedName table;
 };
@@ -182,8 +219,8 @@ struct Describe {
 };
 
 using Statement =
-    std::variant<CreateKeyspace, DropKeyspace, Use, CreateTable, AlterTable, DropTable, Truncate,
-                 Insert, Update, Delete, Select, Batch, Describe>;
+    std::variant<CreateKeyspace, DropKeyspace, Use, CreateTable, AlterTable, DropTable, CreateIndex,
+                 DropIndex, Truncate, Insert, Update, Delete, Select, Batch, Describe>;
 
 struct ParsedStatement {
   Statement statement;

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <set>
 #include <variant>
 
+#include "models/cql/keywords.h"
 #include "models/cql/parser.h"
 #include "models/cql/sql.h"
 #include "models/cql/value.h"
@@ -18,9 +20,10 @@ namespace {
 // The catalog's own tables and views, created in one transaction; SQLite's
 // user_version records which layout a file has, so that an open of a current
 // file changes nothing.
-// 2: system.local (fl_system_local). A store saved at an older layout gets
-// the views it lacks when it is next opened (kSchema only adds).
-constexpr int kCatalogLayout = 2;
+// 2: system.local (fl_system_local). 3: secondary indexes (fl_indexes,
+// fl_system_indexes). A store saved at an older layout gets the tables and
+// views it lacks when it is next opened (kSchema only adds).
+constexpr int kCatalogLayout = 3;
 constexpr std::string_view kSchema = R"sql(
 BEGIN IMMEDIATE;
 CREATE TABLE IF NOT EXISTS fl_meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -33,6 +36,9 @@ CREATE TABLE IF NOT EXISTS fl_columns(
   table_id INTEGER, name TEXT, type TEXT NOT NULL, role TEXT NOT NULL, position INTEGER NOT NULL,
   clustering_order TEXT NOT NULL, sql_name TEXT NOT NULL, ordinal INTEGER NOT NULL,
   PRIMARY KEY(table_id, name));
+CREATE TABLE IF NOT EXISTS fl_indexes(
+  table_id INTEGER, name TEXT, ordinal INTEGER NOT NULL, definition TEXT NOT NULL,
+  kind TEXT NOT NULL, options BLOB, PRIMARY KEY(table_id, name));
 DROP VIEW IF EXISTS fl_system_keyspaces;
 CREATE VIEW fl_system_keyspaces AS
   SELECT name AS c0, 1 AS c1, replication AS c2 FROM fl_keyspaces
@@ -48,12 +54,16 @@ CREATE VIEW fl_system_columns AS
   SELECT t.keyspace AS c0, t.name AS c1, c.name AS c2, c.clustering_order AS c3, c.role AS c4,
          c.position AS c5, c.type AS c6, c.ordinal AS c7
   FROM fl_columns c JOIN fl_tables t ON t.id = c.table_id;
+DROP VIEW IF EXISTS fl_system_indexes;
+CREATE VIEW fl_system_indexes AS
+  SELECT t.keyspace AS c0, t.name AS c1, i.name AS c2, i.kind AS c3, i.options AS c4
+  FROM fl_indexes i JOIN fl_tables t ON t.id = i.table_id;
 DROP VIEW IF EXISTS fl_system_local;
 CREATE VIEW fl_system_local AS
   SELECT 'local' AS c0, 'COMPLETED' AS c1, 'local cluster' AS c2, '3.4.2' AS c3,
          'datacenter1' AS c4, '4' AS c5, 'org.apache.cassandra.dht.Murmur3Partitioner' AS c6,
          'rack1' AS c7, '3.9-SNAPSHOT' AS c8, '20.1.0' AS c9;
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 COMMIT;
 )sql";
 
@@ -166,6 +176,29 @@ std::string Unescaped(std::string_view text, std::size_t& at, char stop) {
   return out;
 }
 
+// The table's indexes' rows, after its own (fl_indexes).
+int WriteIndexes(sqlite3* db, const TableInfo& table) {
+  SqlStatement insert(db,
+                      "INSERT INTO fl_indexes(table_id, name, ordinal, definition, kind, options) "
+                      "VALUES (?, ?, ?, ?, ?, ?)");
+  if (!insert.ok()) return insert.code();
+  std::int64_t ordinal = 0;
+  for (const IndexInfo& index : table.indexes) {
+    FL_ASSERT_MSG(index.name == index.definition.name, "index {} defined as {}", index.name,
+                  index.definition.name);
+    sqlite3_reset(insert.get());
+    insert.Bind(1, table.id);
+    insert.Bind(2, index.name);
+    insert.Bind(3, ordinal++);
+    insert.Bind(4, IndexDefinitionText(table, index));
+    insert.Bind(5, index.kind);
+    sqlite3_bind_blob(insert.get(), 6, index.options.data(), static_cast<int>(index.options.size()),
+                      SQLITE_TRANSIENT);
+    if (insert.Step() != SQLITE_DONE) return insert.code();
+  }
+  return SQLITE_OK;
+}
+
 }  // namespace
 
 const ColumnInfo* TableInfo::Find(std::string_view column) const {
@@ -173,6 +206,107 @@ const ColumnInfo* TableInfo::Find(std::string_view column) const {
     if (info.name == column) return &info;
   }
   return nullptr;
+}
+
+const IndexInfo* TableInfo::FindIndex(std::string_view index) const {
+  for (const IndexInfo& info : indexes) {
+    if (info.name == index) return &info;
+  }
+  return nullptr;
+}
+
+const IndexInfo* TableInfo::IndexUsing(std::string_view column) const {
+  for (const IndexInfo& info : indexes) {
+    if (info.Uses(column)) return &info;
+  }
+  return nullptr;
+}
+
+bool IndexInfo::Uses(std::string_view column) const {
+  const auto& targets = definition.targets;
+  const auto& included = definition.included;
+  return std::any_of(targets.begin(), targets.end(),
+                     [&](const IndexTarget& target) { return target.column == column; }) ||
+         std::find(included.begin(), included.end(), column) != included.end();
+}
+
+std::string IndexInfo::SqlName(std::int64_t table_id) const {
+  FL_ASSERT_MSG(definition.unique, "index {} is not unique: SQLite keeps no index for it", name);
+  std::string hex;
+  for (const char c : name) hex += fmt::format("{:02x}", static_cast<unsigned char>(c));
+  return fmt::format("u{}_{}", table_id, hex);
+}
+
+std::string QuotedName(std::string_view name) {
+  // A reserved word is a name only when quoted (keywords.h).
+  const bool plain = !name.empty() && !IsReservedWord(name) &&
+                     std::islower(static_cast<unsigned char>(name[0])) &&
+                     std::all_of(name.begin(), name.end(), [](char c) {
+                       return std::islower(static_cast<unsigned char>(c)) ||
+                              std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+                     });
+  if (plain) return std::string(name);
+  std::string quoted = "\"";
+  for (const char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+namespace {
+
+std::string TargetText(const IndexTarget& target) {
+  static constexpr std::pair<IndexTarget::Kind, std::string_view> kFunctions[] = {
+      {IndexTarget::Kind::kKeys, "keys"},
+      {IndexTarget::Kind::kValues, "values"},
+      {IndexTarget::Kind::kEntries, "entries"},
+      {IndexTarget::Kind::kFull, "full"}};
+  for (const auto& [kind, word] : kFunctions) {
+    if (target.kind == kind) return fmt::format("{}({})", word, QuotedName(target.column));
+  }
+  FL_ASSERT(target.kind == IndexTarget::Kind::kColumn);
+  return QuotedName(target.column);
+}
+
+std::string NameList(const std::vector<std::string>& names) {
+  std::vector<std::string> quoted;
+  for (const std::string& name : names) quoted.push_back(QuotedName(name));
+  return fmt::format("{}", fmt::join(quoted, ", "));
+}
+
+}  // namespace
+
+std::string IndexDefinitionText(const TableInfo& table, const IndexInfo& index) {
+  const CreateIndex& made = index.definition;
+  std::vector<std::string> targets;
+  for (const IndexTarget& target : made.targets) targets.push_back(TargetText(target));
+  std::string key = fmt::format("{}", fmt::join(targets, ", "));
+  if (made.hash_targets > 1) {
+    const auto hash_end = targets.begin() + static_cast<std::ptrdiff_t>(made.hash_targets);
+    key = fmt::format("({})", fmt::join(targets.begin(), hash_end, ", "));
+    if (hash_end != targets.end())
+      key += fmt::format(", {}", fmt::join(hash_end, targets.end(), ", "));
+  }
+  std::string text = fmt::format("CREATE {}{}INDEX {} ON {}.{} ({})", made.unique ? "UNIQUE " : "",
+                                 made.custom ? "CUSTOM " : "", QuotedName(index.name),
+                                 QuotedName(table.keyspace), QuotedName(table.name), key);
+  if (!made.included.empty()) text += fmt::format(" INCLUDE ({})", NameList(made.included));
+  if (!made.where_text.empty()) text += " WHERE " + made.where_text;
+  if (!made.using_class.empty()) {
+    std::string quoted;
+    for (const char c : made.using_class)
+      quoted += c == '\'' ? std::string("''") : std::string(1, c);
+    text += fmt::format(" USING '{}'", quoted);
+  }
+  std::vector<std::string> with;
+  for (const auto& [name, value] : made.options)
+    with.push_back(fmt::format("{} = {}", name, value));
+  std::string order;
+  for (const auto& [column, descending] : made.clustering_order) {
+    order += fmt::format("{}{} {}", order.empty() ? "" : ", ", QuotedName(column),
+                         descending ? "DESC" : "ASC");
+  }
+  if (!order.empty()) with.push_back(fmt::format("CLUSTERING ORDER BY ({})", order));
+  if (!with.empty()) text += fmt::format(" WITH {}", fmt::join(with, " AND "));
+  return text;
 }
 
 std::size_t TableInfo::KeyColumns() const {
@@ -220,7 +354,7 @@ sim::Status Catalog::Load(sqlite3* db) {
     current_layout = layout.Int(0);
   }
   if (current_layout != kCatalogLayout) {
-    static_assert(kCatalogLayout == 2, "kSchema sets user_version to the layout");
+    static_assert(kCatalogLayout == 3, "kSchema sets user_version to the layout");
     if (sqlite3_exec(db, std::string(kSchema).c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
       sim::Status error = SqlError(db, "creating the catalog");
       (void)sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -269,7 +403,16 @@ void Catalog::AddSystemKeyspace() {
       SystemColumn("position", Scalar(Kind::kInt), Role::kRegular, -1, 5),
       SystemColumn("type", text, Role::kRegular, -1, 6),
   };
-  for (TableInfo* table : {&keyspaces, &tables, &columns}) {
+  TableInfo indexes = SystemTable("indexes", "fl_system_indexes");
+  indexes.order_by = "c0, c1, c2";
+  indexes.columns = {
+      SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
+      SystemColumn("table_name", text, Role::kClustering, 0, 1),
+      SystemColumn("index_name", text, Role::kClustering, 1, 2),
+      SystemColumn("kind", text, Role::kRegular, -1, 3),
+      SystemColumn("options", CqlType{Kind::kMap, false, {text, text}}, Role::kRegular, -1, 4),
+  };
+  for (TableInfo* table : {&keyspaces, &tables, &columns, &indexes}) {
     system.tables.emplace(table->name, std::move(*table));
   }
   keyspaces_.emplace(system.name, std::move(system));
@@ -352,12 +495,47 @@ sim::Status Catalog::LoadColumns(sqlite3* db) {
                    static_cast<int>(select.Int(5)), select.Text(6) == "desc", select.Text(7)});
   }
   if (select.code() != SQLITE_DONE) return SqlError(db, "reading fl_columns");
+  if (sim::Status status = LoadIndexes(db); !status.ok()) return status;
   for (const auto& [name, keyspace] : keyspaces_) {
     if (keyspace.system) continue;
     for (const auto& [table_name, table] : keyspace.tables) {
       if (sim::Status status = CheckLoadedTable(table); !status.ok()) return status;
     }
   }
+  return sim::Status::Ok();
+}
+
+// An index read back: its text must parse as the CREATE INDEX it was, on
+// its own table, over columns the table has.
+sim::Status Catalog::LoadIndexes(sqlite3* db) {
+  SqlStatement select(db,
+                      "SELECT t.keyspace, t.name, i.name, i.definition, i.kind, i.options "
+                      "FROM fl_indexes i JOIN fl_tables t ON t.id = i.table_id "
+                      "ORDER BY i.table_id, i.ordinal");
+  if (!select.ok()) return SqlError(db, "reading fl_indexes");
+  while (select.Step() == SQLITE_ROW) {
+    auto& table = keyspaces_.at(select.Text(0)).tables.at(select.Text(1));
+    const std::string text = select.Text(3);
+    ParseResult parsed = Parse(text);
+    const auto* create = parsed.statements.size() == 1
+                             ? std::get_if<CreateIndex>(&parsed.statements[0].statement)
+                             : nullptr;
+    if (parsed.error || create == nullptr || create->name != select.Text(2) ||
+        create->table.name != table.name) {
+      return sim::Status::Corruption(
+          fmt::format("catalog of {}.{}: unreadable index '{}'", table.keyspace, table.name, text));
+    }
+    for (const IndexTarget& target : create->targets) {
+      if (table.Find(target.column) == nullptr) {
+        return sim::Status::Corruption(fmt::format("catalog of {}.{}: index {} on no column {}",
+                                                   table.keyspace, table.name, create->name,
+                                                   target.column));
+      }
+    }
+    const std::string blob = select.Text(5);
+    table.indexes.push_back(IndexInfo{create->name, *create, select.Text(4), blob});
+  }
+  if (select.code() != SQLITE_DONE) return SqlError(db, "reading fl_indexes");
   return sim::Status::Ok();
 }
 
@@ -422,7 +600,7 @@ int Catalog::WriteTable(sqlite3* db, const TableInfo& table, bool replace) {
     if (column.Step() != SQLITE_DONE) return column.code();
   }
   FL_ASSERT(ordinal == static_cast<std::int64_t>(table.columns.size()));
-  return SQLITE_OK;
+  return WriteIndexes(db, table);
 }
 
 int Catalog::WriteNextTableId(sqlite3* db, std::int64_t next) {
@@ -435,6 +613,10 @@ int Catalog::WriteNextTableId(sqlite3* db, std::int64_t next) {
 
 int Catalog::EraseTable(sqlite3* db, const TableInfo& table) {
   FL_ASSERT(table.id > 0 && !table.read_only);
+  SqlStatement erase_indexes(db, "DELETE FROM fl_indexes WHERE table_id = ?");
+  if (!erase_indexes.ok()) return erase_indexes.code();
+  erase_indexes.Bind(1, table.id);
+  if (erase_indexes.Step() != SQLITE_DONE) return erase_indexes.code();
   SqlStatement erase_columns(db, "DELETE FROM fl_columns WHERE table_id = ?");
   SqlStatement erase_table(db, "DELETE FROM fl_tables WHERE id = ?");
   if (!erase_columns.ok()) return erase_columns.code();
@@ -443,6 +625,16 @@ int Catalog::EraseTable(sqlite3* db, const TableInfo& table) {
   erase_table.Bind(1, table.id);
   if (erase_columns.Step() != SQLITE_DONE) return erase_columns.code();
   return erase_table.Step() == SQLITE_DONE ? SQLITE_OK : erase_table.code();
+}
+
+const TableInfo* Catalog::FindIndexTable(const std::string& keyspace,
+                                         std::string_view index) const {
+  const KeyspaceInfo* info = FindKeyspace(keyspace);
+  if (info == nullptr) return nullptr;
+  for (const auto& [name, table] : info->tables) {
+    if (table.FindIndex(index) != nullptr) return &table;
+  }
+  return nullptr;
 }
 
 const KeyspaceInfo* Catalog::FindKeyspace(const std::string& name) const {

@@ -15,8 +15,14 @@
 // - Each data table has hidden columns fl_expires, the virtual time (ms)
 //   at which the row's TTL ends (or null), and fl_live, set by INSERT: YCQL's
 //   liveness column, which keeps a row whose columns are all null.
-// - system_schema.keyspaces, .tables and .columns are SQLite views over the
-//   catalog tables, so they are read through the same path as user tables.
+// - system_schema.keyspaces, .tables, .columns and .indexes are SQLite views
+//   over the catalog tables, so they are read through the same path as user
+//   tables.
+// - A secondary index is its CREATE INDEX text in fl_indexes (read back with
+//   the parser); a UNIQUE one is also a SQLite unique index "u<id>_<hex of
+//   its name>" on the data table, which SQLite keeps in the same transaction
+//   as each write (YCQL's transactional index). Other indexes need no SQLite
+//   index: SELECT scans, and answers the same.
 #pragma once
 
 #include <sqlite3.h>
@@ -28,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/cql/ast.h"
 #include "models/cql/types.h"
 #include "sim/status.h"
 
@@ -47,6 +54,20 @@ struct ColumnInfo {
   bool is_key() const { return role != Role::kRegular; }
 };
 
+// A secondary index: its definition as the statement that made it, with the
+// name, keyspace and table filled in.
+struct IndexInfo {
+  std::string name;
+  CreateIndex definition;
+  std::string kind;     // system_schema.indexes' kind: COMPOSITES or CUSTOM.
+  std::string options;  // system_schema.indexes' options, a map<text, text> encoded.
+
+  // Whether `column` is indexed or included.
+  bool Uses(std::string_view column) const;
+  // The SQLite unique index, for a UNIQUE one.
+  std::string SqlName(std::int64_t table_id) const;
+};
+
 struct TableInfo {
   std::string keyspace;
   std::string name;
@@ -56,11 +77,15 @@ struct TableInfo {
   // regular columns in the order they were added.
   std::vector<ColumnInfo> columns;
   Options options;
-  int next_column = 0;  // For naming the next column's SQLite column.
+  std::vector<IndexInfo> indexes;  // In the order they were made.
+  int next_column = 0;             // For naming the next column's SQLite column.
   bool read_only = false;
   std::string order_by;  // SQL ORDER BY for SELECT, when not the key order.
 
   const ColumnInfo* Find(std::string_view column) const;
+  const IndexInfo* FindIndex(std::string_view index) const;
+  // The first index that uses `column`, or nullptr.
+  const IndexInfo* IndexUsing(std::string_view column) const;
   std::size_t KeyColumns() const;
   std::size_t PartitionKeyColumns() const;
   bool IsCounterTable() const;
@@ -82,6 +107,8 @@ class Catalog {
 
   const KeyspaceInfo* FindKeyspace(const std::string& name) const;
   const TableInfo* FindTable(const std::string& keyspace, const std::string& name) const;
+  // The table holding the index named so in `keyspace`, or nullptr.
+  const TableInfo* FindIndexTable(const std::string& keyspace, std::string_view index) const;
   const std::map<std::string, KeyspaceInfo>& keyspaces() const { return keyspaces_; }
   std::int64_t next_table_id() const { return next_table_id_; }
 
@@ -105,11 +132,20 @@ class Catalog {
   sim::Status LoadKeyspaces(sqlite3* db);
   sim::Status LoadTables(sqlite3* db);
   sim::Status LoadColumns(sqlite3* db);
+  sim::Status LoadIndexes(sqlite3* db);
   void AddSystemKeyspace();
 
   std::map<std::string, KeyspaceInfo> keyspaces_;
   std::int64_t next_table_id_ = 1;
 };
+
+// A name as CQL must write it: quoted unless all lower-case word characters
+// and no reserved word.
+std::string QuotedName(std::string_view name);
+
+// The CREATE INDEX statement that makes `index` on `table`, as the catalog
+// stores it and DESCRIBE shows it (without the ';').
+std::string IndexDefinitionText(const TableInfo& table, const IndexInfo& index);
 
 // Options as the catalog stores them ("name=value" lines) and back.
 std::string EncodeOptions(const Options& options);

@@ -1,5 +1,6 @@
 // The engine's entry points and its SQLite plumbing; the statements
-// themselves are in engine_ddl.cc, engine_write.cc and engine_read.cc.
+// themselves are in engine_ddl.cc, engine_index.cc, engine_write.cc and
+// engine_read.cc.
 #include "models/cql/engine.h"
 
 #include <fmt/format.h>
@@ -13,11 +14,12 @@
 
 namespace faultline::models::cql {
 
-std::variant<std::unique_ptr<Engine>, sim::Status> Engine::Open(sqlite3* db, Clock clock) {
+std::variant<std::unique_ptr<Engine>, sim::Status> Engine::Open(sqlite3* db, Clock clock,
+                                                                Dialect dialect) {
   if (RegisterCollations(db) != SQLITE_OK) {
     return sim::Status::Internal(fmt::format("cannot register collations: {}", sqlite3_errmsg(db)));
   }
-  std::unique_ptr<Engine> engine(new Engine(db, std::move(clock)));
+  std::unique_ptr<Engine> engine(new Engine(db, std::move(clock), dialect));
   if (sim::Status status = engine->catalog_.Load(db); !status.ok()) return status;
   return engine;
 }

@@ -10,6 +10,10 @@
 // - Rows come back in primary key order, partitions included (YCQL orders
 //   partitions by hash).
 // - Static columns are refused (Feature Not Supported).
+//
+// The engine speaks one of two dialects: YCQL's (the default), or Apache
+// Cassandra's where the two differ in what they accept (secondary indexes
+// so far), each with its own error texts.
 #pragma once
 
 #include <sqlite3.h>
@@ -72,6 +76,8 @@ struct PageRequest {
   std::string paging_state;
 };
 
+enum class Dialect : unsigned char { kYcql, kCassandra };
+
 class Engine {
  public:
   // Milliseconds since the Unix epoch, for TTLs.
@@ -79,7 +85,8 @@ class Engine {
 
   // Opens the engine on `db`, creating the catalog on a fresh database and
   // loading it on an existing one. The engine does not own `db`.
-  static std::variant<std::unique_ptr<Engine>, sim::Status> Open(sqlite3* db, Clock clock);
+  static std::variant<std::unique_ptr<Engine>, sim::Status> Open(sqlite3* db, Clock clock,
+                                                                 Dialect dialect = Dialect::kYcql);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -91,11 +98,13 @@ class Engine {
   std::vector<Outcome> ExecuteScript(Session& session, std::string_view text);
 
   const Catalog& catalog() const { return catalog_; }
+  Dialect dialect() const { return dialect_; }
   // SQLite statements currently prepared and cached.
   std::size_t cached_statements() const { return cache_.size(); }
 
  private:
-  Engine(sqlite3* db, Clock clock) : db_(db), clock_(std::move(clock)) {}
+  Engine(sqlite3* db, Clock clock, Dialect dialect)
+      : db_(db), clock_(std::move(clock)), dialect_(dialect) {}
 
   // Statement kinds; defined in engine_ddl.cc, engine_write.cc, engine_read.cc.
   Outcome Run(Session& session, const CreateKeyspace& statement);
@@ -104,6 +113,14 @@ class Engine {
   Outcome Run(Session& session, const CreateTable& statement);
   Outcome Run(Session& session, const AlterTable& statement);
   Outcome Run(Session& session, const DropTable& statement);
+  // Secondary indexes: engine_index.cc.
+  Outcome Run(Session& session, const CreateIndex& statement);
+  Outcome Run(Session& session, const DropIndex& statement);
+  std::optional<CqlError> CheckYcqlIndex(const TableInfo& table, const CreateIndex& statement);
+  std::optional<CqlError> CheckCassandraIndex(const TableInfo& table, const CreateIndex& statement);
+  // Why `column` cannot be dropped or renamed (`verb`), if an index uses it.
+  std::optional<CqlError> IndexedColumn(const TableInfo& table, const std::string& column,
+                                        std::string_view verb) const;
   Outcome Run(Session& session, const Truncate& statement);
   Outcome Run(Session& session, const Batch& statement);
   Outcome Run(Session& session, const Describe& statement);
@@ -172,6 +189,7 @@ class Engine {
 
   sqlite3* db_;
   Clock clock_;
+  Dialect dialect_;
   Catalog catalog_;
   std::map<std::string, sqlite3_stmt*> cache_;
   std::span<const Value> bound_;  // The current statement's bound values.
@@ -184,6 +202,10 @@ inline CqlError At(CqlError error, std::size_t offset) {
   error.offset = offset;
   return error;
 }
+
+// WITH options of a table or an index: YCQL's own and the Cassandra ones it
+// accepts (and ignores); a misspelt one is Invalid Table Property.
+std::optional<CqlError> CheckTableOptions(const Options& options);
 
 // "c0, c1": the SQLite names of the table's key columns.
 std::string KeyColumnList(const TableInfo& table);

@@ -164,43 +164,6 @@ std::optional<CqlError> CheckCounters(const std::vector<ColumnInfo>& columns) {
   return std::nullopt;
 }
 
-// WITH options: YCQL's own and the Cassandra ones it accepts (and ignores);
-// a misspelt one is an error, not a silent no-op.
-std::optional<CqlError> CheckTableOptions(
-    const std::vector<std::pair<std::string, std::string>>& options) {
-  static const std::set<std::string, std::less<>> kKnown = {"default_time_to_live",
-                                                            "transactions",
-                                                            "tablets",
-                                                            "bloom_filter_fp_chance",
-                                                            "caching",
-                                                            "comment",
-                                                            "compaction",
-                                                            "compression",
-                                                            "crc_check_chance",
-                                                            "dclocal_read_repair_chance",
-                                                            "gc_grace_seconds",
-                                                            "max_index_interval",
-                                                            "memtable_flush_period_in_ms",
-                                                            "min_index_interval",
-                                                            "read_repair_chance",
-                                                            "speculative_retry",
-                                                            "partition_key_ttl"};
-  constexpr std::int64_t kMaxTtl = 630'720'000;  // Twenty years, Cassandra's bound.
-  for (const auto& [name, value] : options) {
-    if (!kKnown.contains(name)) {
-      return InvalidTableProperty(fmt::format("Unknown property '{}'", name));
-    }
-    if (name != "default_time_to_live") continue;
-    std::int64_t ttl = -1;
-    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), ttl);
-    if (error != std::errc() || end != value.data() + value.size() || ttl < 0 || ttl > kMaxTtl) {
-      return InvalidTableProperty(fmt::format(
-          "default_time_to_live must be an integer from 0 to {}, not {}", kMaxTtl, value));
-    }
-  }
-  return std::nullopt;
-}
-
 // ALTER TABLE ... WITH: the table's options, each named one replaced (or
 // added), the others kept, as YugabyteDB starts from the table's current
 // properties and sets the altered ones on them
@@ -237,6 +200,42 @@ std::string CreateTableSql(const TableInfo& table) {
 
 }  // namespace
 
+// WITH options: YCQL's own and the Cassandra ones it accepts (and ignores);
+// a misspelt one is an error, not a silent no-op.
+std::optional<CqlError> CheckTableOptions(const Options& options) {
+  static const std::set<std::string, std::less<>> kKnown = {"default_time_to_live",
+                                                            "transactions",
+                                                            "tablets",
+                                                            "bloom_filter_fp_chance",
+                                                            "caching",
+                                                            "comment",
+                                                            "compaction",
+                                                            "compression",
+                                                            "crc_check_chance",
+                                                            "dclocal_read_repair_chance",
+                                                            "gc_grace_seconds",
+                                                            "max_index_interval",
+                                                            "memtable_flush_period_in_ms",
+                                                            "min_index_interval",
+                                                            "read_repair_chance",
+                                                            "speculative_retry",
+                                                            "partition_key_ttl"};
+  constexpr std::int64_t kMaxTtl = 630'720'000;  // Twenty years, Cassandra's bound.
+  for (const auto& [name, value] : options) {
+    if (!kKnown.contains(name)) {
+      return InvalidTableProperty(fmt::format("Unknown property '{}'", name));
+    }
+    if (name != "default_time_to_live") continue;
+    std::int64_t ttl = -1;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), ttl);
+    if (error != std::errc() || end != value.data() + value.size() || ttl < 0 || ttl > kMaxTtl) {
+      return InvalidTableProperty(fmt::format(
+          "default_time_to_live must be an integer from 0 to {}, not {}", kMaxTtl, value));
+    }
+  }
+  return std::nullopt;
+}
+
 Outcome Engine::Run(Session& session, const CreateTable& statement) {
   std::variant<std::string, CqlError> keyspace_name =
       ResolveKeyspaceName(session, statement.table.keyspace);
@@ -246,7 +245,10 @@ Outcome Engine::Run(Session& session, const CreateTable& statement) {
   if (info == nullptr) return At(KeyspaceNotFound(), statement.table.offset);
   if (info->system) return At(SystemNamespaceReadonly(), statement.table.offset);
   // The stale-schema failure: an existing table wins, whatever its columns.
-  if (info->tables.contains(statement.table.name)) {
+  // In YCQL an index is a table too: its name is taken.
+  if (info->tables.contains(statement.table.name) ||
+      (dialect_ == Dialect::kYcql &&
+       catalog_.FindIndexTable(keyspace, statement.table.name) != nullptr)) {
     if (statement.if_not_exists) return Void();
     return At(DuplicateObject(keyspace, statement.table.name), statement.table.offset);
   }
@@ -300,6 +302,8 @@ Outcome Engine::Run(Session& session, const AlterTable& statement) {
     // rename, so a key column is renamed too (what YugabyteDB's master then
     // does with one is not checked here).
     if (existing == nullptr) return At(UndefinedColumn(), statement.column.offset);
+    if (auto error = IndexedColumn(table, statement.column.name, "rename"))
+      return std::move(*error);
     if (table.Find(statement.new_name) != nullptr) {
       return At(DuplicateColumn(statement.new_name), statement.new_name_offset);
     }
@@ -335,6 +339,7 @@ Outcome Engine::Run(Session& session, const AlterTable& statement) {
     if (existing->role == ColumnInfo::Role::kPartitionKey)
       return At(AlterKeyColumn(), statement.column.offset);
     if (existing->is_key()) return ExecError("cannot remove a key column");
+    if (auto error = IndexedColumn(table, statement.column.name, "drop")) return std::move(*error);
     sql = fmt::format("ALTER TABLE {} DROP COLUMN {}", table.sql_name, existing->sql_name);
     std::erase_if(table.columns,
                   [&](const ColumnInfo& column) { return column.name == statement.column.name; });

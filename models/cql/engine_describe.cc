@@ -9,19 +9,6 @@
 namespace faultline::models::cql {
 namespace {
 
-// An identifier as CQL must write it: quoted unless all lower-case word characters.
-std::string Quoted(const std::string& name) {
-  const bool plain = !name.empty() && std::islower(static_cast<unsigned char>(name[0])) &&
-                     std::all_of(name.begin(), name.end(), [](char c) {
-                       return std::islower(static_cast<unsigned char>(c)) ||
-                              std::isdigit(static_cast<unsigned char>(c)) || c == '_';
-                     });
-  if (plain) return name;
-  std::string quoted = "\"";
-  for (const char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 std::string OptionValue(const Options& options, std::string_view name, std::string fallback) {
   for (const auto& [key, value] : options) {
     if (key == name) return value;
@@ -36,14 +23,35 @@ std::string DescribeKeyspace(const KeyspaceInfo& keyspace) {
   return fmt::format(
       "CREATE KEYSPACE {} WITH replication = {{'class': 'SimpleStrategy', "
       "'replication_factor': '1'}}  AND durable_writes = true;\n",
-      Quoted(keyspace.name));
+      QuotedName(keyspace.name));
 }
 
 std::string DescribeTable(const TableInfo& table);
 
-std::string KeyspaceWithTables(const KeyspaceInfo& keyspace) {
+// A table with its indexes after it, as the drivers' metadata exports them
+// (IndexMetadata.as_cql_query); YCQL's shows each index's transactions.
+std::string TableWithIndexes(const TableInfo& table, Dialect dialect) {
+  std::string text = DescribeTable(table);
+  for (const IndexInfo& index : table.indexes) {
+    std::string made = IndexDefinitionText(table, index);
+    const bool says_transactions =
+        std::any_of(index.definition.options.begin(), index.definition.options.end(),
+                    [](const auto& option) { return option.first == "transactions"; });
+    if (dialect == Dialect::kYcql && !says_transactions) {
+      made += index.definition.options.empty() && index.definition.clustering_order.empty()
+                  ? " WITH transactions = {'enabled': 'true'}"
+                  : " AND transactions = {'enabled': 'true'}";
+    }
+    text += "\n" + made + ";\n";
+  }
+  return text;
+}
+
+std::string KeyspaceWithTables(const KeyspaceInfo& keyspace, Dialect dialect) {
   std::string text = DescribeKeyspace(keyspace);
-  for (const auto& [table_name, table] : keyspace.tables) text += "\n" + DescribeTable(table);
+  for (const auto& [table_name, table] : keyspace.tables) {
+    text += "\n" + TableWithIndexes(table, dialect);
+  }
   return text;
 }
 
@@ -51,8 +59,9 @@ std::string PrimaryKey(const TableInfo& table) {
   std::vector<std::string> partition;
   std::vector<std::string> clustering;
   for (const ColumnInfo& column : table.columns) {
-    if (column.role == ColumnInfo::Role::kPartitionKey) partition.push_back(Quoted(column.name));
-    if (column.role == ColumnInfo::Role::kClustering) clustering.push_back(Quoted(column.name));
+    if (column.role == ColumnInfo::Role::kPartitionKey)
+      partition.push_back(QuotedName(column.name));
+    if (column.role == ColumnInfo::Role::kClustering) clustering.push_back(QuotedName(column.name));
   }
   std::string key =
       partition.size() == 1 ? partition[0] : fmt::format("({})", fmt::join(partition, ", "));
@@ -62,10 +71,10 @@ std::string PrimaryKey(const TableInfo& table) {
 
 std::string DescribeTable(const TableInfo& table) {
   std::string text =
-      fmt::format("CREATE TABLE {}.{} (\n", Quoted(table.keyspace), Quoted(table.name));
+      fmt::format("CREATE TABLE {}.{} (\n", QuotedName(table.keyspace), QuotedName(table.name));
   const bool simple_key = table.KeyColumns() == 1;
   for (const ColumnInfo& column : table.columns) {
-    text += fmt::format("    {} {}{},\n", Quoted(column.name), column.type.ToString(),
+    text += fmt::format("    {} {}{},\n", QuotedName(column.name), column.type.ToString(),
                         simple_key && column.is_key() ? " PRIMARY KEY" : "");
   }
   if (simple_key) {
@@ -77,7 +86,7 @@ std::string DescribeTable(const TableInfo& table) {
   std::string order;
   for (const ColumnInfo& column : table.columns) {
     if (column.role != ColumnInfo::Role::kClustering) continue;
-    order += fmt::format("{}{} {}", order.empty() ? "" : ", ", Quoted(column.name),
+    order += fmt::format("{}{} {}", order.empty() ? "" : ", ", QuotedName(column.name),
                          column.descending ? "DESC" : "ASC");
   }
   if (!order.empty()) options.push_back(fmt::format("CLUSTERING ORDER BY ({})", order));
@@ -95,7 +104,7 @@ std::string DescribeTable(const TableInfo& table) {
 
 std::string TableNames(const KeyspaceInfo& keyspace) {
   std::vector<std::string> names;
-  for (const auto& [name, table] : keyspace.tables) names.push_back(Quoted(name));
+  for (const auto& [name, table] : keyspace.tables) names.push_back(QuotedName(name));
   const std::string heading = "Keyspace " + keyspace.name;
   return fmt::format("{}\n{}\n{}\n", heading, std::string(heading.size(), '-'),
                      fmt::join(names, "  "));
@@ -114,7 +123,7 @@ Outcome Engine::Run(Session& session, const Describe& statement) {
   switch (statement.what) {
     case Describe::What::kKeyspaces: {
       std::vector<std::string> names;
-      for (const auto& [name, keyspace] : catalog_.keyspaces()) names.push_back(Quoted(name));
+      for (const auto& [name, keyspace] : catalog_.keyspaces()) names.push_back(QuotedName(name));
       return Text(fmt::format("{}\n", fmt::join(names, "  ")));
     }
     case Describe::What::kCluster:
@@ -124,7 +133,7 @@ Outcome Engine::Run(Session& session, const Describe& statement) {
       // With a keyspace in use, ycqlsh lists just its table names.
       if (const KeyspaceInfo* current = catalog_.FindKeyspace(session.keyspace)) {
         std::vector<std::string> names;
-        for (const auto& [name, table] : current->tables) names.push_back(Quoted(name));
+        for (const auto& [name, table] : current->tables) names.push_back(QuotedName(name));
         return Text(fmt::format("{}\n", fmt::join(names, "  ")));
       }
       std::vector<std::string> sections;
@@ -136,7 +145,7 @@ Outcome Engine::Run(Session& session, const Describe& statement) {
     case Describe::What::kSchema: {
       std::vector<std::string> sections;
       for (const auto& [name, keyspace] : catalog_.keyspaces()) {
-        if (!keyspace.system) sections.push_back(KeyspaceWithTables(keyspace));
+        if (!keyspace.system) sections.push_back(KeyspaceWithTables(keyspace, dialect_));
       }
       return Text(fmt::format("{}", fmt::join(sections, "\n")));
     }
@@ -145,12 +154,12 @@ Outcome Engine::Run(Session& session, const Describe& statement) {
       if (name.empty()) return NoKeyspace();
       const KeyspaceInfo* keyspace = catalog_.FindKeyspace(name);
       if (keyspace == nullptr) return KeyspaceNotFound();
-      return Text(KeyspaceWithTables(*keyspace));
+      return Text(KeyspaceWithTables(*keyspace, dialect_));
     }
     case Describe::What::kName:
       if (statement.table.keyspace.empty()) {
         if (const KeyspaceInfo* keyspace = catalog_.FindKeyspace(statement.table.name)) {
-          return Text(KeyspaceWithTables(*keyspace));
+          return Text(KeyspaceWithTables(*keyspace, dialect_));
         }
       }
       break;
@@ -159,7 +168,7 @@ Outcome Engine::Run(Session& session, const Describe& statement) {
   }
   std::variant<const TableInfo*, CqlError> resolved = ResolveTable(session, statement.table, false);
   if (auto* error = std::get_if<CqlError>(&resolved)) return std::move(*error);
-  return Text(DescribeTable(*std::get<const TableInfo*>(resolved)));
+  return Text(TableWithIndexes(*std::get<const TableInfo*>(resolved), dialect_));
 }
 
 }  // namespace faultline::models::cql

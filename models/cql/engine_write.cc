@@ -492,7 +492,28 @@ std::optional<CqlError> Engine::ForgetIfEmpty(const TableInfo& table,
   for (std::size_t i = 0; i < key.size(); ++i) {
     BindValue(prepared, static_cast<int>(i + 1), key[i]);
   }
-  if (!StepToDone(prepared)) return SqliteFailure("write");
+  if (!StepToDone(prepared)) {
+    // A UNIQUE index's SQLite index refused the row (YCQL's tablet: "Duplicate
+    // value disallowed by unique index <name>").
+    if (sqlite3_extended_errcode(db_) == SQLITE_CONSTRAINT_UNIQUE) {
+      const std::string message = sqlite3_errmsg(db_);
+      for (const IndexInfo& index : table.indexes) {
+        if (!index.definition.unique) continue;
+        const bool all = std::all_of(
+            index.definition.targets.begin(), index.definition.targets.end(),
+            [&](const IndexTarget& target) {
+              const ColumnInfo* column = table.Find(target.column);
+              return column != nullptr &&
+                     message.find(table.sql_name + "." + column->sql_name) != std::string::npos;
+            });
+        if (all) {
+          return ExecError(
+              fmt::format("Duplicate value disallowed by unique index {}", index.name));
+        }
+      }
+    }
+    return SqliteFailure("write");
+  }
   return std::nullopt;
 }
 
@@ -531,7 +552,28 @@ std::optional<CqlError> Engine::Upsert(const TableInfo& table, const Cells& cell
   if (const int now = sqlite3_bind_parameter_index(prepared, ":now"); now > 0) {
     sqlite3_bind_int64(prepared, now, Now());
   }
-  if (!StepToDone(prepared)) return SqliteFailure("write");
+  if (!StepToDone(prepared)) {
+    // A UNIQUE index's SQLite index refused the row (YCQL's tablet: "Duplicate
+    // value disallowed by unique index <name>").
+    if (sqlite3_extended_errcode(db_) == SQLITE_CONSTRAINT_UNIQUE) {
+      const std::string message = sqlite3_errmsg(db_);
+      for (const IndexInfo& index : table.indexes) {
+        if (!index.definition.unique) continue;
+        const bool all = std::all_of(
+            index.definition.targets.begin(), index.definition.targets.end(),
+            [&](const IndexTarget& target) {
+              const ColumnInfo* column = table.Find(target.column);
+              return column != nullptr &&
+                     message.find(table.sql_name + "." + column->sql_name) != std::string::npos;
+            });
+        if (all) {
+          return ExecError(
+              fmt::format("Duplicate value disallowed by unique index {}", index.name));
+        }
+      }
+    }
+    return SqliteFailure("write");
+  }
   return std::nullopt;
 }
 

@@ -15,8 +15,14 @@ Statement Parser::Create() {
     if (AcceptKeyword("with")) Options(statement.options);
     return statement;
   }
+  const bool unique = AcceptKeyword("unique");
+  const bool custom = AcceptKeyword("custom");
+  if (unique || custom || Peek().IsKeyword("index")) {
+    ExpectKeyword("index");
+    return CreateIndexBody(unique, custom);
+  }
   if (!AcceptTableWord()) {
-    Fail(Peek(), "'KEYSPACE' or 'TABLE'");
+    Fail(Peek(), "'KEYSPACE', 'TABLE' or 'INDEX'");
   }
   return CreateTableBody();
 }
@@ -45,7 +51,7 @@ Statement Parser::CreateTableBody() {
     statement.columns.push_back(std::move(column));
   } while (AcceptSymbol(","));
   ExpectSymbol(")");
-  if (AcceptKeyword("with")) TableOptions(statement);
+  if (AcceptKeyword("with")) TableOptions(statement.options, statement.clustering_order);
   return statement;
 }
 
@@ -64,7 +70,8 @@ void Parser::PrimaryKey(CreateTable& statement) {
   ExpectSymbol(")");
 }
 
-void Parser::TableOptions(CreateTable& statement) {
+void Parser::TableOptions(std::vector<std::pair<std::string, std::string>>& options,
+                          std::vector<std::pair<std::string, bool>>& clustering_order) {
   do {
     if (AcceptKeyword("clustering")) {
       ExpectKeyword("order");
@@ -78,12 +85,12 @@ void Parser::TableOptions(CreateTable& statement) {
         } else {
           AcceptKeyword("asc");
         }
-        statement.clustering_order.emplace_back(std::move(column), descending);
+        clustering_order.emplace_back(std::move(column), descending);
       } while (AcceptSymbol(","));
       ExpectSymbol(")");
       continue;
     }
-    statement.options.push_back(OneOption());
+    options.push_back(OneOption());
   } while (AcceptKeyword("and"));
 }
 
@@ -103,6 +110,79 @@ std::pair<std::string, std::string> Parser::OneOption() {
   return {std::move(name), TextSince(from)};
 }
 
+// After CREATE [UNIQUE] [CUSTOM] INDEX (ast.h, CreateIndex).
+Statement Parser::CreateIndexBody(bool unique, bool custom) {
+  CreateIndex statement;
+  statement.unique = unique;
+  statement.custom = custom;
+  statement.if_not_exists = IfNotExists();
+  if (!Peek().IsKeyword("on")) {
+    statement.name_offset = Here();
+    statement.name = Identifier("an index name");
+  }
+  ExpectKeyword("on");
+  statement.table = TableName();
+  ExpectSymbol("(");
+  if (AcceptSymbol("(")) {  // YCQL's hash columns of the index: ((a, b), c).
+    do {
+      statement.targets.push_back(IndexTargetHere());
+    } while (AcceptSymbol(","));
+    ExpectSymbol(")");
+    statement.hash_targets = statement.targets.size();
+    while (AcceptSymbol(",")) statement.targets.push_back(IndexTargetHere());
+  } else {
+    do {
+      statement.targets.push_back(IndexTargetHere());
+    } while (AcceptSymbol(","));
+  }
+  ExpectSymbol(")");
+  if (AcceptKeyword("include") || AcceptKeyword("covering")) {
+    ExpectSymbol("(");
+    do {
+      statement.included_offsets.push_back(Here());
+      statement.included.push_back(Identifier("a column name"));
+    } while (AcceptSymbol(","));
+    ExpectSymbol(")");
+  }
+  if (AcceptKeyword("where")) {
+    const std::size_t from = Here();
+    statement.where = Relations();
+    statement.where_text = TextSince(from);
+  }
+  if (AcceptKeyword("using")) {
+    statement.using_offset = Here();
+    if (Peek().kind != TokenKind::kString) Fail(Peek(), "a class name in quotes");
+    statement.using_class = Next().text;
+  }
+  if (AcceptKeyword("with")) TableOptions(statement.options, statement.clustering_order);
+  FL_ASSERT(!statement.targets.empty() && statement.hash_targets <= statement.targets.size());
+  return statement;
+}
+
+// A column, or keys(c), values(c), entries(c), full(c).
+IndexTarget Parser::IndexTargetHere() {
+  static constexpr std::pair<std::string_view, IndexTarget::Kind> kFunctions[] = {
+      {"keys", IndexTarget::Kind::kKeys},
+      {"values", IndexTarget::Kind::kValues},
+      {"entries", IndexTarget::Kind::kEntries},
+      {"full", IndexTarget::Kind::kFull}};
+  IndexTarget target;
+  for (const auto& [word, kind] : kFunctions) {
+    if (Peek().IsKeyword(word) && Peek(1).IsSymbol("(")) {
+      Next();
+      Next();
+      target.kind = kind;
+      target.offset = Here();
+      target.column = Identifier("a column name");
+      ExpectSymbol(")");
+      return target;
+    }
+  }
+  target.offset = Here();
+  target.column = Identifier("a column name");
+  return target;
+}
+
 Statement Parser::Drop() {
   if (AcceptKeyspaceWord()) {
     DropKeyspace statement;
@@ -110,8 +190,14 @@ Statement Parser::Drop() {
     statement.name = Identifier("a keyspace name");
     return statement;
   }
+  if (AcceptKeyword("index")) {
+    DropIndex statement;
+    statement.if_exists = IfExists();
+    statement.index = TableName();
+    return statement;
+  }
   if (!AcceptTableWord()) {
-    Fail(Peek(), "'KEYSPACE' or 'TABLE'");
+    Fail(Peek(), "'KEYSPACE', 'TABLE' or 'INDEX'");
   }
   DropTable statement;
   statement.if_exists = IfExists();

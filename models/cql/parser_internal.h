@@ -103,7 +103,11 @@ class Parser {
   Statement Create();
   Statement CreateTableBody();
   void PrimaryKey(CreateTable& statement);
-  void TableOptions(CreateTable& statement);
+  Statement CreateIndexBody(bool unique, bool custom);
+  IndexTarget IndexTargetHere();
+  // WITH's part: name = value and CLUSTERING ORDER BY (...), joined by AND.
+  void TableOptions(std::vector<std::pair<std::string, std::string>>& options,
+                    std::vector<std::pair<std::string, bool>>& clustering_order);
   void Options(std::vector<std::pair<std::string, std::string>>& options);
   std::pair<std::string, std::string> OneOption();
   Statement Drop();

@@ -202,7 +202,7 @@ void StoreService::RecordSchemaChange(const Session& session, const ParsedStatem
 fakes::EntryPoint StoreEntryPoint(StoreOptions options) {
   return [options](fakes::ContainerContext& context) -> sim::Awaitable<int> {
     const std::string path = context.SqlitePath(std::string(kStoreDataDirectory) + "/meta.db");
-    auto opened = StoreDatabase::Open(context.vfs(), path, options.durability);
+    auto opened = StoreDatabase::Open(context.vfs(), path, options.durability, options.dialect);
     if (auto* status = std::get_if<sim::Status>(&opened)) {
       context.Log("cannot open the store: " + status->ToString());
       co_return 1;

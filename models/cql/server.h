@@ -28,6 +28,7 @@ struct StoreOptions {
   SchemaAgreement schema_agreement = SchemaAgreement::kStrong;
   CassandraSchemaOptions cassandra;  // For SchemaAgreement::kCassandra.
   StoreDurability durability;        // The store's own unless a test weakens it.
+  Dialect dialect = Dialect::kYcql;  // What DDL it accepts, and its words for refusals.
 };
 
 // Serves requests with an engine; remembers prepared statements by id.

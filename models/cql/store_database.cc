@@ -9,7 +9,8 @@
 namespace faultline::models::cql {
 
 std::variant<std::unique_ptr<StoreDatabase>, sim::Status> StoreDatabase::Open(
-    fakes::SqliteVfs& vfs, const std::string& path, const StoreDurability& durability) {
+    fakes::SqliteVfs& vfs, const std::string& path, const StoreDurability& durability,
+    Dialect dialect) {
   // Pragmas take no bound parameters: accept only the names SQLite knows.
   const auto one_of = [](const std::string& value, std::initializer_list<std::string_view> names) {
     return std::find(names.begin(), names.end(), value) != names.end();
@@ -33,7 +34,7 @@ std::variant<std::unique_ptr<StoreDatabase>, sim::Status> StoreDatabase::Open(
                                                 simulation.Now().time_since_epoch())
                                                 .count();
   };
-  auto engine = Engine::Open(store->database_.handle(), std::move(clock));
+  auto engine = Engine::Open(store->database_.handle(), std::move(clock), dialect);
   if (auto* status = std::get_if<sim::Status>(&engine)) return std::move(*status);
   store->engine_ = std::move(std::get<std::unique_ptr<Engine>>(engine));
   return store;

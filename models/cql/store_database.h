@@ -26,7 +26,8 @@ class StoreDatabase {
   // transactions (journal_mode=PERSIST zeroes its header at commit), which
   // spares creating and deleting a file per statement.
   static std::variant<std::unique_ptr<StoreDatabase>, sim::Status> Open(
-      fakes::SqliteVfs& vfs, const std::string& path, const StoreDurability& durability = {});
+      fakes::SqliteVfs& vfs, const std::string& path, const StoreDurability& durability = {},
+      Dialect dialect = Dialect::kYcql);
 
   Engine& engine() { return *engine_; }
   sqlite3* handle() { return database_.handle(); }

@@ -90,6 +90,18 @@ std::optional<std::string> NotIdempotent(const cql::Statement& statement) {
       return fmt::format("DROP KEYSPACE {} fails if the file runs again (Object Not Found)",
                          drop_keyspace->name);
     }
+  } else if (const auto* index = std::get_if<cql::CreateIndex>(&statement)) {
+    if (!index->if_not_exists) {
+      return fmt::format(
+          "CREATE INDEX {}fails if the file runs again (Duplicate Object in YCQL, \"already "
+          "exists\" or \"is a duplicate of existing index\" in Cassandra)",
+          index->name.empty() ? "ON " + NameOf(index->table) + " " : index->name + " ");
+    }
+  } else if (const auto* drop_index = std::get_if<cql::DropIndex>(&statement)) {
+    if (!drop_index->if_exists) {
+      return fmt::format("DROP INDEX {} fails if the file runs again (Object Not Found)",
+                         NameOf(drop_index->index));
+    }
   } else if (const auto* alter = std::get_if<cql::AlterTable>(&statement)) {
     // WITH sets options to the same values again: it can run twice.
     if (alter->action == cql::AlterTable::Action::kWith) return std::nullopt;
@@ -253,24 +265,75 @@ bool NamesAnotherKeyspace(const cql::Statement& statement, const std::string& ke
       [&](const auto& s) {
         if constexpr (requires { s.table.keyspace; }) {
           return !s.table.keyspace.empty() && s.table.keyspace != keyspace;
+        } else if constexpr (requires { s.index.keyspace; }) {
+          return !s.index.keyspace.empty() && s.index.keyspace != keyspace;
         }
         return false;
       },
       statement);
 }
 
+// What an index is on, to compare two definitions of one name: "t (a,
+// keys(m)) INCLUDE (b) WHERE ... USING '...'".
+std::string IndexShape(const cql::CreateIndex& index) {
+  static constexpr std::string_view kFunctions[] = {"", "keys", "values", "entries", "full"};
+  std::string shape = index.table.name + " (";
+  for (std::size_t i = 0; i < index.targets.size(); ++i) {
+    const cql::IndexTarget& target = index.targets[i];
+    const std::string_view function = kFunctions[static_cast<std::size_t>(target.kind)];
+    shape += (i > 0 ? ", " : "") +
+             (function.empty() ? target.column : fmt::format("{}({})", function, target.column));
+  }
+  shape += ")";
+  if (!index.included.empty())
+    shape += fmt::format(" INCLUDE ({})", fmt::join(index.included, ", "));
+  if (!index.where_text.empty()) shape += " WHERE " + index.where_text;
+  if (!index.using_class.empty()) shape += fmt::format(" USING '{}'", index.using_class);
+  if (index.unique) shape = "UNIQUE " + shape;
+  return shape;
+}
+
+// An index made IF NOT EXISTS under a name an earlier file gave another
+// definition: the store keeps the first and says nothing.
+void IndexHistory(const Context& context, const std::string& file, const LocatedStatement& at,
+                  std::map<std::string, std::string>& indexes) {
+  if (const auto* index = std::get_if<cql::CreateIndex>(&at.statement)) {
+    if (index->name.empty()) return;  // Named by the store from its columns.
+    const std::string shape = IndexShape(*index);
+    const auto earlier = indexes.find(index->name);
+    if (index->if_not_exists && earlier != indexes.end() && earlier->second != shape) {
+      context.Add("if-not-exists-hides-drift", file, at.line, at.column,
+                  fmt::format("CREATE INDEX IF NOT EXISTS {} ON {} when an earlier file made it "
+                              "ON {}: the store keeps the old index and says nothing",
+                              index->name, shape, earlier->second));
+      return;
+    }
+    indexes.emplace(index->name, shape);
+  } else if (const auto* drop = std::get_if<cql::DropIndex>(&at.statement)) {
+    indexes.erase(drop->index.name);
+  } else if (const auto* drop_table = std::get_if<cql::DropTable>(&at.statement)) {
+    std::erase_if(indexes, [&](const auto& entry) {
+      return entry.second.starts_with(drop_table->table.name + " (") ||
+             entry.second.starts_with("UNIQUE " + drop_table->table.name + " (");
+    });
+  }
+}
+
 // The rules that follow the schema through the folder's history: a table
-// re-created IF NOT EXISTS with other columns (here, or as the older folder
-// made it), and a column dropped and added again with another type.
+// or an index re-created IF NOT EXISTS with another definition (here, or as
+// the older folder made it), and a column dropped and added again with
+// another type.
 void LintHistory(const Context& context, const MigrationSource& source,
                  const SchemaModel& older_schema) {
   const std::string& keyspace = context.input.keyspace;
   SchemaModel schema;
   std::map<std::pair<std::string, std::string>, std::string> dropped;  // (table, column) -> type
+  std::map<std::string, std::string> indexes;                          // name -> IndexShape
   for (const auto& [version, migration] : source.migrations()) {
     if (!migration.up) continue;
     for (const LocatedStatement& at : StatementsOf(*migration.up, context.input.multi_statement)) {
       if (NamesAnotherKeyspace(at.statement, keyspace)) continue;  // Not this keyspace's history.
+      IndexHistory(context, migration.up_name, at, indexes);
       if (const auto* create = std::get_if<cql::CreateTable>(&at.statement)) {
         const std::map<std::string, std::string> columns = ColumnsOf(*create, keyspace);
         const auto earlier = schema.find(create->table.name);

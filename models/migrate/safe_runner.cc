@@ -50,6 +50,20 @@ bool AlreadyApplied(const std::string& statement, const ClientResult& result) {
     return code == cql::ErrorCode::kKeyspaceAlreadyExists;
   }
   if (std::holds_alternative<cql::DropTable>(body)) return code == cql::ErrorCode::kObjectNotFound;
+  // An index made or dropped already: YCQL's codes, or Cassandra's Invalid
+  // Request with its words ("Index 'i' already exists", "... doesn't exist'").
+  const std::string_view headline = cql::Headline(result.error->message);
+  if (std::holds_alternative<cql::CreateIndex>(body)) {
+    return code == cql::ErrorCode::kDuplicateObject ||
+           (code == cql::ErrorCode::kInvalidRequest &&
+            (headline.find("already exists") != std::string_view::npos ||
+             headline.find("is a duplicate of existing index") != std::string_view::npos));
+  }
+  if (std::holds_alternative<cql::DropIndex>(body)) {
+    return code == cql::ErrorCode::kObjectNotFound ||
+           (code == cql::ErrorCode::kInvalidRequest &&
+            headline.find("doesn't exist") != std::string_view::npos);
+  }
   if (std::holds_alternative<cql::DropKeyspace>(body)) {
     return code == cql::ErrorCode::kKeyspaceNotFound;
   }

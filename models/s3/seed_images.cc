@@ -277,6 +277,7 @@ void RegisterSeedImages(fakes::Runtime& runtime) {
   runtime.RegisterImage(cql::kStoreImage, "2.20", cql::StoreEntryPoint());
   cql::StoreOptions cassandra;
   cassandra.schema_agreement = cql::SchemaAgreement::kCassandra;
+  cassandra.dialect = cql::Dialect::kCassandra;
   runtime.RegisterImage(cql::kStoreImage, "cassandra", cql::StoreEntryPoint(cassandra));
   for (auto& [version, image] : SeedNodeImages()) {
     runtime.RegisterImage(kNodeImage, version, NodeEntryPoint(std::move(image)));

@@ -3,7 +3,8 @@
 // gets an outcome (never a crash, a hang or a broken catalog), and the
 // store's invariants hold after each: the schema it describes is the one a
 // store reopened from its volume describes (what is committed is what is
-// live), and DESCRIBE SCHEMA's output parses again.
+// live), and DESCRIBE SCHEMA's output parses again. An input whose first
+// line is "-- cassandra" runs on the store's Cassandra dialect.
 // Build: cmake --preset fuzz && cmake --build --preset fuzz
 // Run:   build/fuzz/tests/fuzz/cql_engine_fuzz -dict=tests/fuzz/cql_engine.dict \
 //            -max_total_time=600 -max_len=2048 corpus/ tests/fuzz/cql_engine_corpus
@@ -33,8 +34,8 @@ constexpr std::size_t kMaxStatements = 64;
 
 [[noreturn]] void Fail() { __builtin_trap(); }
 
-std::unique_ptr<cql::StoreDatabase> Open(SqliteVfs& vfs) {
-  auto opened = cql::StoreDatabase::Open(vfs, kDatabase);
+std::unique_ptr<cql::StoreDatabase> Open(SqliteVfs& vfs, cql::Dialect dialect) {
+  auto opened = cql::StoreDatabase::Open(vfs, kDatabase, {}, dialect);
   if (!std::holds_alternative<std::unique_ptr<cql::StoreDatabase>>(opened)) Fail();
   return std::move(std::get<std::unique_ptr<cql::StoreDatabase>>(opened));
 }
@@ -55,11 +56,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size > 8 * 1024) return 0;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const cql::ParseResult parsed = cql::Parse(text);
+  const cql::Dialect dialect =
+      text.starts_with("-- cassandra\n") ? cql::Dialect::kCassandra : cql::Dialect::kYcql;
   faultline::sim::Simulation simulation;
   Volume volume("yugabyte-data", VolumeKind::kNamedVolume);
   SqliteVfs vfs(simulation);
   vfs.Mount(kMount, volume);
-  std::unique_ptr<cql::StoreDatabase> store = Open(vfs);
+  std::unique_ptr<cql::StoreDatabase> store = Open(vfs, dialect);
   cql::Session session;
   std::size_t run = 0;
   for (const cql::ParsedStatement& statement : parsed.statements) {
@@ -70,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // describes the same schema.
   const std::string live = Schema(store->engine());
   store.reset();
-  std::unique_ptr<cql::StoreDatabase> reopened = Open(vfs);
+  std::unique_ptr<cql::StoreDatabase> reopened = Open(vfs, dialect);
   if (Schema(reopened->engine()) != live) Fail();
   // The description is CQL the parser reads.
   if (cql::Parse(live).error) Fail();

@@ -11,6 +11,8 @@
 //   > 1 | one                cells as ycqlsh prints them
 //   text                     DESCRIBE output, one "> " line per line
 //   > CREATE TABLE ...       (">" alone for an empty line)
+// A file named NAME.cassandra.cqlt runs on the store's Cassandra dialect;
+// the others on YCQL's.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -147,6 +149,7 @@ TEST_P(ConformanceTest, EveryCaseMatches) {
   ASSERT_TRUE(file.error.empty()) << file.error;
   ASSERT_FALSE(file.cases.empty()) << GetParam() << " has no cases";
   EngineOnVolume store;
+  if (GetParam().stem().extension() == ".cassandra") store.UseDialect(Dialect::kCassandra);
   for (const Case& one : file.cases) {
     const auto actual = SummarizeOutcome(store.Run(one.statement));
     EXPECT_TRUE(Matches(one, actual))

@@ -130,6 +130,53 @@ TEST(CqlParserTest, AlterAndTruncate) {
   EXPECT_EQ(ParseOne<Truncate>("TRUNCATE TABLE schema_migrations").table.name, "schema_migrations");
 }
 
+// The union of YCQL's IndexStmt (parser_gram.y) and Cassandra's
+// createIndexStatement (Parser.g); each engine dialect refuses the rest.
+TEST(CqlParserTest, IndexStatementsOfBothGrammars) {
+  const auto plain = ParseOne<CreateIndex>("CREATE INDEX ON app.users (email)");
+  EXPECT_TRUE(plain.name.empty());
+  EXPECT_EQ(plain.table, (QualifiedName{"app", "users", 0}));
+  ASSERT_EQ(plain.targets.size(), 1u);
+  EXPECT_EQ(plain.targets[0].column, "email");
+  EXPECT_EQ(plain.targets[0].kind, IndexTarget::Kind::kColumn);
+
+  const auto ycql = ParseOne<CreateIndex>(
+      "create unique index if not exists by_name on users ((a, b), c) include (d, e) "
+      "where a > 1 with transactions = {'enabled': 'false'} and clustering order by (c desc)");
+  EXPECT_TRUE(ycql.unique && ycql.if_not_exists && !ycql.custom);
+  EXPECT_EQ(ycql.name, "by_name");
+  EXPECT_EQ(ycql.targets.size(), 3u);
+  EXPECT_EQ(ycql.hash_targets, 2u);
+  EXPECT_EQ(ycql.included, (std::vector<std::string>{"d", "e"}));
+  EXPECT_EQ(ycql.where_text, "a > 1");
+  ASSERT_EQ(ycql.options.size(), 1u);
+  EXPECT_EQ(ycql.options[0].second, "{'enabled': 'false'}");
+  EXPECT_EQ(ycql.clustering_order, (std::vector<std::pair<std::string, bool>>{{"c", true}}));
+
+  const auto sasi = ParseOne<CreateIndex>(
+      "CREATE CUSTOM INDEX IF NOT EXISTS ON spans (keys(tags)) USING "
+      "'org.apache.cassandra.index.sasi.SASIIndex' WITH OPTIONS = {'mode': 'CONTAINS'}");
+  EXPECT_TRUE(sasi.custom && sasi.if_not_exists && sasi.name.empty());
+  EXPECT_EQ(sasi.targets[0].kind, IndexTarget::Kind::kKeys);
+  EXPECT_EQ(sasi.using_class, "org.apache.cassandra.index.sasi.SASIIndex");
+  ASSERT_EQ(sasi.options.size(), 1u);
+  EXPECT_EQ(sasi.options[0].first, "options");
+  for (const auto* function : {"values", "entries", "full"}) {
+    EXPECT_EQ(
+        ParseOne<CreateIndex>(fmt::format("CREATE INDEX ON t ({}(m))", function)).targets[0].column,
+        "m");
+  }
+  const auto drop = ParseOne<DropIndex>("DROP INDEX IF EXISTS app.by_name");
+  EXPECT_TRUE(drop.if_exists);
+  EXPECT_EQ(drop.index, (QualifiedName{"app", "by_name", 0}));
+  EXPECT_FALSE(ParseOne<DropIndex>("drop index by_name").if_exists);
+  // No table, no targets, a USING without a string: errors, not crashes.
+  EXPECT_NE(ParseFailure("CREATE INDEX i ON (v)").message.find("syntax error"), std::string::npos);
+  EXPECT_NE(ParseFailure("CREATE INDEX i ON t ()").message.find("syntax error"), std::string::npos);
+  EXPECT_NE(ParseFailure("CREATE INDEX i ON t (v) USING cls").message.find("a class name"),
+            std::string::npos);
+}
+
 TEST(CqlParserTest, InsertWithBindMarkersLwtAndTtl) {
   const ParseResult result = Parse(
       "INSERT INTO schema_migrations (version, dirty) VALUES (?, ?) IF NOT EXISTS USING TTL 30");

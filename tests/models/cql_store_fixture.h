@@ -29,12 +29,18 @@ class EngineOnVolume {
   // Closes and opens the database again, as a restarted store does.
   void Reopen() {
     store_.reset();
-    auto opened = StoreDatabase::Open(vfs_, "/var/lib/store/meta.db");
+    auto opened = StoreDatabase::Open(vfs_, "/var/lib/store/meta.db", {}, dialect_);
     if (auto* status = std::get_if<sim::Status>(&opened)) {
       ADD_FAILURE() << "cannot open the store: " << status->ToString();
       return;
     }
     store_ = std::move(std::get<std::unique_ptr<StoreDatabase>>(opened));
+  }
+
+  // Opens the store again speaking `dialect`.
+  void UseDialect(Dialect dialect) {
+    dialect_ = dialect;
+    Reopen();
   }
 
   Engine& engine() { return store_->engine(); }
@@ -56,6 +62,7 @@ class EngineOnVolume {
   fakes::Volume owned_volume_;
   fakes::Volume& volume_;
   fakes::SqliteVfs vfs_;
+  Dialect dialect_ = Dialect::kYcql;
   std::unique_ptr<StoreDatabase> store_;
   Session session_;
 };

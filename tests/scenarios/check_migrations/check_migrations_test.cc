@@ -482,6 +482,37 @@ TEST(CheckMigrationsTest, AlterTableWithOptionsAndRenameParse) {
                                                 "not-idempotent 4_name.down.cql"}));
 }
 
+// Issue #27: index DDL (7 of 15 real folders) was a parse error. A CREATE
+// INDEX without IF NOT EXISTS and a DROP INDEX without IF EXISTS cannot run
+// twice (YCQL: Duplicate Object, Object Not Found; Cassandra: "already
+// exists", "is a duplicate of existing index", "doesn't exist"); IF NOT
+// EXISTS over an index an earlier file defined otherwise is drift.
+TEST(CheckMigrationsTest, IndexStatementsParseAndTheirRerunsAndDriftAreFound) {
+  models::migrate::LintInput input;
+  input.keyspace = "app";
+  input.files = {
+      {"1_users.up.cql",
+       "CREATE TABLE IF NOT EXISTS users (id int PRIMARY KEY, email text, name text) WITH "
+       "transactions = {'enabled': 'true'};\n"},
+      {"1_users.down.cql", "DROP TABLE IF EXISTS users;\n"},
+      {"2_by_email.up.cql", "CREATE INDEX users_by_email ON users (email);\n"},
+      {"2_by_email.down.cql", "DROP INDEX users_by_email;\n"},
+      {"3_by_name.up.cql", "CREATE INDEX IF NOT EXISTS users_by_name ON users (name);\n"},
+      {"3_by_name.down.cql", "DROP INDEX IF EXISTS users_by_name;\n"},
+      {"4_again.up.cql", "CREATE INDEX IF NOT EXISTS users_by_name ON users (email);\n"},
+      {"4_again.down.cql", "DROP INDEX IF EXISTS users_by_name;\n"}};
+  std::vector<std::string> found;
+  for (const auto& finding : models::migrate::LintFolder(input)) {
+    EXPECT_NE(finding.rule, "parse-error") << finding.file << ": " << finding.message;
+    if (finding.rule == "not-idempotent" || finding.rule == "if-not-exists-hides-drift") {
+      found.push_back(finding.rule + " " + finding.file);
+    }
+  }
+  EXPECT_EQ(found, (std::vector<std::string>{"not-idempotent 2_by_email.up.cql",
+                                             "not-idempotent 2_by_email.down.cql",
+                                             "if-not-exists-hides-drift 4_again.up.cql"}));
+}
+
 }  // namespace
 }  // namespace faultline::scenarios
 
