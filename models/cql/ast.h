@@ -44,9 +44,11 @@ struct Term {
     kList,
     kSet,
     kMap,
+    kUdt,  // {field: value, ...}: `fields` names each of `elements`.
   };
   Kind kind = Kind::kNull;
-  std::string text;            // The literal's text.
+  std::string text;  // The literal's text.
+  std::vector<std::string> fields;
   int bind_index = -1;         // For kBindMarker: its position among the statement's markers.
   std::vector<Term> elements;  // Collections; a map's keys and values alternate.
   std::size_t offset = 0;      // Where it starts in the statement's text.
@@ -153,6 +155,36 @@ struct DropIndex {
   bool if_exists = false;
   QualifiedName index;
 };
+// CREATE TYPE [IF NOT EXISTS] [keyspace.]name (field type, ...).
+struct CreateType {
+  bool if_not_exists = false;
+  QualifiedName type;
+  std::vector<ColumnDefinition> fields;
+};
+// Cassandra's ALTER TYPE [IF EXISTS] name ADD [IF NOT EXISTS] field type |
+// RENAME [IF EXISTS] f TO g [AND f2 TO g2 ...] (Parser.g, alterTypeStatement;
+// YCQL has no ALTER TYPE).
+struct AlterType {
+  enum class Action : unsigned char { kAdd, kRename };
+  QualifiedName type;
+  bool if_exists = false;
+  Action action = Action::kAdd;
+  ColumnDefinition field;  // For kAdd.
+  bool field_if_not_exists = false;
+  bool rename_if_exists = false;
+  struct Rename {
+    std::string from;
+    std::string to;
+    std::size_t offset = 0;
+  };
+  std::vector<Rename> renames;  // For kRename.
+  std::size_t action_offset = 0;
+};
+// DROP TYPE [IF EXISTS] [keyspace.]name.
+struct DropType {
+  bool if_exists = false;
+  QualifiedName type;
+};
 struct Truncate {
   QualifiedName table;
 };
@@ -218,15 +250,23 @@ struct Describe {
   QualifiedName table;   // For kTable and kName.
 };
 
-using Statement =
-    std::variant<CreateKeyspace, DropKeyspace, Use, CreateTable, AlterTable, DropTable, CreateIndex,
-                 DropIndex, Truncate, Insert, Update, Delete, Select, Batch, Describe>;
+using Statement = std::variant<CreateKeyspace, DropKeyspace, Use, CreateTable, AlterTable,
+                               DropTable, CreateIndex, DropIndex, CreateType, AlterType, DropType,
+                               Truncate, Insert, Update, Delete, Select, Batch, Describe>;
 
 struct ParsedStatement {
   Statement statement;
   Position start;
   std::string text;  // The statement's own text, without the ';'.
   int bind_markers = 0;
+  // The first thing YCQL's grammar refuses and Cassandra's takes (a name
+  // YCQL reserves, a trailing comma): the syntax error YCQL gives, its
+  // position counted in the whole parsed text.
+  struct DialectError {
+    std::size_t offset = 0;
+    std::string message;
+  };
+  std::optional<DialectError> ycql_error;
 };
 
 }  // namespace faultline::models::cql

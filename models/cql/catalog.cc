@@ -21,8 +21,8 @@ namespace {
 // user_version records which layout a file has, so that an open of a current
 // file changes nothing.
 // 2: system.local (fl_system_local). 3: secondary indexes (fl_indexes,
-// fl_system_indexes). A store saved at an older layout gets the tables and
-// views it lacks when it is next opened (kSchema only adds).
+// fl_system_indexes) and user-defined types (fl_types, fl_system_types). A store saved at an older
+// layout gets the tables and views it lacks when it is next opened (kSchema only adds).
 constexpr int kCatalogLayout = 3;
 constexpr std::string_view kSchema = R"sql(
 BEGIN IMMEDIATE;
@@ -36,6 +36,9 @@ CREATE TABLE IF NOT EXISTS fl_columns(
   table_id INTEGER, name TEXT, type TEXT NOT NULL, role TEXT NOT NULL, position INTEGER NOT NULL,
   clustering_order TEXT NOT NULL, sql_name TEXT NOT NULL, ordinal INTEGER NOT NULL,
   PRIMARY KEY(table_id, name));
+CREATE TABLE IF NOT EXISTS fl_types(
+  keyspace TEXT, name TEXT, ordinal INTEGER NOT NULL, definition TEXT NOT NULL,
+  field_names BLOB, field_types BLOB, PRIMARY KEY(keyspace, name));
 CREATE TABLE IF NOT EXISTS fl_indexes(
   table_id INTEGER, name TEXT, ordinal INTEGER NOT NULL, definition TEXT NOT NULL,
   kind TEXT NOT NULL, options BLOB, PRIMARY KEY(table_id, name));
@@ -58,6 +61,9 @@ DROP VIEW IF EXISTS fl_system_indexes;
 CREATE VIEW fl_system_indexes AS
   SELECT t.keyspace AS c0, t.name AS c1, i.name AS c2, i.kind AS c3, i.options AS c4
   FROM fl_indexes i JOIN fl_tables t ON t.id = i.table_id;
+DROP VIEW IF EXISTS fl_system_types;
+CREATE VIEW fl_system_types AS
+  SELECT keyspace AS c0, name AS c1, field_names AS c2, field_types AS c3 FROM fl_types;
 DROP VIEW IF EXISTS fl_system_local;
 CREATE VIEW fl_system_local AS
   SELECT 'local' AS c0, 'COMPLETED' AS c1, 'local cluster' AS c2, '3.4.2' AS c3,
@@ -237,20 +243,6 @@ std::string IndexInfo::SqlName(std::int64_t table_id) const {
   return fmt::format("u{}_{}", table_id, hex);
 }
 
-std::string QuotedName(std::string_view name) {
-  // A reserved word is a name only when quoted (keywords.h).
-  const bool plain = !name.empty() && !IsReservedWord(name) &&
-                     std::islower(static_cast<unsigned char>(name[0])) &&
-                     std::all_of(name.begin(), name.end(), [](char c) {
-                       return std::islower(static_cast<unsigned char>(c)) ||
-                              std::isdigit(static_cast<unsigned char>(c)) || c == '_';
-                     });
-  if (plain) return std::string(name);
-  std::string quoted = "\"";
-  for (const char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 namespace {
 
 std::string TargetText(const IndexTarget& target) {
@@ -273,6 +265,17 @@ std::string NameList(const std::vector<std::string>& names) {
 }
 
 }  // namespace
+
+std::string TypeDefinitionText(const std::string& keyspace, const UserType& type, bool laid_out) {
+  std::vector<std::string> fields;
+  for (std::size_t i = 0; i < type.field_names.size(); ++i) {
+    fields.push_back(QuotedName(type.field_names[i]) + " " + type.field_types[i].ToString());
+  }
+  const std::string head =
+      fmt::format("CREATE TYPE {}.{} (", QuotedName(keyspace), QuotedName(type.name));
+  if (!laid_out) return fmt::format("{}{})", head, fmt::join(fields, ", "));
+  return fmt::format("{}\n    {}\n)", head, fmt::join(fields, ",\n    "));
+}
 
 std::string IndexDefinitionText(const TableInfo& table, const IndexInfo& index) {
   const CreateIndex& made = index.definition;
@@ -363,6 +366,7 @@ sim::Status Catalog::Load(sqlite3* db) {
   }
   AddSystemKeyspace();
   if (sim::Status status = LoadKeyspaces(db); !status.ok()) return status;
+  if (sim::Status status = LoadTypes(db); !status.ok()) return status;
   if (sim::Status status = LoadTables(db); !status.ok()) return status;
   // Ids are never reused, even those of tables dropped before a restart.
   SqlStatement next(db, "SELECT value FROM fl_meta WHERE name = 'next_table_id'");
@@ -412,7 +416,15 @@ void Catalog::AddSystemKeyspace() {
       SystemColumn("kind", text, Role::kRegular, -1, 3),
       SystemColumn("options", CqlType{Kind::kMap, false, {text, text}}, Role::kRegular, -1, 4),
   };
-  for (TableInfo* table : {&keyspaces, &tables, &columns, &indexes}) {
+  TableInfo types = SystemTable("types", "fl_system_types");
+  const CqlType texts{Kind::kList, false, {text}};
+  types.columns = {
+      SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
+      SystemColumn("type_name", text, Role::kClustering, 0, 1),
+      SystemColumn("field_names", texts, Role::kRegular, -1, 2),
+      SystemColumn("field_types", texts, Role::kRegular, -1, 3),
+  };
+  for (TableInfo* table : {&keyspaces, &tables, &columns, &indexes, &types}) {
     system.tables.emplace(table->name, std::move(*table));
   }
   keyspaces_.emplace(system.name, std::move(system));
@@ -482,11 +494,12 @@ sim::Status Catalog::LoadColumns(sqlite3* db) {
                       "ON t.id = c.table_id ORDER BY c.table_id, c.ordinal");
   if (!select.ok()) return SqlError(db, "reading fl_columns");
   while (select.Step() == SQLITE_ROW) {
-    auto& table = keyspaces_.at(select.Text(0)).tables.at(select.Text(1));
+    KeyspaceInfo& keyspace = keyspaces_.at(select.Text(0));
+    auto& table = keyspace.tables.at(select.Text(1));
     const std::string type_text = select.Text(3);
     const std::optional<TypeName> type_name = ParseTypeName(type_text);
     if (!type_name) return sim::Status::Corruption("unreadable column type " + type_text);
-    std::variant<CqlType, CqlError> type = ResolveType(*type_name);
+    std::variant<CqlType, CqlError> type = ResolveType(*type_name, &keyspace.types);
     if (!std::holds_alternative<CqlType>(type)) {
       return sim::Status::Corruption("unknown column type " + type_text);
     }
@@ -539,6 +552,107 @@ sim::Status Catalog::LoadIndexes(sqlite3* db) {
   return sim::Status::Ok();
 }
 
+// A type read back: its text must parse as the CREATE TYPE it was, and
+// name only types made before it (the order they were made in).
+sim::Status Catalog::LoadTypes(sqlite3* db) {
+  SqlStatement select(db, "SELECT keyspace, name, definition FROM fl_types ORDER BY ordinal");
+  if (!select.ok()) return SqlError(db, "reading fl_types");
+  while (select.Step() == SQLITE_ROW) {
+    const std::string text = select.Text(2);
+    ParseResult parsed = Parse(text);
+    const auto* create = parsed.statements.size() == 1
+                             ? std::get_if<CreateType>(&parsed.statements[0].statement)
+                             : nullptr;
+    auto keyspace = keyspaces_.find(select.Text(0));
+    if (parsed.error || create == nullptr || create->type.name != select.Text(1) ||
+        keyspace == keyspaces_.end()) {
+      return sim::Status::Corruption(fmt::format("unreadable type '{}'", text));
+    }
+    UserType type{create->type.name, {}, {}};
+    for (const ColumnDefinition& field : create->fields) {
+      type.field_names.push_back(field.name);
+      type.field_types.push_back(field.type);
+      if (!std::holds_alternative<CqlType>(ResolveType(field.type, &keyspace->second.types))) {
+        return sim::Status::Corruption(fmt::format("type {} has a field of no known type: {}",
+                                                   type.name, field.type.ToString()));
+      }
+    }
+    keyspace->second.types.insert_or_assign(type.name, std::move(type));
+  }
+  if (select.code() != SQLITE_DONE) return SqlError(db, "reading fl_types");
+  return sim::Status::Ok();
+}
+
+int Catalog::WriteType(sqlite3* db, const std::string& keyspace, const UserType& type) {
+  FL_ASSERT_MSG(type.field_names.size() == type.field_types.size() && !type.field_names.empty(),
+                "type {} with {} names and {} types", type.name, type.field_names.size(),
+                type.field_types.size());
+  // A changed type keeps its place: the types it names were made before it.
+  SqlStatement insert(db,
+                      "INSERT INTO fl_types(keyspace, name, ordinal, definition, field_names, "
+                      "field_types) VALUES (?1, ?2, (SELECT coalesce(max(ordinal), 0) + 1 FROM "
+                      "fl_types), ?3, ?4, ?5) ON CONFLICT (keyspace, name) DO UPDATE SET "
+                      "definition = excluded.definition, field_names = excluded.field_names, "
+                      "field_types = excluded.field_types");
+  if (!insert.ok()) return insert.code();
+  insert.Bind(1, keyspace);
+  insert.Bind(2, type.name);
+  insert.Bind(3, TypeDefinitionText(keyspace, type));
+  Value names;
+  names.kind = Value::Kind::kList;
+  Value types = names;
+  for (std::size_t i = 0; i < type.field_names.size(); ++i) {
+    names.elements.push_back(Value::Text(type.field_names[i]));
+    types.elements.push_back(Value::Text(type.field_types[i].ToString()));
+  }
+  const std::string names_blob = EncodeCollection(names);
+  const std::string types_blob = EncodeCollection(types);
+  sqlite3_bind_blob(insert.get(), 4, names_blob.data(), static_cast<int>(names_blob.size()),
+                    SQLITE_TRANSIENT);
+  sqlite3_bind_blob(insert.get(), 5, types_blob.data(), static_cast<int>(types_blob.size()),
+                    SQLITE_TRANSIENT);
+  return insert.Step() == SQLITE_DONE ? SQLITE_OK : insert.code();
+}
+
+int Catalog::EraseType(sqlite3* db, const std::string& keyspace, const std::string& name) {
+  SqlStatement erase(db, "DELETE FROM fl_types WHERE keyspace = ? AND name = ?");
+  if (!erase.ok()) return erase.code();
+  erase.Bind(1, keyspace);
+  erase.Bind(2, name);
+  return erase.Step() == SQLITE_DONE ? SQLITE_OK : erase.code();
+}
+
+void Catalog::ApplyType(const std::string& keyspace, UserType type) {
+  KeyspaceInfo& info = keyspaces_.at(keyspace);
+  std::string name = type.name;
+  info.types.insert_or_assign(std::move(name), std::move(type));
+  ResolveColumnTypes(info);
+}
+
+void Catalog::ApplyTypeDropped(const std::string& keyspace, const std::string& name) {
+  KeyspaceInfo& info = keyspaces_.at(keyspace);
+  info.types.erase(name);
+  ResolveColumnTypes(info);
+}
+
+// Each column's type again from its text, with the keyspace's types as they
+// are now (a UDT's fields changed by ALTER TYPE).
+void Catalog::ResolveColumnTypes(KeyspaceInfo& keyspace) {
+  for (auto& [table_name, table] : keyspace.tables) {
+    for (ColumnInfo& column : table.columns) {
+      if (column.type.Depth() == 0) continue;  // Scalars name no type.
+      const std::optional<TypeName> name = ParseTypeName(column.type.ToString());
+      FL_ASSERT_MSG(name.has_value(), "column {}.{} of type {}", table_name, column.name,
+                    column.type.ToString());
+      std::variant<CqlType, CqlError> type = ResolveType(*name, &keyspace.types);
+      FL_ASSERT_MSG(std::holds_alternative<CqlType>(type),
+                    "column {}.{}: its type {} is gone (DROP TYPE checks it is unused)", table_name,
+                    column.name, column.type.ToString());
+      column.type = std::get<CqlType>(std::move(type));
+    }
+  }
+}
+
 int Catalog::WriteKeyspace(sqlite3* db, const KeyspaceInfo& keyspace) {
   FL_ASSERT_MSG(!keyspace.system && !keyspace.name.empty(), "writing keyspace '{}'", keyspace.name);
   // system_schema.keyspaces shows the replication options as a map<text, text>.
@@ -557,6 +671,10 @@ int Catalog::WriteKeyspace(sqlite3* db, const KeyspaceInfo& keyspace) {
 }
 
 int Catalog::EraseKeyspace(sqlite3* db, const std::string& keyspace) {
+  SqlStatement erase_types(db, "DELETE FROM fl_types WHERE keyspace = ?");
+  if (!erase_types.ok()) return erase_types.code();
+  erase_types.Bind(1, keyspace);
+  if (erase_types.Step() != SQLITE_DONE) return erase_types.code();
   SqlStatement erase(db, "DELETE FROM fl_keyspaces WHERE name = ?");
   if (!erase.ok()) return erase.code();
   erase.Bind(1, keyspace);

@@ -96,6 +96,7 @@ struct KeyspaceInfo {
   Options options;
   std::map<std::string, TableInfo> tables;
   bool system = false;
+  UserTypes types;  // CREATE TYPE's, by name.
 };
 
 class Catalog {
@@ -121,11 +122,18 @@ class Catalog {
   static int WriteTable(sqlite3* db, const TableInfo& table, bool replace);
   static int EraseTable(sqlite3* db, const TableInfo& table);
   static int WriteNextTableId(sqlite3* db, std::int64_t next);
+  // A user-defined type's row in fl_types (a new one, or its new definition).
+  static int WriteType(sqlite3* db, const std::string& keyspace, const UserType& type);
+  static int EraseType(sqlite3* db, const std::string& keyspace, const std::string& name);
 
   void ApplyKeyspace(KeyspaceInfo keyspace);
   void ApplyKeyspaceDropped(const std::string& keyspace);
   void ApplyTable(TableInfo table);
   void ApplyTableDropped(const std::string& keyspace, const std::string& name);
+  // A type made, changed or dropped; the columns of the keyspace's tables
+  // are resolved again, since a UDT column holds its type's fields.
+  void ApplyType(const std::string& keyspace, UserType type);
+  void ApplyTypeDropped(const std::string& keyspace, const std::string& name);
   std::int64_t AllocateTableId() { return next_table_id_++; }
 
  private:
@@ -133,15 +141,18 @@ class Catalog {
   sim::Status LoadTables(sqlite3* db);
   sim::Status LoadColumns(sqlite3* db);
   sim::Status LoadIndexes(sqlite3* db);
+  sim::Status LoadTypes(sqlite3* db);
+  void ResolveColumnTypes(KeyspaceInfo& keyspace);
   void AddSystemKeyspace();
 
   std::map<std::string, KeyspaceInfo> keyspaces_;
   std::int64_t next_table_id_ = 1;
 };
 
-// A name as CQL must write it: quoted unless all lower-case word characters
-// and no reserved word.
-std::string QuotedName(std::string_view name);
+// The CREATE TYPE statement that makes `type` in `keyspace`: on one line as
+// the catalog stores it, or laid out as DESCRIBE prints it (without the ';').
+std::string TypeDefinitionText(const std::string& keyspace, const UserType& type,
+                               bool laid_out = false);
 
 // The CREATE INDEX statement that makes `index` on `table`, as the catalog
 // stores it and DESCRIBE shows it (without the ';').

@@ -34,19 +34,25 @@ Outcome Engine::Execute(Session& session, const ParsedStatement& statement,
   }
   bound_ = bound;
   FL_ASSERT(transaction_depth_ == 0);  // A statement starts outside any transaction.
-  Outcome outcome = std::visit(
-      [&](const auto& body) -> Outcome {
-        using T = std::decay_t<decltype(body)>;
-        if constexpr (std::is_same_v<T, Select>) {
-          return RunSelect(session, body, page);
-        } else if constexpr (std::is_same_v<T, Insert> || std::is_same_v<T, Update> ||
-                             std::is_same_v<T, Delete>) {
-          return RunModification(session, Modification(body));
-        } else {
-          return Run(session, body);
-        }
-      },
-      statement.statement);
+  Outcome outcome;
+  if (dialect_ == Dialect::kYcql && statement.ycql_error) {
+    // What YCQL's grammar refuses and Cassandra's takes (parser.h).
+    outcome = At(SyntaxError(statement.ycql_error->message), statement.ycql_error->offset);
+  } else {
+    outcome = std::visit(
+        [&](const auto& body) -> Outcome {
+          using T = std::decay_t<decltype(body)>;
+          if constexpr (std::is_same_v<T, Select>) {
+            return RunSelect(session, body, page);
+          } else if constexpr (std::is_same_v<T, Insert> || std::is_same_v<T, Update> ||
+                               std::is_same_v<T, Delete>) {
+            return RunModification(session, Modification(body));
+          } else {
+            return Run(session, body);
+          }
+        },
+        statement.statement);
+  }
   // Offsets come from the parser, counted in the whole text; make them the
   // statement's own.
   if (auto* error = std::get_if<CqlError>(&outcome); error && error->offset) {
@@ -189,7 +195,7 @@ Value Engine::ReadValue(sqlite3_stmt* statement, int column, const CqlType& type
   const auto* data = static_cast<const char*>(sqlite3_column_blob(statement, column));
   std::string bytes(data == nullptr ? "" : data,
                     static_cast<std::size_t>(sqlite3_column_bytes(statement, column)));
-  if (type.IsCollection()) {
+  if (type.IsStructured()) {
     std::optional<Value> decoded = DecodeCollection(bytes, type);
     if (!decoded) {
       unreadable_cell_ = true;  // A damaged file; the caller reports it.

@@ -113,6 +113,14 @@ class Engine {
   Outcome Run(Session& session, const CreateTable& statement);
   Outcome Run(Session& session, const AlterTable& statement);
   Outcome Run(Session& session, const DropTable& statement);
+  // User-defined types: engine_type.cc.
+  Outcome Run(Session& session, const CreateType& statement);
+  Outcome Run(Session& session, const AlterType& statement);
+  Outcome Run(Session& session, const DropType& statement);
+  std::optional<CqlError> CheckTypeFields(const std::string& keyspace, const std::string& type,
+                                          const std::vector<ColumnDefinition>& fields);
+  // Writes `type` and commits; the catalog learns it once committed.
+  Outcome CommitType(const std::string& keyspace, UserType type, std::string_view what);
   // Secondary indexes: engine_index.cc.
   Outcome Run(Session& session, const CreateIndex& statement);
   Outcome Run(Session& session, const DropIndex& statement);

@@ -79,14 +79,15 @@ Outcome Engine::Run(Session& session, const Use& statement) {
 namespace {
 
 // The columns of a new table, checked and in catalog order (keys first).
-std::variant<std::vector<ColumnInfo>, CqlError> DefineColumns(const CreateTable& statement) {
+std::variant<std::vector<ColumnInfo>, CqlError> DefineColumns(const CreateTable& statement,
+                                                              const UserTypes& types) {
   if (statement.partition_key.empty()) {
     return MissingPrimaryKey("A primary key is required for table");
   }
   std::map<std::string, ColumnInfo> defined;
   for (const ColumnDefinition& definition : statement.columns) {
     if (definition.is_static) return FeatureNotSupported("Static columns are not supported");
-    std::variant<CqlType, CqlError> type = ResolveType(definition.type);
+    std::variant<CqlType, CqlError> type = ResolveType(definition.type, &types);
     if (auto* error = std::get_if<CqlError>(&type)) return std::move(*error);
     ColumnInfo column{
         definition.name, std::get<CqlType>(type), ColumnInfo::Role::kRegular, -1, false, ""};
@@ -252,7 +253,7 @@ Outcome Engine::Run(Session& session, const CreateTable& statement) {
     if (statement.if_not_exists) return Void();
     return At(DuplicateObject(keyspace, statement.table.name), statement.table.offset);
   }
-  std::variant<std::vector<ColumnInfo>, CqlError> columns = DefineColumns(statement);
+  std::variant<std::vector<ColumnInfo>, CqlError> columns = DefineColumns(statement, info->types);
   if (auto* error = std::get_if<CqlError>(&columns)) return std::move(*error);
   TableInfo table;
   table.keyspace = keyspace;
@@ -314,7 +315,8 @@ Outcome Engine::Run(Session& session, const AlterTable& statement) {
     if (existing != nullptr)
       return At(DuplicateColumn(statement.column.name), statement.column.offset);
     if (statement.column.is_static) return FeatureNotSupported("Static columns are not supported");
-    std::variant<CqlType, CqlError> type = ResolveType(statement.column.type);
+    std::variant<CqlType, CqlError> type =
+        ResolveType(statement.column.type, &catalog_.FindKeyspace(table.keyspace)->types);
     if (auto* error = std::get_if<CqlError>(&type)) return std::move(*error);
     ColumnInfo column{statement.column.name,
                       std::get<CqlType>(type),

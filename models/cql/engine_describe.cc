@@ -47,8 +47,12 @@ std::string TableWithIndexes(const TableInfo& table, Dialect dialect) {
   return text;
 }
 
+// The keyspace, its types (before the tables that use them), its tables.
 std::string KeyspaceWithTables(const KeyspaceInfo& keyspace, Dialect dialect) {
   std::string text = DescribeKeyspace(keyspace);
+  for (const auto& [name, type] : keyspace.types) {
+    text += "\n" + TypeDefinitionText(keyspace.name, type, /*laid_out=*/true) + ";\n";
+  }
   for (const auto& [table_name, table] : keyspace.tables) {
     text += "\n" + TableWithIndexes(table, dialect);
   }

@@ -30,6 +30,8 @@ enum class ErrorCode : int {
   kNoKeyspace = -215,  // NO_NAMESPACE_USED: "No Namespace Used" (Cassandra words it otherwise).
   kInsertTableOfCounters = -216,
   kInvalidCountingExpression = -217,
+  kDuplicateType = -218,       // "Duplicate Type"
+  kDuplicateTypeField = -219,  // "Duplicate Type Field"
   kAlterKeyColumn = -220,
   kNullInCollections = -224,
   kExecError = -300,
@@ -41,6 +43,8 @@ enum class ErrorCode : int {
   kKeyspaceAlreadyExists = -307,
   kKeyspaceNotFound = -308,
   kUnprepared = -310,
+  kTypeNotFound = -311,           // "Type Not Found"
+  kInvalidTypeDefinition = -312,  // "Invalid Type Definition"
   kInvalidRequest = -316,
 };
 

@@ -123,4 +123,19 @@ bool IsReservedWord(std::string_view word) {
   return std::binary_search(std::begin(kReserved), std::end(kReserved), word);
 }
 
+bool IsCassandraReservedWord(std::string_view word) {
+  static constexpr std::string_view kReserved[] = {
+      "add",      "allow",    "alter",        "and",          "apply",  "asc",         "authorize",
+      "batch",    "begin",    "by",           "columnfamily", "create", "delete",      "desc",
+      "describe", "drop",     "entries",      "execute",      "from",   "full",        "grant",
+      "if",       "in",       "index",        "infinity",     "insert", "into",        "is",
+      "keyspace", "limit",    "materialized", "modify",       "nan",    "norecursive", "not",
+      "null",     "of",       "on",           "or",           "order",  "primary",     "rename",
+      "revoke",   "schema",   "select",       "set",          "table",  "to",          "token",
+      "truncate", "unlogged", "update",       "use",          "using",  "view",        "where",
+      "with"};
+  static_assert(std::is_sorted(std::begin(kReserved), std::end(kReserved)));
+  return std::binary_search(std::begin(kReserved), std::end(kReserved), word);
+}
+
 }  // namespace faultline::models::cql

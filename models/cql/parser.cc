@@ -7,6 +7,7 @@
 
 #include "models/cql/keywords.h"
 #include "models/cql/parser_internal.h"
+#include "models/cql/types.h"
 #include "sim/assert.h"
 
 namespace faultline::models::cql {
@@ -25,12 +26,32 @@ std::string Upper(std::string text) {
 ParsedStatement Parser::ParseStatement() {
   bind_markers_ = 0;
   depth_ = 0;
+  ycql_error_.reset();
   const Position start = Peek().position;
   Statement statement = StatementBody();
   FL_ASSERT_MSG(depth_ == 0, "nesting left open: {}", depth_);
   FL_ASSERT(bind_markers_ >= 0);
   if (!Peek().IsSymbol(";") && !AtEnd()) Fail(Peek(), "';' or end of input");
-  return ParsedStatement{std::move(statement), start, TextSince(start.offset), bind_markers_};
+  return ParsedStatement{std::move(statement), start, TextSince(start.offset), bind_markers_,
+                         std::move(ycql_error_)};
+}
+
+ParseError Parser::EarliestError(ParseError error, const std::vector<Token>& tokens) const {
+  // A statement neither grammar takes: YCQL's error, if earlier, says where
+  // it went wrong first (`ADD COLUMN x text`: at COLUMN, not at text).
+  if (!ycql_error_ || ycql_error_->offset >= error.position.offset) return error;
+  for (const Token& token : tokens) {
+    if (token.position.offset == ycql_error_->offset) {
+      return ParseError{token.position, ycql_error_->message};
+    }
+  }
+  return error;
+}
+
+void Parser::RefusedByYcql(const Token& at, std::string_view unexpected) {
+  if (ycql_error_) return;
+  ycql_error_ = ParsedStatement::DialectError{
+      at.position.offset, fmt::format("{}, unexpected {}", kSyntaxError, unexpected)};
 }
 
 std::string Parser::TextSince(std::size_t from) const {
@@ -63,8 +84,11 @@ std::string Parser::Identifier(std::string_view what) {
   if (token.kind == TokenKind::kIdentifier) {
     std::string name = Lower(token.text);
     if (IsReservedWord(name)) {
-      throw ParseFailure{
-          ParseError{token.position, fmt::format("{}, unexpected {}", kSyntaxError, Upper(name))}};
+      if (IsCassandraReservedWord(name)) {
+        throw ParseFailure{ParseError{token.position,
+                                      fmt::format("{}, unexpected {}", kSyntaxError, Upper(name))}};
+      }
+      RefusedByYcql(token, Upper(name));  // A name in Cassandra: `end`, `user`, ...
     }
     ++next_;
     return name;
@@ -167,6 +191,9 @@ Term Parser::Collection(Term::Kind kind, std::string_view close) {
   Term term;
   term.kind = kind;
   if (AcceptSymbol(close)) return term;
+  if (kind == Term::Kind::kSet && IsFieldName(Peek()) && Peek(1).IsSymbol(":")) {
+    return UdtLiteral();
+  }
   do {
     term.elements.push_back(ParseTerm());
     if (kind != Term::Kind::kList && (term.kind == Term::Kind::kMap || term.elements.size() == 1) &&
@@ -179,6 +206,29 @@ Term Parser::Collection(Term::Kind kind, std::string_view close) {
   } while (AcceptSymbol(","));
   FL_ASSERT(term.kind != Term::Kind::kMap || term.elements.size() % 2 == 0);
   ExpectSymbol(close);
+  return term;
+}
+
+// A name where a UDT literal has its field names: an identifier that is
+// no literal keyword (true, false, null).
+bool Parser::IsFieldName(const Token& token) const {
+  if (token.kind == TokenKind::kQuotedIdentifier) return true;
+  return token.kind == TokenKind::kIdentifier && !token.IsKeyword("true") &&
+         !token.IsKeyword("false") && !token.IsKeyword("null");
+}
+
+// After '{': field: value, ... '}' (YCQL's PTCollectionExpr with field
+// references, Cassandra's userTypeLiteral).
+Term Parser::UdtLiteral() {
+  Term term;
+  term.kind = Term::Kind::kUdt;
+  do {
+    term.fields.push_back(Identifier("a field name"));
+    ExpectSymbol(":");
+    term.elements.push_back(ParseTerm());
+  } while (AcceptSymbol(","));
+  ExpectSymbol("}");
+  FL_ASSERT(term.fields.size() == term.elements.size());
   return term;
 }
 
@@ -448,8 +498,9 @@ Statement Parser::DescribeBody() {
 
 }  // namespace parsing
 
+// A user-defined type's name is quoted where CQL needs it (types.h).
 std::string TypeName::ToString() const {
-  if (parameters.empty()) return base;
+  if (parameters.empty()) return QuotedName(base);
   std::string text = base + "<";
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     if (i > 0) text += ", ";
@@ -475,7 +526,7 @@ ParseResult Parse(std::string_view text) {
       result.statements.push_back(parser.ParseStatement());
     }
   } catch (const parsing::ParseFailure& failure) {
-    result.error = failure.error;
+    result.error = parser.EarliestError(failure.error, lexed.tokens);
   }
   return result;
 }

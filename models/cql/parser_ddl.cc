@@ -15,6 +15,7 @@ Statement Parser::Create() {
     if (AcceptKeyword("with")) Options(statement.options);
     return statement;
   }
+  if (AcceptKeyword("type")) return CreateTypeBody();
   const bool unique = AcceptKeyword("unique");
   const bool custom = AcceptKeyword("custom");
   if (unique || custom || Peek().IsKeyword("index")) {
@@ -33,6 +34,12 @@ Statement Parser::CreateTableBody() {
   statement.table = TableName();
   ExpectSymbol("(");
   do {
+    // Cassandra's tableDefinition takes a trailing comma; YCQL's
+    // TableElementList does not.
+    if (Peek().IsSymbol(")") && !statement.columns.empty()) {
+      RefusedByYcql(Peek(), "')'");
+      break;
+    }
     if (AcceptKeyword("primary")) {
       ExpectKeyword("key");
       PrimaryKey(statement);
@@ -108,6 +115,56 @@ std::pair<std::string, std::string> Parser::OneOption() {
   const std::size_t from = Here();
   (void)ParseTerm();
   return {std::move(name), TextSince(from)};
+}
+
+// After CREATE TYPE: the fields, as a table's columns are written.
+Statement Parser::CreateTypeBody() {
+  CreateType statement;
+  statement.if_not_exists = IfNotExists();
+  statement.type = TableName();
+  ExpectSymbol("(");
+  do {
+    if (Peek().IsSymbol(")") && !statement.fields.empty()) {  // Cassandra's trailing comma.
+      RefusedByYcql(Peek(), "')'");
+      break;
+    }
+    ColumnDefinition field;
+    field.offset = Here();
+    field.name = Identifier("a field name");
+    field.type = Type();
+    statement.fields.push_back(std::move(field));
+  } while (AcceptSymbol(","));
+  ExpectSymbol(")");
+  FL_ASSERT(!statement.fields.empty());
+  return statement;
+}
+
+// After ALTER TYPE (ast.h, AlterType).
+Statement Parser::AlterTypeBody() {
+  AlterType statement;
+  statement.if_exists = IfExists();
+  statement.type = TableName();
+  statement.action_offset = Here();
+  if (AcceptKeyword("add")) {
+    statement.action = AlterType::Action::kAdd;
+    statement.field_if_not_exists = IfNotExists();
+    statement.field.offset = Here();
+    statement.field.name = Identifier("a field name");
+    statement.field.type = Type();
+    return statement;
+  }
+  if (!AcceptKeyword("rename")) Fail(Peek(), "'ADD' or 'RENAME'");
+  statement.action = AlterType::Action::kRename;
+  statement.rename_if_exists = IfExists();
+  do {
+    AlterType::Rename rename;
+    rename.offset = Here();
+    rename.from = Identifier("a field name");
+    ExpectKeyword("to");
+    rename.to = Identifier("a field name");
+    statement.renames.push_back(std::move(rename));
+  } while (AcceptKeyword("and"));
+  return statement;
 }
 
 // After CREATE [UNIQUE] [CUSTOM] INDEX (ast.h, CreateIndex).
@@ -190,6 +247,12 @@ Statement Parser::Drop() {
     statement.name = Identifier("a keyspace name");
     return statement;
   }
+  if (AcceptKeyword("type")) {
+    DropType statement;
+    statement.if_exists = IfExists();
+    statement.type = TableName();
+    return statement;
+  }
   if (AcceptKeyword("index")) {
     DropIndex statement;
     statement.if_exists = IfExists();
@@ -197,7 +260,7 @@ Statement Parser::Drop() {
     return statement;
   }
   if (!AcceptTableWord()) {
-    Fail(Peek(), "'KEYSPACE', 'TABLE' or 'INDEX'");
+    Fail(Peek(), "'KEYSPACE', 'TABLE', 'INDEX' or 'TYPE'");
   }
   DropTable statement;
   statement.if_exists = IfExists();
@@ -206,7 +269,8 @@ Statement Parser::Drop() {
 }
 
 Statement Parser::Alter() {
-  if (!AcceptTableWord()) Fail(Peek(), "'TABLE'");
+  if (AcceptKeyword("type")) return AlterTypeBody();
+  if (!AcceptTableWord()) Fail(Peek(), "'TABLE' or 'TYPE'");
   AlterTable statement;
   statement.table = TableName();
   if (AcceptKeyword("add")) {

@@ -48,6 +48,8 @@ class Parser {
 
   // One statement, from the current token up to (not including) ';' or the end.
   ParsedStatement ParseStatement();
+  // The error to report for a statement that failed with `error`.
+  ParseError EarliestError(ParseError error, const std::vector<Token>& tokens) const;
   // A type name and nothing after it, or nullopt.
   std::optional<TypeName> TypeOnly();
 
@@ -70,6 +72,9 @@ class Parser {
   bool AcceptKeyspaceWord() { return AcceptKeyword("keyspace") || AcceptKeyword("schema"); }
   bool AcceptTableWord() { return AcceptKeyword("table") || AcceptKeyword("columnfamily"); }
   std::size_t Here() const { return Peek().position.offset; }
+  // Notes that YCQL's grammar refuses what is at `at` (Cassandra's takes it);
+  // the first such note of a statement is kept.
+  void RefusedByYcql(const Token& at, std::string_view unexpected);
   // The source text from `from` to the current token, without trailing
   // white space.
   std::string TextSince(std::size_t from) const;
@@ -83,6 +88,8 @@ class Parser {
   Term ParseTerm();
   Term ParseTermHere();
   Term Collection(Term::Kind kind, std::string_view close);
+  bool IsFieldName(const Token& token) const;
+  Term UdtLiteral();
   std::vector<Relation> Relations(bool with_in = false);
   bool IfNotExists();
   bool IfExists();
@@ -104,6 +111,8 @@ class Parser {
   Statement CreateTableBody();
   void PrimaryKey(CreateTable& statement);
   Statement CreateIndexBody(bool unique, bool custom);
+  Statement CreateTypeBody();
+  Statement AlterTypeBody();
   IndexTarget IndexTargetHere();
   // WITH's part: name = value and CLUSTERING ORDER BY (...), joined by AND.
   void TableOptions(std::vector<std::pair<std::string, std::string>>& options,
@@ -129,6 +138,7 @@ class Parser {
   std::size_t next_ = 0;
   int bind_markers_ = 0;
   int depth_ = 0;
+  std::optional<ParsedStatement::DialectError> ycql_error_;
 };
 
 }  // namespace faultline::models::cql::parsing

@@ -1,9 +1,13 @@
 #include "models/cql/types.h"
 
 #include <array>
+#include <cctype>
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "models/cql/keywords.h"
+#include "sim/assert.h"
 
 namespace faultline::models::cql {
 namespace {
@@ -79,13 +83,30 @@ std::string_view CanonicalName(Kind kind) {
       return "set";
     case Kind::kMap:
       return "map";
+    case Kind::kUdt:
+      break;  // Its own name.
   }
   return "?";
 }
 
 }  // namespace
 
+std::string QuotedName(std::string_view name) {
+  // A reserved word is a name only when quoted (keywords.h).
+  const bool plain = !name.empty() && !IsReservedWord(name) &&
+                     std::islower(static_cast<unsigned char>(name[0])) &&
+                     std::all_of(name.begin(), name.end(), [](char c) {
+                       return std::islower(static_cast<unsigned char>(c)) ||
+                              std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+                     });
+  if (plain) return std::string(name);
+  std::string quoted = "\"";
+  for (const char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
 std::string CqlType::ToString() const {
+  if (kind == Kind::kUdt) return frozen ? "frozen<" + QuotedName(name) + ">" : QuotedName(name);
   std::string text(CanonicalName(kind));
   if (!parameters.empty()) {
     text += "<";
@@ -116,16 +137,44 @@ std::string_view CqlType::SqliteAffinity() const {
     case Kind::kList:
     case Kind::kSet:
     case Kind::kMap:
-      return "BLOB";  // Collections in the store's own encoding (EncodeCollection).
+    case Kind::kUdt:
+      return "BLOB";  // Collections and UDTs in the store's own encoding (EncodeCollection).
     default:
       return "TEXT";  // Text, uuids, dates, decimals.
   }
 }
 
-std::variant<CqlType, CqlError> ResolveType(const TypeName& name) {
+namespace {
+
+// A UDT's fields resolved; `depth` bounds types nested in types.
+std::variant<CqlType, CqlError> ResolveUserType(const UserType& user, const UserTypes& types,
+                                                int depth);
+std::variant<CqlType, CqlError> Resolve(const TypeName& name, const UserTypes* types, int depth);
+
+}  // namespace
+
+std::variant<CqlType, CqlError> ResolveType(const TypeName& name, const UserTypes* types) {
+  return Resolve(name, types, 0);
+}
+
+namespace {
+
+std::variant<CqlType, CqlError> ResolveUserType(const UserType& user, const UserTypes& types,
+                                                int depth) {
+  FL_ASSERT(user.field_names.size() == user.field_types.size());
+  CqlType type{Kind::kUdt, false, {}, user.name, user.field_names};
+  for (const TypeName& field : user.field_types) {
+    auto resolved = Resolve(field, &types, depth + 1);
+    if (auto* error = std::get_if<CqlError>(&resolved)) return *error;
+    type.parameters.push_back(std::get<CqlType>(std::move(resolved)));
+  }
+  return type;
+}
+
+std::variant<CqlType, CqlError> Resolve(const TypeName& name, const UserTypes* types, int depth) {
   if (name.base == "frozen") {
     if (name.parameters.size() != 1) return InvalidArgument("frozen<> takes one type");
-    auto inner = ResolveType(name.parameters[0]);
+    auto inner = Resolve(name.parameters[0], types, depth);
     if (auto* error = std::get_if<CqlError>(&inner)) return *error;
     CqlType type = std::get<CqlType>(std::move(inner));
     type.frozen = true;
@@ -149,11 +198,17 @@ std::variant<CqlType, CqlError> ResolveType(const TypeName& name) {
     }
     CqlType type{shape.first, false, {}};
     for (const TypeName& parameter : name.parameters) {
-      auto resolved = ResolveType(parameter);
+      auto resolved = Resolve(parameter, types, depth + 1);
       if (auto* error = std::get_if<CqlError>(&resolved)) return *error;
       CqlType element = std::get<CqlType>(std::move(resolved));
       if (element.kind == Kind::kCounter) {
         return InvalidArgument("counters are not allowed inside collections");
+      }
+      // YCQL's words (ptree/pt_type.cc); Cassandra refuses it too
+      // ("Non-frozen UDTs are not allowed inside collections").
+      if (element.kind == Kind::kUdt && !element.frozen) {
+        return InvalidTableDefinition(
+            "Collection type parameters cannot be (un-frozen) collections or UDTs");
       }
       if (element.IsCollection() && !element.frozen) {
         return InvalidArgument("Non-frozen collections are not allowed inside collections");
@@ -165,7 +220,21 @@ std::variant<CqlType, CqlError> ResolveType(const TypeName& name) {
     }
     return type;
   }
-  return InvalidArgument(fmt::format("unknown type {}", name.ToString()));
+  if (types == nullptr || !name.parameters.empty()) {
+    return InvalidArgument(fmt::format("unknown type {}", name.ToString()));
+  }
+  const auto user = types->find(name.base);
+  // PTUserDefinedType::Analyze (ptree/pt_type.cc).
+  if (user == types->end()) {
+    return CqlError{ErrorCode::kTypeNotFound, "Type Not Found. Could not find user defined type"};
+  }
+  // Types name only types made before them, so this is a bound, not a cycle.
+  if (depth > CqlType::kMaxDepth) {
+    return InvalidArgument(fmt::format("types nest at most {} deep", CqlType::kMaxDepth));
+  }
+  return ResolveUserType(user->second, *types, depth);
 }
+
+}  // namespace
 
 }  // namespace faultline::models::cql

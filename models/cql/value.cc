@@ -23,6 +23,8 @@ using Kind = CqlType::Kind;
 
 std::variant<Value, CqlError> FromTermText(const std::string& text, const CqlType& type);
 std::variant<Value, CqlError> Canonical(Value value, const CqlType& type);
+std::variant<Value, CqlError> FromUdtLiteral(const Term& term, const CqlType& type,
+                                             std::span<const Value> bound);
 
 // The representation each CQL type keeps its values in.
 Value::Kind Representation(const CqlType& type) {
@@ -48,6 +50,8 @@ Value::Kind Representation(const CqlType& type) {
       return Value::Kind::kSet;
     case Kind::kMap:
       return Value::Kind::kMap;
+    case Kind::kUdt:
+      return Value::Kind::kUdt;
     default:
       return Value::Kind::kText;
   }
@@ -286,6 +290,29 @@ std::variant<Value, CqlError> FromCollection(const Term& term, const CqlType& ty
   return Canonical(std::move(value), type);
 }
 
+// {field: value, ...} for a UDT: fields in any order, the missing ones null
+// (YCQL's PTCollectionExpr::InitializeUDTValues, Cassandra's UserTypes).
+std::variant<Value, CqlError> FromUdtLiteral(const Term& term, const CqlType& type,
+                                             std::span<const Value> bound) {
+  if (type.kind != Kind::kUdt) return Mismatch(type, "a user-defined type literal");
+  FL_ASSERT(term.fields.size() == term.elements.size());
+  FL_ASSERT(type.field_names.size() == type.parameters.size());
+  Value value;
+  value.kind = Value::Kind::kUdt;
+  value.elements.resize(type.field_names.size());
+  for (std::size_t i = 0; i < term.fields.size(); ++i) {
+    const auto field = std::find(type.field_names.begin(), type.field_names.end(), term.fields[i]);
+    if (field == type.field_names.end()) {
+      return InvalidArgument("Invalid field name found for user-defined type instance");
+    }
+    const auto at = static_cast<std::size_t>(field - type.field_names.begin());
+    std::variant<Value, CqlError> element = FromTerm(term.elements[i], type.parameters[at], bound);
+    if (auto* error = std::get_if<CqlError>(&element)) return std::move(*error);
+    value.elements[at] = std::move(std::get<Value>(element));
+  }
+  return value;
+}
+
 }  // namespace
 
 namespace {
@@ -452,6 +479,8 @@ std::variant<Value, CqlError> FromTermHere(const Term& term, const CqlType& type
     case Term::Kind::kSet:
     case Term::Kind::kMap:
       return FromCollection(term, type, bound);
+    case Term::Kind::kUdt:
+      return FromUdtLiteral(term, type, bound);
   }
   return Mismatch(type, "this value");
 }
@@ -471,6 +500,17 @@ std::variant<Value, CqlError> Coerce(Value value, const CqlType& type) {
   if (type.kind == Kind::kDecimal) return FromTermText(value.bytes, type);
   if (type.kind == Kind::kUuid || type.kind == Kind::kTimeuuid)
     return FromString(value.bytes, type);
+  if (type.kind == Kind::kUdt) {
+    if (value.elements.size() > type.parameters.size()) return Mismatch(type, "the bound value");
+    value.elements.resize(type.parameters.size());
+    for (std::size_t i = 0; i < value.elements.size(); ++i) {
+      std::variant<Value, CqlError> field =
+          Coerce(std::move(value.elements[i]), type.parameters[i]);
+      if (auto* error = std::get_if<CqlError>(&field)) return std::move(*error);
+      value.elements[i] = std::move(std::get<Value>(field));
+    }
+    return value;
+  }
   if (!type.IsCollection()) return value;
   for (std::size_t i = 0; i < value.elements.size(); ++i) {
     const CqlType& element_type =
@@ -483,7 +523,7 @@ std::variant<Value, CqlError> Coerce(Value value, const CqlType& type) {
 }
 
 std::string FormatCell(const Value& value, const CqlType& type) {
-  if (value.kind == Value::Kind::kText && !type.IsCollection()) return value.bytes;
+  if (value.kind == Value::Kind::kText && !type.IsStructured()) return value.bytes;
   return FormatLiteral(value, type);
 }
 
@@ -508,6 +548,18 @@ std::string FormatLiteral(const Value& value, const CqlType& type) {
       return "0x" + HexDigits(value.bytes);
     default:
       break;
+  }
+  if (value.kind == Value::Kind::kUdt) {
+    std::string text = "{";
+    static const CqlType kUnknownField;
+    for (std::size_t i = 0; i < value.elements.size(); ++i) {
+      const bool known = i < type.field_names.size() && i < type.parameters.size();
+      if (i > 0) text += ", ";
+      text +=
+          fmt::format("{}: {}", known ? type.field_names[i] : fmt::format("field{}", i),
+                      FormatLiteral(value.elements[i], known ? type.parameters[i] : kUnknownField));
+    }
+    return text + "}";
   }
   const bool is_map = value.kind == Value::Kind::kMap;
   std::string text = value.kind == Value::Kind::kList ? "[" : "{";
@@ -561,7 +613,7 @@ bool Read(std::string_view bytes, std::size_t& at, int depth, const CqlType* typ
   };
   unsigned char kind = 0;
   if (depth > CqlType::kMaxDepth || !take(&kind, 1) ||
-      kind > static_cast<unsigned char>(Value::Kind::kMap)) {
+      kind > static_cast<unsigned char>(Value::Kind::kUdt)) {
     return false;
   }
   out = Value();
@@ -586,17 +638,21 @@ bool Read(std::string_view bytes, std::size_t& at, int depth, const CqlType* typ
       break;
   }
   if (!take(&size, sizeof size) || size > bytes.size() - at) return false;  // >= 1 byte each.
+  const bool udt = out.kind == Value::Kind::kUdt;
   if (type != nullptr && (type->parameters.empty() ||
-                          (out.kind == Value::Kind::kMap && type->parameters.size() != 2))) {
+                          (out.kind == Value::Kind::kMap && type->parameters.size() != 2) ||
+                          (udt && size > type->parameters.size()))) {
     return false;
   }
   if (out.kind == Value::Kind::kMap && size % 2 != 0) return false;
   out.elements.resize(size);
   for (std::uint32_t i = 0; i < size; ++i) {
-    const CqlType* element_type =
-        type == nullptr ? nullptr : &type->parameters[out.kind == Value::Kind::kMap ? i % 2 : 0];
+    const std::size_t parameter = udt ? i : out.kind == Value::Kind::kMap ? i % 2 : 0;
+    const CqlType* element_type = type == nullptr ? nullptr : &type->parameters[parameter];
     if (!Read(bytes, at, depth + 1, element_type, out.elements[i])) return false;
   }
+  // Fields added to the type since the value was written read as null.
+  if (udt && type != nullptr) out.elements.resize(type->parameters.size());
   return true;
 }
 }  // namespace

@@ -22,12 +22,23 @@ namespace faultline::models::cql {
 struct Value {
   // The numbers are the on-disk encoding's tags (EncodeValue): pinned below,
   // since a renumbering would misread every stored value.
-  enum class Kind : unsigned char { kNull, kInt, kDouble, kBool, kText, kBlob, kList, kSet, kMap };
+  enum class Kind : unsigned char {
+    kNull,
+    kInt,
+    kDouble,
+    kBool,
+    kText,
+    kBlob,
+    kList,
+    kSet,
+    kMap,
+    kUdt,  // A UDT's fields in the type's order; a field added since reads null.
+  };
   Kind kind = Kind::kNull;
   std::int64_t integer = 0;     // kInt; kBool as 0 or 1.
   double real = 0;              // kDouble.
   std::string bytes;            // kText, kBlob.
-  std::vector<Value> elements;  // Collections; a map's keys and values alternate.
+  std::vector<Value> elements;  // Collections (a map's keys and values alternate), UDT fields.
 
   static Value Null() { return {}; }
   static Value Int(std::int64_t v) { return {Kind::kInt, v, 0, {}, {}}; }
@@ -45,7 +56,7 @@ static_assert(
         static_cast<int>(Value::Kind::kDouble) == 2 && static_cast<int>(Value::Kind::kBool) == 3 &&
         static_cast<int>(Value::Kind::kText) == 4 && static_cast<int>(Value::Kind::kBlob) == 5 &&
         static_cast<int>(Value::Kind::kList) == 6 && static_cast<int>(Value::Kind::kSet) == 7 &&
-        static_cast<int>(Value::Kind::kMap) == 8,
+        static_cast<int>(Value::Kind::kMap) == 8 && static_cast<int>(Value::Kind::kUdt) == 9,
     "Value::Kind is the on-disk tag of every stored value: never renumber it");
 
 // A total order on values of one type (sets and map keys are kept sorted).
@@ -63,7 +74,8 @@ std::variant<Value, CqlError> FromTerm(const Term& term, const CqlType& type,
 std::variant<Value, CqlError> Coerce(Value value, const CqlType& type);
 
 // As ycqlsh prints a cell: text bare, True/False, 0xcafe, null,
-// {'a', 'b'}, {'k': 1}, [1, 2], 2025-01-01 00:00:00.000000+0000.
+// {'a', 'b'}, {'k': 1}, [1, 2], {street: 'x', zip: 1} (a UDT: names bare,
+// as cqlsh's format_value_utype), 2025-01-01 00:00:00.000000+0000.
 std::string FormatCell(const Value& value, const CqlType& type);
 // As a CQL literal: text quoted ('it''s'), for inside collections and in statements.
 std::string FormatLiteral(const Value& value, const CqlType& type);

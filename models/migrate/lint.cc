@@ -90,6 +90,29 @@ std::optional<std::string> NotIdempotent(const cql::Statement& statement) {
       return fmt::format("DROP KEYSPACE {} fails if the file runs again (Object Not Found)",
                          drop_keyspace->name);
     }
+  } else if (const auto* type = std::get_if<cql::CreateType>(&statement)) {
+    if (!type->if_not_exists) {
+      return fmt::format("CREATE TYPE {} fails if the file runs again (Duplicate Type)",
+                         NameOf(type->type));
+    }
+  } else if (const auto* alter_type = std::get_if<cql::AlterType>(&statement)) {
+    if (alter_type->action == cql::AlterType::Action::kAdd && !alter_type->field_if_not_exists) {
+      return fmt::format(
+          "ALTER TYPE {} ADD {} fails if the file runs again (the field exists then; Cassandra "
+          "takes ADD IF NOT EXISTS)",
+          NameOf(alter_type->type), alter_type->field.name);
+    }
+    if (alter_type->action == cql::AlterType::Action::kRename && !alter_type->rename_if_exists) {
+      return fmt::format(
+          "ALTER TYPE {} RENAME {} fails if the file runs again (the old name is gone then; "
+          "Cassandra takes RENAME IF EXISTS)",
+          NameOf(alter_type->type), alter_type->renames.front().from);
+    }
+  } else if (const auto* drop_type = std::get_if<cql::DropType>(&statement)) {
+    if (!drop_type->if_exists) {
+      return fmt::format("DROP TYPE {} fails if the file runs again (Type Not Found)",
+                         NameOf(drop_type->type));
+    }
   } else if (const auto* index = std::get_if<cql::CreateIndex>(&statement)) {
     if (!index->if_not_exists) {
       return fmt::format(
@@ -267,6 +290,8 @@ bool NamesAnotherKeyspace(const cql::Statement& statement, const std::string& ke
           return !s.table.keyspace.empty() && s.table.keyspace != keyspace;
         } else if constexpr (requires { s.index.keyspace; }) {
           return !s.index.keyspace.empty() && s.index.keyspace != keyspace;
+        } else if constexpr (requires { s.type.keyspace; }) {
+          return !s.type.keyspace.empty() && s.type.keyspace != keyspace;
         }
         return false;
       },

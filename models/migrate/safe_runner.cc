@@ -59,6 +59,23 @@ bool AlreadyApplied(const std::string& statement, const ClientResult& result) {
             (headline.find("already exists") != std::string_view::npos ||
              headline.find("is a duplicate of existing index") != std::string_view::npos));
   }
+  if (std::holds_alternative<cql::CreateType>(body)) {
+    return code == cql::ErrorCode::kDuplicateType ||
+           (code == cql::ErrorCode::kInvalidRequest &&
+            headline.find("already exists") != std::string_view::npos);
+  }
+  if (std::holds_alternative<cql::DropType>(body)) {
+    return code == cql::ErrorCode::kTypeNotFound ||
+           (code == cql::ErrorCode::kInvalidRequest &&
+            headline.find("doesn't exist") != std::string_view::npos);
+  }
+  if (const auto* alter_type = std::get_if<cql::AlterType>(&body)) {
+    // Cassandra's words for a field added or renamed already.
+    return code == cql::ErrorCode::kInvalidRequest &&
+           headline.find(alter_type->action == cql::AlterType::Action::kAdd
+                             ? "already exists"
+                             : "Unkown field") != std::string_view::npos;
+  }
   if (std::holds_alternative<cql::DropIndex>(body)) {
     return code == cql::ErrorCode::kObjectNotFound ||
            (code == cql::ErrorCode::kInvalidRequest &&

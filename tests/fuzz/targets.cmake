@@ -6,10 +6,12 @@
 # these lists.
 set(FAULTLINE_FUZZ_TARGETS cql_parser_fuzz migration_lint_fuzz sum_file_fuzz)
 set(cql_parser_fuzz_SOURCES
+  models/cql/errors.cc
   models/cql/keywords.cc
   models/cql/lexer.cc
   models/cql/parser.cc
   models/cql/parser_ddl.cc
+  models/cql/types.cc
   sim/assert.cc)
 set(cql_parser_fuzz_CORPUS tests/fuzz/cql_corpus)
 set(migration_lint_fuzz_SOURCES

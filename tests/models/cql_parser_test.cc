@@ -275,8 +275,8 @@ TEST(CqlParserTest, SyntaxErrorsNameTheOffendingToken) {
             "Invalid SQL Statement. syntax error, unexpected 'FORM', expecting 'from'\n"
             "SELECT node_id FORM S3Objects\n"
             "               ^");
-  EXPECT_EQ(ParseFailure("CREATE TABLE t (a int,)").message,
-            "Invalid SQL Statement. syntax error, unexpected ')', expecting a column name");
+  EXPECT_EQ(ParseFailure("CREATE TABLE t (a int,,)").message,
+            "Invalid SQL Statement. syntax error, unexpected ',', expecting a column name");
   EXPECT_EQ(ParseFailure("SELEKT * FROM t").message,
             "Invalid SQL Statement. syntax error, unexpected 'SELEKT', expecting a statement");
   EXPECT_EQ(
@@ -317,6 +317,55 @@ namespace {
 // YCQL's grammar (yugabyte-db parser_gram.y: ColId is IDENT,
 // unreserved_keyword or col_name_keyword) refuses its reserved words as bare
 // names, naming the keyword's token; quoted, or after a dot, they are names.
+// What Cassandra's grammar takes and YCQL's refuses parses, with the error
+// YCQL gives kept beside the statement: a trailing comma (Parser.g's
+// tableDefinition and typeColumns against parser_gram.y's TableElementList),
+// and a word YCQL reserves but Cassandra does not (reserved_keywords.txt).
+TEST(CqlParserTest, WhatOnlyCassandraTakesCarriesYcqlsError) {
+  const std::string trailing = "CREATE TABLE t (k int PRIMARY KEY, v text,)";
+  const ParseResult table = Parse(trailing);
+  ASSERT_FALSE(table.error.has_value());
+  ASSERT_TRUE(table.statements[0].ycql_error.has_value());
+  EXPECT_EQ(table.statements[0].ycql_error->message,
+            "Invalid SQL Statement. syntax error, unexpected ')'");
+  EXPECT_EQ(table.statements[0].ycql_error->offset, trailing.rfind(')'));
+  EXPECT_EQ(std::get<CreateTable>(table.statements[0].statement).columns.size(), 2u);
+  const ParseResult end = Parse("CREATE TABLE t (k int PRIMARY KEY, end timestamp)");
+  ASSERT_FALSE(end.error.has_value());
+  ASSERT_TRUE(end.statements[0].ycql_error.has_value());
+  EXPECT_EQ(end.statements[0].ycql_error->message,
+            "Invalid SQL Statement. syntax error, unexpected END");
+  EXPECT_FALSE(Parse("CREATE TABLE t (k int PRIMARY KEY, v text)").statements[0].ycql_error);
+  // Reserved in both: an error for both.
+  EXPECT_TRUE(Parse("CREATE TABLE t (k int PRIMARY KEY, from text)").error.has_value());
+}
+
+TEST(CqlParserTest, TypeStatementsAndUdtLiterals) {
+  const auto create =
+      ParseOne<CreateType>("CREATE TYPE IF NOT EXISTS app.address (street text, zip int)");
+  EXPECT_TRUE(create.if_not_exists);
+  EXPECT_EQ(create.type, (QualifiedName{"app", "address", 0}));
+  ASSERT_EQ(create.fields.size(), 2u);
+  EXPECT_EQ(create.fields[1].type.base, "int");
+  const auto add = ParseOne<AlterType>("ALTER TYPE address ADD IF NOT EXISTS city text");
+  EXPECT_EQ(add.action, AlterType::Action::kAdd);
+  EXPECT_TRUE(add.field_if_not_exists);
+  EXPECT_EQ(add.field.name, "city");
+  const auto rename = ParseOne<AlterType>("ALTER TYPE address RENAME a TO b AND c TO d");
+  ASSERT_EQ(rename.renames.size(), 2u);
+  EXPECT_EQ(rename.renames[1].to, "d");
+  EXPECT_TRUE(ParseOne<DropType>("DROP TYPE IF EXISTS address").if_exists);
+  const auto insert =
+      ParseOne<Insert>("INSERT INTO t (k, v) VALUES (1, {street: 'x', \"Zip\": 2, home: {a: 1}})");
+  const Term& udt = insert.values[1];
+  EXPECT_EQ(udt.kind, Term::Kind::kUdt);
+  EXPECT_EQ(udt.fields, (std::vector<std::string>{"street", "Zip", "home"}));
+  EXPECT_EQ(udt.elements[2].kind, Term::Kind::kUdt);
+  // A map whose keys are literals is still a map.
+  EXPECT_EQ(ParseOne<Insert>("INSERT INTO t (k, m) VALUES (1, {'a': 1, true: 2})").values[1].kind,
+            Term::Kind::kMap);
+}
+
 TEST(CqlParserTest, ReservedWordsAreNoBareNamesAsInYcql) {
   const std::string statement = "CREATE TABLE ks.t (k int PRIMARY KEY, table text)";
   const ParseResult refused = Parse(statement);
