@@ -102,8 +102,12 @@ struct CreateTable {
   std::vector<std::pair<std::string, std::string>> options;    // WITH name = value, as text.
 };
 // ALTER TABLE t ADD c type | DROP c | RENAME c TO d | WITH name = value
-// [AND ...]: one operation a statement (YCQL's grammar allows several, and
-// lists of columns; see docs api/ycql/ddl_alter_table.md).
+// [AND ...]: one operation, and in `then` the statement's further ones, each
+// on the same table, applied in order as one change. YCQL writes several as
+// `ADD a int, b text`, `DROP a, b`, `RENAME a TO b, c TO d` or one action
+// after another (parser_gram.y, alter_table_ops); Cassandra as `ADD (a int,
+// b text)`, `DROP (a, b)`, `RENAME a TO b AND c TO d`, with `ADD IF NOT
+// EXISTS` and `DROP`/`RENAME IF EXISTS` (Parser.g, alterTableStatement).
 struct AlterTable {
   enum class Action : unsigned char { kAdd, kDrop, kRename, kWith };
   QualifiedName table;
@@ -113,7 +117,16 @@ struct AlterTable {
   std::string new_name;  // For kRename.
   std::size_t new_name_offset = 0;
   std::vector<std::pair<std::string, std::string>> options;  // For kWith, as text.
+  bool if_exists = false;  // ADD IF NOT EXISTS, DROP or RENAME IF EXISTS.
+  std::vector<AlterTable> then;
 };
+
+// The operations of an ALTER TABLE statement, in order.
+inline std::vector<const AlterTable*> Operations(const AlterTable& statement) {
+  std::vector<const AlterTable*> operations = {&statement};
+  for (const AlterTable& next : statement.then) operations.push_back(&next);
+  return operations;
+}
 struct DropTable {
   bool if_exists = false;
   QualifiedName table;
@@ -185,6 +198,22 @@ struct DropType {
   bool if_exists = false;
   QualifiedName type;
 };
+// CREATE MATERIALIZED VIEW [IF NOT EXISTS] [ks.]name AS SELECT ... FROM
+// [ks.]base WHERE ... PRIMARY KEY (...) [WITH ...], read as far as its names:
+// neither store makes one (YCQL has no views; Cassandra 4 has them off by
+// default, materialized_views_enabled: false).
+struct CreateView {
+  bool if_not_exists = false;
+  QualifiedName view;
+  QualifiedName base;
+  std::size_t primary_offset = 0;  // Where PRIMARY KEY starts.
+};
+// DROP MATERIALIZED VIEW [IF EXISTS] [ks.]name.
+struct DropView {
+  bool if_exists = false;
+  QualifiedName view;
+  std::size_t materialized_offset = 0;
+};
 struct Truncate {
   QualifiedName table;
 };
@@ -250,9 +279,10 @@ struct Describe {
   QualifiedName table;   // For kTable and kName.
 };
 
-using Statement = std::variant<CreateKeyspace, DropKeyspace, Use, CreateTable, AlterTable,
-                               DropTable, CreateIndex, DropIndex, CreateType, AlterType, DropType,
-                               Truncate, Insert, Update, Delete, Select, Batch, Describe>;
+using Statement =
+    std::variant<CreateKeyspace, DropKeyspace, Use, CreateTable, AlterTable, DropTable, CreateIndex,
+                 DropIndex, CreateType, AlterType, DropType, CreateView, DropView, Truncate, Insert,
+                 Update, Delete, Select, Batch, Describe>;
 
 struct ParsedStatement {
   Statement statement;
@@ -267,6 +297,8 @@ struct ParsedStatement {
     std::string message;
   };
   std::optional<DialectError> ycql_error;
+  // The same for what Cassandra's grammar refuses and YCQL's takes.
+  std::optional<DialectError> cassandra_error;
 };
 
 }  // namespace faultline::models::cql

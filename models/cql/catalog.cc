@@ -21,9 +21,11 @@ namespace {
 // user_version records which layout a file has, so that an open of a current
 // file changes nothing.
 // 2: system.local (fl_system_local). 3: secondary indexes (fl_indexes,
-// fl_system_indexes) and user-defined types (fl_types, fl_system_types). A store saved at an older
+// fl_system_indexes) and user-defined types (fl_types, fl_system_types).
+// 4: system.local's address, identity and token columns; system.peers and
+// (Cassandra's) system.peers_v2. A store saved at an older
 // layout gets the tables and views it lacks when it is next opened (kSchema only adds).
-constexpr int kCatalogLayout = 3;
+constexpr int kCatalogLayout = 4;
 constexpr std::string_view kSchema = R"sql(
 BEGIN IMMEDIATE;
 CREATE TABLE IF NOT EXISTS fl_meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -68,10 +70,34 @@ DROP VIEW IF EXISTS fl_system_local;
 CREATE VIEW fl_system_local AS
   SELECT 'local' AS c0, 'COMPLETED' AS c1, 'local cluster' AS c2, '3.4.2' AS c3,
          'datacenter1' AS c4, '4' AS c5, 'org.apache.cassandra.dht.Murmur3Partitioner' AS c6,
-         'rack1' AS c7, '3.9-SNAPSHOT' AS c8, '20.1.0' AS c9;
-PRAGMA user_version = 3;
+         'rack1' AS c7, '3.9-SNAPSHOT' AS c8, '20.1.0' AS c9,
+         '127.0.0.1' AS c10, '127.0.0.1' AS c11, '127.0.0.1' AS c12, 0 AS c13,
+         '5a2c1f3e-0b1d-4c6a-9e8f-0d1c2b3a4f50' AS c14,
+         '00000000-0000-0000-0000-000000000000' AS c15, X'{tokens}' AS c16;
+DROP VIEW IF EXISTS fl_system_peers;
+CREATE VIEW fl_system_peers AS
+  SELECT NULL AS c0, NULL AS c1, NULL AS c2, NULL AS c3, NULL AS c4, NULL AS c5, NULL AS c6,
+         NULL AS c7, NULL AS c8 WHERE 0;
+DROP VIEW IF EXISTS fl_system_peers_v2;
+CREATE VIEW fl_system_peers_v2 AS
+  SELECT NULL AS c0, NULL AS c1, NULL AS c2, NULL AS c3, NULL AS c4, NULL AS c5, NULL AS c6,
+         NULL AS c7, NULL AS c8, NULL AS c9, NULL AS c10, NULL AS c11 WHERE 0;
+PRAGMA user_version = 4;
 COMMIT;
 )sql";
+
+// kSchema with system.local's tokens (a set<text> in the store's encoding)
+// filled in.
+std::string SchemaSql() {
+  Value tokens;
+  tokens.kind = Value::Kind::kSet;
+  tokens.elements.push_back(Value::Text("-9223372036854775808"));
+  std::string hex;
+  for (const char c : EncodeCollection(tokens)) {
+    hex += fmt::format("{:02x}", static_cast<unsigned char>(c));
+  }
+  return fmt::format(fmt::runtime(kSchema), fmt::arg("tokens", hex));
+}
 
 const char* RoleName(ColumnInfo::Role role) {
   switch (role) {
@@ -347,7 +373,7 @@ Options DecodeOptions(std::string_view text) {
   return options;
 }
 
-sim::Status Catalog::Load(sqlite3* db) {
+sim::Status Catalog::Load(sqlite3* db, Dialect dialect) {
   keyspaces_.clear();
   next_table_id_ = 1;
   std::int64_t current_layout = -1;
@@ -357,14 +383,14 @@ sim::Status Catalog::Load(sqlite3* db) {
     current_layout = layout.Int(0);
   }
   if (current_layout != kCatalogLayout) {
-    static_assert(kCatalogLayout == 3, "kSchema sets user_version to the layout");
-    if (sqlite3_exec(db, std::string(kSchema).c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+    static_assert(kCatalogLayout == 4, "kSchema sets user_version to the layout");
+    if (sqlite3_exec(db, SchemaSql().c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
       sim::Status error = SqlError(db, "creating the catalog");
       (void)sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
       return error;
     }
   }
-  AddSystemKeyspace();
+  AddSystemKeyspace(dialect);
   if (sim::Status status = LoadKeyspaces(db); !status.ok()) return status;
   if (sim::Status status = LoadTypes(db); !status.ok()) return status;
   if (sim::Status status = LoadTables(db); !status.ok()) return status;
@@ -376,7 +402,7 @@ sim::Status Catalog::Load(sqlite3* db) {
   return LoadColumns(db);
 }
 
-void Catalog::AddSystemKeyspace() {
+void Catalog::AddSystemKeyspace(Dialect dialect) {
   using Kind = CqlType::Kind;
   using Role = ColumnInfo::Role;
   KeyspaceInfo system;
@@ -434,15 +460,73 @@ void Catalog::AddSystemKeyspace() {
   KeyspaceInfo local_keyspace{"system", {}, {}, true};
   TableInfo local = SystemTable("local", "fl_system_local");
   local.keyspace = "system";
+  const CqlType inet = Scalar(Kind::kInet);
+  const CqlType uuid = Scalar(Kind::kUuid);
+  const CqlType tokens{Kind::kSet, false, {text}};
   int index = 0;
+  const auto add = [&index](TableInfo& table, const char* name, const CqlType& type) {
+    const bool key = index == 0;
+    table.columns.push_back(
+        SystemColumn(name, type, key ? Role::kPartitionKey : Role::kRegular, key ? 0 : -1, index));
+    ++index;
+  };
   for (const char* name :
        {"key", "bootstrapped", "cluster_name", "cql_version", "data_center",
         "native_protocol_version", "partitioner", "rack", "release_version", "thrift_version"}) {
-    local.columns.push_back(SystemColumn(
-        name, text, index == 0 ? Role::kPartitionKey : Role::kRegular, index == 0 ? 0 : -1, index));
-    ++index;
+    add(local, name, text);
   }
+  // The columns drivers read to find the node and its schema (yql_local_vtable.cc).
+  add(local, "broadcast_address", inet);
+  add(local, "listen_address", inet);
+  add(local, "rpc_address", inet);
+  add(local, "gossip_generation", Scalar(Kind::kInt));
+  add(local, "host_id", uuid);
+  add(local, "schema_version", uuid);
+  add(local, "tokens", tokens);
   local_keyspace.tables.emplace(local.name, std::move(local));
+  // system.peers, empty: a one-node store has no peers (yql_peers_vtable.cc
+  // skips the node the client talks to), with the columns drivers read.
+  TableInfo peers = SystemTable("peers", "fl_system_peers");
+  peers.keyspace = "system";
+  index = 0;
+  for (const auto& [name, type] :
+       std::vector<std::pair<const char*, CqlType>>{{"peer", inet},
+                                                    {"data_center", text},
+                                                    {"host_id", uuid},
+                                                    {"preferred_ip", inet},
+                                                    {"rack", text},
+                                                    {"release_version", text},
+                                                    {"rpc_address", inet},
+                                                    {"schema_version", uuid},
+                                                    {"tokens", tokens}}) {
+    add(peers, name, type);
+  }
+  local_keyspace.tables.emplace(peers.name, std::move(peers));
+  // Cassandra 4's peers_v2 (SystemKeyspace.java); YugabyteDB has none, so a
+  // query of it is Object Not Found there, and drivers fall back to peers.
+  if (dialect == Dialect::kCassandra) {
+    TableInfo peers_v2 = SystemTable("peers_v2", "fl_system_peers_v2");
+    peers_v2.keyspace = "system";
+    index = 0;
+    for (const auto& [name, type] :
+         std::vector<std::pair<const char*, CqlType>>{{"peer", inet},
+                                                      {"peer_port", Scalar(Kind::kInt)},
+                                                      {"data_center", text},
+                                                      {"host_id", uuid},
+                                                      {"preferred_ip", inet},
+                                                      {"preferred_port", Scalar(Kind::kInt)},
+                                                      {"rack", text},
+                                                      {"release_version", text},
+                                                      {"native_address", inet},
+                                                      {"native_port", Scalar(Kind::kInt)},
+                                                      {"schema_version", uuid},
+                                                      {"tokens", tokens}}) {
+      add(peers_v2, name, type);
+    }
+    peers_v2.columns[1].role = Role::kClustering;  // PRIMARY KEY ((peer), peer_port)
+    peers_v2.columns[1].position = 0;
+    local_keyspace.tables.emplace(peers_v2.name, std::move(peers_v2));
+  }
   keyspaces_.emplace(local_keyspace.name, std::move(local_keyspace));
   // YCQL's other system keyspace, listed but without tables here.
   keyspaces_.emplace("system_auth", KeyspaceInfo{"system_auth", {}, {}, true});

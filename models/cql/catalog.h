@@ -42,6 +42,11 @@ namespace faultline::models::cql {
 
 using Options = std::vector<std::pair<std::string, std::string>>;
 
+// Which system the store speaks for: YCQL's (the default) or Apache
+// Cassandra's, where the two differ in what DDL they accept, their error
+// texts, and their system tables.
+enum class Dialect : unsigned char { kYcql, kCassandra };
+
 struct ColumnInfo {
   enum class Role : unsigned char { kPartitionKey, kClustering, kRegular };
   std::string name;
@@ -104,7 +109,7 @@ class Catalog {
   static constexpr const char* kSystemKeyspace = "system_schema";
 
   // Creates the catalog tables and views if missing, then loads them.
-  [[nodiscard]] sim::Status Load(sqlite3* db);
+  [[nodiscard]] sim::Status Load(sqlite3* db, Dialect dialect = Dialect::kYcql);
 
   const KeyspaceInfo* FindKeyspace(const std::string& name) const;
   const TableInfo* FindTable(const std::string& keyspace, const std::string& name) const;
@@ -143,7 +148,7 @@ class Catalog {
   sim::Status LoadIndexes(sqlite3* db);
   sim::Status LoadTypes(sqlite3* db);
   void ResolveColumnTypes(KeyspaceInfo& keyspace);
-  void AddSystemKeyspace();
+  void AddSystemKeyspace(Dialect dialect);
 
   std::map<std::string, KeyspaceInfo> keyspaces_;
   std::int64_t next_table_id_ = 1;

@@ -20,7 +20,7 @@ std::variant<std::unique_ptr<Engine>, sim::Status> Engine::Open(sqlite3* db, Clo
     return sim::Status::Internal(fmt::format("cannot register collations: {}", sqlite3_errmsg(db)));
   }
   std::unique_ptr<Engine> engine(new Engine(db, std::move(clock), dialect));
-  if (sim::Status status = engine->catalog_.Load(db); !status.ok()) return status;
+  if (sim::Status status = engine->catalog_.Load(db, dialect); !status.ok()) return status;
   return engine;
 }
 
@@ -35,9 +35,11 @@ Outcome Engine::Execute(Session& session, const ParsedStatement& statement,
   bound_ = bound;
   FL_ASSERT(transaction_depth_ == 0);  // A statement starts outside any transaction.
   Outcome outcome;
-  if (dialect_ == Dialect::kYcql && statement.ycql_error) {
-    // What YCQL's grammar refuses and Cassandra's takes (parser.h).
-    outcome = At(SyntaxError(statement.ycql_error->message), statement.ycql_error->offset);
+  // What one grammar refuses and the other takes (ast.h, ParsedStatement).
+  const auto& refused =
+      dialect_ == Dialect::kYcql ? statement.ycql_error : statement.cassandra_error;
+  if (refused) {
+    outcome = At(SyntaxError(refused->message), refused->offset);
   } else {
     outcome = std::visit(
         [&](const auto& body) -> Outcome {

@@ -76,8 +76,6 @@ struct PageRequest {
   std::string paging_state;
 };
 
-enum class Dialect : unsigned char { kYcql, kCassandra };
-
 class Engine {
  public:
   // Milliseconds since the Unix epoch, for TTLs.
@@ -113,6 +111,8 @@ class Engine {
   Outcome Run(Session& session, const CreateTable& statement);
   Outcome Run(Session& session, const AlterTable& statement);
   Outcome Run(Session& session, const DropTable& statement);
+  std::optional<CqlError> ApplyAlter(const AlterTable& statement, TableInfo& table,
+                                     std::vector<std::string>& sql);
   // User-defined types: engine_type.cc.
   Outcome Run(Session& session, const CreateType& statement);
   Outcome Run(Session& session, const AlterType& statement);
@@ -121,6 +121,9 @@ class Engine {
                                           const std::vector<ColumnDefinition>& fields);
   // Writes `type` and commits; the catalog learns it once committed.
   Outcome CommitType(const std::string& keyspace, UserType type, std::string_view what);
+  // Materialized views, which neither store makes: engine_ddl.cc.
+  Outcome Run(Session& session, const CreateView& statement);
+  Outcome Run(Session& session, const DropView& statement);
   // Secondary indexes: engine_index.cc.
   Outcome Run(Session& session, const CreateIndex& statement);
   Outcome Run(Session& session, const DropIndex& statement);

@@ -27,13 +27,21 @@ ParsedStatement Parser::ParseStatement() {
   bind_markers_ = 0;
   depth_ = 0;
   ycql_error_.reset();
+  cassandra_error_.reset();
   const Position start = Peek().position;
   Statement statement = StatementBody();
   FL_ASSERT_MSG(depth_ == 0, "nesting left open: {}", depth_);
   FL_ASSERT(bind_markers_ >= 0);
   if (!Peek().IsSymbol(";") && !AtEnd()) Fail(Peek(), "';' or end of input");
-  return ParsedStatement{std::move(statement), start, TextSince(start.offset), bind_markers_,
-                         std::move(ycql_error_)};
+  return ParsedStatement{std::move(statement),    start,
+                         TextSince(start.offset), bind_markers_,
+                         std::move(ycql_error_),  std::move(cassandra_error_)};
+}
+
+void Parser::RefusedByCassandra(const Token& at, std::string_view unexpected) {
+  if (cassandra_error_) return;
+  cassandra_error_ = ParsedStatement::DialectError{
+      at.position.offset, fmt::format("{}, unexpected {}", kSyntaxError, unexpected)};
 }
 
 ParseError Parser::EarliestError(ParseError error, const std::vector<Token>& tokens) const {

@@ -16,6 +16,10 @@ Statement Parser::Create() {
     return statement;
   }
   if (AcceptKeyword("type")) return CreateTypeBody();
+  if (AcceptKeyword("materialized")) {
+    ExpectKeyword("view");
+    return CreateViewBody();
+  }
   const bool unique = AcceptKeyword("unique");
   const bool custom = AcceptKeyword("custom");
   if (unique || custom || Peek().IsKeyword("index")) {
@@ -23,7 +27,7 @@ Statement Parser::Create() {
     return CreateIndexBody(unique, custom);
   }
   if (!AcceptTableWord()) {
-    Fail(Peek(), "'KEYSPACE', 'TABLE' or 'INDEX'");
+    Fail(Peek(), "'KEYSPACE', 'TABLE', 'INDEX', 'TYPE' or 'MATERIALIZED VIEW'");
   }
   return CreateTableBody();
 }
@@ -139,6 +143,29 @@ Statement Parser::CreateTypeBody() {
   return statement;
 }
 
+// After CREATE MATERIALIZED VIEW: the names, then the rest up to the
+// statement's end, which must hold PRIMARY KEY (ast.h, CreateView).
+Statement Parser::CreateViewBody() {
+  CreateView statement;
+  statement.if_not_exists = IfNotExists();
+  statement.view = TableName();
+  ExpectKeyword("as");
+  ExpectKeyword("select");
+  while (!AtEnd() && !Peek().IsSymbol(";") && !Peek().IsKeyword("from")) Next();
+  ExpectKeyword("from");
+  statement.base = TableName();
+  bool primary_key = false;
+  while (!AtEnd() && !Peek().IsSymbol(";")) {
+    if (Peek().IsKeyword("primary") && Peek(1).IsKeyword("key") && !primary_key) {
+      primary_key = true;
+      statement.primary_offset = Here();
+    }
+    Next();
+  }
+  if (!primary_key) Fail(Peek(), "'PRIMARY KEY'");
+  return statement;
+}
+
 // After ALTER TYPE (ast.h, AlterType).
 Statement Parser::AlterTypeBody() {
   AlterType statement;
@@ -247,6 +274,15 @@ Statement Parser::Drop() {
     statement.name = Identifier("a keyspace name");
     return statement;
   }
+  if (Peek().IsKeyword("materialized")) {
+    DropView statement;
+    statement.materialized_offset = Here();
+    Next();
+    ExpectKeyword("view");
+    statement.if_exists = IfExists();
+    statement.view = TableName();
+    return statement;
+  }
   if (AcceptKeyword("type")) {
     DropType statement;
     statement.if_exists = IfExists();
@@ -260,7 +296,7 @@ Statement Parser::Drop() {
     return statement;
   }
   if (!AcceptTableWord()) {
-    Fail(Peek(), "'KEYSPACE', 'TABLE', 'INDEX' or 'TYPE'");
+    Fail(Peek(), "'KEYSPACE', 'TABLE', 'INDEX', 'TYPE' or 'MATERIALIZED VIEW'");
   }
   DropTable statement;
   statement.if_exists = IfExists();
@@ -273,30 +309,78 @@ Statement Parser::Alter() {
   if (!AcceptTableWord()) Fail(Peek(), "'TABLE' or 'TYPE'");
   AlterTable statement;
   statement.table = TableName();
-  if (AcceptKeyword("add")) {
-    statement.action = AlterTable::Action::kAdd;
-    statement.column.offset = Here();
-    statement.column.name = Identifier("a column name");
-    statement.column.type = Type();
-    statement.column.is_static = AcceptKeyword("static");
-  } else if (AcceptKeyword("drop")) {
-    statement.action = AlterTable::Action::kDrop;
-    statement.column.offset = Here();
-    statement.column.name = Identifier("a column name");
-  } else if (AcceptKeyword("rename")) {
-    statement.action = AlterTable::Action::kRename;
-    statement.column.offset = Here();
-    statement.column.name = Identifier("a column name");
-    ExpectKeyword("to");
-    statement.new_name_offset = Here();
-    statement.new_name = Identifier("a column name");
-  } else if (AcceptKeyword("with")) {
-    statement.action = AlterTable::Action::kWith;
-    Options(statement.options);
-  } else {
-    Fail(Peek(), "'ADD', 'DROP', 'RENAME' or 'WITH'");
+  std::vector<AlterTable> operations;
+  constexpr std::size_t kMaxOperations = 1'000;
+  do {
+    if (!operations.empty()) RefusedByCassandra(Peek(), DescribeToken(Peek()));
+    AlterOperations(statement, operations);
+    FL_ASSERT(!operations.empty());
+  } while (operations.size() < kMaxOperations &&
+           (Peek().IsKeyword("add") || Peek().IsKeyword("drop") || Peek().IsKeyword("rename") ||
+            Peek().IsKeyword("with")));
+  AlterTable first = std::move(operations.front());
+  first.then.assign(std::make_move_iterator(operations.begin() + 1),
+                    std::make_move_iterator(operations.end()));
+  return first;
+}
+
+// One action and its columns: ADD a int[, b text] | ADD (a int, ...) |
+// DROP a[, b] | DROP (a, ...) | RENAME a TO b[, c TO d | AND c TO d] |
+// WITH options. What one grammar takes and the other does not is noted.
+void Parser::AlterOperations(const AlterTable& head, std::vector<AlterTable>& operations) {
+  AlterTable operation;
+  operation.table = head.table;
+  const Token& action = Peek();
+  if (AcceptKeyword("with")) {
+    operation.action = AlterTable::Action::kWith;
+    Options(operation.options);
+    operations.push_back(std::move(operation));
+    return;
   }
-  return statement;
+  if (AcceptKeyword("add")) {
+    operation.action = AlterTable::Action::kAdd;
+  } else if (AcceptKeyword("drop")) {
+    operation.action = AlterTable::Action::kDrop;
+  } else if (AcceptKeyword("rename")) {
+    operation.action = AlterTable::Action::kRename;
+  } else {
+    Fail(action, "'ADD', 'DROP', 'RENAME' or 'WITH'");
+  }
+  if (Peek().IsKeyword("if")) {
+    RefusedByYcql(Peek(), "IF");
+    operation.if_exists = operation.action == AlterTable::Action::kAdd ? IfNotExists() : IfExists();
+  }
+  const bool parenthesized =
+      operation.action != AlterTable::Action::kRename && Peek().IsSymbol("(");
+  if (parenthesized) {
+    RefusedByYcql(Peek(), "'('");
+    Next();
+  }
+  const std::size_t first = operations.size();
+  do {
+    AlterTable one = operation;
+    one.column.offset = Here();
+    one.column.name = Identifier("a column name");
+    if (one.action == AlterTable::Action::kAdd) {
+      one.column.type = Type();
+      one.column.is_static = AcceptKeyword("static");
+    } else if (one.action == AlterTable::Action::kRename) {
+      ExpectKeyword("to");
+      one.new_name_offset = Here();
+      one.new_name = Identifier("a column name");
+    }
+    operations.push_back(std::move(one));
+    // RENAME's list: YCQL's with ',' (renameColumnList), Cassandra's with AND.
+    if (operation.action == AlterTable::Action::kRename && Peek().IsKeyword("and")) {
+      RefusedByYcql(Peek(), "AND");
+      Next();
+      continue;
+    }
+    if (!Peek().IsSymbol(",")) break;
+    if (!parenthesized) RefusedByCassandra(Peek(), "','");  // Its lists are in parentheses.
+    Next();
+  } while (operations.size() - first < 1'000);
+  if (parenthesized) ExpectSymbol(")");
 }
 
 }  // namespace faultline::models::cql::parsing

@@ -75,6 +75,7 @@ class Parser {
   // Notes that YCQL's grammar refuses what is at `at` (Cassandra's takes it);
   // the first such note of a statement is kept.
   void RefusedByYcql(const Token& at, std::string_view unexpected);
+  void RefusedByCassandra(const Token& at, std::string_view unexpected);
   // The source text from `from` to the current token, without trailing
   // white space.
   std::string TextSince(std::size_t from) const;
@@ -112,6 +113,7 @@ class Parser {
   void PrimaryKey(CreateTable& statement);
   Statement CreateIndexBody(bool unique, bool custom);
   Statement CreateTypeBody();
+  Statement CreateViewBody();
   Statement AlterTypeBody();
   IndexTarget IndexTargetHere();
   // WITH's part: name = value and CLUSTERING ORDER BY (...), joined by AND.
@@ -121,6 +123,7 @@ class Parser {
   std::pair<std::string, std::string> OneOption();
   Statement Drop();
   Statement Alter();
+  void AlterOperations(const AlterTable& head, std::vector<AlterTable>& operations);
 
   // Types and collection literals nest; past kMaxDepth it is an error, not
   // a stack overflow.
@@ -139,6 +142,7 @@ class Parser {
   int bind_markers_ = 0;
   int depth_ = 0;
   std::optional<ParsedStatement::DialectError> ycql_error_;
+  std::optional<ParsedStatement::DialectError> cassandra_error_;
 };
 
 }  // namespace faultline::models::cql::parsing

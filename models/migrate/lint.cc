@@ -67,6 +67,24 @@ std::string NameOf(const cql::QualifiedName& name) {
   return name.keyspace.empty() ? name.name : name.keyspace + "." + name.name;
 }
 
+// One ALTER TABLE operation that fails when it runs a second time, and why.
+std::optional<std::string> AlterNotIdempotent(const cql::AlterTable& alter) {
+  // WITH sets options to the same values again: it can run twice; so do
+  // Cassandra's ADD IF NOT EXISTS and DROP/RENAME IF EXISTS.
+  if (alter.action == cql::AlterTable::Action::kWith || alter.if_exists) return std::nullopt;
+  if (alter.action == cql::AlterTable::Action::kRename) {
+    return fmt::format(
+        "ALTER TABLE {} RENAME {} TO {} fails if the file runs again (the old name is gone "
+        "then: Undefined Column)",
+        NameOf(alter.table), alter.column.name, alter.new_name);
+  }
+  return fmt::format(
+      "ALTER TABLE {} {} {} fails if the file runs again (YCQL has no IF NOT EXISTS for a "
+      "column; Cassandra 4.1 takes ADD IF NOT EXISTS and DROP IF EXISTS)",
+      NameOf(alter.table), alter.action == cql::AlterTable::Action::kAdd ? "ADD" : "DROP",
+      alter.column.name);
+}
+
 // A statement that fails when it runs a second time, and why: golang-migrate
 // re-runs a whole file after a force to the version before it.
 std::optional<std::string> NotIdempotent(const cql::Statement& statement) {
@@ -126,18 +144,9 @@ std::optional<std::string> NotIdempotent(const cql::Statement& statement) {
                          NameOf(drop_index->index));
     }
   } else if (const auto* alter = std::get_if<cql::AlterTable>(&statement)) {
-    // WITH sets options to the same values again: it can run twice.
-    if (alter->action == cql::AlterTable::Action::kWith) return std::nullopt;
-    if (alter->action == cql::AlterTable::Action::kRename) {
-      return fmt::format(
-          "ALTER TABLE {} RENAME {} TO {} fails if the file runs again (the old name is gone "
-          "then: Undefined Column)",
-          NameOf(alter->table), alter->column.name, alter->new_name);
+    for (const cql::AlterTable* operation : cql::Operations(*alter)) {
+      if (std::optional<std::string> why = AlterNotIdempotent(*operation)) return why;
     }
-    return fmt::format(
-        "ALTER TABLE {} {} {} fails if the file runs again (CQL has no IF NOT EXISTS for a column)",
-        NameOf(alter->table), alter->action == cql::AlterTable::Action::kAdd ? "ADD" : "DROP",
-        alter->column.name);
   }
   return std::nullopt;
 }
@@ -153,11 +162,13 @@ std::optional<std::string> Destructive(const cql::Statement& statement) {
     return fmt::format("TRUNCATE {} deletes every row", NameOf(truncate->table));
   }
   const auto* alter = std::get_if<cql::AlterTable>(&statement);
-  if (alter != nullptr && alter->action == cql::AlterTable::Action::kDrop) {
+  if (alter == nullptr) return std::nullopt;
+  for (const cql::AlterTable* operation : cql::Operations(*alter)) {
+    if (operation->action != cql::AlterTable::Action::kDrop) continue;
     return fmt::format(
         "ALTER TABLE {} DROP {} deletes the column's data, and code still "
         "running the previous image reads it",
-        NameOf(alter->table), alter->column.name);
+        NameOf(alter->table), operation->column.name);
   }
   return std::nullopt;
 }
@@ -344,6 +355,35 @@ void IndexHistory(const Context& context, const std::string& file, const Located
   }
 }
 
+// One ALTER TABLE operation in the folder's history: a dropped column is
+// remembered with its type, and one added again with another is retyped.
+void AlterHistory(const Context& context, const std::string& file, const LocatedStatement& at,
+                  const cql::AlterTable& alter, const SchemaModel& schema,
+                  std::map<std::pair<std::string, std::string>, std::string>& dropped) {
+  const std::string& keyspace = context.input.keyspace;
+  const auto table = schema.find(alter.table.name);
+  if (table != schema.end() && alter.action == cql::AlterTable::Action::kDrop) {
+    const auto column = table->second.find(alter.column.name);
+    if (column != table->second.end()) {
+      dropped[{alter.table.name, alter.column.name}] = column->second;
+    }
+  }
+  if (alter.action != cql::AlterTable::Action::kAdd) return;
+  const auto gone = dropped.find({alter.table.name, alter.column.name});
+  cql::AlterTable one = alter;
+  one.then.clear();
+  one.if_exists = false;
+  SchemaModel probe = {{alter.table.name, {}}};
+  ApplyStatement(one, keyspace, probe);
+  const std::string type = probe[alter.table.name][alter.column.name];
+  if (gone != dropped.end() && gone->second != type) {
+    context.Add("column-retyped", file, at.line, at.column,
+                fmt::format("{}.{} is added as {}, dropped as {}: Cassandra refuses it, "
+                            "and old rows hold the old type",
+                            alter.table.name, alter.column.name, type, gone->second));
+  }
+}
+
 // The rules that follow the schema through the folder's history: a table
 // or an index re-created IF NOT EXISTS with another definition (here, or as
 // the older folder made it), and a column dropped and added again with
@@ -388,24 +428,8 @@ void LintHistory(const Context& context, const MigrationSource& source,
           }
         }
       } else if (const auto* alter = std::get_if<cql::AlterTable>(&at.statement)) {
-        const auto table = schema.find(alter->table.name);
-        if (table != schema.end() && alter->action == cql::AlterTable::Action::kDrop) {
-          const auto column = table->second.find(alter->column.name);
-          if (column != table->second.end()) {
-            dropped[{alter->table.name, alter->column.name}] = column->second;
-          }
-        }
-        if (alter->action == cql::AlterTable::Action::kAdd) {
-          const auto gone = dropped.find({alter->table.name, alter->column.name});
-          SchemaModel probe = {{alter->table.name, {}}};
-          ApplyStatement(at.statement, keyspace, probe);
-          const std::string type = probe[alter->table.name][alter->column.name];
-          if (gone != dropped.end() && gone->second != type) {
-            context.Add("column-retyped", migration.up_name, at.line, at.column,
-                        fmt::format("{}.{} is added as {}, dropped as {}: Cassandra refuses it, "
-                                    "and old rows hold the old type",
-                                    alter->table.name, alter->column.name, type, gone->second));
-          }
+        for (const cql::AlterTable* operation : cql::Operations(*alter)) {
+          AlterHistory(context, migration.up_name, at, *operation, schema, dropped);
         }
       } else if (const auto* drop = std::get_if<cql::DropTable>(&at.statement)) {
         // The dropped columns a table remembers go with the table: a table
@@ -443,14 +467,18 @@ std::optional<std::string> FailsOn(const cql::Statement& statement, const std::s
           "here",
           alter->table.name);
     }
-    const bool needs_column = alter->action == cql::AlterTable::Action::kDrop ||
-                              alter->action == cql::AlterTable::Action::kRename;
-    if (needs_column && !table->second.contains(alter->column.name)) {
-      return fmt::format(
-          "ALTER TABLE {} {} {}: there is no such column then, so `migrate "
-          "down` fails here",
-          alter->table.name, alter->action == cql::AlterTable::Action::kDrop ? "DROP" : "RENAME",
-          alter->column.name);
+    for (const cql::AlterTable* operation : cql::Operations(*alter)) {
+      const bool needs_column = operation->action == cql::AlterTable::Action::kDrop ||
+                                operation->action == cql::AlterTable::Action::kRename;
+      if (needs_column && !operation->if_exists &&
+          !table->second.contains(operation->column.name)) {
+        return fmt::format(
+            "ALTER TABLE {} {} {}: there is no such column then, so `migrate "
+            "down` fails here",
+            alter->table.name,
+            operation->action == cql::AlterTable::Action::kDrop ? "DROP" : "RENAME",
+            operation->column.name);
+      }
     }
   }
   return std::nullopt;

@@ -61,16 +61,21 @@ void ApplyStatement(const cql::Statement& statement, const std::string& keyspace
   } else if (const auto* alter = std::get_if<cql::AlterTable>(&statement)) {
     auto table = schema.find(alter->table.name);
     if (!InKeyspace(alter->table, keyspace) || table == schema.end()) return;
-    // The model is of columns; WITH changes options only.
-    if (alter->action == cql::AlterTable::Action::kAdd) {
-      table->second[alter->column.name] = TypeText(alter->column.type);
-    } else if (alter->action == cql::AlterTable::Action::kDrop) {
-      table->second.erase(alter->column.name);
-    } else if (alter->action == cql::AlterTable::Action::kRename) {
-      auto column = table->second.extract(alter->column.name);
-      if (!column.empty()) {
-        column.key() = alter->new_name;
-        table->second.insert(std::move(column));
+    // The model is of columns; WITH changes options only. ADD IF NOT EXISTS
+    // keeps a column that is there.
+    for (const cql::AlterTable* operation : cql::Operations(*alter)) {
+      auto& columns = table->second;
+      if (operation->action == cql::AlterTable::Action::kAdd) {
+        if (operation->if_exists && columns.contains(operation->column.name)) continue;
+        columns[operation->column.name] = TypeText(operation->column.type);
+      } else if (operation->action == cql::AlterTable::Action::kDrop) {
+        columns.erase(operation->column.name);
+      } else if (operation->action == cql::AlterTable::Action::kRename) {
+        auto column = columns.extract(operation->column.name);
+        if (!column.empty()) {
+          column.key() = operation->new_name;
+          columns.insert(std::move(column));
+        }
       }
     }
   } else if (const auto* drop = std::get_if<cql::DropTable>(&statement)) {
