@@ -23,6 +23,7 @@ set(migration_lint_fuzz_SOURCES
   models/cql/types.cc
   models/migrate/folder.cc
   models/migrate/lint.cc
+  models/migrate/lint_schema.cc
   models/migrate/schema_model.cc
   models/migrate/source.cc
   models/migrate/statements.cc
