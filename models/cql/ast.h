@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -140,6 +141,19 @@ struct IndexTarget {
   std::size_t offset = 0;
   friend bool operator==(const IndexTarget&, const IndexTarget&) = default;
 };
+// The functions a target applies to a collection, as CQL spells them.
+inline constexpr std::pair<IndexTarget::Kind, std::string_view> kIndexFunctions[] = {
+    {IndexTarget::Kind::kKeys, "keys"},
+    {IndexTarget::Kind::kValues, "values"},
+    {IndexTarget::Kind::kEntries, "entries"},
+    {IndexTarget::Kind::kFull, "full"}};
+// "keys" for kKeys, ...; empty for a plain column.
+inline std::string_view IndexFunctionName(IndexTarget::Kind kind) {
+  for (const auto& [function, name] : kIndexFunctions) {
+    if (function == kind) return name;
+  }
+  return {};
+}
 // CREATE [UNIQUE] [CUSTOM] INDEX [IF NOT EXISTS] [name] ON t (target, ...)
 // [INCLUDE | COVERING (column, ...)] [WHERE relation AND ...]
 // [USING 'class'] [WITH name = value AND ... | CLUSTERING ORDER BY (...)]:

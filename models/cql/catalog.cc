@@ -1,4 +1,5 @@
 #include "models/cql/catalog.h"
+#include "models/cql/catalog_internal.h"
 
 #include <fmt/format.h>
 
@@ -117,27 +118,6 @@ ColumnInfo::Role RoleFromName(std::string_view name) {
   return ColumnInfo::Role::kRegular;
 }
 
-CqlType Scalar(CqlType::Kind kind) { return CqlType{kind, false, {}}; }
-
-ColumnInfo SystemColumn(std::string name, CqlType type, ColumnInfo::Role role, int position,
-                        int index) {
-  return ColumnInfo{std::move(name), std::move(type), role,
-                    position,        false,           fmt::format("c{}", index)};
-}
-
-TableInfo SystemTable(std::string name, std::string sql_name) {
-  TableInfo table;
-  table.keyspace = Catalog::kSystemKeyspace;
-  table.name = std::move(name);
-  table.sql_name = std::move(sql_name);
-  table.read_only = true;
-  return table;
-}
-
-sim::Status SqlError(sqlite3* db, std::string_view what) {
-  return sim::Status::IoError(fmt::format("{}: {}", what, sqlite3_errmsg(db)));
-}
-
 // A table read back from disk must be one this code could have written: its
 // SQLite names go into SQL text, and the engine relies on the key columns
 // coming first, in order.
@@ -208,29 +188,6 @@ std::string Unescaped(std::string_view text, std::size_t& at, char stop) {
   return out;
 }
 
-// The table's indexes' rows, after its own (fl_indexes).
-int WriteIndexes(sqlite3* db, const TableInfo& table) {
-  SqlStatement insert(db,
-                      "INSERT INTO fl_indexes(table_id, name, ordinal, definition, kind, options) "
-                      "VALUES (?, ?, ?, ?, ?, ?)");
-  if (!insert.ok()) return insert.code();
-  std::int64_t ordinal = 0;
-  for (const IndexInfo& index : table.indexes) {
-    FL_ASSERT_MSG(index.name == index.definition.name, "index {} defined as {}", index.name,
-                  index.definition.name);
-    sqlite3_reset(insert.get());
-    insert.Bind(1, table.id);
-    insert.Bind(2, index.name);
-    insert.Bind(3, ordinal++);
-    insert.Bind(4, IndexDefinitionText(table, index));
-    insert.Bind(5, index.kind);
-    sqlite3_bind_blob(insert.get(), 6, index.options.data(), static_cast<int>(index.options.size()),
-                      SQLITE_TRANSIENT);
-    if (insert.Step() != SQLITE_DONE) return insert.code();
-  }
-  return SQLITE_OK;
-}
-
 }  // namespace
 
 const ColumnInfo* TableInfo::Find(std::string_view column) const {
@@ -238,104 +195,6 @@ const ColumnInfo* TableInfo::Find(std::string_view column) const {
     if (info.name == column) return &info;
   }
   return nullptr;
-}
-
-const IndexInfo* TableInfo::FindIndex(std::string_view index) const {
-  for (const IndexInfo& info : indexes) {
-    if (info.name == index) return &info;
-  }
-  return nullptr;
-}
-
-const IndexInfo* TableInfo::IndexUsing(std::string_view column) const {
-  for (const IndexInfo& info : indexes) {
-    if (info.Uses(column)) return &info;
-  }
-  return nullptr;
-}
-
-bool IndexInfo::Uses(std::string_view column) const {
-  const auto& targets = definition.targets;
-  const auto& included = definition.included;
-  return std::any_of(targets.begin(), targets.end(),
-                     [&](const IndexTarget& target) { return target.column == column; }) ||
-         std::find(included.begin(), included.end(), column) != included.end();
-}
-
-std::string IndexInfo::SqlName(std::int64_t table_id) const {
-  FL_ASSERT_MSG(definition.unique, "index {} is not unique: SQLite keeps no index for it", name);
-  std::string hex;
-  for (const char c : name) hex += fmt::format("{:02x}", static_cast<unsigned char>(c));
-  return fmt::format("u{}_{}", table_id, hex);
-}
-
-namespace {
-
-std::string TargetText(const IndexTarget& target) {
-  static constexpr std::pair<IndexTarget::Kind, std::string_view> kFunctions[] = {
-      {IndexTarget::Kind::kKeys, "keys"},
-      {IndexTarget::Kind::kValues, "values"},
-      {IndexTarget::Kind::kEntries, "entries"},
-      {IndexTarget::Kind::kFull, "full"}};
-  for (const auto& [kind, word] : kFunctions) {
-    if (target.kind == kind) return fmt::format("{}({})", word, QuotedName(target.column));
-  }
-  FL_ASSERT(target.kind == IndexTarget::Kind::kColumn);
-  return QuotedName(target.column);
-}
-
-std::string NameList(const std::vector<std::string>& names) {
-  std::vector<std::string> quoted;
-  for (const std::string& name : names) quoted.push_back(QuotedName(name));
-  return fmt::format("{}", fmt::join(quoted, ", "));
-}
-
-}  // namespace
-
-std::string TypeDefinitionText(const std::string& keyspace, const UserType& type, bool laid_out) {
-  std::vector<std::string> fields;
-  for (std::size_t i = 0; i < type.field_names.size(); ++i) {
-    fields.push_back(QuotedName(type.field_names[i]) + " " + type.field_types[i].ToString());
-  }
-  const std::string head =
-      fmt::format("CREATE TYPE {}.{} (", QuotedName(keyspace), QuotedName(type.name));
-  if (!laid_out) return fmt::format("{}{})", head, fmt::join(fields, ", "));
-  return fmt::format("{}\n    {}\n)", head, fmt::join(fields, ",\n    "));
-}
-
-std::string IndexDefinitionText(const TableInfo& table, const IndexInfo& index) {
-  const CreateIndex& made = index.definition;
-  std::vector<std::string> targets;
-  for (const IndexTarget& target : made.targets) targets.push_back(TargetText(target));
-  std::string key = fmt::format("{}", fmt::join(targets, ", "));
-  if (made.hash_targets > 1) {
-    const auto hash_end = targets.begin() + static_cast<std::ptrdiff_t>(made.hash_targets);
-    key = fmt::format("({})", fmt::join(targets.begin(), hash_end, ", "));
-    if (hash_end != targets.end())
-      key += fmt::format(", {}", fmt::join(hash_end, targets.end(), ", "));
-  }
-  std::string text = fmt::format("CREATE {}{}INDEX {} ON {}.{} ({})", made.unique ? "UNIQUE " : "",
-                                 made.custom ? "CUSTOM " : "", QuotedName(index.name),
-                                 QuotedName(table.keyspace), QuotedName(table.name), key);
-  if (!made.included.empty()) text += fmt::format(" INCLUDE ({})", NameList(made.included));
-  if (!made.where_text.empty()) text += " WHERE " + made.where_text;
-  if (!made.using_class.empty()) {
-    std::string quoted;
-    for (const char c : made.using_class)
-      quoted += c == '\'' ? std::string("''") : std::string(1, c);
-    text += fmt::format(" USING '{}'", quoted);
-  }
-  std::vector<std::string> with;
-  for (const auto& [name, value] : made.options)
-    with.push_back(fmt::format("{} = {}", name, value));
-  std::string order;
-  for (const auto& [column, descending] : made.clustering_order) {
-    order += fmt::format("{}{} {}", order.empty() ? "" : ", ", QuotedName(column),
-                         descending ? "DESC" : "ASC");
-  }
-  if (!order.empty()) with.push_back(fmt::format("CLUSTERING ORDER BY ({})", order));
-  if (!with.empty()) text += fmt::format(" WITH {}", fmt::join(with, " AND "));
-  return text;
 }
 
 std::size_t TableInfo::KeyColumns() const {
@@ -379,13 +238,14 @@ sim::Status Catalog::Load(sqlite3* db, Dialect dialect) {
   std::int64_t current_layout = -1;
   {
     SqlStatement layout(db, "PRAGMA user_version");
-    if (!layout.ok() || layout.Step() != SQLITE_ROW) return SqlError(db, "reading the layout");
+    if (!layout.ok() || layout.Step() != SQLITE_ROW)
+      return CatalogSqlError(db, "reading the layout");
     current_layout = layout.Int(0);
   }
   if (current_layout != kCatalogLayout) {
     static_assert(kCatalogLayout == 4, "kSchema sets user_version to the layout");
     if (sqlite3_exec(db, SchemaSql().c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
-      sim::Status error = SqlError(db, "creating the catalog");
+      sim::Status error = CatalogSqlError(db, "creating the catalog");
       (void)sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
       return error;
     }
@@ -396,160 +256,29 @@ sim::Status Catalog::Load(sqlite3* db, Dialect dialect) {
   if (sim::Status status = LoadTables(db); !status.ok()) return status;
   // Ids are never reused, even those of tables dropped before a restart.
   SqlStatement next(db, "SELECT value FROM fl_meta WHERE name = 'next_table_id'");
-  if (!next.ok()) return SqlError(db, "reading fl_meta");
+  if (!next.ok()) return CatalogSqlError(db, "reading fl_meta");
   if (next.Step() == SQLITE_ROW) next_table_id_ = std::max(next_table_id_, next.Int(0));
   FL_ASSERT(next_table_id_ >= 1);
   return LoadColumns(db);
 }
 
-void Catalog::AddSystemKeyspace(Dialect dialect) {
-  using Kind = CqlType::Kind;
-  using Role = ColumnInfo::Role;
-  KeyspaceInfo system;
-  system.name = kSystemKeyspace;
-  system.system = true;
-  const CqlType text = Scalar(Kind::kText);
-
-  TableInfo keyspaces = SystemTable("keyspaces", "fl_system_keyspaces");
-  keyspaces.columns = {
-      SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
-      SystemColumn("durable_writes", Scalar(Kind::kBoolean), Role::kRegular, -1, 1),
-      SystemColumn("replication", CqlType{Kind::kMap, false, {text, text}}, Role::kRegular, -1, 2),
-  };
-  TableInfo tables = SystemTable("tables", "fl_system_tables");
-  tables.columns = {
-      SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
-      SystemColumn("table_name", text, Role::kClustering, 0, 1),
-      SystemColumn("id", Scalar(Kind::kUuid), Role::kRegular, -1, 2),
-  };
-  TableInfo columns = SystemTable("columns", "fl_system_columns");
-  columns.order_by = "c0, c1, c7";  // Each table's columns in schema order, as YCQL lists them.
-  columns.columns = {
-      SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
-      SystemColumn("table_name", text, Role::kClustering, 0, 1),
-      SystemColumn("column_name", text, Role::kClustering, 1, 2),
-      SystemColumn("clustering_order", text, Role::kRegular, -1, 3),
-      SystemColumn("kind", text, Role::kRegular, -1, 4),
-      SystemColumn("position", Scalar(Kind::kInt), Role::kRegular, -1, 5),
-      SystemColumn("type", text, Role::kRegular, -1, 6),
-  };
-  TableInfo indexes = SystemTable("indexes", "fl_system_indexes");
-  indexes.order_by = "c0, c1, c2";
-  indexes.columns = {
-      SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
-      SystemColumn("table_name", text, Role::kClustering, 0, 1),
-      SystemColumn("index_name", text, Role::kClustering, 1, 2),
-      SystemColumn("kind", text, Role::kRegular, -1, 3),
-      SystemColumn("options", CqlType{Kind::kMap, false, {text, text}}, Role::kRegular, -1, 4),
-  };
-  TableInfo types = SystemTable("types", "fl_system_types");
-  const CqlType texts{Kind::kList, false, {text}};
-  types.columns = {
-      SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
-      SystemColumn("type_name", text, Role::kClustering, 0, 1),
-      SystemColumn("field_names", texts, Role::kRegular, -1, 2),
-      SystemColumn("field_types", texts, Role::kRegular, -1, 3),
-  };
-  for (TableInfo* table : {&keyspaces, &tables, &columns, &indexes, &types}) {
-    system.tables.emplace(table->name, std::move(*table));
-  }
-  keyspaces_.emplace(system.name, std::move(system));
-  // system.local, the row a driver reads first: the values YugabyteDB's
-  // LocalVTable gives (yugabyte-db src/yb/master/yql_local_vtable.cc), its
-  // text columns only (no addresses, tokens or host id here).
-  KeyspaceInfo local_keyspace{"system", {}, {}, true};
-  TableInfo local = SystemTable("local", "fl_system_local");
-  local.keyspace = "system";
-  const CqlType inet = Scalar(Kind::kInet);
-  const CqlType uuid = Scalar(Kind::kUuid);
-  const CqlType tokens{Kind::kSet, false, {text}};
-  int index = 0;
-  const auto add = [&index](TableInfo& table, const char* name, const CqlType& type) {
-    const bool key = index == 0;
-    table.columns.push_back(
-        SystemColumn(name, type, key ? Role::kPartitionKey : Role::kRegular, key ? 0 : -1, index));
-    ++index;
-  };
-  for (const char* name :
-       {"key", "bootstrapped", "cluster_name", "cql_version", "data_center",
-        "native_protocol_version", "partitioner", "rack", "release_version", "thrift_version"}) {
-    add(local, name, text);
-  }
-  // The columns drivers read to find the node and its schema (yql_local_vtable.cc).
-  add(local, "broadcast_address", inet);
-  add(local, "listen_address", inet);
-  add(local, "rpc_address", inet);
-  add(local, "gossip_generation", Scalar(Kind::kInt));
-  add(local, "host_id", uuid);
-  add(local, "schema_version", uuid);
-  add(local, "tokens", tokens);
-  local_keyspace.tables.emplace(local.name, std::move(local));
-  // system.peers, empty: a one-node store has no peers (yql_peers_vtable.cc
-  // skips the node the client talks to), with the columns drivers read.
-  TableInfo peers = SystemTable("peers", "fl_system_peers");
-  peers.keyspace = "system";
-  index = 0;
-  for (const auto& [name, type] :
-       std::vector<std::pair<const char*, CqlType>>{{"peer", inet},
-                                                    {"data_center", text},
-                                                    {"host_id", uuid},
-                                                    {"preferred_ip", inet},
-                                                    {"rack", text},
-                                                    {"release_version", text},
-                                                    {"rpc_address", inet},
-                                                    {"schema_version", uuid},
-                                                    {"tokens", tokens}}) {
-    add(peers, name, type);
-  }
-  local_keyspace.tables.emplace(peers.name, std::move(peers));
-  // Cassandra 4's peers_v2 (SystemKeyspace.java); YugabyteDB has none, so a
-  // query of it is Object Not Found there, and drivers fall back to peers.
-  if (dialect == Dialect::kCassandra) {
-    TableInfo peers_v2 = SystemTable("peers_v2", "fl_system_peers_v2");
-    peers_v2.keyspace = "system";
-    index = 0;
-    for (const auto& [name, type] :
-         std::vector<std::pair<const char*, CqlType>>{{"peer", inet},
-                                                      {"peer_port", Scalar(Kind::kInt)},
-                                                      {"data_center", text},
-                                                      {"host_id", uuid},
-                                                      {"preferred_ip", inet},
-                                                      {"preferred_port", Scalar(Kind::kInt)},
-                                                      {"rack", text},
-                                                      {"release_version", text},
-                                                      {"native_address", inet},
-                                                      {"native_port", Scalar(Kind::kInt)},
-                                                      {"schema_version", uuid},
-                                                      {"tokens", tokens}}) {
-      add(peers_v2, name, type);
-    }
-    peers_v2.columns[1].role = Role::kClustering;  // PRIMARY KEY ((peer), peer_port)
-    peers_v2.columns[1].position = 0;
-    local_keyspace.tables.emplace(peers_v2.name, std::move(peers_v2));
-  }
-  keyspaces_.emplace(local_keyspace.name, std::move(local_keyspace));
-  // YCQL's other system keyspace, listed but without tables here.
-  keyspaces_.emplace("system_auth", KeyspaceInfo{"system_auth", {}, {}, true});
-  FL_ASSERT(keyspaces_.contains(kSystemKeyspace) && keyspaces_.contains("system"));
-}
-
 sim::Status Catalog::LoadKeyspaces(sqlite3* db) {
   SqlStatement select(db, "SELECT name, options FROM fl_keyspaces ORDER BY name");
-  if (!select.ok()) return SqlError(db, "reading fl_keyspaces");
+  if (!select.ok()) return CatalogSqlError(db, "reading fl_keyspaces");
   while (select.Step() == SQLITE_ROW) {
     KeyspaceInfo keyspace;
     keyspace.name = select.Text(0);
     keyspace.options = DecodeOptions(select.Text(1));
     keyspaces_.emplace(keyspace.name, std::move(keyspace));
   }
-  if (select.code() != SQLITE_DONE) return SqlError(db, "reading fl_keyspaces");
+  if (select.code() != SQLITE_DONE) return CatalogSqlError(db, "reading fl_keyspaces");
   return sim::Status::Ok();
 }
 
 sim::Status Catalog::LoadTables(sqlite3* db) {
   SqlStatement select(db,
                       "SELECT keyspace, name, id, options, next_column FROM fl_tables ORDER BY id");
-  if (!select.ok()) return SqlError(db, "reading fl_tables");
+  if (!select.ok()) return CatalogSqlError(db, "reading fl_tables");
   while (select.Step() == SQLITE_ROW) {
     TableInfo table;
     table.keyspace = select.Text(0);
@@ -567,7 +296,7 @@ sim::Status Catalog::LoadTables(sqlite3* db) {
     }
     keyspace->second.tables.emplace(table.name, std::move(table));
   }
-  if (select.code() != SQLITE_DONE) return SqlError(db, "reading fl_tables");
+  if (select.code() != SQLITE_DONE) return CatalogSqlError(db, "reading fl_tables");
   return sim::Status::Ok();
 }
 
@@ -576,7 +305,7 @@ sim::Status Catalog::LoadColumns(sqlite3* db) {
                       "SELECT t.keyspace, t.name, c.name, c.type, c.role, c.position, "
                       "c.clustering_order, c.sql_name FROM fl_columns c JOIN fl_tables t "
                       "ON t.id = c.table_id ORDER BY c.table_id, c.ordinal");
-  if (!select.ok()) return SqlError(db, "reading fl_columns");
+  if (!select.ok()) return CatalogSqlError(db, "reading fl_columns");
   while (select.Step() == SQLITE_ROW) {
     KeyspaceInfo& keyspace = keyspaces_.at(select.Text(0));
     auto& table = keyspace.tables.at(select.Text(1));
@@ -591,7 +320,7 @@ sim::Status Catalog::LoadColumns(sqlite3* db) {
         ColumnInfo{select.Text(2), std::get<CqlType>(type), RoleFromName(select.Text(4)),
                    static_cast<int>(select.Int(5)), select.Text(6) == "desc", select.Text(7)});
   }
-  if (select.code() != SQLITE_DONE) return SqlError(db, "reading fl_columns");
+  if (select.code() != SQLITE_DONE) return CatalogSqlError(db, "reading fl_columns");
   if (sim::Status status = LoadIndexes(db); !status.ok()) return status;
   for (const auto& [name, keyspace] : keyspaces_) {
     if (keyspace.system) continue;
@@ -600,141 +329,6 @@ sim::Status Catalog::LoadColumns(sqlite3* db) {
     }
   }
   return sim::Status::Ok();
-}
-
-// An index read back: its text must parse as the CREATE INDEX it was, on
-// its own table, over columns the table has.
-sim::Status Catalog::LoadIndexes(sqlite3* db) {
-  SqlStatement select(db,
-                      "SELECT t.keyspace, t.name, i.name, i.definition, i.kind, i.options "
-                      "FROM fl_indexes i JOIN fl_tables t ON t.id = i.table_id "
-                      "ORDER BY i.table_id, i.ordinal");
-  if (!select.ok()) return SqlError(db, "reading fl_indexes");
-  while (select.Step() == SQLITE_ROW) {
-    auto& table = keyspaces_.at(select.Text(0)).tables.at(select.Text(1));
-    const std::string text = select.Text(3);
-    ParseResult parsed = Parse(text);
-    const auto* create = parsed.statements.size() == 1
-                             ? std::get_if<CreateIndex>(&parsed.statements[0].statement)
-                             : nullptr;
-    if (parsed.error || create == nullptr || create->name != select.Text(2) ||
-        create->table.name != table.name) {
-      return sim::Status::Corruption(
-          fmt::format("catalog of {}.{}: unreadable index '{}'", table.keyspace, table.name, text));
-    }
-    for (const IndexTarget& target : create->targets) {
-      if (table.Find(target.column) == nullptr) {
-        return sim::Status::Corruption(fmt::format("catalog of {}.{}: index {} on no column {}",
-                                                   table.keyspace, table.name, create->name,
-                                                   target.column));
-      }
-    }
-    const std::string blob = select.Text(5);
-    table.indexes.push_back(IndexInfo{create->name, *create, select.Text(4), blob});
-  }
-  if (select.code() != SQLITE_DONE) return SqlError(db, "reading fl_indexes");
-  return sim::Status::Ok();
-}
-
-// A type read back: its text must parse as the CREATE TYPE it was, and
-// name only types made before it (the order they were made in).
-sim::Status Catalog::LoadTypes(sqlite3* db) {
-  SqlStatement select(db, "SELECT keyspace, name, definition FROM fl_types ORDER BY ordinal");
-  if (!select.ok()) return SqlError(db, "reading fl_types");
-  while (select.Step() == SQLITE_ROW) {
-    const std::string text = select.Text(2);
-    ParseResult parsed = Parse(text);
-    const auto* create = parsed.statements.size() == 1
-                             ? std::get_if<CreateType>(&parsed.statements[0].statement)
-                             : nullptr;
-    auto keyspace = keyspaces_.find(select.Text(0));
-    if (parsed.error || create == nullptr || create->type.name != select.Text(1) ||
-        keyspace == keyspaces_.end()) {
-      return sim::Status::Corruption(fmt::format("unreadable type '{}'", text));
-    }
-    UserType type{create->type.name, {}, {}};
-    for (const ColumnDefinition& field : create->fields) {
-      type.field_names.push_back(field.name);
-      type.field_types.push_back(field.type);
-      if (!std::holds_alternative<CqlType>(ResolveType(field.type, &keyspace->second.types))) {
-        return sim::Status::Corruption(fmt::format("type {} has a field of no known type: {}",
-                                                   type.name, field.type.ToString()));
-      }
-    }
-    keyspace->second.types.insert_or_assign(type.name, std::move(type));
-  }
-  if (select.code() != SQLITE_DONE) return SqlError(db, "reading fl_types");
-  return sim::Status::Ok();
-}
-
-int Catalog::WriteType(sqlite3* db, const std::string& keyspace, const UserType& type) {
-  FL_ASSERT_MSG(type.field_names.size() == type.field_types.size() && !type.field_names.empty(),
-                "type {} with {} names and {} types", type.name, type.field_names.size(),
-                type.field_types.size());
-  // A changed type keeps its place: the types it names were made before it.
-  SqlStatement insert(db,
-                      "INSERT INTO fl_types(keyspace, name, ordinal, definition, field_names, "
-                      "field_types) VALUES (?1, ?2, (SELECT coalesce(max(ordinal), 0) + 1 FROM "
-                      "fl_types), ?3, ?4, ?5) ON CONFLICT (keyspace, name) DO UPDATE SET "
-                      "definition = excluded.definition, field_names = excluded.field_names, "
-                      "field_types = excluded.field_types");
-  if (!insert.ok()) return insert.code();
-  insert.Bind(1, keyspace);
-  insert.Bind(2, type.name);
-  insert.Bind(3, TypeDefinitionText(keyspace, type));
-  Value names;
-  names.kind = Value::Kind::kList;
-  Value types = names;
-  for (std::size_t i = 0; i < type.field_names.size(); ++i) {
-    names.elements.push_back(Value::Text(type.field_names[i]));
-    types.elements.push_back(Value::Text(type.field_types[i].ToString()));
-  }
-  const std::string names_blob = EncodeCollection(names);
-  const std::string types_blob = EncodeCollection(types);
-  sqlite3_bind_blob(insert.get(), 4, names_blob.data(), static_cast<int>(names_blob.size()),
-                    SQLITE_TRANSIENT);
-  sqlite3_bind_blob(insert.get(), 5, types_blob.data(), static_cast<int>(types_blob.size()),
-                    SQLITE_TRANSIENT);
-  return insert.Step() == SQLITE_DONE ? SQLITE_OK : insert.code();
-}
-
-int Catalog::EraseType(sqlite3* db, const std::string& keyspace, const std::string& name) {
-  SqlStatement erase(db, "DELETE FROM fl_types WHERE keyspace = ? AND name = ?");
-  if (!erase.ok()) return erase.code();
-  erase.Bind(1, keyspace);
-  erase.Bind(2, name);
-  return erase.Step() == SQLITE_DONE ? SQLITE_OK : erase.code();
-}
-
-void Catalog::ApplyType(const std::string& keyspace, UserType type) {
-  KeyspaceInfo& info = keyspaces_.at(keyspace);
-  std::string name = type.name;
-  info.types.insert_or_assign(std::move(name), std::move(type));
-  ResolveColumnTypes(info);
-}
-
-void Catalog::ApplyTypeDropped(const std::string& keyspace, const std::string& name) {
-  KeyspaceInfo& info = keyspaces_.at(keyspace);
-  info.types.erase(name);
-  ResolveColumnTypes(info);
-}
-
-// Each column's type again from its text, with the keyspace's types as they
-// are now (a UDT's fields changed by ALTER TYPE).
-void Catalog::ResolveColumnTypes(KeyspaceInfo& keyspace) {
-  for (auto& [table_name, table] : keyspace.tables) {
-    for (ColumnInfo& column : table.columns) {
-      if (column.type.Depth() == 0) continue;  // Scalars name no type.
-      const std::optional<TypeName> name = ParseTypeName(column.type.ToString());
-      FL_ASSERT_MSG(name.has_value(), "column {}.{} of type {}", table_name, column.name,
-                    column.type.ToString());
-      std::variant<CqlType, CqlError> type = ResolveType(*name, &keyspace.types);
-      FL_ASSERT_MSG(std::holds_alternative<CqlType>(type),
-                    "column {}.{}: its type {} is gone (DROP TYPE checks it is unused)", table_name,
-                    column.name, column.type.ToString());
-      column.type = std::get<CqlType>(std::move(type));
-    }
-  }
 }
 
 int Catalog::WriteKeyspace(sqlite3* db, const KeyspaceInfo& keyspace) {
@@ -827,16 +421,6 @@ int Catalog::EraseTable(sqlite3* db, const TableInfo& table) {
   erase_table.Bind(1, table.id);
   if (erase_columns.Step() != SQLITE_DONE) return erase_columns.code();
   return erase_table.Step() == SQLITE_DONE ? SQLITE_OK : erase_table.code();
-}
-
-const TableInfo* Catalog::FindIndexTable(const std::string& keyspace,
-                                         std::string_view index) const {
-  const KeyspaceInfo* info = FindKeyspace(keyspace);
-  if (info == nullptr) return nullptr;
-  for (const auto& [name, table] : info->tables) {
-    if (table.FindIndex(index) != nullptr) return &table;
-  }
-  return nullptr;
 }
 
 const KeyspaceInfo* Catalog::FindKeyspace(const std::string& name) const {

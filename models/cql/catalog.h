@@ -159,6 +159,9 @@ class Catalog {
 std::string TypeDefinitionText(const std::string& keyspace, const UserType& type,
                                bool laid_out = false);
 
+// An index target as CQL writes it: "v", "keys(m)", "full(f)".
+std::string IndexTargetText(const IndexTarget& target);
+
 // The CREATE INDEX statement that makes `index` on `table`, as the catalog
 // stores it and DESCRIBE shows it (without the ';').
 std::string IndexDefinitionText(const TableInfo& table, const IndexInfo& index);

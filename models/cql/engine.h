@@ -117,6 +117,8 @@ class Engine {
   Outcome Run(Session& session, const CreateType& statement);
   Outcome Run(Session& session, const AlterType& statement);
   Outcome Run(Session& session, const DropType& statement);
+  std::variant<const KeyspaceInfo*, CqlError> TypeKeyspace(const Session& session,
+                                                           const QualifiedName& type) const;
   std::optional<CqlError> CheckTypeFields(const std::string& keyspace, const std::string& type,
                                           const std::vector<ColumnDefinition>& fields);
   // Writes `type` and commits; the catalog learns it once committed.

@@ -90,22 +90,6 @@ std::vector<std::pair<std::string, std::string>> MapEntries(std::string_view tex
   return entries;
 }
 
-std::string TargetName(const IndexTarget& target) {
-  switch (target.kind) {
-    case IndexTarget::Kind::kKeys:
-      return "keys(" + QuotedName(target.column) + ")";
-    case IndexTarget::Kind::kValues:
-      return "values(" + QuotedName(target.column) + ")";
-    case IndexTarget::Kind::kEntries:
-      return "entries(" + QuotedName(target.column) + ")";
-    case IndexTarget::Kind::kFull:
-      return "full(" + QuotedName(target.column) + ")";
-    case IndexTarget::Kind::kColumn:
-      break;
-  }
-  return QuotedName(target.column);
-}
-
 // system_schema.indexes' options. YCQL (master/yql_indexes_vtable.cc): the
 // target is the index's hash columns (in parentheses when several), then its
 // range columns and the table's key columns it lacks; `include` and
@@ -114,7 +98,7 @@ std::string TargetName(const IndexTarget& target) {
 std::string SystemOptions(Dialect dialect, const TableInfo& table, const CreateIndex& index) {
   std::map<std::string, std::string> options;
   std::vector<std::string> targets;
-  for (const IndexTarget& target : index.targets) targets.push_back(TargetName(target));
+  for (const IndexTarget& target : index.targets) targets.push_back(IndexTargetText(target));
   if (dialect == Dialect::kYcql) {
     const std::size_t hash = std::max<std::size_t>(index.hash_targets, 1);
     std::string target =
@@ -282,15 +266,7 @@ std::optional<CqlError> Engine::CheckCassandraIndex(const TableInfo& table,
       return refuse(fmt::format("Cannot create secondary index on the only partition key column {}",
                                 column.name));
     }
-    static constexpr std::pair<IndexTarget::Kind, std::string_view> kWords[] = {
-        {IndexTarget::Kind::kKeys, "keys"},
-        {IndexTarget::Kind::kValues, "values"},
-        {IndexTarget::Kind::kEntries, "entries"},
-        {IndexTarget::Kind::kFull, "full"}};
-    std::string_view word;
-    for (const auto& [kind, name] : kWords) {
-      if (kind == target.kind) word = name;
-    }
+    const std::string_view word = IndexFunctionName(target.kind);
     if (function && target.kind != IndexTarget::Kind::kFull && column.type.frozen && collection) {
       return refuse(fmt::format(
           "Cannot create {}() index on frozen column {}. Frozen collections are immutable and "

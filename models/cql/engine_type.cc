@@ -38,6 +38,16 @@ CqlError DuplicateType(std::string_view keyspace, std::string_view name) {
 
 }  // namespace
 
+// The keyspace a type statement names, or the session's: it must exist.
+std::variant<const KeyspaceInfo*, CqlError> Engine::TypeKeyspace(const Session& session,
+                                                                 const QualifiedName& type) const {
+  std::variant<std::string, CqlError> named = ResolveKeyspaceName(session, type.keyspace);
+  if (auto* error = std::get_if<CqlError>(&named)) return At(std::move(*error), type.offset);
+  const KeyspaceInfo* info = catalog_.FindKeyspace(std::get<std::string>(named));
+  if (info == nullptr) return At(KeyspaceNotFound(), type.offset);
+  return info;
+}
+
 // Each field named once, of a type that exists and may be a field's.
 std::optional<CqlError> Engine::CheckTypeFields(const std::string& keyspace,
                                                 const std::string& type,
@@ -92,12 +102,11 @@ Outcome Engine::CommitType(const std::string& keyspace, UserType type, std::stri
 }
 
 Outcome Engine::Run(Session& session, const CreateType& statement) {
-  std::variant<std::string, CqlError> named = ResolveKeyspaceName(session, statement.type.keyspace);
-  if (auto* error = std::get_if<CqlError>(&named))
-    return At(std::move(*error), statement.type.offset);
-  const std::string& keyspace = std::get<std::string>(named);
-  const KeyspaceInfo* info = catalog_.FindKeyspace(keyspace);
-  if (info == nullptr) return At(KeyspaceNotFound(), statement.type.offset);
+  std::variant<const KeyspaceInfo*, CqlError> found_keyspace =
+      TypeKeyspace(session, statement.type);
+  if (auto* error = std::get_if<CqlError>(&found_keyspace)) return std::move(*error);
+  const KeyspaceInfo* info = std::get<const KeyspaceInfo*>(found_keyspace);
+  const std::string& keyspace = info->name;
   if (info->system) return At(SystemNamespaceReadonly(), statement.type.offset);
   const bool exists = info->types.contains(statement.type.name);
   // Cassandra looks for the name first; YCQL's master after the analysis.
@@ -126,12 +135,11 @@ Outcome Engine::Run(Session& session, const AlterType& statement) {
     // parser_gram.y has ALTER TYPE only in PostgreSQL's inactive forms.
     return At(SyntaxError("Invalid SQL Statement. syntax error"), statement.action_offset);
   }
-  std::variant<std::string, CqlError> named = ResolveKeyspaceName(session, statement.type.keyspace);
-  if (auto* error = std::get_if<CqlError>(&named))
-    return At(std::move(*error), statement.type.offset);
-  const std::string& keyspace = std::get<std::string>(named);
-  const KeyspaceInfo* info = catalog_.FindKeyspace(keyspace);
-  if (info == nullptr) return At(KeyspaceNotFound(), statement.type.offset);
+  std::variant<const KeyspaceInfo*, CqlError> found_keyspace =
+      TypeKeyspace(session, statement.type);
+  if (auto* error = std::get_if<CqlError>(&found_keyspace)) return std::move(*error);
+  const KeyspaceInfo* info = std::get<const KeyspaceInfo*>(found_keyspace);
+  const std::string& keyspace = info->name;
   const auto found = info->types.find(statement.type.name);
   if (found == info->types.end()) {
     if (statement.if_exists) return QueryResult{};
@@ -182,9 +190,11 @@ Outcome Engine::Run(Session& session, const AlterType& statement) {
 
 Outcome Engine::Run(Session& session, const DropType& statement) {
   std::variant<std::string, CqlError> named = ResolveKeyspaceName(session, statement.type.keyspace);
-  if (auto* error = std::get_if<CqlError>(&named))
+  if (auto* error = std::get_if<CqlError>(&named)) {
     return At(std::move(*error), statement.type.offset);
+  }
   const std::string& keyspace = std::get<std::string>(named);
+  // A type in a keyspace that is not there is a type that is not there.
   const KeyspaceInfo* info = catalog_.FindKeyspace(keyspace);
   const bool exists = info != nullptr && info->types.contains(statement.type.name);
   if (!exists) {

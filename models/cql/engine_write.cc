@@ -492,30 +492,27 @@ std::optional<CqlError> Engine::ForgetIfEmpty(const TableInfo& table,
   for (std::size_t i = 0; i < key.size(); ++i) {
     BindValue(prepared, static_cast<int>(i + 1), key[i]);
   }
-  if (!StepToDone(prepared)) {
-    // A UNIQUE index's SQLite index refused the row (YCQL's tablet: "Duplicate
-    // value disallowed by unique index <name>").
-    if (sqlite3_extended_errcode(db_) == SQLITE_CONSTRAINT_UNIQUE) {
-      const std::string message = sqlite3_errmsg(db_);
-      for (const IndexInfo& index : table.indexes) {
-        if (!index.definition.unique) continue;
-        const bool all = std::all_of(
-            index.definition.targets.begin(), index.definition.targets.end(),
-            [&](const IndexTarget& target) {
-              const ColumnInfo* column = table.Find(target.column);
-              return column != nullptr &&
-                     message.find(table.sql_name + "." + column->sql_name) != std::string::npos;
-            });
-        if (all) {
-          return ExecError(
-              fmt::format("Duplicate value disallowed by unique index {}", index.name));
-        }
-      }
-    }
-    return SqliteFailure("write");
-  }
+  if (!StepToDone(prepared)) return SqliteFailure("write");
   return std::nullopt;
 }
+
+namespace {
+// The UNIQUE index whose columns SQLite's "UNIQUE constraint failed: t3.c2"
+// names, if one does.
+const IndexInfo* UniqueIndexOf(const TableInfo& table, std::string_view message) {
+  for (const IndexInfo& index : table.indexes) {
+    if (!index.definition.unique) continue;
+    const auto& targets = index.definition.targets;
+    const bool named = std::all_of(targets.begin(), targets.end(), [&](const IndexTarget& target) {
+      const ColumnInfo* column = table.Find(target.column);
+      return column != nullptr &&
+             message.find(table.sql_name + "." + column->sql_name) != std::string_view::npos;
+    });
+    if (named) return &index;
+  }
+  return nullptr;
+}
+}  // namespace
 
 std::optional<CqlError> Engine::Upsert(const TableInfo& table, const Cells& cells,
                                        const Value& expires, bool is_insert) {
@@ -556,20 +553,8 @@ std::optional<CqlError> Engine::Upsert(const TableInfo& table, const Cells& cell
     // A UNIQUE index's SQLite index refused the row (YCQL's tablet: "Duplicate
     // value disallowed by unique index <name>").
     if (sqlite3_extended_errcode(db_) == SQLITE_CONSTRAINT_UNIQUE) {
-      const std::string message = sqlite3_errmsg(db_);
-      for (const IndexInfo& index : table.indexes) {
-        if (!index.definition.unique) continue;
-        const bool all = std::all_of(
-            index.definition.targets.begin(), index.definition.targets.end(),
-            [&](const IndexTarget& target) {
-              const ColumnInfo* column = table.Find(target.column);
-              return column != nullptr &&
-                     message.find(table.sql_name + "." + column->sql_name) != std::string::npos;
-            });
-        if (all) {
-          return ExecError(
-              fmt::format("Duplicate value disallowed by unique index {}", index.name));
-        }
+      if (const IndexInfo* index = UniqueIndexOf(table, sqlite3_errmsg(db_))) {
+        return ExecError(fmt::format("Duplicate value disallowed by unique index {}", index->name));
       }
     }
     return SqliteFailure("write");

@@ -245,13 +245,8 @@ Statement Parser::CreateIndexBody(bool unique, bool custom) {
 
 // A column, or keys(c), values(c), entries(c), full(c).
 IndexTarget Parser::IndexTargetHere() {
-  static constexpr std::pair<std::string_view, IndexTarget::Kind> kFunctions[] = {
-      {"keys", IndexTarget::Kind::kKeys},
-      {"values", IndexTarget::Kind::kValues},
-      {"entries", IndexTarget::Kind::kEntries},
-      {"full", IndexTarget::Kind::kFull}};
   IndexTarget target;
-  for (const auto& [word, kind] : kFunctions) {
+  for (const auto& [kind, word] : kIndexFunctions) {
     if (Peek().IsKeyword(word) && Peek(1).IsSymbol("(")) {
       Next();
       Next();

@@ -59,6 +59,9 @@ static_assert(
         static_cast<int>(Value::Kind::kMap) == 8 && static_cast<int>(Value::Kind::kUdt) == 9,
     "Value::Kind is the on-disk tag of every stored value: never renumber it");
 
+// The representation each CQL type keeps its values in.
+Value::Kind Representation(const CqlType& type);
+
 // A total order on values of one type (sets and map keys are kept sorted).
 std::strong_ordering Compare(const Value& a, const Value& b);
 

@@ -71,11 +71,10 @@ bool ShippedAsIs(const Context& context, const Migration& migration) {
 // What an index is on, to compare two definitions of one name: "t (a,
 // keys(m)) INCLUDE (b) WHERE ... USING '...'".
 std::string IndexShape(const cql::CreateIndex& index) {
-  static constexpr std::string_view kFunctions[] = {"", "keys", "values", "entries", "full"};
   std::string shape = index.table.name + " (";
   for (std::size_t i = 0; i < index.targets.size(); ++i) {
     const cql::IndexTarget& target = index.targets[i];
-    const std::string_view function = kFunctions[static_cast<std::size_t>(target.kind)];
+    const std::string_view function = cql::IndexFunctionName(target.kind);
     shape += (i > 0 ? ", " : "") +
              (function.empty() ? target.column : fmt::format("{}({})", function, target.column));
   }

@@ -1,0 +1,166 @@
+// The system keyspaces as the catalog shows them: system_schema's tables
+// (views over the catalog's own), system.local and system.peers (and
+// Cassandra's system.peers_v2).
+#include <fmt/format.h>
+
+#include <utility>
+#include <vector>
+
+#include "models/cql/catalog.h"
+#include "models/cql/catalog_internal.h"
+#include "sim/assert.h"
+
+namespace faultline::models::cql {
+namespace {
+
+CqlType Scalar(CqlType::Kind kind) { return CqlType{kind, false, {}}; }
+
+ColumnInfo SystemColumn(std::string name, CqlType type, ColumnInfo::Role role, int position,
+                        int index) {
+  return ColumnInfo{std::move(name), std::move(type), role,
+                    position,        false,           fmt::format("c{}", index)};
+}
+
+TableInfo SystemTable(std::string name, std::string sql_name) {
+  TableInfo table;
+  table.keyspace = Catalog::kSystemKeyspace;
+  table.name = std::move(name);
+  table.sql_name = std::move(sql_name);
+  table.read_only = true;
+  return table;
+}
+
+}  // namespace
+
+void Catalog::AddSystemKeyspace(Dialect dialect) {
+  using Kind = CqlType::Kind;
+  using Role = ColumnInfo::Role;
+  KeyspaceInfo system;
+  system.name = kSystemKeyspace;
+  system.system = true;
+  const CqlType text = Scalar(Kind::kText);
+
+  TableInfo keyspaces = SystemTable("keyspaces", "fl_system_keyspaces");
+  keyspaces.columns = {
+      SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
+      SystemColumn("durable_writes", Scalar(Kind::kBoolean), Role::kRegular, -1, 1),
+      SystemColumn("replication", CqlType{Kind::kMap, false, {text, text}}, Role::kRegular, -1, 2),
+  };
+  TableInfo tables = SystemTable("tables", "fl_system_tables");
+  tables.columns = {
+      SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
+      SystemColumn("table_name", text, Role::kClustering, 0, 1),
+      SystemColumn("id", Scalar(Kind::kUuid), Role::kRegular, -1, 2),
+  };
+  TableInfo columns = SystemTable("columns", "fl_system_columns");
+  columns.order_by = "c0, c1, c7";  // Each table's columns in schema order, as YCQL lists them.
+  columns.columns = {
+      SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
+      SystemColumn("table_name", text, Role::kClustering, 0, 1),
+      SystemColumn("column_name", text, Role::kClustering, 1, 2),
+      SystemColumn("clustering_order", text, Role::kRegular, -1, 3),
+      SystemColumn("kind", text, Role::kRegular, -1, 4),
+      SystemColumn("position", Scalar(Kind::kInt), Role::kRegular, -1, 5),
+      SystemColumn("type", text, Role::kRegular, -1, 6),
+  };
+  TableInfo indexes = SystemTable("indexes", "fl_system_indexes");
+  indexes.order_by = "c0, c1, c2";
+  indexes.columns = {
+      SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
+      SystemColumn("table_name", text, Role::kClustering, 0, 1),
+      SystemColumn("index_name", text, Role::kClustering, 1, 2),
+      SystemColumn("kind", text, Role::kRegular, -1, 3),
+      SystemColumn("options", CqlType{Kind::kMap, false, {text, text}}, Role::kRegular, -1, 4),
+  };
+  TableInfo types = SystemTable("types", "fl_system_types");
+  const CqlType texts{Kind::kList, false, {text}};
+  types.columns = {
+      SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
+      SystemColumn("type_name", text, Role::kClustering, 0, 1),
+      SystemColumn("field_names", texts, Role::kRegular, -1, 2),
+      SystemColumn("field_types", texts, Role::kRegular, -1, 3),
+  };
+  for (TableInfo* table : {&keyspaces, &tables, &columns, &indexes, &types}) {
+    system.tables.emplace(table->name, std::move(*table));
+  }
+  keyspaces_.emplace(system.name, std::move(system));
+  // system.local, the row a driver reads first: the values YugabyteDB's
+  // LocalVTable gives (yugabyte-db src/yb/master/yql_local_vtable.cc), its
+  // text columns only (no addresses, tokens or host id here).
+  KeyspaceInfo local_keyspace{"system", {}, {}, true};
+  TableInfo local = SystemTable("local", "fl_system_local");
+  local.keyspace = "system";
+  const CqlType inet = Scalar(Kind::kInet);
+  const CqlType uuid = Scalar(Kind::kUuid);
+  const CqlType tokens{Kind::kSet, false, {text}};
+  int index = 0;
+  const auto add = [&index](TableInfo& table, const char* name, const CqlType& type) {
+    const bool key = index == 0;
+    table.columns.push_back(
+        SystemColumn(name, type, key ? Role::kPartitionKey : Role::kRegular, key ? 0 : -1, index));
+    ++index;
+  };
+  for (const char* name :
+       {"key", "bootstrapped", "cluster_name", "cql_version", "data_center",
+        "native_protocol_version", "partitioner", "rack", "release_version", "thrift_version"}) {
+    add(local, name, text);
+  }
+  // The columns drivers read to find the node and its schema (yql_local_vtable.cc).
+  add(local, "broadcast_address", inet);
+  add(local, "listen_address", inet);
+  add(local, "rpc_address", inet);
+  add(local, "gossip_generation", Scalar(Kind::kInt));
+  add(local, "host_id", uuid);
+  add(local, "schema_version", uuid);
+  add(local, "tokens", tokens);
+  local_keyspace.tables.emplace(local.name, std::move(local));
+  // system.peers, empty: a one-node store has no peers (yql_peers_vtable.cc
+  // skips the node the client talks to), with the columns drivers read.
+  TableInfo peers = SystemTable("peers", "fl_system_peers");
+  peers.keyspace = "system";
+  index = 0;
+  for (const auto& [name, type] :
+       std::vector<std::pair<const char*, CqlType>>{{"peer", inet},
+                                                    {"data_center", text},
+                                                    {"host_id", uuid},
+                                                    {"preferred_ip", inet},
+                                                    {"rack", text},
+                                                    {"release_version", text},
+                                                    {"rpc_address", inet},
+                                                    {"schema_version", uuid},
+                                                    {"tokens", tokens}}) {
+    add(peers, name, type);
+  }
+  local_keyspace.tables.emplace(peers.name, std::move(peers));
+  // Cassandra 4's peers_v2 (SystemKeyspace.java); YugabyteDB has none, so a
+  // query of it is Object Not Found there, and drivers fall back to peers.
+  if (dialect == Dialect::kCassandra) {
+    TableInfo peers_v2 = SystemTable("peers_v2", "fl_system_peers_v2");
+    peers_v2.keyspace = "system";
+    index = 0;
+    for (const auto& [name, type] :
+         std::vector<std::pair<const char*, CqlType>>{{"peer", inet},
+                                                      {"peer_port", Scalar(Kind::kInt)},
+                                                      {"data_center", text},
+                                                      {"host_id", uuid},
+                                                      {"preferred_ip", inet},
+                                                      {"preferred_port", Scalar(Kind::kInt)},
+                                                      {"rack", text},
+                                                      {"release_version", text},
+                                                      {"native_address", inet},
+                                                      {"native_port", Scalar(Kind::kInt)},
+                                                      {"schema_version", uuid},
+                                                      {"tokens", tokens}}) {
+      add(peers_v2, name, type);
+    }
+    peers_v2.columns[1].role = Role::kClustering;  // PRIMARY KEY ((peer), peer_port)
+    peers_v2.columns[1].position = 0;
+    local_keyspace.tables.emplace(peers_v2.name, std::move(peers_v2));
+  }
+  keyspaces_.emplace(local_keyspace.name, std::move(local_keyspace));
+  // YCQL's other system keyspace, listed but without tables here.
+  keyspaces_.emplace("system_auth", KeyspaceInfo{"system_auth", {}, {}, true});
+  FL_ASSERT(keyspaces_.contains(kSystemKeyspace) && keyspaces_.contains("system"));
+}
+
+}  // namespace faultline::models::cql
