@@ -115,7 +115,7 @@ std::string IndexDefinitionText(const TableInfo& table, const IndexInfo& index) 
   }
   std::vector<std::string> with;
   for (const auto& [name, value] : made.options)
-    with.push_back(fmt::format("{} = {}", name, value));
+    with.push_back(fmt::format("{} = {}", QuotedName(name), value));
   std::string order;
   for (const auto& [column, descending] : made.clustering_order) {
     order += fmt::format("{}{} {}", order.empty() ? "" : ", ", QuotedName(column),
@@ -180,14 +180,21 @@ sim::Status Catalog::LoadTypes(sqlite3* db) {
     for (const ColumnDefinition& field : create->fields) {
       type.field_names.push_back(field.name);
       type.field_types.push_back(field.type);
-      if (!std::holds_alternative<CqlType>(ResolveType(field.type, &keyspace->second.types))) {
-        return sim::Status::Corruption(fmt::format("type {} has a field of no known type: {}",
-                                                   type.name, field.type.ToString()));
-      }
     }
     keyspace->second.types.insert_or_assign(type.name, std::move(type));
   }
   if (select.code() != SQLITE_DONE) return CatalogSqlError(db, "reading fl_types");
+  // Only once all are read: ALTER TYPE may have given a type a field of a
+  // type made after it.
+  for (const auto& [name, keyspace] : keyspaces_) {
+    for (const auto& [type_name, type] : keyspace.types) {
+      const TypeName whole{type_name, {}};
+      if (!std::holds_alternative<CqlType>(ResolveType(whole, &keyspace.types))) {
+        return sim::Status::Corruption(
+            fmt::format("type {}.{} names a type that is not there", name, type_name));
+      }
+    }
+  }
   return sim::Status::Ok();
 }
 

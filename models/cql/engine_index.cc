@@ -240,6 +240,12 @@ std::optional<CqlError> Engine::CheckCassandraIndex(const TableInfo& table,
   }
   if (!statement.custom && has_options)
     return refuse("Cannot specify options for a non-CUSTOM index");
+  // Only OPTIONS is a property of an index (PropertyDefinitions.validate).
+  for (const auto& [name, value] : statement.options) {
+    if (name != "options") {
+      return SyntaxError(fmt::format("Invalid SQL Statement. Unknown property '{}'", name));
+    }
+  }
   if (statement.using_class.find("SASIIndex") != std::string::npos) {
     // Cassandra 4's default (sasi_indexes_enabled: false).
     return refuse("SASI indexes are disabled. Enable in cassandra.yaml to use.");

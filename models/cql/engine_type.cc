@@ -11,6 +11,7 @@
 #include <set>
 
 #include "models/cql/engine.h"
+#include "models/cql/parser.h"
 #include "sim/assert.h"
 
 namespace faultline::models::cql {
@@ -29,6 +30,40 @@ bool Holds(const CqlType& type, std::string_view name) {
   if (type.kind == CqlType::Kind::kUdt && type.name == name) return true;
   return std::any_of(type.parameters.begin(), type.parameters.end(),
                      [&](const CqlType& parameter) { return Holds(parameter, name); });
+}
+
+// Whether `type` names `target`, directly or through the fields of the user
+// types it names; `budget` bounds the walk (a type names only others).
+bool Reaches(const UserTypes& types, const TypeName& type, std::string_view target,
+             std::size_t budget) {
+  if (budget == 0) return false;
+  if (type.base == target) return true;
+  for (const TypeName& parameter : type.parameters) {
+    if (Reaches(types, parameter, target, budget)) return true;
+  }
+  const auto user = types.find(type.base);
+  if (user == types.end() || !type.parameters.empty()) return false;
+  return std::any_of(
+      user->second.field_types.begin(), user->second.field_types.end(),
+      [&](const TypeName& field) { return Reaches(types, field, target, budget - 1); });
+}
+
+// Each type of `types` and each column of the keyspace's tables resolves
+// with `types` (a type changed in it may nest too deep now).
+std::optional<CqlError> CheckResolvable(const KeyspaceInfo& keyspace, const UserTypes& types) {
+  for (const auto& [name, type] : types) {
+    std::variant<CqlType, CqlError> resolved = ResolveType(TypeName{name, {}}, &types);
+    if (auto* error = std::get_if<CqlError>(&resolved)) return *error;
+  }
+  for (const auto& [table_name, table] : keyspace.tables) {
+    for (const ColumnInfo& column : table.columns) {
+      const std::optional<TypeName> name = ParseTypeName(column.type.ToString());
+      if (!name) continue;
+      std::variant<CqlType, CqlError> resolved = ResolveType(*name, &types);
+      if (auto* error = std::get_if<CqlError>(&resolved)) return *error;
+    }
+  }
+  return std::nullopt;
 }
 
 CqlError DuplicateType(std::string_view keyspace, std::string_view name) {
@@ -159,7 +194,7 @@ Outcome Engine::Run(Session& session, const AlterType& statement) {
           fmt::format("Cannot add field {} to type {}: a field with name {} already exists",
                       field.name, full_name, field.name));
     }
-    if (Names(field.type, type.name)) {
+    if (Reaches(info->types, field.type, type.name, info->types.size() + 1)) {
       return InvalidRequest(fmt::format(
           "Cannot add new field {} of type {} to user type {} as it would create a circular "
           "reference",
@@ -168,6 +203,11 @@ Outcome Engine::Run(Session& session, const AlterType& statement) {
     if (auto error = CheckTypeFields(keyspace, type.name, {field})) return std::move(*error);
     type.field_names.push_back(field.name);
     type.field_types.push_back(field.type);
+    // Every type and column that holds this one must still resolve, within
+    // the depth the store's encoding reads.
+    UserTypes trial = info->types;
+    trial.insert_or_assign(type.name, type);
+    if (auto error = CheckResolvable(*info, trial)) return std::move(*error);
     return CommitType(keyspace, std::move(type), "ALTER TYPE");
   }
   for (const AlterType::Rename& rename : statement.renames) {

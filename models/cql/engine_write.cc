@@ -505,8 +505,15 @@ const IndexInfo* UniqueIndexOf(const TableInfo& table, std::string_view message)
     const auto& targets = index.definition.targets;
     const bool named = std::all_of(targets.begin(), targets.end(), [&](const IndexTarget& target) {
       const ColumnInfo* column = table.Find(target.column);
-      return column != nullptr &&
-             message.find(table.sql_name + "." + column->sql_name) != std::string_view::npos;
+      if (column == nullptr) return false;
+      // "t3.c1" followed by ',' or the end, so that it is not "t3.c12".
+      const std::string name = table.sql_name + "." + column->sql_name;
+      for (std::size_t at = message.find(name); at != std::string_view::npos;
+           at = message.find(name, at + 1)) {
+        const std::size_t after = at + name.size();
+        if (after == message.size() || message[after] == ',') return true;
+      }
+      return false;
     });
     if (named) return &index;
   }

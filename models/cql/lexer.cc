@@ -179,6 +179,7 @@ LexResult Lex(std::string_view text) {
       result.error = LexError{start, fmt::format("unexpected character '{}'", character)};
       return result;
     }
+    token.end = cursor.position().offset;
     result.tokens.push_back(std::move(token));
     // Every token moves the cursor on: the loop ends within the text's length.
     FL_ASSERT(cursor.position().offset > start.offset);

@@ -35,6 +35,7 @@ struct Token {
   TokenKind kind = TokenKind::kEnd;
   std::string text;
   Position position;
+  std::size_t end = 0;  // Offset just past the token in the text.
 
   bool IsKeyword(std::string_view keyword) const;  // Case-insensitive, unquoted only.
   bool IsSymbol(std::string_view symbol) const {

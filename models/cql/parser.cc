@@ -33,9 +33,9 @@ ParsedStatement Parser::ParseStatement() {
   FL_ASSERT_MSG(depth_ == 0, "nesting left open: {}", depth_);
   FL_ASSERT(bind_markers_ >= 0);
   if (!Peek().IsSymbol(";") && !AtEnd()) Fail(Peek(), "';' or end of input");
-  return ParsedStatement{std::move(statement),    start,
-                         TextSince(start.offset), bind_markers_,
-                         std::move(ycql_error_),  std::move(cassandra_error_)};
+  return ParsedStatement{std::move(statement),        start,
+                         StatementText(start.offset), bind_markers_,
+                         std::move(ycql_error_),      std::move(cassandra_error_)};
 }
 
 void Parser::RefusedByCassandra(const Token& at, std::string_view unexpected) {
@@ -62,10 +62,24 @@ void Parser::RefusedByYcql(const Token& at, std::string_view unexpected) {
       at.position.offset, fmt::format("{}, unexpected {}", kSyntaxError, unexpected)};
 }
 
-std::string Parser::TextSince(std::size_t from) const {
+// The statement's own text: up to its ';' or the end, comments included.
+std::string Parser::StatementText(std::size_t from) const {
   FL_ASSERT_MSG(from <= Here() && Here() <= source_.size(), "text from {} to {} of {} bytes", from,
                 Here(), source_.size());
   std::string text(source_.substr(from, Here() - from));
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  return text;
+}
+
+std::string Parser::TextSince(std::size_t from) const {
+  // Up to the end of the last token taken: a comment after it is not the
+  // statement's (a WHERE's text stored on one line must not swallow what
+  // follows it).
+  const std::size_t to = next_ > 0 ? tokens_[next_ - 1].end : from;
+  FL_ASSERT_MSG(from <= Here() && to <= source_.size(), "text from {} to {} of {} bytes", from, to,
+                source_.size());
+  if (to <= from) return {};
+  std::string text(source_.substr(from, to - from));
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
   return text;
 }

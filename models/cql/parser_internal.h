@@ -79,6 +79,7 @@ class Parser {
   // The source text from `from` to the current token, without trailing
   // white space.
   std::string TextSince(std::size_t from) const;
+  std::string StatementText(std::size_t from) const;
 
   // Names, types, values (parser.cc).
   std::string Identifier(std::string_view what);

@@ -154,7 +154,14 @@ std::variant<CqlType, CqlError> Resolve(const TypeName& name, const UserTypes* t
 }  // namespace
 
 std::variant<CqlType, CqlError> ResolveType(const TypeName& name, const UserTypes* types) {
-  return Resolve(name, types, 0);
+  std::variant<CqlType, CqlError> type = Resolve(name, types, 0);
+  // The store's encoding reads values this deep (value_encoding.cc), so a
+  // type nested deeper could be written but never read back.
+  if (const auto* resolved = std::get_if<CqlType>(&type);
+      resolved != nullptr && resolved->Depth() > CqlType::kMaxDepth) {
+    return InvalidArgument(fmt::format("types nest at most {} deep", CqlType::kMaxDepth));
+  }
+  return type;
 }
 
 namespace {
