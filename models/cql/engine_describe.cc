@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
+#include <vector>
 
 #include "models/cql/engine.h"
+#include "sim/assert.h"
 
 namespace faultline::models::cql {
 namespace {
@@ -47,11 +50,42 @@ std::string TableWithIndexes(const TableInfo& table, Dialect dialect) {
   return text;
 }
 
+// Whether `type` names a user type of `types` not in `done`.
+bool NamesPending(const TypeName& type, const UserTypes& types, const std::set<std::string>& done) {
+  if (type.parameters.empty()) return types.contains(type.base) && !done.contains(type.base);
+  return std::any_of(
+      type.parameters.begin(), type.parameters.end(),
+      [&](const TypeName& parameter) { return NamesPending(parameter, types, done); });
+}
+
+// The keyspace's types, each after the types it names (so that the text
+// runs again), by name among those ready: ALTER TYPE can give a type a
+// field of one made after it.
+std::vector<const UserType*> TypesInDependencyOrder(const UserTypes& types) {
+  std::vector<const UserType*> ordered;
+  std::set<std::string> done;
+  for (std::size_t pass = 0; pass <= types.size() && ordered.size() < types.size(); ++pass) {
+    for (const auto& [name, type] : types) {
+      if (done.contains(name)) continue;
+      const bool ready =
+          std::none_of(type.field_types.begin(), type.field_types.end(),
+                       [&](const TypeName& field) { return NamesPending(field, types, done); });
+      if (!ready) continue;
+      ordered.push_back(&type);
+      done.insert(name);
+    }
+  }
+  // Types load only when each resolves (catalog_definitions.cc): no loop.
+  FL_ASSERT_MSG(ordered.size() == types.size(), "{} of {} types ordered", ordered.size(),
+                types.size());
+  return ordered;
+}
+
 // The keyspace, its types (before the tables that use them), its tables.
 std::string KeyspaceWithTables(const KeyspaceInfo& keyspace, Dialect dialect) {
   std::string text = DescribeKeyspace(keyspace);
-  for (const auto& [name, type] : keyspace.types) {
-    text += "\n" + TypeDefinitionText(keyspace.name, type, /*laid_out=*/true) + ";\n";
+  for (const UserType* type : TypesInDependencyOrder(keyspace.types)) {
+    text += "\n" + TypeDefinitionText(keyspace.name, *type, /*laid_out=*/true) + ";\n";
   }
   for (const auto& [table_name, table] : keyspace.tables) {
     text += "\n" + TableWithIndexes(table, dialect);

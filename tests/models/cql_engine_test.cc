@@ -80,6 +80,9 @@ TEST(CqlEngineTest, IndexesAndTypesReadBackAfterAReopen) {
   }
   const std::string schema = Show(store.Run("DESCRIBE KEYSPACE ks"));
   EXPECT_NE(schema.find("WITH options = {'mode': 'x'};"), std::string::npos) << schema;
+  // Each type after the ones it names, so that the description runs again.
+  EXPECT_LT(schema.find("CREATE TYPE ks.c"), schema.find("CREATE TYPE ks.a")) << schema;
+  EXPECT_LT(schema.find("CREATE TYPE ks.a"), schema.find("CREATE TYPE ks.b")) << schema;
   const std::string rows = Show(store.Run("SELECT v FROM ks.t"));
   store.Reopen();
   EXPECT_EQ(Show(store.Run("DESCRIBE KEYSPACE ks")), schema);
