@@ -40,17 +40,23 @@ std::string DefaultIndexName(Dialect dialect, const CreateIndex& statement) {
   return name + "idx";
 }
 
-bool TableIsTransactional(const TableInfo& table) {
-  for (const auto& [name, value] : table.options) {
+// The `transactions` option's value without spaces and quotes, lower-cased
+// ("{enabled:true}"), or empty when `options` has none.
+std::string TransactionsText(const Options& options) {
+  for (const auto& [name, value] : options) {
     if (name != "transactions") continue;
     std::string plain;
     for (const char c : value) {
       if (c != ' ' && c != '\'' && c != '"')
         plain += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
-    return plain.find("enabled:true") != std::string::npos;
+    return plain;
   }
-  return false;
+  return {};
+}
+
+bool TableIsTransactional(const TableInfo& table) {
+  return TransactionsText(table.options).find("enabled:true") != std::string::npos;
 }
 
 // The `transactions` option of an index: enabled unless it says false, and
@@ -60,18 +66,9 @@ struct IndexTransactions {
   bool user_enforced = false;
 };
 IndexTransactions TransactionsOf(const Options& options) {
-  IndexTransactions transactions;
-  for (const auto& [name, value] : options) {
-    if (name != "transactions") continue;
-    std::string plain;
-    for (const char c : value) {
-      if (c != ' ' && c != '\'' && c != '"')
-        plain += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    transactions.enabled = plain.find("enabled:false") == std::string::npos;
-    transactions.user_enforced = plain.find("consistency_level:user_enforced") != std::string::npos;
-  }
-  return transactions;
+  const std::string plain = TransactionsText(options);
+  return IndexTransactions{plain.find("enabled:false") == std::string::npos,
+                           plain.find("consistency_level:user_enforced") != std::string::npos};
 }
 
 // A map literal's string entries ({'mode': 'CONTAINS'}): a custom index's
