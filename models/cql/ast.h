@@ -98,6 +98,9 @@ struct CreateTable {
   QualifiedName table;
   std::vector<ColumnDefinition> columns;
   std::vector<std::string> partition_key;
+  // Whether the partition key was marked as one (`c int PRIMARY KEY`, or
+  // `PRIMARY KEY ((a, b), c)`) rather than taken as the key's first column.
+  bool partition_key_marked = false;
   std::vector<std::string> clustering_key;
   std::vector<std::pair<std::string, bool>> clustering_order;  // Column, descending.
   std::vector<std::pair<std::string, std::string>> options;    // WITH name = value, as text.

@@ -106,6 +106,8 @@ const char* RoleName(ColumnInfo::Role role) {
       return "partition_key";
     case ColumnInfo::Role::kClustering:
       return "clustering";
+    case ColumnInfo::Role::kStatic:
+      return "static";
     case ColumnInfo::Role::kRegular:
       break;
   }
@@ -115,6 +117,7 @@ const char* RoleName(ColumnInfo::Role role) {
 ColumnInfo::Role RoleFromName(std::string_view name) {
   if (name == "partition_key") return ColumnInfo::Role::kPartitionKey;
   if (name == "clustering") return ColumnInfo::Role::kClustering;
+  if (name == "static") return ColumnInfo::Role::kStatic;
   return ColumnInfo::Role::kRegular;
 }
 
@@ -151,6 +154,7 @@ sim::Status CheckLoadedTable(const TableInfo& table) {
   }
   FL_ASSERT(sql_names.size() == table.columns.size());
   if (partition == 0) return corrupt("no partition key");
+  if (table.HasStatics() && clustering == 0) return corrupt("static columns without clustering");
   return sim::Status::Ok();
 }
 
@@ -207,6 +211,12 @@ std::size_t TableInfo::PartitionKeyColumns() const {
     return c.role == ColumnInfo::Role::kPartitionKey;
   }));
 }
+
+bool TableInfo::HasStatics() const {
+  return std::any_of(columns.begin(), columns.end(), [](const auto& c) { return c.is_static(); });
+}
+
+std::string TableInfo::StaticSqlName() const { return fmt::format("s{}", id); }
 
 bool TableInfo::IsCounterTable() const {
   return std::any_of(columns.begin(), columns.end(),

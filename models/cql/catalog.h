@@ -15,6 +15,11 @@
 // - Each data table has hidden columns fl_expires, the virtual time (ms)
 //   at which the row's TTL ends (or null), and fl_live, set by INSERT: YCQL's
 //   liveness column, which keeps a row whose columns are all null.
+// - Static columns are a second SQLite table "s<id>" WITHOUT ROWID keyed by
+//   the partition key columns (same c<n> names), with the static columns
+//   and the same hidden columns; a read joins it to each row of the
+//   partition, and a partition with static values and no rows reads as one
+//   row with null clustering columns, as in CQL.
 // - system_schema.keyspaces, .tables, .columns and .indexes are SQLite views
 //   over the catalog tables, so they are read through the same path as user
 //   tables.
@@ -48,7 +53,8 @@ using Options = std::vector<std::pair<std::string, std::string>>;
 enum class Dialect : unsigned char { kYcql, kCassandra };
 
 struct ColumnInfo {
-  enum class Role : unsigned char { kPartitionKey, kClustering, kRegular };
+  // A static column holds one value per partition, shown on each of its rows.
+  enum class Role : unsigned char { kPartitionKey, kClustering, kRegular, kStatic };
   std::string name;
   CqlType type;
   Role role = Role::kRegular;
@@ -56,7 +62,8 @@ struct ColumnInfo {
   bool descending = false;
   std::string sql_name;
 
-  bool is_key() const { return role != Role::kRegular; }
+  bool is_key() const { return role == Role::kPartitionKey || role == Role::kClustering; }
+  bool is_static() const { return role == Role::kStatic; }
 };
 
 // A secondary index: its definition as the statement that made it, with the
@@ -94,6 +101,10 @@ struct TableInfo {
   std::size_t KeyColumns() const;
   std::size_t PartitionKeyColumns() const;
   bool IsCounterTable() const;
+  // Static columns live in their own SQLite table, "s<id>", keyed by the
+  // partition key; it exists exactly while the table has a static column.
+  bool HasStatics() const;
+  std::string StaticSqlName() const;
 };
 
 struct KeyspaceInfo {

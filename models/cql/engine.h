@@ -9,7 +9,8 @@
 //   whole row expires), not to each cell.
 // - Rows come back in primary key order, partitions included (YCQL orders
 //   partitions by hash).
-// - Static columns are refused (Feature Not Supported).
+// - On a table with static columns, a conditional write's IF EXISTS and IF
+//   NOT EXISTS count the partition's static values as the row.
 //
 // The engine speaks one of two dialects: YCQL's (the default), or Apache
 // Cassandra's where the two differ in what they accept (secondary indexes
@@ -27,6 +28,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -46,6 +48,18 @@ struct ColumnSpec {
 };
 
 using Row = std::vector<Value>;
+// A write's columns and their values.
+using Cells = std::vector<std::pair<const ColumnInfo*, Value>>;
+
+// What a write's WHERE clause selects, checked as YCQL checks it
+// (pt_dml.cc): equality on the key columns, and for DELETE ranges on
+// clustering columns.
+struct WriteTarget {
+  std::vector<Value> key;  // Equality values of the leading key columns, in key order.
+  // Every restriction, for the SQL: column, operator, value.
+  std::vector<std::tuple<const ColumnInfo*, std::string, Value>> restrictions;
+  bool full_key = false;  // All key columns restricted by equality, nothing else.
+};
 
 struct QueryResult {
   enum class Kind : unsigned char { kVoid, kRows, kSetKeyspace, kSchemaChange, kText };
@@ -161,9 +175,20 @@ class Engine {
   // An UPDATE's SET part as cells (engine_write.cc): each value, combined
   // with `current`'s for an increment or an append.
   std::optional<CqlError> AssignedCells(const TableInfo& table, const Update& statement,
-                                        const std::optional<Row>& current,
-                                        std::vector<std::pair<const ColumnInfo*, Value>>& cells);
+                                        const std::optional<Row>& current, Cells& cells);
   Outcome RunDelete(const TableInfo& table, const Delete& statement);
+  // DELETE's two parts: the rows it selects, or their `deleted` columns;
+  // and the static row, for a whole partition or static columns.
+  // What each system refuses of a write to static columns (engine_static.cc).
+  std::optional<CqlError> StaticsOnlyWithClustering(bool statics_only, bool names_clustering,
+                                                    std::string_view verb) const;
+  std::optional<CqlError> CheckStaticDelete(const TableInfo& table, const WriteTarget& target,
+                                            const std::vector<const ColumnInfo*>& deleted,
+                                            bool names_non_static) const;
+  std::optional<CqlError> DeleteFromRows(const TableInfo& table, const WriteTarget& target,
+                                         const std::vector<const ColumnInfo*>& deleted);
+  std::optional<CqlError> DeleteFromStatics(const TableInfo& table, const WriteTarget& target,
+                                            const std::vector<const ColumnInfo*>& deleted);
 
   // The table a statement names, with Object Not Found and friends.
   std::variant<const TableInfo*, CqlError> ResolveTable(const Session& session,
@@ -189,16 +214,36 @@ class Engine {
     return ServerError("Corruption: a stored collection value cannot be read");
   }
   std::int64_t Now() const { return clock_(); }
-  // The live row with these key values, if any: every column, in table order.
+  // The positional parameters' first index, after binding :now if the
+  // statement names it (a RowSource does): engine_static.cc.
+  int BindNow(sqlite3_stmt* statement);
+  // The live row with these key values (the whole key, or on a table with
+  // static columns the partition key alone), if any: every column, in table
+  // order.
   std::variant<std::optional<Row>, CqlError> ReadRow(const TableInfo& table,
                                                      const std::vector<Value>& key);
-  // Writes `cells` (the key's among them) as an upsert; `expires` is the
-  // row's TTL end or null. INSERT replaces the row's TTL, UPDATE keeps it.
-  std::optional<CqlError> Upsert(const TableInfo& table,
-                                 const std::vector<std::pair<const ColumnInfo*, Value>>& cells,
-                                 const Value& expires, bool is_insert);
-  // Removes the row if no INSERT made it live and all its columns are null.
+  std::variant<std::optional<Row>, CqlError> ReadRowWithStatics(const TableInfo& table,
+                                                                const std::vector<Value>& key);
+  // Writes `cells` (the key's among them: the whole key, or the partition
+  // key for static columns alone) as an upsert; `expires` is the row's TTL
+  // end or null. INSERT replaces the row's TTL, UPDATE keeps it.
+  std::optional<CqlError> Upsert(const TableInfo& table, const Cells& cells, const Value& expires,
+                                 bool is_insert);
+  // Removes the row if no INSERT made it live and all its columns are null,
+  // and the partition's static row if all its static columns are.
   std::optional<CqlError> ForgetIfEmpty(const TableInfo& table, const std::vector<Value>& key);
+  // One of a table's SQLite tables: its rows ("t<id>", keyed by the whole
+  // key) or its static row ("s<id>", by the partition key).
+  struct StoragePart {
+    std::string sql_name;
+    std::vector<const ColumnInfo*> keys;
+    std::vector<const ColumnInfo*> values;
+  };
+  static StoragePart RowPart(const TableInfo& table);
+  static StoragePart StaticPart(const TableInfo& table);
+  std::optional<CqlError> UpsertPart(const TableInfo& table, const StoragePart& part,
+                                     const Cells& cells, const Value& expires, bool is_insert);
+  std::optional<CqlError> ForgetPartIfEmpty(const StoragePart& part, const std::vector<Value>& key);
 
   sqlite3* db_;
   Clock clock_;
@@ -222,6 +267,14 @@ std::optional<CqlError> CheckTableOptions(const Options& options);
 
 // "c0, c1": the SQLite names of the table's key columns.
 std::string KeyColumnList(const TableInfo& table);
+
+// A column's SQLite declaration: "c3 TEXT COLLATE ...".
+std::string SqlColumnDeclaration(const ColumnInfo& column);
+// The CREATE TABLE of a table's static row table (engine_static.cc).
+std::string StaticTableSql(const TableInfo& table);
+// What a SELECT reads the table's rows from: its SQLite table, or for a
+// table with static columns a query that joins them in.
+std::string RowSource(const TableInfo& table);
 
 // A cell or a whole result as ycqlsh prints it: a header, a rule, rows, and
 // "(N rows)"; DESCRIBE text as is; nothing for other results.

@@ -18,17 +18,17 @@ namespace {
 QueryResult SchemaChange() { return QueryResult{QueryResult::Kind::kSchemaChange, {}, {}, {}, {}}; }
 QueryResult Void() { return QueryResult{}; }
 
-// A column's SQLite declaration; text-stored types whose order is not the
-// text's compare with their collation (collations.h).
-std::string SqlColumn(const ColumnInfo& column) {
+}  // namespace
+
+// Text-stored types whose order is not the text's compare with their
+// collation (collations.h).
+std::string SqlColumnDeclaration(const ColumnInfo& column) {
   std::string_view collation;
   if (column.type.kind == CqlType::Kind::kDecimal) collation = kDecimalCollation;
   if (column.type.kind == CqlType::Kind::kTimeuuid) collation = kTimeuuidCollation;
   return fmt::format("{} {}{}{}", column.sql_name, column.type.SqliteAffinity(),
                      collation.empty() ? "" : " COLLATE ", collation);
 }
-
-}  // namespace
 
 Outcome Engine::Run(Session&, const CreateKeyspace& statement) {
   if (catalog_.FindKeyspace(statement.name) != nullptr) {
@@ -86,11 +86,10 @@ std::variant<std::vector<ColumnInfo>, CqlError> DefineColumns(const CreateTable&
   }
   std::map<std::string, ColumnInfo> defined;
   for (const ColumnDefinition& definition : statement.columns) {
-    if (definition.is_static) return FeatureNotSupported("Static columns are not supported");
     std::variant<CqlType, CqlError> type = ResolveType(definition.type, &types);
     if (auto* error = std::get_if<CqlError>(&type)) return std::move(*error);
-    ColumnInfo column{
-        definition.name, std::get<CqlType>(type), ColumnInfo::Role::kRegular, -1, false, ""};
+    const auto role = definition.is_static ? ColumnInfo::Role::kStatic : ColumnInfo::Role::kRegular;
+    ColumnInfo column{definition.name, std::get<CqlType>(type), role, -1, false, ""};
     if (!defined.emplace(definition.name, std::move(column)).second) {
       return At(DuplicateColumn(definition.name), definition.offset);
     }
@@ -129,6 +128,42 @@ std::variant<std::vector<ColumnInfo>, CqlError> DefineColumns(const CreateTable&
   FL_ASSERT(columns.size() == statement.columns.size());
   FL_ASSERT(in_key.size() == statement.partition_key.size() + statement.clustering_key.size());
   return columns;
+}
+
+// Where a table may have static columns, in each system's words and order.
+// YCQL (ptree/pt_create_table.cc, PTCreateTable::Analyze): one pass over the
+// columns refuses a static hash column (one marked as the partition key) and
+// any other static key column, then a static column in a table without a
+// range column; -302. Cassandra (cql3/statements/schema/
+// CreateTableStatement.java, builder()): a static key column, then a static
+// column without clustering columns.
+std::optional<CqlError> CheckStatics(const CreateTable& statement, Dialect dialect) {
+  const auto in = [](const std::vector<std::string>& key, const std::string& name) {
+    return std::find(key.begin(), key.end(), name) != key.end();
+  };
+  const ColumnDefinition* first_static = nullptr;
+  for (const ColumnDefinition& column : statement.columns) {
+    if (!column.is_static) continue;
+    if (first_static == nullptr) first_static = &column;
+    const bool hash = in(statement.partition_key, column.name);
+    if (!hash && !in(statement.clustering_key, column.name)) continue;
+    if (dialect == Dialect::kCassandra) {
+      return InvalidRequest(
+          fmt::format("Static column '{}' cannot be part of the PRIMARY KEY", column.name));
+    }
+    return At(InvalidTableDefinition(hash && statement.partition_key_marked
+                                         ? "Hash column cannot be static"
+                                         : "Primary key column cannot be static"),
+              column.offset);
+  }
+  if (first_static == nullptr || !statement.clustering_key.empty()) return std::nullopt;
+  if (dialect == Dialect::kCassandra) {
+    return InvalidRequest(
+        "Static columns are only useful (and thus allowed) if the table has at least one "
+        "clustering column");
+  }
+  return At(InvalidTableDefinition("Static column not allowed in a table without a range column"),
+            first_static->offset);
 }
 
 // CLUSTERING ORDER BY must name the clustering columns, in key order.
@@ -186,7 +221,8 @@ std::string CreateTableSql(const TableInfo& table) {
   std::string sql = fmt::format("CREATE TABLE {} (", table.sql_name);
   std::string key;
   for (const ColumnInfo& column : table.columns) {
-    sql += SqlColumn(column) + ", ";
+    if (column.is_static()) continue;  // In the static row's table.
+    sql += SqlColumnDeclaration(column) + ", ";
     if (column.is_key()) {
       key += fmt::format("{}{}{}", key.empty() ? "" : ", ", column.sql_name,
                          column.descending ? " DESC" : "");
@@ -255,6 +291,7 @@ Outcome Engine::Run(Session& session, const CreateTable& statement) {
   }
   std::variant<std::vector<ColumnInfo>, CqlError> columns = DefineColumns(statement, info->types);
   if (auto* error = std::get_if<CqlError>(&columns)) return std::move(*error);
+  if (auto error = CheckStatics(statement, dialect_)) return std::move(*error);
   TableInfo table;
   table.keyspace = keyspace;
   table.name = statement.table.name;
@@ -273,6 +310,7 @@ Outcome Engine::Run(Session& session, const CreateTable& statement) {
   ForgetPrepared();
   if (!Begin()) return SqliteFailure("CREATE TABLE");
   if (ExecSql(db_, CreateTableSql(table)) != SQLITE_OK ||
+      (table.HasStatics() && ExecSql(db_, StaticTableSql(table)) != SQLITE_OK) ||
       Catalog::WriteTable(db_, table, false) != SQLITE_OK ||
       Catalog::WriteNextTableId(db_, table.id + 1) != SQLITE_OK || !Commit()) {
     CqlError error = SqliteFailure("CREATE TABLE");
@@ -316,16 +354,24 @@ std::optional<CqlError> Engine::ApplyAlter(const AlterTable& statement, TableInf
   } else if (statement.action == AlterTable::Action::kAdd) {
     if (existing != nullptr)
       return At(DuplicateColumn(statement.column.name), statement.column.offset);
-    if (statement.column.is_static) return FeatureNotSupported("Static columns are not supported");
+    // Cassandra (AlterTableStatement.AddColumns); YCQL's grammar has no
+    // STATIC here (the parser carries its syntax error).
+    const bool has_clustering = table.KeyColumns() > table.PartitionKeyColumns();
+    if (statement.column.is_static && !has_clustering) {
+      return InvalidRequest(
+          "Static columns are only useful (and thus allowed) if the table has at least one "
+          "clustering column");
+    }
     std::variant<CqlType, CqlError> type =
         ResolveType(statement.column.type, &catalog_.FindKeyspace(table.keyspace)->types);
     if (auto* error = std::get_if<CqlError>(&type)) return std::move(*error);
-    ColumnInfo column{statement.column.name,
-                      std::get<CqlType>(type),
-                      ColumnInfo::Role::kRegular,
-                      -1,
-                      false,
-                      fmt::format("c{}", table.next_column++)};
+    ColumnInfo column{
+        statement.column.name,
+        std::get<CqlType>(type),
+        statement.column.is_static ? ColumnInfo::Role::kStatic : ColumnInfo::Role::kRegular,
+        -1,
+        false,
+        fmt::format("c{}", table.next_column++)};
     // A table is a counter table or not from its creation on.
     const bool adds_counter = column.type.kind == CqlType::Kind::kCounter;
     if (adds_counter != table.IsCounterTable()) {
@@ -334,8 +380,16 @@ std::optional<CqlError> Engine::ApplyAlter(const AlterTable& statement, TableInf
                     adds_counter ? "" : "non ", column.name, adds_counter ? "non " : "")),
                 statement.column.offset);
     }
+    // The static row's table exists while the table has a static column.
+    const bool first_static = column.is_static() && !table.HasStatics();
     table.columns.push_back(column);
-    sql.push_back(fmt::format("ALTER TABLE {} ADD COLUMN {}", table.sql_name, SqlColumn(column)));
+    if (first_static) {
+      sql.push_back(StaticTableSql(table));
+    } else {
+      sql.push_back(fmt::format("ALTER TABLE {} ADD COLUMN {}",
+                                column.is_static() ? table.StaticSqlName() : table.sql_name,
+                                SqlColumnDeclaration(column)));
+    }
   } else {
     if (existing == nullptr) return At(UndefinedColumn(), statement.column.offset);
     // YCQL refuses both, in different words: hash columns at analysis,
@@ -344,9 +398,16 @@ std::optional<CqlError> Engine::ApplyAlter(const AlterTable& statement, TableInf
       return At(AlterKeyColumn(), statement.column.offset);
     if (existing->is_key()) return ExecError("cannot remove a key column");
     if (auto error = IndexedColumn(table, statement.column.name, "drop")) return error;
-    sql.push_back(fmt::format("ALTER TABLE {} DROP COLUMN {}", table.sql_name, existing->sql_name));
+    const bool was_static = existing->is_static();
+    const std::string sql_name = existing->sql_name;
     std::erase_if(table.columns,
                   [&](const ColumnInfo& column) { return column.name == statement.column.name; });
+    if (was_static && !table.HasStatics()) {
+      sql.push_back(fmt::format("DROP TABLE {}", table.StaticSqlName()));
+    } else {
+      sql.push_back(fmt::format("ALTER TABLE {} DROP COLUMN {}",
+                                was_static ? table.StaticSqlName() : table.sql_name, sql_name));
+    }
   }
   return std::nullopt;
 }
@@ -407,6 +468,8 @@ Outcome Engine::Run(Session& session, const DropTable& statement) {
   ForgetPrepared();
   if (!Begin()) return SqliteFailure("DROP TABLE");
   if (ExecSql(db_, fmt::format("DROP TABLE {}", table.sql_name)) != SQLITE_OK ||
+      (table.HasStatics() &&
+       ExecSql(db_, fmt::format("DROP TABLE {}", table.StaticSqlName())) != SQLITE_OK) ||
       Catalog::EraseTable(db_, table) != SQLITE_OK || !Commit()) {
     CqlError error = SqliteFailure("DROP TABLE");
     Rollback();
@@ -446,8 +509,14 @@ Outcome Engine::Run(Session& session, const Truncate& statement) {
   std::variant<const TableInfo*, CqlError> resolved = ResolveTable(session, statement.table, true);
   if (auto* error = std::get_if<CqlError>(&resolved)) return std::move(*error);
   const TableInfo& table = *std::get<const TableInfo*>(resolved);
-  if (ExecSql(db_, fmt::format("DELETE FROM {}", table.sql_name)) != SQLITE_OK) {
-    return SqliteFailure("TRUNCATE");
+  if (!Begin()) return SqliteFailure("TRUNCATE");
+  if (ExecSql(db_, fmt::format("DELETE FROM {}", table.sql_name)) != SQLITE_OK ||
+      (table.HasStatics() &&
+       ExecSql(db_, fmt::format("DELETE FROM {}", table.StaticSqlName())) != SQLITE_OK) ||
+      !Commit()) {
+    CqlError error = SqliteFailure("TRUNCATE");
+    Rollback();
+    return error;
   }
   return Void();
 }

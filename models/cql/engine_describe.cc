@@ -112,7 +112,8 @@ std::string DescribeTable(const TableInfo& table) {
       fmt::format("CREATE TABLE {}.{} (\n", QuotedName(table.keyspace), QuotedName(table.name));
   const bool simple_key = table.KeyColumns() == 1;
   for (const ColumnInfo& column : table.columns) {
-    text += fmt::format("    {} {}{},\n", QuotedName(column.name), column.type.ToString(),
+    text += fmt::format("    {} {}{}{},\n", QuotedName(column.name), column.type.ToString(),
+                        column.is_static() ? " static" : "",
                         simple_key && column.is_key() ? " PRIMARY KEY" : "");
   }
   if (simple_key) {

@@ -163,6 +163,12 @@ std::optional<CqlError> Engine::CheckYcqlIndex(const TableInfo& table,
     if (target.kind != IndexTarget::Kind::kColumn) return YcqlSyntaxError("'('", target.offset);
     const ColumnInfo* column = table.Find(target.column);
     if (column == nullptr) return At(UndefinedColumn(), target.offset);
+    // PTIndexColumn::Analyze (ptree/pt_column_definition.cc), unless the
+    // gflag cql_allow_static_column_index is set (it is not by default).
+    if (column->is_static()) {
+      return At(SyntaxError("Invalid SQL Statement. Static columns cannot be indexed."),
+                target.offset);
+    }
     // PTIndexColumn::Analyze: the code's title alone.
     if (!seen.insert(target.column).second) {
       return At(CqlError{ErrorCode::kDuplicateColumn, "Duplicate Column"}, target.offset);
@@ -178,6 +184,11 @@ std::optional<CqlError> Engine::CheckYcqlIndex(const TableInfo& table,
   for (std::size_t i = 0; i < statement.included.size(); ++i) {
     const ColumnInfo* column = table.Find(statement.included[i]);
     if (column == nullptr) return At(UndefinedColumn(), statement.included_offsets[i]);
+    if (column->is_static()) {  // PTIndexColumn::SetupCoveringIndexColumn.
+      return At(SyntaxError("Invalid SQL Statement. Static column not supported as a covering "
+                            "index column"),
+                statement.included_offsets[i]);
+    }
     if (column->type.IsCollection()) {
       return At(FeatureNotSupported("Unsupported index datatype"), statement.included_offsets[i]);
     }

@@ -180,10 +180,10 @@ Outcome Engine::CountRows(const TableInfo& table, const SelectWhere& where, std:
                           QueryResult result) {
   const std::string filter = where.sql.empty() ? "" : " WHERE " + where.sql;
   const std::string sql =
-      fmt::format("SELECT count(*) FROM (SELECT 1 FROM {}{} LIMIT ?)", table.sql_name, filter);
+      fmt::format("SELECT count(*) FROM (SELECT 1 FROM {}{} LIMIT ?)", RowSource(table), filter);
   sqlite3_stmt* prepared = Prepared(sql);
   if (prepared == nullptr) return SqliteFailure("SELECT");
-  int index = 1;
+  int index = BindNow(prepared);
   for (const Value& value : where.parameters) BindValue(prepared, index++, value);
   sqlite3_bind_int64(prepared, index, limit);
   const int code = sqlite3_step(prepared);
@@ -221,10 +221,10 @@ Outcome Engine::ReadRows(const TableInfo& table, const std::vector<const ColumnI
     filter += fmt::format("{}({})", where.sql.empty() ? " WHERE " : " AND ", AfterSql(order));
   }
   const std::string sql = fmt::format("SELECT {} FROM {}{} ORDER BY {} LIMIT ?", columns,
-                                      table.sql_name, filter, OrderBySql(order));
+                                      RowSource(table), filter, OrderBySql(order));
   sqlite3_stmt* prepared = Prepared(sql);
   if (prepared == nullptr) return SqliteFailure("SELECT");
-  int index = 1;
+  int index = BindNow(prepared);
   for (const Value& value : where.parameters) BindValue(prepared, index++, value);
   index = BindAfter(prepared, index, state.after);
   sqlite3_bind_int64(prepared, index, wanted);

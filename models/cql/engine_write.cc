@@ -13,8 +13,6 @@
 namespace faultline::models::cql {
 namespace {
 
-using Cells = std::vector<std::pair<const ColumnInfo*, Value>>;
-
 // SQL: "c0 = ? AND c1 = ?" over the first `count` key columns.
 std::string KeyCondition(const TableInfo& table, std::size_t count) {
   std::string sql;
@@ -37,16 +35,6 @@ QueryResult Applied(bool applied, const std::vector<const ColumnInfo*>& columns 
   result.rows.push_back(std::move(row));
   return result;
 }
-
-// What a write's WHERE clause selects, checked as YCQL checks it
-// (pt_dml.cc): equality on the key columns, and for DELETE ranges on
-// clustering columns.
-struct WriteTarget {
-  std::vector<Value> key;  // Equality values of the leading key columns, in key order.
-  // Every restriction, for the SQL: column, operator, value.
-  std::vector<std::tuple<const ColumnInfo*, std::string, Value>> restrictions;
-  bool full_key = false;  // All key columns restricted by equality, nothing else.
-};
 
 // `needs_full_key`: the message when the whole key must be given, or empty.
 std::variant<WriteTarget, CqlError> AnalyzeWriteWhere(const TableInfo& table,
@@ -259,6 +247,19 @@ std::int64_t DefaultTtlSeconds(const TableInfo& table) {
   return 0;
 }
 
+// An INSERT of the partition key and static columns only: no clustering
+// column, no regular one (Cassandra's and YCQL's static-row write).
+bool WritesStaticsOnly(const TableInfo& table, const Cells& cells) {
+  if (!table.HasStatics()) return false;
+  bool sets_static = false;
+  for (const auto& [column, value] : cells) {
+    if (column->role == ColumnInfo::Role::kPartitionKey) continue;
+    if (!column->is_static()) return false;
+    sets_static = true;
+  }
+  return sets_static;
+}
+
 // When a row written with `ttl` (a term, or none: the table's default)
 // expires: ms, or null.
 std::variant<Value, CqlError> Expiry(const TableInfo& table, const std::optional<Term>& ttl,
@@ -292,8 +293,11 @@ Outcome Engine::RunInsert(const TableInfo& table, const Insert& statement) {
     if (auto* error = std::get_if<CqlError>(&value)) return std::move(*error);
     cells.emplace_back(column, std::move(std::get<Value>(value)));
   }
+  // The partition key alone writes static columns only.
+  const std::size_t key_columns =
+      WritesStaticsOnly(table, cells) ? table.PartitionKeyColumns() : table.KeyColumns();
   std::vector<Value> key;
-  for (std::size_t i = 0; i < table.KeyColumns(); ++i) {
+  for (std::size_t i = 0; i < key_columns; ++i) {
     auto cell = std::find_if(cells.begin(), cells.end(),
                              [&](const auto& c) { return c.first == &table.columns[i]; });
     if (cell == cells.end()) return MissingArgumentForPrimaryKey(table.columns[i].name);
@@ -387,14 +391,28 @@ Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
   if (table.IsCounterTable() && (statement.if_exists || !statement.conditions.empty())) {
     return InvalidRequest("Conditional updates are not supported on counter tables");
   }
-  std::variant<WriteTarget, CqlError> target = AnalyzeWriteWhere(
-      table, statement.where, bound_, true, "Missing condition on key columns in WHERE clause");
+  // Setting static columns alone needs the partition key only.
+  const bool statics_only =
+      table.HasStatics() && std::all_of(statement.assignments.begin(), statement.assignments.end(),
+                                        [&](const Assignment& assignment) {
+                                          const ColumnInfo* column = table.Find(assignment.column);
+                                          return column != nullptr && column->is_static();
+                                        });
+  std::variant<WriteTarget, CqlError> target =
+      AnalyzeWriteWhere(table, statement.where, bound_, true,
+                        statics_only ? "" : "Missing condition on key columns in WHERE clause");
   if (auto* error = std::get_if<CqlError>(&target)) return std::move(*error);
   const std::vector<Value>& key = std::get<WriteTarget>(target).key;
-  FL_ASSERT(key.size() == table.KeyColumns());
+  if (key.size() != table.KeyColumns() && key.size() != table.PartitionKeyColumns()) {
+    return CqlStatementInvalid("Missing condition on key columns in WHERE clause");
+  }
+  FL_ASSERT(key.size() == table.KeyColumns() || statics_only);
+  if (auto error = StaticsOnlyWithClustering(statics_only, key.size() > table.PartitionKeyColumns(),
+                                             "UPDATE")) {
+    return std::move(*error);
+  }
   Cells cells;
-  for (std::size_t i = 0; i < table.KeyColumns(); ++i)
-    cells.emplace_back(&table.columns[i], key[i]);
+  for (std::size_t i = 0; i < key.size(); ++i) cells.emplace_back(&table.columns[i], key[i]);
   const std::variant<bool, CqlError> needs_row = CheckAssignments(table, statement);
   if (auto* error = std::get_if<CqlError>(&needs_row)) return *error;
   std::optional<Row> current;
@@ -422,15 +440,26 @@ Outcome Engine::RunUpdate(const TableInfo& table, const Update& statement) {
 Outcome Engine::RunDelete(const TableInfo& table, const Delete& statement) {
   const bool conditional = statement.if_exists || !statement.conditions.empty();
   // YCQL's words (pt_delete.cc) for a DELETE that must name the whole key.
+  const bool names_non_static =
+      std::any_of(statement.columns.begin(), statement.columns.end(), [&](const std::string& name) {
+        const ColumnInfo* column = table.Find(name);
+        return column == nullptr || !column->is_static();
+      });
+  // Cassandra finds a column deletion without the whole key when it runs
+  // (DeleteStatement.addUpdateForKey), in its words.
+  const bool cassandra_columns = dialect_ == Dialect::kCassandra && names_non_static;
   const std::string_view needs_full_key =
       conditional ? "DELETE statement must specify the entire primary key to use an IF clause"
-      : !statement.columns.empty()
+      : names_non_static && !cassandra_columns
           ? "DELETE statement must give the entire primary key if specifying non-static columns"
           : "";
   std::variant<WriteTarget, CqlError> analyzed =
       AnalyzeWriteWhere(table, statement.where, bound_, false, needs_full_key);
   if (auto* error = std::get_if<CqlError>(&analyzed)) return std::move(*error);
   const WriteTarget& target = std::get<WriteTarget>(analyzed);
+  if (cassandra_columns && !target.full_key) {
+    return InvalidRequest("Range deletions are not supported for specific columns");
+  }
   std::vector<const ColumnInfo*> deleted;
   for (std::size_t i = 0; i < statement.columns.size(); ++i) {
     const std::string& name = statement.columns[i];
@@ -442,6 +471,9 @@ Outcome Engine::RunDelete(const TableInfo& table, const Delete& statement) {
     }
     deleted.push_back(column);
   }
+  if (auto error = CheckStaticDelete(table, target, deleted, names_non_static)) {
+    return std::move(*error);
+  }
   if (conditional) {
     auto existing = ReadRow(table, target.key);
     if (auto* error = std::get_if<CqlError>(&existing)) return std::move(*error);
@@ -450,16 +482,31 @@ Outcome Engine::RunDelete(const TableInfo& table, const Delete& statement) {
       return std::move(*refused);
     }
   }
+  if (auto error = DeleteFromRows(table, target, deleted)) return std::move(*error);
+  if (auto error = DeleteFromStatics(table, target, deleted)) return std::move(*error);
+  if (!deleted.empty()) {
+    if (auto error = ForgetIfEmpty(table, target.key)) return std::move(*error);
+  }
+  if (conditional) return Applied(true);
+  return QueryResult{};
+}
+
+std::optional<CqlError> Engine::DeleteFromRows(const TableInfo& table, const WriteTarget& target,
+                                               const std::vector<const ColumnInfo*>& deleted) {
+  std::vector<const ColumnInfo*> cleared;
+  std::copy_if(deleted.begin(), deleted.end(), std::back_inserter(cleared),
+               [](const ColumnInfo* column) { return !column->is_static(); });
+  if (!deleted.empty() && cleared.empty()) return std::nullopt;  // Static columns only.
   std::string condition;
   for (const auto& [column, op, value] : target.restrictions) {
     condition += fmt::format("{}{} {} ?", condition.empty() ? "" : " AND ", column->sql_name, op);
   }
   std::string sql;
-  if (deleted.empty()) {
+  if (cleared.empty()) {
     sql = fmt::format("DELETE FROM {} WHERE {}", table.sql_name, condition);
   } else {
     std::string set;
-    for (const ColumnInfo* column : deleted) {
+    for (const ColumnInfo* column : cleared) {
       set += fmt::format("{}{} = NULL", set.empty() ? "" : ", ", column->sql_name);
     }
     sql = fmt::format("UPDATE {} SET {} WHERE {}", table.sql_name, set, condition);
@@ -469,24 +516,19 @@ Outcome Engine::RunDelete(const TableInfo& table, const Delete& statement) {
   int index = 1;
   for (const auto& [column, op, value] : target.restrictions) BindValue(prepared, index++, value);
   if (!StepToDone(prepared)) return SqliteFailure("DELETE");
-  if (!deleted.empty()) {
-    if (auto error = ForgetIfEmpty(table, target.key)) return std::move(*error);
-  }
-  if (conditional) return Applied(true);
-  return QueryResult{};
+  return std::nullopt;
 }
 
 // Only INSERT marks a row live (YCQL's liveness column): a row that only
 // UPDATEs made exists while one of its columns is set, and goes when the
 // last one is deleted or set to null.
-std::optional<CqlError> Engine::ForgetIfEmpty(const TableInfo& table,
-                                              const std::vector<Value>& key) {
-  std::string empty;
-  for (const ColumnInfo& column : table.columns) {
-    if (!column.is_key()) empty += fmt::format(" AND {} IS NULL", column.sql_name);
-  }
-  const std::string sql = fmt::format("DELETE FROM {} WHERE {} AND fl_live = 0{}", table.sql_name,
-                                      KeyCondition(table, key.size()), empty);
+std::optional<CqlError> Engine::ForgetPartIfEmpty(const StoragePart& part,
+                                                  const std::vector<Value>& key) {
+  FL_ASSERT(key.size() == part.keys.size());
+  std::string sql = fmt::format("DELETE FROM {} WHERE fl_live = 0", part.sql_name);
+  for (const ColumnInfo* column : part.keys) sql += fmt::format(" AND {} = ?", column->sql_name);
+  for (const ColumnInfo* column : part.values)
+    sql += fmt::format(" AND {} IS NULL", column->sql_name);
   sqlite3_stmt* prepared = Prepared(sql);
   if (prepared == nullptr) return SqliteFailure("write");
   for (std::size_t i = 0; i < key.size(); ++i) {
@@ -521,25 +563,28 @@ const IndexInfo* UniqueIndexOf(const TableInfo& table, std::string_view message)
 }
 }  // namespace
 
-std::optional<CqlError> Engine::Upsert(const TableInfo& table, const Cells& cells,
-                                       const Value& expires, bool is_insert) {
+std::optional<CqlError> Engine::UpsertPart(const TableInfo& table, const StoragePart& part,
+                                           const Cells& cells, const Value& expires,
+                                           bool is_insert) {
   // INSERT INTO t (c0, c1, fl_expires) VALUES (?, ?, ?) ON CONFLICT (keys) DO UPDATE
   // SET c1 = excluded.c1, <each other column> = (null if the old row had expired),
   //     fl_expires = ...
   std::string columns;
   std::string values;
   std::string set;
+  std::string keys;
   for (const auto& [column, value] : cells) {
     columns += column->sql_name + ", ";
     values += "?, ";
     if (!column->is_key()) set += fmt::format("{0} = excluded.{0}, ", column->sql_name);
   }
-  for (const ColumnInfo& column : table.columns) {
+  for (const ColumnInfo* column : part.keys) keys += (keys.empty() ? "" : ", ") + column->sql_name;
+  for (const ColumnInfo* column : part.values) {
     const bool written = std::any_of(cells.begin(), cells.end(),
-                                     [&](const auto& cell) { return cell.first == &column; });
-    if (column.is_key() || written) continue;
-    set +=
-        fmt::format("{0} = CASE WHEN fl_expires <= :now THEN NULL ELSE {0} END, ", column.sql_name);
+                                     [&](const auto& cell) { return cell.first == column; });
+    if (written) continue;
+    set += fmt::format("{0} = CASE WHEN fl_expires <= :now THEN NULL ELSE {0} END, ",
+                       column->sql_name);
   }
   set += is_insert ? "fl_live = 1, fl_expires = excluded.fl_expires"
                    : "fl_live = CASE WHEN fl_expires <= :now THEN 0 ELSE fl_live END, "
@@ -547,7 +592,7 @@ std::optional<CqlError> Engine::Upsert(const TableInfo& table, const Cells& cell
                      "excluded.fl_expires WHEN fl_expires <= :now THEN NULL ELSE fl_expires END";
   const std::string sql = fmt::format(
       "INSERT INTO {} ({}fl_live, fl_expires) VALUES ({}{}, ?) ON CONFLICT ({}) DO UPDATE SET {}",
-      table.sql_name, columns, values, is_insert ? 1 : 0, KeyColumnList(table), set);
+      part.sql_name, columns, values, is_insert ? 1 : 0, keys, set);
   sqlite3_stmt* prepared = Prepared(sql);
   if (prepared == nullptr) return SqliteFailure("write");
   int index = 1;
@@ -599,6 +644,8 @@ Outcome Engine::Run(Session& session, const Batch& statement) {
 
 std::variant<std::optional<Row>, CqlError> Engine::ReadRow(const TableInfo& table,
                                                            const std::vector<Value>& key) {
+  if (table.HasStatics()) return ReadRowWithStatics(table, key);
+  FL_ASSERT(key.size() == table.KeyColumns());
   std::string columns;
   for (const ColumnInfo& column : table.columns) {
     columns += (columns.empty() ? "" : ", ") + column.sql_name;

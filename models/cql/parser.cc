@@ -111,6 +111,8 @@ std::string Parser::Identifier(std::string_view what) {
                                       fmt::format("{}, unexpected {}", kSyntaxError, Upper(name))}};
       }
       RefusedByYcql(token, Upper(name));  // A name in Cassandra: `end`, `user`, ...
+    } else if (IsCassandraReservedWord(name)) {
+      RefusedByCassandra(token, Upper(name));  // A name in YCQL: `add`, `index`, ...
     }
     ++next_;
     return name;

@@ -58,6 +58,7 @@ Statement Parser::CreateTableBody() {
       ExpectKeyword("key");
       if (!statement.partition_key.empty()) Fail(Peek(), "one primary key");
       statement.partition_key = {column.name};
+      statement.partition_key_marked = true;
     }
     statement.columns.push_back(std::move(column));
   } while (AcceptSymbol(","));
@@ -70,6 +71,7 @@ void Parser::PrimaryKey(CreateTable& statement) {
   if (!statement.partition_key.empty()) Fail(Peek(), "one primary key");
   ExpectSymbol("(");
   if (AcceptSymbol("(")) {
+    statement.partition_key_marked = true;
     do {
       statement.partition_key.push_back(Identifier("a column name"));
     } while (AcceptSymbol(","));
@@ -358,7 +360,12 @@ void Parser::AlterOperations(const AlterTable& head, std::vector<AlterTable>& op
     one.column.name = Identifier("a column name");
     if (one.action == AlterTable::Action::kAdd) {
       one.column.type = Type();
-      one.column.is_static = AcceptKeyword("static");
+      // Cassandra's alterTableStatement takes ADD ... STATIC; YCQL's
+      // alter_table_op (parser_gram.y) ends the column at its type.
+      if (Peek().IsKeyword("static")) {
+        RefusedByYcql(Peek(), "STATIC");
+        one.column.is_static = AcceptKeyword("static");
+      }
     } else if (one.action == AlterTable::Action::kRename) {
       ExpectKeyword("to");
       one.new_name_offset = Here();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "models/cql/parser.h"
@@ -22,17 +23,80 @@ const std::set<std::string>& BookkeepingTables() {
 
 namespace {
 
-// Both ways of reading a live schema ask the store the same question.
+// Both ways of reading a live schema ask the store the same questions.
 constexpr const char* kColumnsQuery =
     "SELECT table_name, column_name, type, kind FROM system_schema.columns WHERE "
     "keyspace_name = ?";
+constexpr const char* kIndexesQuery =
+    "SELECT table_name, index_name, options FROM system_schema.indexes WHERE keyspace_name = ?";
+constexpr const char* kTypesQuery =
+    "SELECT type_name, field_names, field_types FROM system_schema.types WHERE "
+    "keyspace_name = ?";
 
-SchemaModel SchemaFromColumns(const std::vector<cql::Row>& rows) {
+using Rows = std::vector<cql::Row>;
+
+// The column names in an index's target or include option: "v", "keys(m)",
+// "(a, b), c", "\"Name\"" (function names are not columns).
+std::set<std::string> NamesIn(std::string_view text) {
+  std::set<std::string> names;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::string name;
+    if (text[i] == '"') {
+      for (++i; i < text.size(); ++i) {
+        if (text[i] == '"' && (i + 1 >= text.size() || text[i + 1] != '"')) break;
+        if (text[i] == '"') ++i;  // "" is one quote.
+        name += text[i];
+      }
+      ++i;
+      names.insert(name);
+      continue;
+    }
+    while (i < text.size() &&
+           (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
+      name += text[i++];
+    }
+    if (name.empty()) {
+      ++i;
+    } else if (i >= text.size() || text[i] != '(') {
+      names.insert(name);
+    }
+  }
+  return names;
+}
+
+std::string OptionOf(const cql::Value& options, std::string_view key) {
+  for (std::size_t i = 0; i + 1 < options.elements.size(); i += 2) {
+    if (options.elements[i].bytes == key) return options.elements[i + 1].bytes;
+  }
+  return "";
+}
+
+std::vector<std::string> TextsOf(const cql::Value& list) {
+  std::vector<std::string> texts;
+  for (const cql::Value& element : list.elements) texts.push_back(element.bytes);
+  return texts;
+}
+
+SchemaModel SchemaFromRows(const Rows& columns, const Rows& indexes, const Rows& types) {
   SchemaModel schema;
-  for (const cql::Row& row : rows) {
+  for (const cql::Row& row : columns) {
     FL_ASSERT(row.size() == 4);
     if (BookkeepingTables().contains(row.at(0).bytes)) continue;
     schema[row.at(0).bytes][row.at(1).bytes] = DescribedType(row.at(2).bytes, row.at(3).bytes);
+  }
+  for (const cql::Row& row : indexes) {
+    FL_ASSERT(row.size() == 3);
+    const std::string& table = row.at(0).bytes;
+    static const std::map<std::string, std::string> kNoColumns;
+    const auto columns_of = schema.find(table);
+    schema.indexes[row.at(1).bytes] = IndexShape(
+        table, NamesIn(OptionOf(row.at(2), "target")), NamesIn(OptionOf(row.at(2), "include")),
+        columns_of == schema.end() ? kNoColumns : columns_of->second);
+  }
+  for (const cql::Row& row : types) {
+    FL_ASSERT(row.size() == 3);
+    schema.types[row.at(0).bytes] = TypeShape(TextsOf(row.at(1)), TextsOf(row.at(2)));
   }
   // Every table named has a column, and none is the runners' own.
   for (const auto& [table, columns] : schema) {
@@ -46,21 +110,31 @@ SchemaModel SchemaFromColumns(const std::vector<cql::Row>& rows) {
 
 sim::Awaitable<sim::Result<SchemaModel>> LiveSchema(cql::CqlSession& session,
                                                     const std::string& keyspace) {
-  std::vector<cql::Value> values;
-  values.push_back(cql::Value::Text(keyspace));
-  cql::ClientResult rows = co_await session.Query(kColumnsQuery, std::move(values));
-  if (!rows.ok()) co_return sim::Status::Unavailable(rows.ToString());
-  co_return SchemaFromColumns(rows.result.rows);
+  std::vector<Rows> answers;
+  for (const char* query : {kColumnsQuery, kIndexesQuery, kTypesQuery}) {
+    std::vector<cql::Value> values;
+    values.push_back(cql::Value::Text(keyspace));
+    cql::ClientResult rows = co_await session.Query(query, std::move(values));
+    if (!rows.ok()) co_return sim::Status::Unavailable(rows.ToString());
+    answers.push_back(std::move(rows.result.rows));
+  }
+  FL_ASSERT(answers.size() == 3);
+  co_return SchemaFromRows(answers[0], answers[1], answers[2]);
 }
 
 sim::Result<SchemaModel> SnapshotSchema(cql::StoreSnapshot& snapshot, const std::string& keyspace) {
-  std::vector<cql::Value> values;
-  values.push_back(cql::Value::Text(keyspace));
-  cql::Outcome outcome = snapshot.Read(kColumnsQuery, std::move(values));
-  if (const auto* error = std::get_if<cql::CqlError>(&outcome)) {
-    return sim::Status::IoError(error->message);
+  std::vector<Rows> answers;
+  for (const char* query : {kColumnsQuery, kIndexesQuery, kTypesQuery}) {
+    std::vector<cql::Value> values;
+    values.push_back(cql::Value::Text(keyspace));
+    cql::Outcome outcome = snapshot.Read(query, std::move(values));
+    if (const auto* error = std::get_if<cql::CqlError>(&outcome)) {
+      return sim::Status::IoError(error->message);
+    }
+    answers.push_back(std::move(std::get<cql::QueryResult>(outcome).rows));
   }
-  return SchemaFromColumns(std::get<cql::QueryResult>(outcome).rows);
+  FL_ASSERT(answers.size() == 3);
+  return SchemaFromRows(answers[0], answers[1], answers[2]);
 }
 
 }  // namespace faultline::models::migrate

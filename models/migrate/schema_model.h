@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,9 +14,28 @@
 
 namespace faultline::models::migrate {
 
-// table -> column -> type as DESCRIBE names it ("text", "map<text, bigint>"),
-// with a key column's part of the key ("text, partition key", "int, clustering").
-using SchemaModel = std::map<std::string, std::map<std::string, std::string>>;
+// A keyspace's schema as both a migration folder and a live store give it:
+// as a map, table -> column -> type as DESCRIBE names it ("text",
+// "map<text, bigint>"), with a key column's part of the key ("text,
+// partition key", "int, clustering"); and the keyspace's secondary indexes
+// and user-defined types, each by name as a shape (IndexShape, TypeShape).
+// It is the map it extends (a value type, never deleted through the base),
+// so that the code that reads tables reads it as before.
+struct SchemaModel : std::map<std::string, std::map<std::string, std::string>> {
+  using map::map;
+  std::map<std::string, std::string> indexes;
+  std::map<std::string, std::string> types;
+  friend bool operator==(const SchemaModel&, const SchemaModel&) = default;
+};
+
+// What an index covers, comparable across the two readings: its table, the
+// columns it is on other than the table's key columns (YCQL's target lists
+// those too), and the ones it includes: "spans (service) INCLUDE (ts)".
+std::string IndexShape(const std::string& table, const std::set<std::string>& on,
+                       const std::set<std::string>& included,
+                       const std::map<std::string, std::string>& table_columns);
+// A type's fields in order: "street text, zip int".
+std::string TypeShape(const std::vector<std::string>& names, const std::vector<std::string>& types);
 
 // A column's type and, for a key column, its part of the key ("text,
 // partition key"): a table whose columns match but whose key differs is not
@@ -36,10 +56,12 @@ void ApplyStatement(const cql::Statement& statement, const std::string& keyspace
 
 // One line per difference, empty when none: "table s3objects: column node_id
 // (text) is missing", "table cidgroups is missing", "table old: not in the
-// migrations".
+// migrations", "index by_owner is on objects (bucket), the migrations say
+// objects (owner)", "type address is missing".
 // With ExtraTables::kAllowed, a live table the migrations do not define is
-// no difference: in a keyspace that several images share (filecoingw_s3
-// holds the nodes' tables beside the proxy's) another image may own it.
+// no difference (nor is an index or a type): in a keyspace that several
+// images share (filecoingw_s3 holds the nodes' tables beside the proxy's)
+// another image may own it.
 // With ExtraColumns::kAllowed, a live column the migrations do not define
 // is none either: a newer image's additions, on a rollback.
 enum class ExtraTables : unsigned char { kDifferent, kAllowed };

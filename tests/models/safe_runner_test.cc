@@ -275,6 +275,63 @@ TEST(SafeRunnerTest, TheSchemaCheckSeesADifferentPrimaryKey) {
             "clustering, the migrations say text, partition key");
 }
 
+// An index or a type made by hand before the migrations ran, under the
+// name they use with IF NOT EXISTS, hides their definition: the start-up
+// check reads system_schema.indexes and .types and sees it.
+TEST(SafeRunnerTest, TheSchemaCheckSeesAnIndexAndATypeHiddenByIfNotExists) {
+  MigrateWorld world;
+  EXPECT_EQ(world.Cql("CREATE TABLE ks.objects (bucket text, key text, owner text, size int, "
+                      "PRIMARY KEY ((bucket), key)) WITH transactions = {'enabled': true}"),
+            "");
+  EXPECT_EQ(world.Cql("CREATE INDEX by_owner ON ks.objects (size)"), "");
+  EXPECT_EQ(world.Cql("CREATE TYPE ks.address (street text)"), "");
+  std::vector<MigrationFile> files;
+  files.emplace_back("1_objects.up.cql",
+                     "CREATE TABLE IF NOT EXISTS objects (bucket text, key text, owner text, size "
+                     "int, PRIMARY KEY ((bucket), key)) WITH transactions = {'enabled': true};");
+  files.emplace_back("2_by_owner.up.cql",
+                     "CREATE INDEX IF NOT EXISTS by_owner ON objects (owner) INCLUDE (size);");
+  files.emplace_back("3_address.up.cql",
+                     "CREATE TYPE IF NOT EXISTS address (street text, zip int);");
+  world.source = std::move(MigrationSource::FromFiles(files)).value();
+  EXPECT_EQ(RunSafe(world),
+            "schema check failed for keyspace ks:\n"
+            "  - index by_owner is objects (size), the migrations say objects (owner) INCLUDE "
+            "(size)\n"
+            "  - type address is street text, the migrations say street text, zip int");
+}
+
+// Indexes and types, as a folder's statements leave them: an unnamed index
+// by the store's name for it, a dropped table's indexes gone with it, ALTER
+// TYPE's ADD and RENAME; the key columns YCQL lists in an index's target do
+// not count (IndexShape).
+TEST(SchemaCheckTest, TheExpectedSchemaFollowsIndexesAndTypes) {
+  std::vector<MigrationFile> files;
+  files.emplace_back("1_a.up.cql",
+                     "CREATE TABLE a (k int, c int, v text, w text, PRIMARY KEY (k, c)); "
+                     "CREATE INDEX ON a (v); CREATE INDEX by_w ON a (w, c); "
+                     "CREATE TABLE gone (k int PRIMARY KEY, v int); CREATE INDEX g ON gone (v); "
+                     "CREATE TYPE t (x int, y frozen<map<text, int>>);");
+  files.emplace_back("2_b.up.cql",
+                     "DROP TABLE gone; ALTER TYPE t ADD z text; ALTER TYPE t RENAME x TO xx AND "
+                     "y TO yy; CREATE TYPE u (n int); DROP TYPE u; DROP INDEX by_w;");
+  const SchemaModel expected =
+      ExpectedSchema(std::move(MigrationSource::FromFiles(files)).value(), "ks");
+  EXPECT_EQ(expected.indexes, (std::map<std::string, std::string>{{"a_v_idx", "a (v)"}}));
+  EXPECT_EQ(
+      expected.types,
+      (std::map<std::string, std::string>{{"t", "xx int, yy frozen<map<text, int>>, z text"}}));
+  SchemaModel live = expected;
+  live.indexes["a_v_idx"] = IndexShape("a", {"v", "k", "c"}, {}, live["a"]);
+  EXPECT_EQ(live, expected);  // YCQL's target names the key columns too.
+  live.indexes["extra"] = "a (w)";
+  live.types.erase("t");
+  EXPECT_EQ(
+      SchemaDiff(expected, live),
+      (std::vector<std::string>{"index extra (a (w)): not in the migrations",
+                                "type t (xx int, yy frozen<map<text, int>>, z text) is missing"}));
+}
+
 TEST(SchemaCheckTest, TheExpectedSchemaFollowsCreateAlterAndDrop) {
   std::vector<MigrationFile> files;
   files.emplace_back("1_a.up.cql",
