@@ -314,6 +314,15 @@ sim::Status Runtime::Up(const ComposeSpec& spec) {
     container.spec = service;
     container.Want(Intent::kRun);
     container.held_back.clear();  // This up decides anew.
+    if (!running) {
+      // A supervisor of the container's last life (before a `down`, or
+      // after a stop) may not have seen that life's exit yet: it must not
+      // apply the restart policy to this one, which has its dependencies
+      // to wait for. The next start gets a supervisor of its own.
+      ++container.supervisor;
+      container.supervised = false;
+      container.backing_off = false;
+    }
     Mount(container);
     if (!running) SetState(container, ContainerState::kCreated);
     SpawnOperation("up " + service.name, [this, &container, recreate]() -> sim::Awaitable<void> {
@@ -414,7 +423,8 @@ sim::Awaitable<void> Runtime::Supervise(Container& container, std::uint64_t gene
   sim::Duration backoff = kBackoffStart;
   for (int round = 0; round < kMaxRestarts; ++round) {
     const sim::ExitStatus exit = co_await container.process->WaitForExit();
-    if (container.process->running()) continue;  // Already started again by hand.
+    if (container.supervisor != generation) co_return;  // Created again by `up`: not ours.
+    if (container.process->running()) continue;         // Already started again by hand.
     container.exit_code = exit.code;
     container.last_exit_code = exit.code;
     container.health = container.spec.healthcheck ? Health::kStarting : Health::kNone;

@@ -24,9 +24,11 @@ namespace {
 // 2: system.local (fl_system_local). 3: secondary indexes (fl_indexes,
 // fl_system_indexes) and user-defined types (fl_types, fl_system_types).
 // 4: system.local's address, identity and token columns; system.peers and
-// (Cassandra's) system.peers_v2. A store saved at an older
+// (Cassandra's) system.peers_v2. 5: system_schema.tables' default_time_to_live,
+// gc_grace_seconds and comment (read from the options by fl_option, which
+// RegisterCatalogFunctions adds to the connection). A store saved at an older
 // layout gets the tables and views it lacks when it is next opened (kSchema only adds).
-constexpr int kCatalogLayout = 4;
+constexpr int kCatalogLayout = 5;
 constexpr std::string_view kSchema = R"sql(
 BEGIN IMMEDIATE;
 CREATE TABLE IF NOT EXISTS fl_meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -54,7 +56,10 @@ CREATE VIEW fl_system_keyspaces AS
 DROP VIEW IF EXISTS fl_system_tables;
 DROP VIEW IF EXISTS fl_system_columns;
 CREATE VIEW fl_system_tables AS
-  SELECT keyspace AS c0, name AS c1, printf('00000000-0000-4000-8000-%012x', id) AS c2
+  SELECT keyspace AS c0, name AS c1, printf('00000000-0000-4000-8000-%012x', id) AS c2,
+         CAST(coalesce(fl_option(options, 'default_time_to_live'), '0') AS INTEGER) AS c3,
+         CAST(coalesce(fl_option(options, 'gc_grace_seconds'), '864000') AS INTEGER) AS c4,
+         coalesce(fl_option(options, 'comment'), '') AS c5
   FROM fl_tables;
 CREATE VIEW fl_system_columns AS
   SELECT t.keyspace AS c0, t.name AS c1, c.name AS c2, c.clustering_order AS c3, c.role AS c4,
@@ -83,7 +88,7 @@ DROP VIEW IF EXISTS fl_system_peers_v2;
 CREATE VIEW fl_system_peers_v2 AS
   SELECT NULL AS c0, NULL AS c1, NULL AS c2, NULL AS c3, NULL AS c4, NULL AS c5, NULL AS c6,
          NULL AS c7, NULL AS c8, NULL AS c9, NULL AS c10, NULL AS c11 WHERE 0;
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;
 COMMIT;
 )sql";
 
@@ -242,6 +247,42 @@ Options DecodeOptions(std::string_view text) {
   return options;
 }
 
+std::string OptionValue(std::string_view written) {
+  if (written.size() < 2 || written.front() != '\'' || written.back() != '\'') {
+    return std::string(written);
+  }
+  std::string value;
+  for (std::size_t i = 1; i + 1 < written.size(); ++i) {
+    value += written[i];
+    if (written[i] == '\'' && written[i + 1] == '\'') ++i;  // '' is one quote.
+  }
+  return value;
+}
+
+namespace {
+// fl_option(options, name): the named option's value (OptionValue) in a
+// table's stored options, or NULL.
+void OptionFunction(sqlite3_context* context, int count, sqlite3_value** arguments) {
+  FL_ASSERT(count == 2);
+  const auto* text = sqlite3_value_text(arguments[0]);
+  const auto* name = sqlite3_value_text(arguments[1]);
+  if (text == nullptr || name == nullptr) return sqlite3_result_null(context);
+  const std::string_view wanted(reinterpret_cast<const char*>(name));
+  for (const auto& [option, value] : DecodeOptions(reinterpret_cast<const char*>(text))) {
+    if (option != wanted) continue;
+    const std::string plain = OptionValue(value);
+    return sqlite3_result_text(context, plain.data(), static_cast<int>(plain.size()),
+                               SQLITE_TRANSIENT);
+  }
+  sqlite3_result_null(context);
+}
+}  // namespace
+
+int RegisterCatalogFunctions(sqlite3* db) {
+  return sqlite3_create_function_v2(db, "fl_option", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
+                                    &OptionFunction, nullptr, nullptr, nullptr);
+}
+
 sim::Status Catalog::Load(sqlite3* db, Dialect dialect) {
   keyspaces_.clear();
   next_table_id_ = 1;
@@ -253,7 +294,7 @@ sim::Status Catalog::Load(sqlite3* db, Dialect dialect) {
     current_layout = layout.Int(0);
   }
   if (current_layout != kCatalogLayout) {
-    static_assert(kCatalogLayout == 4, "kSchema sets user_version to the layout");
+    static_assert(kCatalogLayout == 5, "kSchema sets user_version to the layout");
     if (sqlite3_exec(db, SchemaSql().c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
       sim::Status error = CatalogSqlError(db, "creating the catalog");
       (void)sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);

@@ -74,7 +74,7 @@ struct IndexInfo {
   std::string kind;     // system_schema.indexes' kind: COMPOSITES or CUSTOM.
   std::string options;  // system_schema.indexes' options, a map<text, text> encoded.
 
-  // Whether `column` is indexed or included.
+  // Whether `column` is indexed, included or in the partial index's WHERE.
   bool Uses(std::string_view column) const;
   // The SQLite unique index, for a UNIQUE one.
   std::string SqlName(std::int64_t table_id) const;
@@ -176,6 +176,14 @@ std::string IndexTargetText(const IndexTarget& target);
 // The CREATE INDEX statement that makes `index` on `table`, as the catalog
 // stores it and DESCRIBE shows it (without the ';').
 std::string IndexDefinitionText(const TableInfo& table, const IndexInfo& index);
+
+// An option's value as written ("3600", "'a comment'", "{'class': ...}"),
+// with a string's quotes taken off: what system_schema.tables shows.
+std::string OptionValue(std::string_view written);
+
+// Adds fl_option(options, name) to the connection, which the catalog's
+// system_schema.tables view reads; before Catalog::Load.
+int RegisterCatalogFunctions(sqlite3* db);
 
 // Options as the catalog stores them ("name=value" lines) and back.
 std::string EncodeOptions(const Options& options);

@@ -68,9 +68,12 @@ const IndexInfo* TableInfo::IndexUsing(std::string_view column) const {
 bool IndexInfo::Uses(std::string_view column) const {
   const auto& targets = definition.targets;
   const auto& included = definition.included;
+  const auto& where = definition.where;
   return std::any_of(targets.begin(), targets.end(),
                      [&](const IndexTarget& target) { return target.column == column; }) ||
-         std::find(included.begin(), included.end(), column) != included.end();
+         std::find(included.begin(), included.end(), column) != included.end() ||
+         std::any_of(where.begin(), where.end(),
+                     [&](const Relation& relation) { return relation.column == column; });
 }
 
 std::string IndexInfo::SqlName(std::int64_t table_id) const {

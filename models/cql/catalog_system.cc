@@ -51,6 +51,9 @@ void Catalog::AddSystemKeyspace(Dialect dialect) {
       SystemColumn("keyspace_name", text, Role::kPartitionKey, 0, 0),
       SystemColumn("table_name", text, Role::kClustering, 0, 1),
       SystemColumn("id", Scalar(Kind::kUuid), Role::kRegular, -1, 2),
+      SystemColumn("default_time_to_live", Scalar(Kind::kInt), Role::kRegular, -1, 3),
+      SystemColumn("gc_grace_seconds", Scalar(Kind::kInt), Role::kRegular, -1, 4),
+      SystemColumn("comment", text, Role::kRegular, -1, 5),
   };
   TableInfo columns = SystemTable("columns", "fl_system_columns");
   columns.order_by = "c0, c1, c7";  // Each table's columns in schema order, as YCQL lists them.

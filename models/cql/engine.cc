@@ -16,8 +16,9 @@ namespace faultline::models::cql {
 
 std::variant<std::unique_ptr<Engine>, sim::Status> Engine::Open(sqlite3* db, Clock clock,
                                                                 Dialect dialect) {
-  if (RegisterCollations(db) != SQLITE_OK) {
-    return sim::Status::Internal(fmt::format("cannot register collations: {}", sqlite3_errmsg(db)));
+  if (RegisterCollations(db) != SQLITE_OK || RegisterCatalogFunctions(db) != SQLITE_OK) {
+    return sim::Status::Internal(
+        fmt::format("cannot register collations and functions: {}", sqlite3_errmsg(db)));
   }
   std::unique_ptr<Engine> engine(new Engine(db, std::move(clock), dialect));
   if (sim::Status status = engine->catalog_.Load(db, dialect); !status.ok()) return status;
@@ -25,6 +26,14 @@ std::variant<std::unique_ptr<Engine>, sim::Status> Engine::Open(sqlite3* db, Clo
 }
 
 Engine::~Engine() { ForgetPrepared(); }
+
+// What one grammar refuses and the other takes (ast.h, ParsedStatement).
+std::optional<CqlError> Engine::DialectError(const ParsedStatement& statement) const {
+  const auto& refused =
+      dialect_ == Dialect::kYcql ? statement.ycql_error : statement.cassandra_error;
+  if (!refused) return std::nullopt;
+  return At(SyntaxError(refused->message), refused->offset);
+}
 
 Outcome Engine::Execute(Session& session, const ParsedStatement& statement,
                         std::span<const Value> bound, const PageRequest& page) {
@@ -35,11 +44,8 @@ Outcome Engine::Execute(Session& session, const ParsedStatement& statement,
   bound_ = bound;
   FL_ASSERT(transaction_depth_ == 0);  // A statement starts outside any transaction.
   Outcome outcome;
-  // What one grammar refuses and the other takes (ast.h, ParsedStatement).
-  const auto& refused =
-      dialect_ == Dialect::kYcql ? statement.ycql_error : statement.cassandra_error;
-  if (refused) {
-    outcome = At(SyntaxError(refused->message), refused->offset);
+  if (std::optional<CqlError> refused = DialectError(statement)) {
+    outcome = std::move(*refused);
   } else {
     outcome = std::visit(
         [&](const auto& body) -> Outcome {

@@ -109,6 +109,10 @@ class Engine {
   // first error; one outcome per statement run.
   std::vector<Outcome> ExecuteScript(Session& session, std::string_view text);
 
+  // The syntax error of a statement that only the other dialect's grammar
+  // takes (ParsedStatement::ycql_error, cassandra_error), if it is one.
+  std::optional<CqlError> DialectError(const ParsedStatement& statement) const;
+
   const Catalog& catalog() const { return catalog_; }
   Dialect dialect() const { return dialect_; }
   // SQLite statements currently prepared and cached.
@@ -241,8 +245,14 @@ class Engine {
   };
   static StoragePart RowPart(const TableInfo& table);
   static StoragePart StaticPart(const TableInfo& table);
+  // Rows past their TTL that hold the values `cells` give a UNIQUE index:
+  // gone for CQL, but still in SQLite's unique index (engine_index.cc).
+  std::optional<CqlError> ForgetExpiredDuplicates(const TableInfo& table, const Cells& cells);
+  // `is_insert`: the TTL is replaced (INSERT's rule) rather than kept;
+  // `marks_live`: the row exists even with every column null.
   std::optional<CqlError> UpsertPart(const TableInfo& table, const StoragePart& part,
-                                     const Cells& cells, const Value& expires, bool is_insert);
+                                     const Cells& cells, const Value& expires, bool is_insert,
+                                     bool marks_live);
   std::optional<CqlError> ForgetPartIfEmpty(const StoragePart& part, const std::vector<Value>& key);
 
   sqlite3* db_;

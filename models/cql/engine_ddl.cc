@@ -408,6 +408,15 @@ std::optional<CqlError> Engine::ApplyAlter(const AlterTable& statement, TableInf
       sql.push_back(fmt::format("ALTER TABLE {} DROP COLUMN {}",
                                 was_static ? table.StaticSqlName() : table.sql_name, sql_name));
     }
+    if (was_static && table.HasStatics()) {
+      // A static row whose only value was this column is gone with it.
+      std::string empty;
+      for (const ColumnInfo& column : table.columns) {
+        if (column.is_static()) empty += fmt::format(" AND {} IS NULL", column.sql_name);
+      }
+      sql.push_back(
+          fmt::format("DELETE FROM {} WHERE fl_live = 0{}", table.StaticSqlName(), empty));
+    }
   }
   return std::nullopt;
 }
@@ -421,7 +430,7 @@ Outcome Engine::Run(Session& session, const AlterTable& statement) {
   for (const AlterTable* operation : operations) {
     if (auto error = ApplyAlter(*operation, table, sql)) return std::move(*error);
   }
-  FL_ASSERT(sql.size() <= operations.size());
+  FL_ASSERT(sql.size() <= 2 * operations.size());  // At most a change and a clean-up each.
   ForgetPrepared();
   if (!Begin()) return SqliteFailure("ALTER TABLE");
   const bool applied = std::all_of(sql.begin(), sql.end(), [this](const std::string& one) {

@@ -193,6 +193,10 @@ std::optional<CqlError> Engine::CheckYcqlIndex(const TableInfo& table,
       return At(FeatureNotSupported("Unsupported index datatype"), statement.included_offsets[i]);
     }
   }
+  // A partial index's predicate names the table's columns.
+  for (const Relation& relation : statement.where) {
+    if (table.Find(relation.column) == nullptr) return At(UndefinedColumn(), relation.offset);
+  }
   if (auto error = CheckTableOptions(statement.options)) return error;
   if (statement.unique && !statement.where.empty()) {
     // YCQL takes it; this store does not model a uniqueness that holds
@@ -449,6 +453,38 @@ std::optional<CqlError> Engine::IndexedColumn(const TableInfo& table, const std:
   }
   return FeatureNotYetImplemented(fmt::format(
       "Can't rename column used in an index. This column is used in '{}' index", index->name));
+}
+
+// YCQL's unique index holds the live rows only; SQLite's holds every row it
+// stores, expired ones too. Before a write, the expired rows with the values
+// it gives each UNIQUE index's columns go, so that they conflict with
+// nothing (found through that index: no scan).
+std::optional<CqlError> Engine::ForgetExpiredDuplicates(const TableInfo& table,
+                                                        const Cells& cells) {
+  for (const IndexInfo& index : table.indexes) {
+    if (!index.definition.unique) continue;
+    std::string condition;
+    std::vector<const Value*> values;
+    for (const IndexTarget& target : index.definition.targets) {
+      const auto cell = std::find_if(cells.begin(), cells.end(), [&](const auto& given) {
+        return given.first->name == target.column;
+      });
+      if (cell == cells.end() || cell->second.is_null()) break;
+      condition += fmt::format(" AND {} = ?", cell->first->sql_name);
+      values.push_back(&cell->second);
+    }
+    if (values.size() != index.definition.targets.size()) continue;  // Not all given.
+    const std::string sql =
+        fmt::format("DELETE FROM {} WHERE fl_expires <= ?{}", table.sql_name, condition);
+    sqlite3_stmt* prepared = Prepared(sql);
+    if (prepared == nullptr) return SqliteFailure("write");
+    sqlite3_bind_int64(prepared, 1, Now());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      BindValue(prepared, static_cast<int>(i + 2), *values[i]);
+    }
+    if (!StepToDone(prepared)) return SqliteFailure("write");
+  }
+  return std::nullopt;
 }
 
 }  // namespace faultline::models::cql

@@ -218,7 +218,8 @@ Outcome Engine::ReadRows(const TableInfo& table, const std::vector<const ColumnI
   if (columns.empty()) columns = "1";
   std::string filter = where.sql.empty() ? "" : " WHERE " + where.sql;
   if (!state.after.empty()) {
-    filter += fmt::format("{}({})", where.sql.empty() ? " WHERE " : " AND ", AfterSql(order));
+    filter += fmt::format("{}({})", where.sql.empty() ? " WHERE " : " AND ",
+                          AfterSql(order, table.HasStatics()));
   }
   const std::string sql = fmt::format("SELECT {} FROM {}{} ORDER BY {} LIMIT ?", columns,
                                       RowSource(table), filter, OrderBySql(order));
@@ -226,7 +227,7 @@ Outcome Engine::ReadRows(const TableInfo& table, const std::vector<const ColumnI
   if (prepared == nullptr) return SqliteFailure("SELECT");
   int index = BindNow(prepared);
   for (const Value& value : where.parameters) BindValue(prepared, index++, value);
-  index = BindAfter(prepared, index, state.after);
+  index = BindAfter(prepared, index, state.after, table.HasStatics());
   sqlite3_bind_int64(prepared, index, wanted);
   int code = SQLITE_ROW;
   unreadable_cell_ = false;

@@ -114,13 +114,27 @@ std::optional<CqlError> Engine::Upsert(const TableInfo& table, const Cells& cell
   // A write of the partition key alone sets static columns only (the
   // statement's checks made sure).
   FL_ASSERT(whole_key || row.size() == table.PartitionKeyColumns());
-  if (statics.size() > table.PartitionKeyColumns()) {
+  const std::size_t partition = table.PartitionKeyColumns();
+  if (statics.size() > partition) {
     // The static row never counts as made by an INSERT: it exists while a
     // static value is set.
-    if (auto error = UpsertPart(table, StaticPart(table), statics, expires, false)) return error;
+    if (auto error = UpsertPart(table, StaticPart(table), statics, expires, is_insert, false)) {
+      return error;
+    }
+    std::vector<Value> key;  // In key order, whatever the statement's order.
+    for (std::size_t i = 0; i < partition; ++i) {
+      const auto cell = std::find_if(cells.begin(), cells.end(),
+                                     [&](const auto& c) { return c.first == &table.columns[i]; });
+      FL_ASSERT(cell != cells.end());
+      key.push_back(cell->second);
+    }
+    if (auto error = ForgetPartIfEmpty(StaticPart(table), key)) return error;
   }
-  if (!whole_key) return std::nullopt;
-  return UpsertPart(table, RowPart(table), row, expires, is_insert);
+  // An UPDATE of static columns alone (YCQL takes the whole key for it)
+  // leaves the row as it is, its TTL too.
+  const bool row_untouched = !is_insert && row.size() == table.KeyColumns();
+  if (!whole_key || row_untouched) return std::nullopt;
+  return UpsertPart(table, RowPart(table), row, expires, is_insert, is_insert);
 }
 
 std::optional<CqlError> Engine::ForgetIfEmpty(const TableInfo& table,

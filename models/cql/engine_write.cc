@@ -219,7 +219,13 @@ Outcome Engine::RunModification(Session& session, const Modification& statement)
   if (auto* error = std::get_if<CqlError>(&resolved)) return std::move(*error);
   const TableInfo& table = *std::get<const TableInfo*>(resolved);
   const auto* insert = std::get_if<Insert>(&statement);
-  if (insert != nullptr && !insert->if_not_exists) return RunInsert(table, *insert);
+  // A plain INSERT is one SQLite write, unless the table keeps static
+  // columns apart or a UNIQUE index's expired rows must go first.
+  const bool one_write =
+      !table.HasStatics() &&
+      std::none_of(table.indexes.begin(), table.indexes.end(),
+                   [](const IndexInfo& index) { return index.definition.unique; });
+  if (insert != nullptr && !insert->if_not_exists && one_write) return RunInsert(table, *insert);
   // The others may read, write and clean up: one transaction, so that a
   // failure between their steps leaves nothing half done.
   if (!Begin()) return SqliteFailure("write");
@@ -564,8 +570,8 @@ const IndexInfo* UniqueIndexOf(const TableInfo& table, std::string_view message)
 }  // namespace
 
 std::optional<CqlError> Engine::UpsertPart(const TableInfo& table, const StoragePart& part,
-                                           const Cells& cells, const Value& expires,
-                                           bool is_insert) {
+                                           const Cells& cells, const Value& expires, bool is_insert,
+                                           bool marks_live) {
   // INSERT INTO t (c0, c1, fl_expires) VALUES (?, ?, ?) ON CONFLICT (keys) DO UPDATE
   // SET c1 = excluded.c1, <each other column> = (null if the old row had expired),
   //     fl_expires = ...
@@ -586,13 +592,19 @@ std::optional<CqlError> Engine::UpsertPart(const TableInfo& table, const Storage
     set += fmt::format("{0} = CASE WHEN fl_expires <= :now THEN NULL ELSE {0} END, ",
                        column->sql_name);
   }
-  set += is_insert ? "fl_live = 1, fl_expires = excluded.fl_expires"
-                   : "fl_live = CASE WHEN fl_expires <= :now THEN 0 ELSE fl_live END, "
-                     "fl_expires = CASE WHEN excluded.fl_expires IS NOT NULL THEN "
+  // INSERT makes the row live (YCQL's liveness column) and replaces its
+  // TTL; UPDATE keeps the TTL unless it gives one.
+  set += marks_live ? "fl_live = 1, "
+                    : "fl_live = CASE WHEN fl_expires <= :now THEN 0 ELSE fl_live END, ";
+  set += is_insert ? "fl_expires = excluded.fl_expires"
+                   : "fl_expires = CASE WHEN excluded.fl_expires IS NOT NULL THEN "
                      "excluded.fl_expires WHEN fl_expires <= :now THEN NULL ELSE fl_expires END";
   const std::string sql = fmt::format(
       "INSERT INTO {} ({}fl_live, fl_expires) VALUES ({}{}, ?) ON CONFLICT ({}) DO UPDATE SET {}",
-      part.sql_name, columns, values, is_insert ? 1 : 0, keys, set);
+      part.sql_name, columns, values, marks_live ? 1 : 0, keys, set);
+  if (part.sql_name == table.sql_name) {
+    if (auto error = ForgetExpiredDuplicates(table, cells)) return error;
+  }
   sqlite3_stmt* prepared = Prepared(sql);
   if (prepared == nullptr) return SqliteFailure("write");
   int index = 1;

@@ -135,13 +135,22 @@ std::string FormatPagingState(const TableInfo& table, const PagingState& state) 
   return text;
 }
 
-std::string AfterSql(const std::vector<OrderColumn>& order) {
+std::string AfterSql(const std::vector<OrderColumn>& order, bool nullable) {
   FL_ASSERT(!order.empty());
   std::string sql;
   for (std::size_t j = 0; j < order.size(); ++j) {
     std::string term;
-    for (std::size_t i = 0; i < j; ++i) term += order[i].sql_name + " = ? AND ";
-    term += order[j].sql_name + (order[j].descending ? " < ?" : " > ?");
+    for (std::size_t i = 0; i < j; ++i) {
+      term += order[i].sql_name + (nullable ? " IS ? AND " : " = ? AND ");
+    }
+    const std::string& column = order[j].sql_name;
+    if (!nullable) {
+      term += column + (order[j].descending ? " < ?" : " > ?");
+    } else if (order[j].descending) {  // Nulls last: after v, the smaller and the nulls.
+      term += fmt::format("({0} < ? OR ({0} IS NULL AND ? IS NOT NULL))", column);
+    } else {  // Nulls first: after a null, every value.
+      term += fmt::format("({0} > ? OR ({0} IS NOT NULL AND ? IS NULL))", column);
+    }
     sql += fmt::format("{}({})", sql.empty() ? "" : " OR ", term);
   }
   return sql;
@@ -170,14 +179,17 @@ void Bind(sqlite3_stmt* statement, int index, const SqlCell& cell) {
 }
 }  // namespace
 
-int BindAfter(sqlite3_stmt* statement, int index, const std::vector<SqlCell>& after) {
+int BindAfter(sqlite3_stmt* statement, int index, const std::vector<SqlCell>& after,
+              bool nullable) {
   FL_ASSERT(index >= 1);
   const int first = index;
   for (std::size_t j = 0; j < after.size(); ++j) {
     for (std::size_t i = 0; i <= j; ++i) Bind(statement, index++, after[i]);
+    if (nullable) Bind(statement, index++, after[j]);  // The null test's.
   }
-  // AfterSql's terms: 1 + 2 + ... + n placeholders.
-  FL_ASSERT(static_cast<std::size_t>(index - first) == after.size() * (after.size() + 1) / 2);
+  // AfterSql's terms: 1 + 2 + ... + n placeholders (one more each if nullable).
+  const std::size_t n = after.size();
+  FL_ASSERT(static_cast<std::size_t>(index - first) == n * (n + 1) / 2 + (nullable ? n : 0));
   return index;
 }
 

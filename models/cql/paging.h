@@ -55,9 +55,13 @@ std::string FormatPagingState(const TableInfo& table, const PagingState& state);
 
 // "(a > ?) OR (a = ? AND b < ?) ...": rows after `after` in `order`, with
 // the cells to bind in order (BindAfter).
-std::string AfterSql(const std::vector<OrderColumn>& order);
+// With `nullable` (a table with static columns, whose static-only
+// partitions read with null clustering columns), a null is a value too:
+// equal to a null, before every other value (SQLite's order).
+std::string AfterSql(const std::vector<OrderColumn>& order, bool nullable = false);
 // Binds AfterSql's parameters from `index` on; returns the next index.
-int BindAfter(sqlite3_stmt* statement, int index, const std::vector<SqlCell>& after);
+int BindAfter(sqlite3_stmt* statement, int index, const std::vector<SqlCell>& after,
+              bool nullable = false);
 SqlCell ReadCell(sqlite3_stmt* statement, int column);
 
 }  // namespace faultline::models::cql

@@ -114,6 +114,11 @@ StoreService::Reply StoreService::Serve(const fakes::Request& request) {
     return Run(session, entry->second, body->values, body->page, request.peer);
   }
   if (request.method == wire::kPrepare) {
+    // A statement the store's grammar refuses fails to prepare, as it would
+    // to run.
+    if (std::optional<CqlError> refused = engine_.DialectError(parsed.statements[0])) {
+      return {Answer(Worded(std::move(*refused), body->statement))};
+    }
     std::string id = PreparedId(body->keyspace, body->statement);
     // A bound: past it the store forgets them all, and clients re-prepare
     // on "Unprepared Statement" as after a restart.

@@ -27,11 +27,16 @@ namespace {
 constexpr const char* kColumnsQuery =
     "SELECT table_name, column_name, type, kind FROM system_schema.columns WHERE "
     "keyspace_name = ?";
+constexpr const char* kTablesQuery =
+    "SELECT table_name, default_time_to_live, gc_grace_seconds, comment FROM "
+    "system_schema.tables WHERE keyspace_name = ?";
 constexpr const char* kIndexesQuery =
     "SELECT table_name, index_name, options FROM system_schema.indexes WHERE keyspace_name = ?";
 constexpr const char* kTypesQuery =
     "SELECT type_name, field_names, field_types FROM system_schema.types WHERE "
     "keyspace_name = ?";
+
+constexpr const char* kQueries[] = {kColumnsQuery, kTablesQuery, kIndexesQuery, kTypesQuery};
 
 using Rows = std::vector<cql::Row>;
 
@@ -78,12 +83,28 @@ std::vector<std::string> TextsOf(const cql::Value& list) {
   return texts;
 }
 
-SchemaModel SchemaFromRows(const Rows& columns, const Rows& indexes, const Rows& types) {
+// The answers to kQueries, in its order.
+SchemaModel SchemaFromRows(const std::vector<Rows>& answers) {
+  FL_ASSERT(answers.size() == std::size(kQueries));
+  const Rows& columns = answers[0];
+  const Rows& tables = answers[1];
+  const Rows& indexes = answers[2];
+  const Rows& types = answers[3];
   SchemaModel schema;
   for (const cql::Row& row : columns) {
     FL_ASSERT(row.size() == 4);
     if (BookkeepingTables().contains(row.at(0).bytes)) continue;
     schema[row.at(0).bytes][row.at(1).bytes] = DescribedType(row.at(2).bytes, row.at(3).bytes);
+  }
+  for (const cql::Row& row : tables) {
+    FL_ASSERT(row.size() == 1 + std::size(kComparedOptions));
+    if (BookkeepingTables().contains(row.at(0).bytes)) continue;
+    auto& options = schema.options[row.at(0).bytes];
+    for (std::size_t i = 0; i < std::size(kComparedOptions); ++i) {
+      const cql::Value& value = row.at(i + 1);
+      options[std::string(kComparedOptions[i].name)] =
+          value.kind == cql::Value::Kind::kInt ? std::to_string(value.integer) : value.bytes;
+    }
   }
   for (const cql::Row& row : indexes) {
     FL_ASSERT(row.size() == 3);
@@ -111,20 +132,19 @@ SchemaModel SchemaFromRows(const Rows& columns, const Rows& indexes, const Rows&
 sim::Awaitable<sim::Result<SchemaModel>> LiveSchema(cql::CqlSession& session,
                                                     const std::string& keyspace) {
   std::vector<Rows> answers;
-  for (const char* query : {kColumnsQuery, kIndexesQuery, kTypesQuery}) {
+  for (const char* query : kQueries) {
     std::vector<cql::Value> values;
     values.push_back(cql::Value::Text(keyspace));
     cql::ClientResult rows = co_await session.Query(query, std::move(values));
     if (!rows.ok()) co_return sim::Status::Unavailable(rows.ToString());
     answers.push_back(std::move(rows.result.rows));
   }
-  FL_ASSERT(answers.size() == 3);
-  co_return SchemaFromRows(answers[0], answers[1], answers[2]);
+  co_return SchemaFromRows(answers);
 }
 
 sim::Result<SchemaModel> SnapshotSchema(cql::StoreSnapshot& snapshot, const std::string& keyspace) {
   std::vector<Rows> answers;
-  for (const char* query : {kColumnsQuery, kIndexesQuery, kTypesQuery}) {
+  for (const char* query : kQueries) {
     std::vector<cql::Value> values;
     values.push_back(cql::Value::Text(keyspace));
     cql::Outcome outcome = snapshot.Read(query, std::move(values));
@@ -133,8 +153,7 @@ sim::Result<SchemaModel> SnapshotSchema(cql::StoreSnapshot& snapshot, const std:
     }
     answers.push_back(std::move(std::get<cql::QueryResult>(outcome).rows));
   }
-  FL_ASSERT(answers.size() == 3);
-  return SchemaFromRows(answers[0], answers[1], answers[2]);
+  return SchemaFromRows(answers);
 }
 
 }  // namespace faultline::models::migrate

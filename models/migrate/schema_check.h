@@ -1,7 +1,7 @@
 // The schema a migration folder defines, worked out by reading its CQL (the
 // store's own parser), and its difference from what a keyspace really has
-// (system_schema.columns): the start-up check the safe runner makes before
-// it lets a service serve.
+// (system_schema.columns, .indexes, .types): the start-up check the safe
+// runner makes before it lets a service serve.
 #pragma once
 
 #include <map>
@@ -16,8 +16,8 @@
 
 namespace faultline::models::migrate {
 
-// The keyspace's tables and columns as the store reports them, without the
-// runners' own bookkeeping tables.
+// The keyspace's tables and columns, indexes and types as the store reports
+// them (three queries), without the runners' own bookkeeping tables.
 sim::Awaitable<sim::Result<SchemaModel>> LiveSchema(cql::CqlSession& session,
                                                     const std::string& keyspace);
 

@@ -32,8 +32,31 @@ bool InKeyspace(const cql::QualifiedName& name, const std::string& keyspace) {
   return name.keyspace.empty() || name.keyspace == keyspace;
 }
 
+// `written` (a statement's WITH options) applied to a table's compared
+// options: each one named takes its value, the others stay.
+void ApplyOptions(const cql::Options& written, std::map<std::string, std::string>& options) {
+  for (const ComparedOption& compared : kComparedOptions) {
+    options.try_emplace(std::string(compared.name), compared.unset);
+  }
+  for (const auto& [name, value] : written) {
+    auto found = options.find(name);
+    if (found != options.end()) found->second = cql::OptionValue(value);
+  }
+  FL_ASSERT(options.size() == std::size(kComparedOptions));
+}
+
+std::string OptionsText(const std::map<std::string, std::string>& options) {
+  std::vector<std::string> parts;
+  for (const auto& [name, value] : options) {
+    parts.push_back(name == "comment" ? fmt::format("{} = '{}'", name, value)
+                                      : fmt::format("{} = {}", name, value));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 // The name the store gives an unnamed index: table_columns_idx (YCQL's, and
-// Cassandra's for the one target its plain indexes take).
+// Cassandra's for the one target its plain indexes take). Only messages
+// show it: indexes compare by shape.
 std::string IndexName(const cql::CreateIndex& index) {
   if (!index.name.empty()) return index.name;
   std::string name = index.table.name + "_";
@@ -43,17 +66,28 @@ std::string IndexName(const cql::CreateIndex& index) {
 
 // CREATE and DROP INDEX. Like a table's, an index made IF NOT EXISTS under a
 // taken name is the author's new definition (the store keeps the old one).
+// A plain CREATE under a taken name changes nothing, but an unnamed one of
+// another shape is Cassandra's next free name (YCQL refuses it, and a
+// store that refused a migration serves nothing to compare).
 void ApplyIndexStatement(const cql::Statement& statement, const std::string& keyspace,
                          SchemaModel& schema) {
   if (const auto* create = std::get_if<cql::CreateIndex>(&statement)) {
     const auto table = schema.find(create->table.name);
     if (!InKeyspace(create->table, keyspace) || table == schema.end()) return;
-    const std::string name = IndexName(*create);
-    if (schema.indexes.contains(name) && !create->if_not_exists) return;
     std::set<std::string> on;
     for (const cql::IndexTarget& target : create->targets) on.insert(target.column);
     const std::set<std::string> included(create->included.begin(), create->included.end());
-    schema.indexes[name] = IndexShape(create->table.name, on, included, table->second);
+    const std::string shape = IndexShape(create->table.name, on, included, table->second);
+    std::string name = IndexName(*create);
+    if (schema.indexes.contains(name) && !create->if_not_exists) {
+      if (!create->name.empty() || schema.IndexShapes().contains(shape)) return;
+      constexpr int kMaxSuffix = 1'000;
+      const std::string base = name;
+      for (int i = 1; i < kMaxSuffix && schema.indexes.contains(name); ++i) {
+        name = fmt::format("{}_{}", base, i);
+      }
+    }
+    schema.indexes[name] = shape;
   } else if (const auto* drop = std::get_if<cql::DropIndex>(&statement)) {
     if (InKeyspace(drop->index, keyspace)) schema.indexes.erase(drop->index.name);
   }
@@ -95,7 +129,32 @@ void ApplyTypeStatement(const cql::Statement& statement, const std::string& keys
   }
 }
 
-// "index x ..." lines of SchemaDiff, for indexes or types (`what`).
+// "index x ..." lines of SchemaDiff: by shape, named as each side names it.
+void DiffIndexes(const std::map<std::string, std::string>& expected,
+                 const std::map<std::string, std::string>& live, bool extra_allowed,
+                 std::vector<std::string>& lines) {
+  std::set<std::string> live_shapes;
+  for (const auto& [name, shape] : live) live_shapes.insert(shape);
+  std::set<std::string> expected_shapes;
+  for (const auto& [name, shape] : expected) {
+    expected_shapes.insert(shape);
+    if (live_shapes.contains(shape)) continue;
+    const auto same_name = live.find(name);
+    lines.push_back(same_name == live.end() ? fmt::format("index {} ({}) is missing", name, shape)
+                                            : fmt::format("index {} is {}, the migrations say {}",
+                                                          name, same_name->second, shape));
+  }
+  for (const auto& [name, shape] : live) {
+    if (extra_allowed || expected_shapes.contains(shape)) continue;
+    const auto same_name = expected.find(name);
+    if (same_name != expected.end() && !live_shapes.contains(same_name->second)) continue;
+    lines.push_back(fmt::format("index {} ({}): not in the migrations", name, shape));
+  }
+}
+
+// "type x ..." lines of SchemaDiff. With `extra_allowed` (a rollback onto a
+// newer image's schema), a type may have fields the migrations do not add
+// after theirs.
 void DiffDefinitions(std::string_view what, const std::map<std::string, std::string>& expected,
                      const std::map<std::string, std::string>& live, bool extra_allowed,
                      std::vector<std::string>& lines) {
@@ -103,7 +162,8 @@ void DiffDefinitions(std::string_view what, const std::map<std::string, std::str
     const auto found = live.find(name);
     if (found == live.end()) {
       lines.push_back(fmt::format("{} {} ({}) is missing", what, name, shape));
-    } else if (found->second != shape) {
+    } else if (found->second != shape &&
+               !(extra_allowed && found->second.starts_with(shape + ", "))) {
       lines.push_back(
           fmt::format("{} {} is {}, the migrations say {}", what, name, found->second, shape));
     }
@@ -116,6 +176,18 @@ void DiffDefinitions(std::string_view what, const std::map<std::string, std::str
 }
 
 }  // namespace
+
+std::set<std::string> SchemaModel::IndexShapes() const {
+  std::set<std::string> shapes;
+  for (const auto& [name, shape] : indexes) shapes.insert(shape);
+  return shapes;
+}
+
+bool operator==(const SchemaModel& a, const SchemaModel& b) {
+  using Tables = std::map<std::string, std::map<std::string, std::string>>;
+  return static_cast<const Tables&>(a) == static_cast<const Tables&>(b) && a.options == b.options &&
+         a.types == b.types && a.IndexShapes() == b.IndexShapes();
+}
 
 std::string IndexShape(const std::string& table, const std::set<std::string>& on,
                        const std::set<std::string>& included,
@@ -164,6 +236,8 @@ void ApplyStatement(const cql::Statement& statement, const std::string& keyspace
     if (schema.contains(create->table.name) && !create->if_not_exists) return;
     auto& columns = schema[create->table.name];
     columns.clear();
+    schema.options[create->table.name].clear();
+    ApplyOptions(create->options, schema.options[create->table.name]);
     for (const cql::ColumnDefinition& column : create->columns) {
       columns[column.name] = DescribedType(TypeText(column.type), KindOf(*create, column));
     }
@@ -172,10 +246,13 @@ void ApplyStatement(const cql::Statement& statement, const std::string& keyspace
   } else if (const auto* alter = std::get_if<cql::AlterTable>(&statement)) {
     auto table = schema.find(alter->table.name);
     if (!InKeyspace(alter->table, keyspace) || table == schema.end()) return;
-    // The model is of columns; WITH changes options only. ADD IF NOT EXISTS
-    // keeps a column that is there.
+    // WITH changes the compared options; ADD IF NOT EXISTS keeps a column
+    // that is there.
     for (const cql::AlterTable* operation : cql::Operations(*alter)) {
       auto& columns = table->second;
+      if (operation->action == cql::AlterTable::Action::kWith) {
+        ApplyOptions(operation->options, schema.options[alter->table.name]);
+      }
       if (operation->action == cql::AlterTable::Action::kAdd) {
         if (operation->if_exists && columns.contains(operation->column.name)) continue;
         columns[operation->column.name] = DescribedType(
@@ -193,6 +270,7 @@ void ApplyStatement(const cql::Statement& statement, const std::string& keyspace
   } else if (const auto* drop = std::get_if<cql::DropTable>(&statement)) {
     if (!InKeyspace(drop->table, keyspace)) return;
     schema.erase(drop->table.name);
+    schema.options.erase(drop->table.name);
     // Its indexes go with it.
     std::erase_if(schema.indexes, [&](const auto& index) {
       return index.second.starts_with(drop->table.name + " (");
@@ -235,6 +313,14 @@ std::vector<std::string> SchemaDiff(const SchemaModel& expected, const SchemaMod
                                     column, have->second, type));
       }
     }
+    const auto expected_options = expected.options.find(table);
+    const auto live_options = live.options.find(table);
+    if (expected_options != expected.options.end() && live_options != live.options.end() &&
+        expected_options->second != live_options->second) {
+      lines.push_back(fmt::format("table {}: options are {}, the migrations say {}", table,
+                                  OptionsText(live_options->second),
+                                  OptionsText(expected_options->second)));
+    }
     for (const auto& [column, type] : found->second) {
       if (extra_columns == ExtraColumns::kDifferent && !columns.contains(column)) {
         lines.push_back(
@@ -246,9 +332,10 @@ std::vector<std::string> SchemaDiff(const SchemaModel& expected, const SchemaMod
     if (extra_tables == ExtraTables::kDifferent && !expected.contains(table))
       lines.push_back(fmt::format("table {}: not in the migrations", table));
   }
-  const bool extra_allowed = extra_tables == ExtraTables::kAllowed;
-  DiffDefinitions("index", expected.indexes, live.indexes, extra_allowed, lines);
-  DiffDefinitions("type", expected.types, live.types, extra_allowed, lines);
+  DiffIndexes(expected.indexes, live.indexes, extra_tables == ExtraTables::kAllowed, lines);
+  DiffDefinitions("type", expected.types, live.types,
+                  extra_tables == ExtraTables::kAllowed || extra_columns == ExtraColumns::kAllowed,
+                  lines);
   // A difference is only ever reported between schemas that differ.
   FL_ASSERT(lines.empty() || expected != live);
   return lines;

@@ -17,16 +17,34 @@ namespace faultline::models::migrate {
 // A keyspace's schema as both a migration folder and a live store give it:
 // as a map, table -> column -> type as DESCRIBE names it ("text",
 // "map<text, bigint>"), with a key column's part of the key ("text,
-// partition key", "int, clustering"); and the keyspace's secondary indexes
-// and user-defined types, each by name as a shape (IndexShape, TypeShape).
+// partition key", "int, clustering"); each table's options that
+// system_schema.tables shows (kComparedOptions); and the keyspace's
+// secondary indexes and user-defined types, each by name as a shape
+// (IndexShape, TypeShape).
 // It is the map it extends (a value type, never deleted through the base),
 // so that the code that reads tables reads it as before.
+// Indexes compare by what they cover, not by name: the two stores name an
+// unnamed index differently when its default name is taken, and one makes
+// a second index on the same columns where the other says it is a
+// duplicate; the names are for messages.
 struct SchemaModel : std::map<std::string, std::map<std::string, std::string>> {
   using map::map;
-  std::map<std::string, std::string> indexes;
-  std::map<std::string, std::string> types;
-  friend bool operator==(const SchemaModel&, const SchemaModel&) = default;
+  std::map<std::string, std::map<std::string, std::string>> options;  // table -> name -> value.
+  std::map<std::string, std::string> indexes;                         // name -> IndexShape.
+  std::map<std::string, std::string> types;                           // name -> TypeShape.
+
+  std::set<std::string> IndexShapes() const;
+  friend bool operator==(const SchemaModel& a, const SchemaModel& b);
 };
+
+// The table options the model compares, with the value a table that does
+// not set one has: those system_schema.tables shows as columns.
+struct ComparedOption {
+  std::string_view name;
+  std::string_view unset;
+};
+inline constexpr ComparedOption kComparedOptions[] = {
+    {"default_time_to_live", "0"}, {"gc_grace_seconds", "864000"}, {"comment", ""}};
 
 // What an index covers, comparable across the two readings: its table, the
 // columns it is on other than the table's key columns (YCQL's target lists

@@ -149,6 +149,57 @@ TEST(CqlEngineTest, StaticColumnsReopenExpireAndPage) {
   ASSERT_EQ(Show(store.Run("DROP TABLE ks.t")), "ok");
 }
 
+// What a review found in the static row's writes: an INSERT refused half
+// way leaves nothing; an UPDATE of static columns alone leaves the row's
+// TTL; an INSERT's null static makes no static row; an INSERT replaces the
+// static row's TTL; a dropped static column takes the rows it alone kept;
+// pages sorted by clustering pass a static-only partition.
+TEST(CqlEngineTest, StaticWritesAreWholeAndLeaveTheRowAlone) {
+  EngineOnVolume store;
+  for (const char* statement : {
+           "CREATE KEYSPACE ks",
+           "CREATE TABLE ks.t (k int, c int, v int, s int STATIC, s2 int STATIC, PRIMARY KEY (k, "
+           "c)) WITH transactions = {'enabled': true}",
+           "CREATE UNIQUE INDEX by_v ON ks.t (v)",
+           "INSERT INTO ks.t (k, c, v, s) VALUES (1, 1, 10, 100)",
+       }) {
+    ASSERT_EQ(Show(store.Run(statement)), "ok") << statement;
+  }
+  EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, c, v, s) VALUES (2, 1, 10, 200)")),
+            "error: Execution Error. Duplicate value disallowed by unique index by_v");
+  EXPECT_EQ(Show(store.Run("SELECT count(*) FROM ks.t WHERE k = 2")),
+            " count\n-------\n     0\n\n(1 rows)\n");
+  ASSERT_EQ(Show(store.Run("UPDATE ks.t USING TTL 5 SET s = 9 WHERE k = 1 AND c = 1")), "ok");
+  ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (k, c, v, s) VALUES (3, 1, 30, null)")), "ok");
+  ASSERT_EQ(Show(store.Run("DELETE FROM ks.t WHERE k = 3 AND c = 1")), "ok");
+  ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (k, s) VALUES (4, 4) USING TTL 5")), "ok");
+  ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (k, s) VALUES (4, 5)")), "ok");
+  ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (k, s2) VALUES (5, 5)")), "ok");
+  store.simulation().RunFor(std::chrono::seconds(6));
+  EXPECT_EQ(Show(store.Run("SELECT k, c, v, s FROM ks.t")),
+            " k |    c |    v |    s\n"
+            "---+------+------+------\n"
+            " 1 |    1 |   10 | null\n"
+            " 4 | null | null |    5\n"
+            " 5 | null | null | null\n\n(3 rows)\n");
+  ASSERT_EQ(Show(store.Run("ALTER TABLE ks.t DROP s2")), "ok");
+  std::vector<std::string> seen;
+  PageRequest page(1);
+  for (int pages = 0; pages < 10; ++pages) {
+    Outcome outcome =
+        store.Run("SELECT k, c FROM ks.t WHERE k IN (1, 4, 5) ORDER BY c DESC", {}, page);
+    ASSERT_TRUE(std::holds_alternative<QueryResult>(outcome)) << Show(outcome);
+    const QueryResult& result = std::get<QueryResult>(outcome);
+    for (const Row& row : result.rows) {
+      seen.push_back(std::to_string(row[0].integer) + "/" +
+                     (row[1].is_null() ? "null" : std::to_string(row[1].integer)));
+    }
+    if (result.paging_state.empty()) break;
+    page.paging_state = result.paging_state;
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"1/1", "4/null"}));
+}
+
 TEST(CqlEngineTest, RowsWithATtlExpireOnVirtualTime) {
   EngineOnVolume store;
   ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
@@ -163,6 +214,26 @@ TEST(CqlEngineTest, RowsWithATtlExpireOnVirtualTime) {
             " k |   a |    b\n---+-----+------\n 1 | new | null\n\n(1 rows)\n");
   EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k) VALUES (2) USING TTL -1")),
             "error: Invalid Arguments. TTL must not be negative");
+}
+
+// A row past its TTL is gone for CQL, though SQLite still holds it: its
+// value no longer counts for a UNIQUE index.
+TEST(CqlEngineTest, AnExpiredRowsValueIsFreeForAUniqueIndex) {
+  EngineOnVolume store;
+  for (const char* statement : {
+           "CREATE KEYSPACE ks",
+           "CREATE TABLE ks.t (k int PRIMARY KEY, email text) WITH transactions = {'enabled': "
+           "'true'}",
+           "CREATE UNIQUE INDEX by_email ON ks.t (email)",
+           "INSERT INTO ks.t (k, email) VALUES (1, 'a@x') USING TTL 5",
+       }) {
+    ASSERT_EQ(Show(store.Run(statement)), "ok") << statement;
+  }
+  EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, email) VALUES (2, 'a@x')")),
+            "error: Execution Error. Duplicate value disallowed by unique index by_email");
+  store.simulation().RunFor(std::chrono::seconds(6));
+  EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, email) VALUES (2, 'a@x')")), "ok");
+  EXPECT_EQ(Show(store.Run("SELECT k FROM ks.t WHERE email = 'a@x'")), " k\n---\n 2\n\n(1 rows)\n");
 }
 
 TEST(CqlEngineTest, PagingReturnsEveryRowOnceInKeyOrder) {

@@ -53,6 +53,26 @@ TEST(CqlStoreTest, AClientCreatesWritesAndReadsOverTheNetwork) {
   EXPECT_EQ(log[8], "s3");
 }
 
+// A statement only Cassandra's grammar takes (`end` is a name there, a
+// reserved word in YCQL) fails at PREPARE on YCQL's store, as a driver
+// expects a syntax error to, not later at EXECUTE.
+TEST(CqlStoreTest, AStatementTheStoresGrammarRefusesFailsToPrepare) {
+  StoreCluster cluster;
+  cluster.Up();
+  std::vector<std::string> log;
+  cluster.Client("kuri-1", [&](CqlSession& session) -> Awaitable<void> {
+    co_await session.Query("CREATE KEYSPACE ks");
+    co_await session.Query("CREATE TABLE ks.t (k int PRIMARY KEY, v text)");
+    PreparedStatement select;
+    log.push_back(
+        (co_await session.Prepare("SELECT end FROM ks.t WHERE k = ?", &select)).ToString());
+  });
+  cluster.simulation.RunFor(seconds(1));
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_NE(log[0].find("Invalid SQL Statement. syntax error, unexpected END"), std::string::npos)
+      << log[0];
+}
+
 TEST(CqlStoreTest, EveryStatementAppearsInTheTrace) {
   StoreCluster cluster;
   sim::RingSink events(10'000);
