@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "models/cql/keywords.h"
+#include "models/cql/lexer.h"
 #include "models/cql/parser.h"
 #include "models/cql/sql.h"
 #include "models/cql/value.h"
@@ -25,8 +26,9 @@ namespace {
 // fl_system_indexes) and user-defined types (fl_types, fl_system_types).
 // 4: system.local's address, identity and token columns; system.peers and
 // (Cassandra's) system.peers_v2. 5: system_schema.tables' default_time_to_live,
-// gc_grace_seconds and comment (read from the options by fl_option, which
-// RegisterCatalogFunctions adds to the connection). A store saved at an older
+// gc_grace_seconds, comment, compaction, caching and compression (read from
+// the options by fl_option and fl_option_map, which RegisterCatalogFunctions
+// adds to the connection; a map the table does not set reads null). A store saved at an older
 // layout gets the tables and views it lacks when it is next opened (kSchema only adds).
 constexpr int kCatalogLayout = 5;
 constexpr std::string_view kSchema = R"sql(
@@ -59,7 +61,9 @@ CREATE VIEW fl_system_tables AS
   SELECT keyspace AS c0, name AS c1, printf('00000000-0000-4000-8000-%012x', id) AS c2,
          CAST(coalesce(fl_option(options, 'default_time_to_live'), '0') AS INTEGER) AS c3,
          CAST(coalesce(fl_option(options, 'gc_grace_seconds'), '864000') AS INTEGER) AS c4,
-         coalesce(fl_option(options, 'comment'), '') AS c5
+         coalesce(fl_option(options, 'comment'), '') AS c5,
+         fl_option_map(options, 'compaction') AS c6, fl_option_map(options, 'caching') AS c7,
+         fl_option_map(options, 'compression') AS c8
   FROM fl_tables;
 CREATE VIEW fl_system_columns AS
   SELECT t.keyspace AS c0, t.name AS c1, c.name AS c2, c.clustering_order AS c3, c.role AS c4,
@@ -276,11 +280,52 @@ void OptionFunction(sqlite3_context* context, int count, sqlite3_value** argumen
   }
   sqlite3_result_null(context);
 }
+
+// fl_option_map(options, name): the named map option's entries, in the
+// store's encoding of a map<text, text>, or NULL when the table sets none.
+void OptionMapFunction(sqlite3_context* context, int count, sqlite3_value** arguments) {
+  FL_ASSERT(count == 2);
+  const auto* text = sqlite3_value_text(arguments[0]);
+  const auto* name = sqlite3_value_text(arguments[1]);
+  if (text == nullptr || name == nullptr) return sqlite3_result_null(context);
+  const std::string_view wanted(reinterpret_cast<const char*>(name));
+  for (const auto& [option, value] : DecodeOptions(reinterpret_cast<const char*>(text))) {
+    if (option != wanted) continue;
+    Value map;
+    map.kind = Value::Kind::kMap;
+    for (auto& [key, entry] : MapEntries(value)) {
+      map.elements.push_back(Value::Text(std::move(key)));
+      map.elements.push_back(Value::Text(std::move(entry)));
+    }
+    const std::string encoded = EncodeCollection(map);
+    return sqlite3_result_blob(context, encoded.data(), static_cast<int>(encoded.size()),
+                               SQLITE_TRANSIENT);
+  }
+  sqlite3_result_null(context);
+}
 }  // namespace
 
 int RegisterCatalogFunctions(sqlite3* db) {
-  return sqlite3_create_function_v2(db, "fl_option", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
-                                    &OptionFunction, nullptr, nullptr, nullptr);
+  constexpr int kFlags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
+  const int code = sqlite3_create_function_v2(db, "fl_option", 2, kFlags, nullptr, &OptionFunction,
+                                              nullptr, nullptr, nullptr);
+  if (code != SQLITE_OK) return code;
+  return sqlite3_create_function_v2(db, "fl_option_map", 2, kFlags, nullptr, &OptionMapFunction,
+                                    nullptr, nullptr, nullptr);
+}
+
+std::vector<std::pair<std::string, std::string>> MapEntries(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> entries;
+  const LexResult lexed = Lex(text);
+  const std::vector<Token>& tokens = lexed.tokens;
+  for (std::size_t i = 0; i + 2 < tokens.size(); ++i) {
+    if (tokens[i].kind == TokenKind::kString && tokens[i + 1].IsSymbol(":") &&
+        tokens[i + 2].kind != TokenKind::kSymbol && tokens[i + 2].kind != TokenKind::kEnd) {
+      entries.emplace_back(tokens[i].text, tokens[i + 2].text);
+      i += 2;
+    }
+  }
+  return entries;
 }
 
 sim::Status Catalog::Load(sqlite3* db, Dialect dialect) {

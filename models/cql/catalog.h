@@ -181,8 +181,14 @@ std::string IndexDefinitionText(const TableInfo& table, const IndexInfo& index);
 // with a string's quotes taken off: what system_schema.tables shows.
 std::string OptionValue(std::string_view written);
 
-// Adds fl_option(options, name) to the connection, which the catalog's
-// system_schema.tables view reads; before Catalog::Load.
+// A map literal's string entries ({'class': 'X', 'size': 1}): an option's
+// or a custom index's OPTIONS. What is not a key and a value is skipped.
+std::vector<std::pair<std::string, std::string>> MapEntries(std::string_view text);
+
+// Adds fl_option(options, name) (a value, as OptionValue gives it) and
+// fl_option_map(options, name) (a map option as a map<text, text>) to the
+// connection; the catalog's system_schema.tables view reads them. Before
+// Catalog::Load.
 int RegisterCatalogFunctions(sqlite3* db);
 
 // Options as the catalog stores them ("name=value" lines) and back.

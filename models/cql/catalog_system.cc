@@ -54,6 +54,9 @@ void Catalog::AddSystemKeyspace(Dialect dialect) {
       SystemColumn("default_time_to_live", Scalar(Kind::kInt), Role::kRegular, -1, 3),
       SystemColumn("gc_grace_seconds", Scalar(Kind::kInt), Role::kRegular, -1, 4),
       SystemColumn("comment", text, Role::kRegular, -1, 5),
+      SystemColumn("compaction", CqlType{Kind::kMap, false, {text, text}}, Role::kRegular, -1, 6),
+      SystemColumn("caching", CqlType{Kind::kMap, false, {text, text}}, Role::kRegular, -1, 7),
+      SystemColumn("compression", CqlType{Kind::kMap, false, {text, text}}, Role::kRegular, -1, 8),
   };
   TableInfo columns = SystemTable("columns", "fl_system_columns");
   columns.order_by = "c0, c1, c7";  // Each table's columns in schema order, as YCQL lists them.

@@ -71,22 +71,6 @@ IndexTransactions TransactionsOf(const Options& options) {
                            plain.find("consistency_level:user_enforced") != std::string::npos};
 }
 
-// A map literal's string entries ({'mode': 'CONTAINS'}): a custom index's
-// OPTIONS, for system_schema.indexes. What is not a string pair is skipped.
-std::vector<std::pair<std::string, std::string>> MapEntries(std::string_view text) {
-  std::vector<std::pair<std::string, std::string>> entries;
-  const LexResult lexed = Lex(text);
-  const std::vector<Token>& tokens = lexed.tokens;
-  for (std::size_t i = 0; i + 2 < tokens.size(); ++i) {
-    if (tokens[i].kind == TokenKind::kString && tokens[i + 1].IsSymbol(":") &&
-        tokens[i + 2].kind != TokenKind::kSymbol && tokens[i + 2].kind != TokenKind::kEnd) {
-      entries.emplace_back(tokens[i].text, tokens[i + 2].text);
-      i += 2;
-    }
-  }
-  return entries;
-}
-
 // system_schema.indexes' options. YCQL (master/yql_indexes_vtable.cc): the
 // target is the index's hash columns (in parentheses when several), then its
 // range columns and the table's key columns it lacks; `include` and
