@@ -125,6 +125,20 @@ struct AlterTable {
   std::vector<AlterTable> then;
 };
 
+// An option's value as written ("3600", "'a comment'", "{'class': ...}"),
+// with a string's quotes taken off: what system_schema.tables shows.
+inline std::string UnquotedOptionValue(std::string_view written) {
+  if (written.size() < 2 || written.front() != '\'' || written.back() != '\'') {
+    return std::string(written);
+  }
+  std::string value;
+  for (std::size_t i = 1; i + 1 < written.size(); ++i) {
+    value += written[i];
+    if (written[i] == '\'' && written[i + 1] == '\'') ++i;  // '' is one quote.
+  }
+  return value;
+}
+
 // The operations of an ALTER TABLE statement, in order.
 inline std::vector<const AlterTable*> Operations(const AlterTable& statement) {
   std::vector<const AlterTable*> operations = {&statement};

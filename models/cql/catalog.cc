@@ -251,20 +251,8 @@ Options DecodeOptions(std::string_view text) {
   return options;
 }
 
-std::string OptionValue(std::string_view written) {
-  if (written.size() < 2 || written.front() != '\'' || written.back() != '\'') {
-    return std::string(written);
-  }
-  std::string value;
-  for (std::size_t i = 1; i + 1 < written.size(); ++i) {
-    value += written[i];
-    if (written[i] == '\'' && written[i + 1] == '\'') ++i;  // '' is one quote.
-  }
-  return value;
-}
-
 namespace {
-// fl_option(options, name): the named option's value (OptionValue) in a
+// fl_option(options, name): the named option's value (UnquotedOptionValue) in a
 // table's stored options, or NULL.
 void OptionFunction(sqlite3_context* context, int count, sqlite3_value** arguments) {
   FL_ASSERT(count == 2);
@@ -274,7 +262,7 @@ void OptionFunction(sqlite3_context* context, int count, sqlite3_value** argumen
   const std::string_view wanted(reinterpret_cast<const char*>(name));
   for (const auto& [option, value] : DecodeOptions(reinterpret_cast<const char*>(text))) {
     if (option != wanted) continue;
-    const std::string plain = OptionValue(value);
+    const std::string plain = UnquotedOptionValue(value);
     return sqlite3_result_text(context, plain.data(), static_cast<int>(plain.size()),
                                SQLITE_TRANSIENT);
   }

@@ -177,15 +177,11 @@ std::string IndexTargetText(const IndexTarget& target);
 // stores it and DESCRIBE shows it (without the ';').
 std::string IndexDefinitionText(const TableInfo& table, const IndexInfo& index);
 
-// An option's value as written ("3600", "'a comment'", "{'class': ...}"),
-// with a string's quotes taken off: what system_schema.tables shows.
-std::string OptionValue(std::string_view written);
-
 // A map literal's string entries ({'class': 'X', 'size': 1}): an option's
 // or a custom index's OPTIONS. What is not a key and a value is skipped.
 std::vector<std::pair<std::string, std::string>> MapEntries(std::string_view text);
 
-// Adds fl_option(options, name) (a value, as OptionValue gives it) and
+// Adds fl_option(options, name) (a value, as UnquotedOptionValue gives it) and
 // fl_option_map(options, name) (a map option as a map<text, text>) to the
 // connection; the catalog's system_schema.tables view reads them. Before
 // Catalog::Load.

@@ -41,7 +41,7 @@ void ApplyOptions(const cql::Options& written, std::map<std::string, std::string
   }
   for (const auto& [name, value] : written) {
     auto found = options.find(name);
-    if (found != options.end()) found->second = cql::OptionValue(value);
+    if (found != options.end()) found->second = cql::UnquotedOptionValue(value);
   }
   FL_ASSERT(options.size() == std::size(kComparedOptions));
 }
