@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <optional>
 #include <set>
 #include <variant>
 
@@ -252,44 +253,43 @@ Options DecodeOptions(std::string_view text) {
 }
 
 namespace {
-// fl_option(options, name): the named option's value (UnquotedOptionValue) in a
-// table's stored options, or NULL.
-void OptionFunction(sqlite3_context* context, int count, sqlite3_value** arguments) {
-  FL_ASSERT(count == 2);
+// The arguments (options, name) of the SQL functions below: the named
+// option's value as written, if the table's stored options have it.
+std::optional<std::string> NamedOption(sqlite3_value** arguments) {
   const auto* text = sqlite3_value_text(arguments[0]);
   const auto* name = sqlite3_value_text(arguments[1]);
-  if (text == nullptr || name == nullptr) return sqlite3_result_null(context);
+  if (text == nullptr || name == nullptr) return std::nullopt;
   const std::string_view wanted(reinterpret_cast<const char*>(name));
-  for (const auto& [option, value] : DecodeOptions(reinterpret_cast<const char*>(text))) {
-    if (option != wanted) continue;
-    const std::string plain = UnquotedOptionValue(value);
-    return sqlite3_result_text(context, plain.data(), static_cast<int>(plain.size()),
-                               SQLITE_TRANSIENT);
+  for (auto& [option, value] : DecodeOptions(reinterpret_cast<const char*>(text))) {
+    if (option == wanted) return std::move(value);
   }
-  sqlite3_result_null(context);
+  return std::nullopt;
+}
+
+// fl_option(options, name): the named option's value (UnquotedOptionValue),
+// or NULL.
+void OptionFunction(sqlite3_context* context, int count, sqlite3_value** arguments) {
+  FL_ASSERT(count == 2);
+  const std::optional<std::string> value = NamedOption(arguments);
+  if (!value) return sqlite3_result_null(context);
+  const std::string plain = UnquotedOptionValue(*value);
+  sqlite3_result_text(context, plain.data(), static_cast<int>(plain.size()), SQLITE_TRANSIENT);
 }
 
 // fl_option_map(options, name): the named map option's entries, in the
 // store's encoding of a map<text, text>, or NULL when the table sets none.
 void OptionMapFunction(sqlite3_context* context, int count, sqlite3_value** arguments) {
   FL_ASSERT(count == 2);
-  const auto* text = sqlite3_value_text(arguments[0]);
-  const auto* name = sqlite3_value_text(arguments[1]);
-  if (text == nullptr || name == nullptr) return sqlite3_result_null(context);
-  const std::string_view wanted(reinterpret_cast<const char*>(name));
-  for (const auto& [option, value] : DecodeOptions(reinterpret_cast<const char*>(text))) {
-    if (option != wanted) continue;
-    Value map;
-    map.kind = Value::Kind::kMap;
-    for (auto& [key, entry] : MapEntries(value)) {
-      map.elements.push_back(Value::Text(std::move(key)));
-      map.elements.push_back(Value::Text(std::move(entry)));
-    }
-    const std::string encoded = EncodeCollection(map);
-    return sqlite3_result_blob(context, encoded.data(), static_cast<int>(encoded.size()),
-                               SQLITE_TRANSIENT);
+  const std::optional<std::string> value = NamedOption(arguments);
+  if (!value) return sqlite3_result_null(context);
+  Value map;
+  map.kind = Value::Kind::kMap;
+  for (auto& [key, entry] : MapEntries(*value)) {
+    map.elements.push_back(Value::Text(std::move(key)));
+    map.elements.push_back(Value::Text(std::move(entry)));
   }
-  sqlite3_result_null(context);
+  const std::string encoded = EncodeCollection(map);
+  sqlite3_result_blob(context, encoded.data(), static_cast<int>(encoded.size()), SQLITE_TRANSIENT);
 }
 }  // namespace
 

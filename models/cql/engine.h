@@ -131,6 +131,8 @@ class Engine {
   Outcome Run(Session& session, const DropTable& statement);
   std::optional<CqlError> ApplyAlter(const AlterTable& statement, TableInfo& table,
                                      std::vector<std::string>& sql);
+  std::optional<CqlError> CheckCassandraRename(const TableInfo& table,
+                                               const AlterTable& statement) const;
   // User-defined types: engine_type.cc.
   Outcome Run(Session& session, const CreateType& statement);
   Outcome Run(Session& session, const AlterType& statement);

@@ -323,6 +323,28 @@ Outcome Engine::Run(Session& session, const CreateTable& statement) {
   return SchemaChange();
 }
 
+// Cassandra renames key columns only, in its words and order
+// (cql3/statements/schema/AlterTableStatement.java, RenameColumns).
+std::optional<CqlError> Engine::CheckCassandraRename(const TableInfo& table,
+                                                     const AlterTable& statement) const {
+  const ColumnInfo* column = table.Find(statement.column.name);
+  if (column == nullptr) {
+    return InvalidRequest(fmt::format("Column {} was not found in table {}.{}",
+                                      statement.column.name, table.keyspace, table.name));
+  }
+  if (!column->is_key()) {
+    return InvalidRequest(
+        fmt::format("Cannot rename non PRIMARY KEY column {}", statement.column.name));
+  }
+  if (table.Find(statement.new_name) != nullptr) {
+    return InvalidRequest(fmt::format(
+        "Cannot rename column {} to {} in table '{}.{}'; another column with that name already "
+        "exists",
+        statement.column.name, statement.new_name, table.keyspace, table.name));
+  }
+  return std::nullopt;
+}
+
 // One operation of an ALTER TABLE on `table` (a copy, changed in place),
 // with the SQLite statement it needs, if any; IF [NOT] EXISTS skips it.
 std::optional<CqlError> Engine::ApplyAlter(const AlterTable& statement, TableInfo& table,
@@ -343,6 +365,9 @@ std::optional<CqlError> Engine::ApplyAlter(const AlterTable& statement, TableInf
     // is not there and a new one that is; its key-column check skips a
     // rename, so a key column is renamed too (what YugabyteDB's master then
     // does with one is not checked here).
+    if (dialect_ == Dialect::kCassandra) {
+      if (auto error = CheckCassandraRename(table, statement)) return error;
+    }
     if (existing == nullptr) return At(UndefinedColumn(), statement.column.offset);
     if (auto error = IndexedColumn(table, statement.column.name, "rename")) return error;
     if (table.Find(statement.new_name) != nullptr) {

@@ -18,6 +18,25 @@ std::string Show(const Outcome& outcome) {
              : FormatResult(result);
 }
 
+// The first two (integer) columns of every row `query` gives, a page of
+// one row at a time: "1/2", "3/null".
+std::vector<std::string> PagedKeys(EngineOnVolume& store, const char* query) {
+  std::vector<std::string> seen;
+  PageRequest page(1);
+  for (int pages = 0; pages < 100; ++pages) {
+    Outcome outcome = store.Run(query, {}, page);
+    if (!std::holds_alternative<QueryResult>(outcome)) return {Show(outcome)};
+    const QueryResult& result = std::get<QueryResult>(outcome);
+    for (const Row& row : result.rows) {
+      seen.push_back(std::to_string(row[0].integer) + "/" +
+                     (row[1].is_null() ? "null" : std::to_string(row[1].integer)));
+    }
+    if (result.paging_state.empty()) break;
+    page.paging_state = result.paging_state;
+  }
+  return seen;
+}
+
 TEST(CqlEngineTest, CatalogAndDataSurviveAReopen) {
   EngineOnVolume store;
   for (const char* statement : {
@@ -122,20 +141,8 @@ TEST(CqlEngineTest, StaticColumnsReopenExpireAndPage) {
   store.Reopen();
   EXPECT_EQ(Show(store.Run("SELECT * FROM ks.t")), rows);
   // Pages of one row each cross the static-only partition once.
-  std::vector<std::string> seen;
-  PageRequest page(1);
-  for (int pages = 0; pages < 10; ++pages) {
-    Outcome outcome = store.Run("SELECT p, c FROM ks.t", {}, page);
-    ASSERT_TRUE(std::holds_alternative<QueryResult>(outcome));
-    const QueryResult& result = std::get<QueryResult>(outcome);
-    for (const Row& row : result.rows) {
-      seen.push_back(std::to_string(row[0].integer) + "/" +
-                     (row[1].is_null() ? "null" : std::to_string(row[1].integer)));
-    }
-    if (result.paging_state.empty()) break;
-    page.paging_state = result.paging_state;
-  }
-  EXPECT_EQ(seen, (std::vector<std::string>{"1/1", "2/null", "3/1", "3/2"}));
+  EXPECT_EQ(PagedKeys(store, "SELECT p, c FROM ks.t"),
+            (std::vector<std::string>{"1/1", "2/null", "3/1", "3/2"}));
   store.simulation().RunFor(std::chrono::seconds(6));
   EXPECT_EQ(Show(store.Run("SELECT count(*) FROM ks.t WHERE p = 2")),
             " count\n-------\n     0\n\n(1 rows)\n");
@@ -183,21 +190,8 @@ TEST(CqlEngineTest, StaticWritesAreWholeAndLeaveTheRowAlone) {
             " 4 | null | null |    5\n"
             " 5 | null | null | null\n\n(3 rows)\n");
   ASSERT_EQ(Show(store.Run("ALTER TABLE ks.t DROP s2")), "ok");
-  std::vector<std::string> seen;
-  PageRequest page(1);
-  for (int pages = 0; pages < 10; ++pages) {
-    Outcome outcome =
-        store.Run("SELECT k, c FROM ks.t WHERE k IN (1, 4, 5) ORDER BY c DESC", {}, page);
-    ASSERT_TRUE(std::holds_alternative<QueryResult>(outcome)) << Show(outcome);
-    const QueryResult& result = std::get<QueryResult>(outcome);
-    for (const Row& row : result.rows) {
-      seen.push_back(std::to_string(row[0].integer) + "/" +
-                     (row[1].is_null() ? "null" : std::to_string(row[1].integer)));
-    }
-    if (result.paging_state.empty()) break;
-    page.paging_state = result.paging_state;
-  }
-  EXPECT_EQ(seen, (std::vector<std::string>{"1/1", "4/null"}));
+  EXPECT_EQ(PagedKeys(store, "SELECT k, c FROM ks.t WHERE k IN (1, 4, 5) ORDER BY c DESC"),
+            (std::vector<std::string>{"1/1", "4/null"}));
 }
 
 TEST(CqlEngineTest, RowsWithATtlExpireOnVirtualTime) {
