@@ -282,6 +282,15 @@ std::string KeyColumnList(const TableInfo& table);
 
 // A column's SQLite declaration: "c3 TEXT COLLATE ...".
 std::string SqlColumnDeclaration(const ColumnInfo& column);
+// The collation a type's SQLite column declares (collations.h), or none.
+std::string_view SqlCollation(const CqlType& type);
+// Spare columns (spare_columns.cc): the declarations CREATE TABLE adds
+// after the table's own, "c7 TEXT, c8 INTEGER, ..., ", named from its next
+// column number; and for an added column of `type`, the spare that fits
+// it, if any, past which `table.next_column` moves (past every spare
+// looked at). None: no spare fits, and next_column names a new column.
+std::string SpareColumnsSql(const TableInfo& table);
+std::optional<std::string> TakeSpareColumn(sqlite3* db, TableInfo& table, const CqlType& type);
 // The CREATE TABLE of a table's static row table (engine_static.cc).
 std::string StaticTableSql(const TableInfo& table);
 // What a SELECT reads the table's rows from: its SQLite table, or for a

@@ -23,9 +23,7 @@ QueryResult Void() { return QueryResult{}; }
 // Text-stored types whose order is not the text's compare with their
 // collation (collations.h).
 std::string SqlColumnDeclaration(const ColumnInfo& column) {
-  std::string_view collation;
-  if (column.type.kind == CqlType::Kind::kDecimal) collation = kDecimalCollation;
-  if (column.type.kind == CqlType::Kind::kTimeuuid) collation = kTimeuuidCollation;
+  const std::string_view collation = SqlCollation(column.type);
   return fmt::format("{} {}{}{}", column.sql_name, column.type.SqliteAffinity(),
                      collation.empty() ? "" : " COLLATE ", collation);
 }
@@ -229,10 +227,12 @@ std::string CreateTableSql(const TableInfo& table) {
     }
   }
   FL_ASSERT_MSG(!key.empty(), "table {} has no key", table.sql_name);
-  return sql + fmt::format(
-                   "fl_live INTEGER NOT NULL DEFAULT 0, fl_expires INTEGER, PRIMARY KEY ({})) "
-                   "WITHOUT ROWID",
-                   key);
+  // Spares for later ADDs, so they need no SQLite DDL (spare_columns.cc).
+  return sql + SpareColumnsSql(table) +
+         fmt::format(
+             "fl_live INTEGER NOT NULL DEFAULT 0, fl_expires INTEGER, PRIMARY KEY ({})) "
+             "WITHOUT ROWID",
+             key);
 }
 
 }  // namespace
@@ -396,7 +396,12 @@ std::optional<CqlError> Engine::ApplyAlter(const AlterTable& statement, TableInf
         statement.column.is_static ? ColumnInfo::Role::kStatic : ColumnInfo::Role::kRegular,
         -1,
         false,
-        fmt::format("c{}", table.next_column++)};
+        {}};
+    // A regular column takes a spare when one fits (no SQLite DDL); a
+    // static one lives in the static row's table, which has none.
+    std::optional<std::string> spare;
+    if (!column.is_static()) spare = TakeSpareColumn(db_, table, column.type);
+    column.sql_name = spare ? *spare : fmt::format("c{}", table.next_column++);
     // A table is a counter table or not from its creation on.
     const bool adds_counter = column.type.kind == CqlType::Kind::kCounter;
     if (adds_counter != table.IsCounterTable()) {
@@ -410,7 +415,7 @@ std::optional<CqlError> Engine::ApplyAlter(const AlterTable& statement, TableInf
     table.columns.push_back(column);
     if (first_static) {
       sql.push_back(StaticTableSql(table));
-    } else {
+    } else if (!spare) {
       sql.push_back(fmt::format("ALTER TABLE {} ADD COLUMN {}",
                                 column.is_static() ? table.StaticSqlName() : table.sql_name,
                                 SqlColumnDeclaration(column)));

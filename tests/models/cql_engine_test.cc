@@ -10,14 +10,6 @@
 namespace faultline::models::cql {
 namespace {
 
-std::string Show(const Outcome& outcome) {
-  if (const auto* error = std::get_if<CqlError>(&outcome)) return "error: " + error->message;
-  const QueryResult& result = std::get<QueryResult>(outcome);
-  return result.kind == QueryResult::Kind::kVoid || result.kind == QueryResult::Kind::kSchemaChange
-             ? "ok"
-             : FormatResult(result);
-}
-
 // The first two (integer) columns of every row `query` gives, a page of
 // one row at a time: "1/2", "3/null".
 std::vector<std::string> PagedKeys(EngineOnVolume& store, const char* query) {
@@ -25,7 +17,7 @@ std::vector<std::string> PagedKeys(EngineOnVolume& store, const char* query) {
   PageRequest page(1);
   for (int pages = 0; pages < 100; ++pages) {
     Outcome outcome = store.Run(query, {}, page);
-    if (!std::holds_alternative<QueryResult>(outcome)) return {Show(outcome)};
+    if (!std::holds_alternative<QueryResult>(outcome)) return {Shown(outcome)};
     const QueryResult& result = std::get<QueryResult>(outcome);
     for (const Row& row : result.rows) {
       seen.push_back(std::to_string(row[0].integer) + "/" +
@@ -48,15 +40,15 @@ TEST(CqlEngineTest, CatalogAndDataSurviveAReopen) {
            "ALTER TABLE ks.\"Objects\" ADD node_id text",
            "UPDATE ks.\"Objects\" SET node_id = 'n1' WHERE b = 'b' AND k = 'k1'",
        }) {
-    ASSERT_EQ(Show(store.Run(statement)), "ok") << statement;
+    ASSERT_EQ(Shown(store.Run(statement)), "ok") << statement;
   }
-  const std::string rows = Show(store.Run("SELECT * FROM ks.\"Objects\""));
-  const std::string table = Show(store.Run("DESCRIBE TABLE ks.\"Objects\""));
-  const std::string columns = Show(store.Run("SELECT * FROM system_schema.columns"));
+  const std::string rows = Shown(store.Run("SELECT * FROM ks.\"Objects\""));
+  const std::string table = Shown(store.Run("DESCRIBE TABLE ks.\"Objects\""));
+  const std::string columns = Shown(store.Run("SELECT * FROM system_schema.columns"));
   store.Reopen();
-  EXPECT_EQ(Show(store.Run("SELECT * FROM ks.\"Objects\"")), rows);
-  EXPECT_EQ(Show(store.Run("DESCRIBE TABLE ks.\"Objects\"")), table);
-  EXPECT_EQ(Show(store.Run("SELECT * FROM system_schema.columns")), columns);
+  EXPECT_EQ(Shown(store.Run("SELECT * FROM ks.\"Objects\"")), rows);
+  EXPECT_EQ(Shown(store.Run("DESCRIBE TABLE ks.\"Objects\"")), table);
+  EXPECT_EQ(Shown(store.Run("SELECT * FROM system_schema.columns")), columns);
   EXPECT_EQ(rows,
             " b |  k | size |  tags | node_id\n"
             "---+----+------+-------+---------\n"
@@ -95,19 +87,19 @@ TEST(CqlEngineTest, IndexesAndTypesReadBackAfterAReopen) {
            "CREATE CUSTOM INDEX i ON ks.t (keys(m)) USING 'org.example.I'\n"
            "  WITH OPTIONS = {'mode': 'x'} -- a comment\n",
        }) {
-    ASSERT_EQ(Show(store.Run(statement)), "ok") << statement;
+    ASSERT_EQ(Shown(store.Run(statement)), "ok") << statement;
   }
-  const std::string schema = Show(store.Run("DESCRIBE KEYSPACE ks"));
+  const std::string schema = Shown(store.Run("DESCRIBE KEYSPACE ks"));
   EXPECT_NE(schema.find("WITH options = {'mode': 'x'};"), std::string::npos) << schema;
   // Each type after the ones it names, so that the description runs again.
   EXPECT_LT(schema.find("CREATE TYPE ks.c"), schema.find("CREATE TYPE ks.a")) << schema;
   EXPECT_LT(schema.find("CREATE TYPE ks.a"), schema.find("CREATE TYPE ks.b")) << schema;
-  const std::string rows = Show(store.Run("SELECT v FROM ks.t"));
+  const std::string rows = Shown(store.Run("SELECT v FROM ks.t"));
   store.Reopen();
-  EXPECT_EQ(Show(store.Run("DESCRIBE KEYSPACE ks")), schema);
-  EXPECT_EQ(Show(store.Run("SELECT v FROM ks.t")), rows);
+  EXPECT_EQ(Shown(store.Run("DESCRIBE KEYSPACE ks")), schema);
+  EXPECT_EQ(Shown(store.Run("SELECT v FROM ks.t")), rows);
   // A loop through another type is refused, not committed.
-  EXPECT_EQ(Show(store.Run("ALTER TYPE ks.c ADD back frozen<b>")),
+  EXPECT_EQ(Shown(store.Run("ALTER TYPE ks.c ADD back frozen<b>")),
             "error: Invalid Request. Cannot add new field back of type frozen<b> to user type "
             "ks.c as it would create a circular reference");
 }
@@ -128,9 +120,9 @@ TEST(CqlEngineTest, StaticColumnsReopenExpireAndPage) {
            "ALTER TABLE ks.t ADD n int static",
            "UPDATE ks.t SET n = 7 WHERE p = 3",
        }) {
-    ASSERT_EQ(Show(store.Run(statement)), "ok") << statement;
+    ASSERT_EQ(Shown(store.Run(statement)), "ok") << statement;
   }
-  const std::string rows = Show(store.Run("SELECT * FROM ks.t"));
+  const std::string rows = Shown(store.Run("SELECT * FROM ks.t"));
   EXPECT_EQ(rows,
             " p |    c |    v |    s |    n\n"
             "---+------+------+------+------\n"
@@ -139,21 +131,21 @@ TEST(CqlEngineTest, StaticColumnsReopenExpireAndPage) {
             " 3 |    1 |    c | null |    7\n"
             " 3 |    2 |    d | null |    7\n\n(4 rows)\n");
   store.Reopen();
-  EXPECT_EQ(Show(store.Run("SELECT * FROM ks.t")), rows);
+  EXPECT_EQ(Shown(store.Run("SELECT * FROM ks.t")), rows);
   // Pages of one row each cross the static-only partition once.
   EXPECT_EQ(PagedKeys(store, "SELECT p, c FROM ks.t"),
             (std::vector<std::string>{"1/1", "2/null", "3/1", "3/2"}));
   store.simulation().RunFor(std::chrono::seconds(6));
-  EXPECT_EQ(Show(store.Run("SELECT count(*) FROM ks.t WHERE p = 2")),
+  EXPECT_EQ(Shown(store.Run("SELECT count(*) FROM ks.t WHERE p = 2")),
             " count\n-------\n     0\n\n(1 rows)\n");
   // Dropping the last static column drops the static table; a new one
   // starts empty.
-  ASSERT_EQ(Show(store.Run("ALTER TABLE ks.t DROP (s, n)")), "ok");
-  ASSERT_EQ(Show(store.Run("ALTER TABLE ks.t ADD s text static")), "ok");
-  EXPECT_EQ(Show(store.Run("SELECT s FROM ks.t WHERE p = 1")),
+  ASSERT_EQ(Shown(store.Run("ALTER TABLE ks.t DROP (s, n)")), "ok");
+  ASSERT_EQ(Shown(store.Run("ALTER TABLE ks.t ADD s text static")), "ok");
+  EXPECT_EQ(Shown(store.Run("SELECT s FROM ks.t WHERE p = 1")),
             "    s\n------\n null\n\n(1 rows)\n");
   store.Reopen();
-  ASSERT_EQ(Show(store.Run("DROP TABLE ks.t")), "ok");
+  ASSERT_EQ(Shown(store.Run("DROP TABLE ks.t")), "ok");
 }
 
 // What a review found in the static row's writes: an INSERT refused half
@@ -170,43 +162,43 @@ TEST(CqlEngineTest, StaticWritesAreWholeAndLeaveTheRowAlone) {
            "CREATE UNIQUE INDEX by_v ON ks.t (v)",
            "INSERT INTO ks.t (k, c, v, s) VALUES (1, 1, 10, 100)",
        }) {
-    ASSERT_EQ(Show(store.Run(statement)), "ok") << statement;
+    ASSERT_EQ(Shown(store.Run(statement)), "ok") << statement;
   }
-  EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, c, v, s) VALUES (2, 1, 10, 200)")),
+  EXPECT_EQ(Shown(store.Run("INSERT INTO ks.t (k, c, v, s) VALUES (2, 1, 10, 200)")),
             "error: Execution Error. Duplicate value disallowed by unique index by_v");
-  EXPECT_EQ(Show(store.Run("SELECT count(*) FROM ks.t WHERE k = 2")),
+  EXPECT_EQ(Shown(store.Run("SELECT count(*) FROM ks.t WHERE k = 2")),
             " count\n-------\n     0\n\n(1 rows)\n");
-  ASSERT_EQ(Show(store.Run("UPDATE ks.t USING TTL 5 SET s = 9 WHERE k = 1 AND c = 1")), "ok");
-  ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (k, c, v, s) VALUES (3, 1, 30, null)")), "ok");
-  ASSERT_EQ(Show(store.Run("DELETE FROM ks.t WHERE k = 3 AND c = 1")), "ok");
-  ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (k, s) VALUES (4, 4) USING TTL 5")), "ok");
-  ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (k, s) VALUES (4, 5)")), "ok");
-  ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (k, s2) VALUES (5, 5)")), "ok");
+  ASSERT_EQ(Shown(store.Run("UPDATE ks.t USING TTL 5 SET s = 9 WHERE k = 1 AND c = 1")), "ok");
+  ASSERT_EQ(Shown(store.Run("INSERT INTO ks.t (k, c, v, s) VALUES (3, 1, 30, null)")), "ok");
+  ASSERT_EQ(Shown(store.Run("DELETE FROM ks.t WHERE k = 3 AND c = 1")), "ok");
+  ASSERT_EQ(Shown(store.Run("INSERT INTO ks.t (k, s) VALUES (4, 4) USING TTL 5")), "ok");
+  ASSERT_EQ(Shown(store.Run("INSERT INTO ks.t (k, s) VALUES (4, 5)")), "ok");
+  ASSERT_EQ(Shown(store.Run("INSERT INTO ks.t (k, s2) VALUES (5, 5)")), "ok");
   store.simulation().RunFor(std::chrono::seconds(6));
-  EXPECT_EQ(Show(store.Run("SELECT k, c, v, s FROM ks.t")),
+  EXPECT_EQ(Shown(store.Run("SELECT k, c, v, s FROM ks.t")),
             " k |    c |    v |    s\n"
             "---+------+------+------\n"
             " 1 |    1 |   10 | null\n"
             " 4 | null | null |    5\n"
             " 5 | null | null | null\n\n(3 rows)\n");
-  ASSERT_EQ(Show(store.Run("ALTER TABLE ks.t DROP s2")), "ok");
+  ASSERT_EQ(Shown(store.Run("ALTER TABLE ks.t DROP s2")), "ok");
   EXPECT_EQ(PagedKeys(store, "SELECT k, c FROM ks.t WHERE k IN (1, 4, 5) ORDER BY c DESC"),
             (std::vector<std::string>{"1/1", "4/null"}));
 }
 
 TEST(CqlEngineTest, RowsWithATtlExpireOnVirtualTime) {
   EngineOnVolume store;
-  ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
-  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, a text, b text)")), "ok");
-  ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (k, a, b) VALUES (1, 'a', 'b') USING TTL 5")), "ok");
-  EXPECT_EQ(Show(store.Run("SELECT count(*) FROM ks.t")), " count\n-------\n     1\n\n(1 rows)\n");
+  ASSERT_EQ(Shown(store.Run("CREATE KEYSPACE ks")), "ok");
+  ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, a text, b text)")), "ok");
+  ASSERT_EQ(Shown(store.Run("INSERT INTO ks.t (k, a, b) VALUES (1, 'a', 'b') USING TTL 5")), "ok");
+  EXPECT_EQ(Shown(store.Run("SELECT count(*) FROM ks.t")), " count\n-------\n     1\n\n(1 rows)\n");
   store.simulation().RunFor(std::chrono::seconds(6));
-  EXPECT_EQ(Show(store.Run("SELECT count(*) FROM ks.t")), " count\n-------\n     0\n\n(1 rows)\n");
+  EXPECT_EQ(Shown(store.Run("SELECT count(*) FROM ks.t")), " count\n-------\n     0\n\n(1 rows)\n");
   // Writing the expired row again must not bring its old cells back.
-  ASSERT_EQ(Show(store.Run("UPDATE ks.t SET a = 'new' WHERE k = 1")), "ok");
-  EXPECT_EQ(Show(store.Run("SELECT * FROM ks.t")),
+  ASSERT_EQ(Shown(store.Run("UPDATE ks.t SET a = 'new' WHERE k = 1")), "ok");
+  EXPECT_EQ(Shown(store.Run("SELECT * FROM ks.t")),
             " k |   a |    b\n---+-----+------\n 1 | new | null\n\n(1 rows)\n");
-  EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k) VALUES (2) USING TTL -1")),
+  EXPECT_EQ(Shown(store.Run("INSERT INTO ks.t (k) VALUES (2) USING TTL -1")),
             "error: Invalid Arguments. TTL must not be negative");
 }
 
@@ -221,22 +213,23 @@ TEST(CqlEngineTest, AnExpiredRowsValueIsFreeForAUniqueIndex) {
            "CREATE UNIQUE INDEX by_email ON ks.t (email)",
            "INSERT INTO ks.t (k, email) VALUES (1, 'a@x') USING TTL 5",
        }) {
-    ASSERT_EQ(Show(store.Run(statement)), "ok") << statement;
+    ASSERT_EQ(Shown(store.Run(statement)), "ok") << statement;
   }
-  EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, email) VALUES (2, 'a@x')")),
+  EXPECT_EQ(Shown(store.Run("INSERT INTO ks.t (k, email) VALUES (2, 'a@x')")),
             "error: Execution Error. Duplicate value disallowed by unique index by_email");
   store.simulation().RunFor(std::chrono::seconds(6));
-  EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, email) VALUES (2, 'a@x')")), "ok");
-  EXPECT_EQ(Show(store.Run("SELECT k FROM ks.t WHERE email = 'a@x'")), " k\n---\n 2\n\n(1 rows)\n");
+  EXPECT_EQ(Shown(store.Run("INSERT INTO ks.t (k, email) VALUES (2, 'a@x')")), "ok");
+  EXPECT_EQ(Shown(store.Run("SELECT k FROM ks.t WHERE email = 'a@x'")),
+            " k\n---\n 2\n\n(1 rows)\n");
 }
 
 TEST(CqlEngineTest, PagingReturnsEveryRowOnceInKeyOrder) {
   EngineOnVolume store;
-  ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
-  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.t (p int, c int, PRIMARY KEY (p, c))")), "ok");
+  ASSERT_EQ(Shown(store.Run("CREATE KEYSPACE ks")), "ok");
+  ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.t (p int, c int, PRIMARY KEY (p, c))")), "ok");
   for (int c = 9; c >= 0; --c) {
     const Value bound[] = {Value::Int(c)};
-    ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (p, c) VALUES (1, ?)", bound)), "ok");
+    ASSERT_EQ(Shown(store.Run("INSERT INTO ks.t (p, c) VALUES (1, ?)", bound)), "ok");
   }
   std::vector<std::int64_t> seen;
   std::vector<std::size_t> page_sizes;
@@ -252,7 +245,7 @@ TEST(CqlEngineTest, PagingReturnsEveryRowOnceInKeyOrder) {
   }
   EXPECT_EQ(page_sizes, (std::vector<std::size_t>{4, 4, 2}));
   EXPECT_EQ(seen, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
-  EXPECT_EQ(Show(store.Run("SELECT c FROM ks.t", {}, PageRequest(4, "nonsense"))),
+  EXPECT_EQ(Shown(store.Run("SELECT c FROM ks.t", {}, PageRequest(4, "nonsense"))),
             "error: Invalid Arguments. Invalid paging state");
 }
 
@@ -261,30 +254,30 @@ TEST(CqlEngineTest, PagingReturnsEveryRowOnceInKeyOrder) {
 // clustering order too; LIMIT counts across pages; a state is its table's.
 TEST(CqlEngineTest, PagingResumesAfterTheLastKeyWhateverChangedBehindIt) {
   EngineOnVolume store;
-  ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
-  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.t (p int, c int, PRIMARY KEY (p, c)) WITH "
-                           "CLUSTERING ORDER BY (c DESC)")),
+  ASSERT_EQ(Shown(store.Run("CREATE KEYSPACE ks")), "ok");
+  ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.t (p int, c int, PRIMARY KEY (p, c)) WITH "
+                            "CLUSTERING ORDER BY (c DESC)")),
             "ok");
-  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.other (k int PRIMARY KEY)")), "ok");
+  ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.other (k int PRIMARY KEY)")), "ok");
   for (int c = 0; c < 10; ++c) {
     const Value bound[] = {Value::Int(c)};
-    ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (p, c) VALUES (1, ?)", bound)), "ok");
+    ASSERT_EQ(Shown(store.Run("INSERT INTO ks.t (p, c) VALUES (1, ?)", bound)), "ok");
   }
   auto next = [&](const std::string& select, const std::string& state,
                   std::vector<std::int64_t>& seen) {
     Outcome outcome = store.Run(select, {}, PageRequest(3, state));
-    EXPECT_TRUE(std::holds_alternative<QueryResult>(outcome)) << Show(outcome);
+    EXPECT_TRUE(std::holds_alternative<QueryResult>(outcome)) << Shown(outcome);
     if (!std::holds_alternative<QueryResult>(outcome)) return std::string();
     for (const Row& row : std::get<QueryResult>(outcome).rows) seen.push_back(row[0].integer);
     return std::get<QueryResult>(outcome).paging_state;
   };
   std::vector<std::int64_t> seen;
   const std::string select = "SELECT c FROM ks.t WHERE p = 1";
-  std::string state = next(select, "", seen);                                   // 9, 8, 7
-  ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (p, c) VALUES (1, 100)")), "ok");  // Behind.
-  ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (p, c) VALUES (1, 101)")), "ok");  // Behind.
-  ASSERT_EQ(Show(store.Run("DELETE FROM ks.t WHERE p = 1 AND c = 8")), "ok");   // Behind.
-  ASSERT_EQ(Show(store.Run("DELETE FROM ks.t WHERE p = 1 AND c = 5")), "ok");   // Ahead.
+  std::string state = next(select, "", seen);                                    // 9, 8, 7
+  ASSERT_EQ(Shown(store.Run("INSERT INTO ks.t (p, c) VALUES (1, 100)")), "ok");  // Behind.
+  ASSERT_EQ(Shown(store.Run("INSERT INTO ks.t (p, c) VALUES (1, 101)")), "ok");  // Behind.
+  ASSERT_EQ(Shown(store.Run("DELETE FROM ks.t WHERE p = 1 AND c = 8")), "ok");   // Behind.
+  ASSERT_EQ(Shown(store.Run("DELETE FROM ks.t WHERE p = 1 AND c = 5")), "ok");   // Ahead.
   for (int pages = 0; pages < 10 && !state.empty(); ++pages) state = next(select, state, seen);
   EXPECT_EQ(seen, (std::vector<std::int64_t>{9, 8, 7, 6, 4, 3, 2, 1, 0}));
 
@@ -307,12 +300,12 @@ TEST(CqlEngineTest, PagingResumesAfterTheLastKeyWhateverChangedBehindIt) {
   const std::string columns = "SELECT column_name FROM system_schema.columns";
   std::vector<std::string> all, paged;
   const Outcome unpaged = store.Run(columns);
-  ASSERT_TRUE(std::holds_alternative<QueryResult>(unpaged)) << Show(unpaged);
+  ASSERT_TRUE(std::holds_alternative<QueryResult>(unpaged)) << Shown(unpaged);
   for (const Row& row : std::get<QueryResult>(unpaged).rows) all.push_back(row[0].bytes);
   PageRequest view_page(2);
   for (int pages = 0; pages < 1'000; ++pages) {
     Outcome outcome = store.Run(columns, {}, view_page);
-    ASSERT_TRUE(std::holds_alternative<QueryResult>(outcome)) << Show(outcome);
+    ASSERT_TRUE(std::holds_alternative<QueryResult>(outcome)) << Shown(outcome);
     for (const Row& row : std::get<QueryResult>(outcome).rows) paged.push_back(row[0].bytes);
     view_page.paging_state = std::get<QueryResult>(outcome).paging_state;
     if (view_page.paging_state.empty()) break;
@@ -322,7 +315,7 @@ TEST(CqlEngineTest, PagingResumesAfterTheLastKeyWhateverChangedBehindIt) {
 
   std::vector<std::int64_t> ignored;
   const std::string from_t = next(select, "", ignored);
-  EXPECT_EQ(Show(store.Run("SELECT k FROM ks.other", {}, PageRequest(3, from_t))),
+  EXPECT_EQ(Shown(store.Run("SELECT k FROM ks.other", {}, PageRequest(3, from_t))),
             "error: Invalid Arguments. Invalid paging state");
 }
 
@@ -331,11 +324,11 @@ TEST(CqlEngineTest, DescribeSchemaShowsEveryUserKeyspaceWithItsTables) {
   for (const char* statement :
        {"CREATE KEYSPACE a", "CREATE KEYSPACE b", "CREATE TABLE a.t (k int PRIMARY KEY)",
         "CREATE TABLE b.u (k int PRIMARY KEY)"}) {
-    ASSERT_EQ(Show(store.Run(statement)), "ok") << statement;
+    ASSERT_EQ(Shown(store.Run(statement)), "ok") << statement;
   }
   for (const char* describe : {"DESCRIBE SCHEMA", "DESCRIBE FULL SCHEMA"}) {
     Outcome outcome = store.Run(describe);
-    ASSERT_TRUE(std::holds_alternative<QueryResult>(outcome)) << Show(outcome);
+    ASSERT_TRUE(std::holds_alternative<QueryResult>(outcome)) << Shown(outcome);
     const std::string& text = std::get<QueryResult>(outcome).text;
     EXPECT_TRUE(text.starts_with("CREATE KEYSPACE a WITH")) << text;
     for (const char* part :
@@ -348,29 +341,29 @@ TEST(CqlEngineTest, DescribeSchemaShowsEveryUserKeyspaceWithItsTables) {
 
 TEST(CqlEngineTest, BindMarkersTakeTheCallersValues) {
   EngineOnVolume store;
-  ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
-  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, v text)")), "ok");
+  ASSERT_EQ(Shown(store.Run("CREATE KEYSPACE ks")), "ok");
+  ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, v text)")), "ok");
   const Value two[] = {Value::Int(7), Value::Text("seven")};
-  EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, v) VALUES (?, ?)", two)), "ok");
-  EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, v) VALUES (?, ?)", std::span(two, 1))),
+  EXPECT_EQ(Shown(store.Run("INSERT INTO ks.t (k, v) VALUES (?, ?)", two)), "ok");
+  EXPECT_EQ(Shown(store.Run("INSERT INTO ks.t (k, v) VALUES (?, ?)", std::span(two, 1))),
             "error: Invalid Arguments. Expected 2 bound values, got 1");
   // A bound decimal is checked as a literal is: its text must be a number.
-  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.d (d decimal PRIMARY KEY)")), "ok");
+  ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.d (d decimal PRIMARY KEY)")), "ok");
   for (const char* bad : {"abc", "", "1.2.3", "1e99999999999999999999", "--1"}) {
     const Value value[] = {Value::Text(bad)};
-    EXPECT_EQ(Show(store.Run("INSERT INTO ks.d (d) VALUES (?)", value)),
+    EXPECT_EQ(Shown(store.Run("INSERT INTO ks.d (d) VALUES (?)", value)),
               fmt::format("error: Invalid Arguments. Invalid decimal '{}'", bad));
   }
   const Value good[] = {Value::Text("-1.5e3")};
-  EXPECT_EQ(Show(store.Run("INSERT INTO ks.d (d) VALUES (?)", good)), "ok");
+  EXPECT_EQ(Shown(store.Run("INSERT INTO ks.d (d) VALUES (?)", good)), "ok");
   const Value three[] = {Value::Int(8), Value::Text("eight"), Value::Text("extra")};
-  EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, v) VALUES (?, ?)", three)),
+  EXPECT_EQ(Shown(store.Run("INSERT INTO ks.t (k, v) VALUES (?, ?)", three)),
             "error: Invalid Arguments. Expected 2 bound values, got 3");
   const Value wrong[] = {Value::Text("x"), Value::Text("y")};
-  EXPECT_EQ(Show(store.Run("INSERT INTO ks.t (k, v) VALUES (?, ?)", wrong)),
+  EXPECT_EQ(Shown(store.Run("INSERT INTO ks.t (k, v) VALUES (?, ?)", wrong)),
             "error: Datatype Mismatch. Cannot convert a string to int");
   const Value key[] = {Value::Int(7)};
-  EXPECT_EQ(Show(store.Run("SELECT v FROM ks.t WHERE k = ?", key)),
+  EXPECT_EQ(Shown(store.Run("SELECT v FROM ks.t WHERE k = ?", key)),
             "     v\n-------\n seven\n\n(1 rows)\n");
 }
 
@@ -381,17 +374,17 @@ TEST(CqlEngineTest, AScriptStopsAtTheFirstError) {
       "CREATE KEYSPACE ks; USE ks; CREATE TABLE t (k int PRIMARY KEY);"
       "CREATE TABLE t (k int PRIMARY KEY); CREATE TABLE u (k int PRIMARY KEY);");
   ASSERT_EQ(outcomes.size(), 4u);
-  EXPECT_EQ(Show(outcomes[3]), "error: Duplicate Object. Object 'ks.t' already exists");
+  EXPECT_EQ(Shown(outcomes[3]), "error: Duplicate Object. Object 'ks.t' already exists");
   EXPECT_EQ(store.engine().catalog().FindTable("ks", "u"), nullptr);
   outcomes = store.engine().ExecuteScript(store.session(), "USE ks; SELECT FROM t;");
   ASSERT_EQ(outcomes.size(), 2u);
-  EXPECT_EQ(Show(outcomes[1]), "error: Invalid SQL Statement. syntax error, unexpected FROM");
+  EXPECT_EQ(Shown(outcomes[1]), "error: Invalid SQL Statement. syntax error, unexpected FROM");
 }
 
 TEST(CqlEngineTest, ErrorsPointAtTheOffendingName) {
   EngineOnVolume store;
-  ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
-  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, v text)")), "ok");
+  ASSERT_EQ(Shown(store.Run("CREATE KEYSPACE ks")), "ok");
+  ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, v text)")), "ok");
   auto caret = [&](std::string_view statement) {
     Outcome outcome = store.Run(statement);
     const auto* error = std::get_if<CqlError>(&outcome);
@@ -425,48 +418,50 @@ TEST(CqlEngineTest, ErrorsPointAtTheOffendingName) {
 TEST(CqlEngineTest, DeepNestingIsASyntaxErrorNotACrash) {
   EngineOnVolume store;
   const std::string deep_list = "SELECT * FROM t WHERE k = " + std::string(100'000, '[');
-  EXPECT_TRUE(Show(store.Run(deep_list)).starts_with("error: Invalid SQL Statement. syntax error"));
+  EXPECT_TRUE(
+      Shown(store.Run(deep_list)).starts_with("error: Invalid SQL Statement. syntax error"));
   std::string deep_type = "CREATE TABLE t (k int PRIMARY KEY, v ";
   for (int i = 0; i < 10'000; ++i) deep_type += "list<";
-  EXPECT_TRUE(Show(store.Run(deep_type)).starts_with("error: Invalid SQL Statement. syntax error"));
-  ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
-  EXPECT_EQ(Show(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, v list<list<int>>)")),
+  EXPECT_TRUE(
+      Shown(store.Run(deep_type)).starts_with("error: Invalid SQL Statement. syntax error"));
+  ASSERT_EQ(Shown(store.Run("CREATE KEYSPACE ks")), "ok");
+  EXPECT_EQ(Shown(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, v list<list<int>>)")),
             "error: Invalid Arguments. Non-frozen collections are not allowed inside collections");
   std::string nine = "CREATE TABLE ks.t (k int PRIMARY KEY, v ";
   for (int i = 0; i < 9; ++i) nine += "frozen<list<";
   nine += "int" + std::string(18, '>') + ")";
-  EXPECT_EQ(Show(store.Run(nine)), "error: Invalid Arguments. collections nest at most 8 deep");
+  EXPECT_EQ(Shown(store.Run(nine)), "error: Invalid Arguments. collections nest at most 8 deep");
 }
 
 TEST(CqlEngineTest, DefaultTimeToLiveApplies) {
   EngineOnVolume store;
-  ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
-  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY) WITH default_time_to_live = 5")),
+  ASSERT_EQ(Shown(store.Run("CREATE KEYSPACE ks")), "ok");
+  ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY) WITH default_time_to_live = 5")),
             "ok");
-  ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (k) VALUES (1)")), "ok");
-  ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (k) VALUES (2) USING TTL 60")), "ok");
+  ASSERT_EQ(Shown(store.Run("INSERT INTO ks.t (k) VALUES (1)")), "ok");
+  ASSERT_EQ(Shown(store.Run("INSERT INTO ks.t (k) VALUES (2) USING TTL 60")), "ok");
   store.simulation().RunFor(std::chrono::seconds(6));
-  EXPECT_EQ(Show(store.Run("SELECT k FROM ks.t")), " k\n---\n 2\n\n(1 rows)\n");
+  EXPECT_EQ(Shown(store.Run("SELECT k FROM ks.t")), " k\n---\n 2\n\n(1 rows)\n");
 }
 
 TEST(CqlEngineTest, OptionsAndTableIdsSurviveAReopenExactly) {
   EngineOnVolume store;
-  ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
-  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.a (k int PRIMARY KEY) WITH comment = 'C:\\new=1'")),
+  ASSERT_EQ(Shown(store.Run("CREATE KEYSPACE ks")), "ok");
+  ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.a (k int PRIMARY KEY) WITH comment = 'C:\\new=1'")),
             "ok");
-  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.b (k int PRIMARY KEY)")), "ok");
-  const std::string described = Show(store.Run("DESCRIBE TABLE ks.a"));
+  ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.b (k int PRIMARY KEY)")), "ok");
+  const std::string described = Shown(store.Run("DESCRIBE TABLE ks.a"));
   EXPECT_NE(described.find("AND comment = 'C:\\new=1'"), std::string::npos) << described;
   const std::string b_id =
-      Show(store.Run("SELECT id FROM system_schema.tables WHERE "
-                     "keyspace_name = 'ks' AND table_name = 'b'"));
-  ASSERT_EQ(Show(store.Run("DROP TABLE ks.b")), "ok");
+      Shown(store.Run("SELECT id FROM system_schema.tables WHERE "
+                      "keyspace_name = 'ks' AND table_name = 'b'"));
+  ASSERT_EQ(Shown(store.Run("DROP TABLE ks.b")), "ok");
   store.Reopen();
-  EXPECT_EQ(Show(store.Run("DESCRIBE TABLE ks.a")), described);
-  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.c (k int PRIMARY KEY)")), "ok");
+  EXPECT_EQ(Shown(store.Run("DESCRIBE TABLE ks.a")), described);
+  ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.c (k int PRIMARY KEY)")), "ok");
   const std::string c_id =
-      Show(store.Run("SELECT id FROM system_schema.tables WHERE "
-                     "keyspace_name = 'ks' AND table_name = 'c'"));
+      Shown(store.Run("SELECT id FROM system_schema.tables WHERE "
+                      "keyspace_name = 'ks' AND table_name = 'c'"));
   EXPECT_NE(c_id, b_id);  // Ids are never reused, across restarts too.
 }
 
@@ -489,19 +484,19 @@ class SwitchedWriteFailures final : public sim::FaultPlan {
 TEST(CqlEngineTest, AFailedDiskWriteChangesNeitherCatalogNorData) {
   bool failing = false;
   EngineOnVolume store(nullptr, {.fault_plan = std::make_shared<SwitchedWriteFailures>(&failing)});
-  ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
-  ASSERT_EQ(Show(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY)")), "ok");
+  ASSERT_EQ(Shown(store.Run("CREATE KEYSPACE ks")), "ok");
+  ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY)")), "ok");
   failing = true;
-  EXPECT_TRUE(Show(store.Run("CREATE TABLE ks.u (k int PRIMARY KEY)"))
+  EXPECT_TRUE(Shown(store.Run("CREATE TABLE ks.u (k int PRIMARY KEY)"))
                   .starts_with("error: Server Error. CREATE TABLE: disk I/O error"));
   EXPECT_TRUE(
-      Show(store.Run("INSERT INTO ks.t (k) VALUES (1)")).starts_with("error: Server Error"));
+      Shown(store.Run("INSERT INTO ks.t (k) VALUES (1)")).starts_with("error: Server Error"));
   failing = false;
-  EXPECT_EQ(Show(store.Run("SELECT * FROM ks.u")), "error: Object Not Found");
-  EXPECT_EQ(Show(store.Run("SELECT count(*) FROM ks.t")), " count\n-------\n     0\n\n(1 rows)\n");
-  EXPECT_EQ(Show(store.Run("CREATE TABLE ks.u (k int PRIMARY KEY)")), "ok");
+  EXPECT_EQ(Shown(store.Run("SELECT * FROM ks.u")), "error: Object Not Found");
+  EXPECT_EQ(Shown(store.Run("SELECT count(*) FROM ks.t")), " count\n-------\n     0\n\n(1 rows)\n");
+  EXPECT_EQ(Shown(store.Run("CREATE TABLE ks.u (k int PRIMARY KEY)")), "ok");
   store.Reopen();
-  EXPECT_EQ(Show(store.Run("SELECT count(*) FROM ks.u")), " count\n-------\n     0\n\n(1 rows)\n");
+  EXPECT_EQ(Shown(store.Run("SELECT count(*) FROM ks.u")), " count\n-------\n     0\n\n(1 rows)\n");
 }
 
 // Fails one disk write: hit number `*target` of the write site.
@@ -533,12 +528,12 @@ TEST(CqlEngineTest, AFailedWriteAtAnyDiskWriteLeavesNoPhantomRow) {
   for (std::uint64_t offset = 1; offset <= 12; ++offset) {
     std::uint64_t target = 0;  // No failure during set-up.
     EngineOnVolume store(nullptr, {.fault_plan = std::make_shared<OneWriteFailure>(&target)});
-    ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
-    ASSERT_EQ(Show(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, v text)")), "ok");
-    ASSERT_EQ(Show(store.Run("UPDATE ks.t SET v = 'x' WHERE k = 1")), "ok");
+    ASSERT_EQ(Shown(store.Run("CREATE KEYSPACE ks")), "ok");
+    ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, v text)")), "ok");
+    ASSERT_EQ(Shown(store.Run("UPDATE ks.t SET v = 'x' WHERE k = 1")), "ok");
     target = WritesSoFar(store.simulation()) + offset;
-    const std::string outcome = Show(store.Run("DELETE v FROM ks.t WHERE k = 1"));
-    const std::string rows = Show(store.Run("SELECT * FROM ks.t"));
+    const std::string outcome = Shown(store.Run("DELETE v FROM ks.t WHERE k = 1"));
+    const std::string rows = Shown(store.Run("SELECT * FROM ks.t"));
     if (outcome == "ok") {
       EXPECT_EQ(rows, " k | v\n---+---\n\n(0 rows)\n") << "offset " << offset;
     } else {
@@ -551,9 +546,9 @@ TEST(CqlEngineTest, ADamagedCatalogOrCellIsCorruptionNotACrash) {
   fakes::Volume volume("store-data", fakes::VolumeKind::kNamedVolume);
   {
     EngineOnVolume store(&volume);
-    ASSERT_EQ(Show(store.Run("CREATE KEYSPACE ks")), "ok");
-    ASSERT_EQ(Show(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, v list<int>)")), "ok");
-    ASSERT_EQ(Show(store.Run("INSERT INTO ks.t (k, v) VALUES (1, [5])")), "ok");
+    ASSERT_EQ(Shown(store.Run("CREATE KEYSPACE ks")), "ok");
+    ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, v list<int>)")), "ok");
+    ASSERT_EQ(Shown(store.Run("INSERT INTO ks.t (k, v) VALUES (1, [5])")), "ok");
     // Damage the cell behind the engine's back: a list of lists.
     sqlite3* db = store.handle();
     const std::string bad = EncodeCollection(Value{
@@ -563,7 +558,7 @@ TEST(CqlEngineTest, ADamagedCatalogOrCellIsCorruptionNotACrash) {
     sqlite3_bind_blob(update, 1, bad.data(), static_cast<int>(bad.size()), SQLITE_TRANSIENT);
     ASSERT_EQ(sqlite3_step(update), SQLITE_DONE);
     sqlite3_finalize(update);
-    EXPECT_EQ(Show(store.Run("SELECT * FROM ks.t")),
+    EXPECT_EQ(Shown(store.Run("SELECT * FROM ks.t")),
               "error: Server Error. Corruption: a stored collection value cannot be read");
     // And a storage name that would be SQL.
     ASSERT_EQ(sqlite3_exec(db, "UPDATE fl_columns SET sql_name = 'c1; DROP TABLE t1'", nullptr,

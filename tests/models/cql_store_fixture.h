@@ -15,6 +15,16 @@
 
 namespace faultline::models::cql {
 
+// An outcome as a test compares it: "ok" for no rows, the rows as ycqlsh
+// prints them, or "error: " and the message.
+inline std::string Shown(const Outcome& outcome) {
+  if (const auto* error = std::get_if<CqlError>(&outcome)) return "error: " + error->message;
+  const QueryResult& result = std::get<QueryResult>(outcome);
+  return result.kind == QueryResult::Kind::kVoid || result.kind == QueryResult::Kind::kSchemaChange
+             ? "ok"
+             : FormatResult(result);
+}
+
 class EngineOnVolume {
  public:
   explicit EngineOnVolume(fakes::Volume* volume = nullptr, sim::SimulationOptions options = {})
