@@ -114,8 +114,9 @@ void DeclareCheckFlags(CLI::App& command, CheckFlags& flags) {
             "play the cases in N worker processes (the report is the same)");
   command.add_flag("--static", flags.static_only, "the static rules only: nothing is simulated");
   command.add_flag("--replay-from-empty", flags.from_empty,
-                   "play each crash case from an empty world, not forked from the run they "
-                   "share (the same report, slower: for comparing the two)");
+                   "play each crash case, and each try of its repro, from an empty world, not "
+                   "forked from the run they share (the same report but for its run count, "
+                   "slower: for comparing the two)");
   AddLimits(command, flags.limits);
 }
 

@@ -9,7 +9,8 @@
 // largest per-file cost over the smallest (target: at most 1.3x).
 //
 // Each N is played enough times to spend about the same CPU (at least
-// --repeat times), so the small folders are not lost in the noise.
+// --repeat times), so the small folders are not lost in the noise, each
+// run beside a run of the baseline, so both meet the same machine.
 //
 // Usage: migration_bench [--max-files N] [--repeat N]
 #include <sys/resource.h>
@@ -76,23 +77,38 @@ scenarios::Scenario Migrating(int files) {
   return scenario;
 }
 
-// Plays the folder of `files` files `times` times; CPU seconds per run.
-double RunCost(int files, int times) {
-  const scenarios::Scenario scenario = Migrating(files);
+double CpuOfRun(const scenarios::Scenario& scenario, int files) {
+  bool serving = false;
+  scenarios::RunOptions options{.seed = 1, .checkers = false};
+  options.observe = [&](std::size_t step, scenarios::World& world) {
+    if (step == scenario.steps.size() - 1) serving = scenarios::IsServing(world, "kuri-1");
+  };
   const double start = CpuSeconds();
-  for (int run = 0; run < times; ++run) {
-    bool serving = false;
-    scenarios::RunOptions options{.seed = 1, .checkers = false};
-    options.observe = [&](std::size_t step, scenarios::World& world) {
-      if (step == scenario.steps.size() - 1) serving = scenarios::IsServing(world, "kuri-1");
-    };
-    const scenarios::ScenarioResult result = scenarios::RunScenario(scenario, options);
-    if (!serving) {
-      const std::string last = result.steps.empty() ? result.stopped : result.steps.back().outcome;
-      Fail(fmt::format("{} files: kuri-1 does not serve after migrating ({})", files, last));
-    }
+  const scenarios::ScenarioResult result = scenarios::RunScenario(scenario, options);
+  const double spent = CpuSeconds() - start;
+  if (!serving) {
+    const std::string last = result.steps.empty() ? result.stopped : result.steps.back().outcome;
+    Fail(fmt::format("{} files: kuri-1 does not serve after migrating ({})", files, last));
   }
-  return (CpuSeconds() - start) / times;
+  return spent;
+}
+
+struct Cost {
+  double run = 0;       // CPU seconds of a run of the folder.
+  double baseline = 0;  // Of a run without its files.
+};
+
+// Plays the folder of `files` files and the baseline `times` times each,
+// one after the other, so both see the same machine.
+Cost RunCost(int files, int times) {
+  const scenarios::Scenario folder = Migrating(files);
+  const scenarios::Scenario baseline = Migrating(0);
+  Cost cost;
+  for (int run = 0; run < times; ++run) {
+    cost.baseline += CpuOfRun(baseline, 0) / times;
+    cost.run += CpuOfRun(folder, files) / times;
+  }
+  return cost;
 }
 
 }  // namespace
@@ -108,16 +124,15 @@ int main(int argc, char** argv) {
   }
   // Runs of each size: about the CPU of `repeat` runs of the largest.
   const auto times_for = [&](int files) { return std::max(repeat, repeat * max_files / files); };
-  const int baseline_times = times_for(1);
-  const double baseline = RunCost(0, baseline_times);
-  std::printf("baseline (no file): %.2f ms a run, %d runs\n", baseline * 1e3, baseline_times);
-  std::printf("%8s %8s %12s %14s\n", "files", "runs", "ms_per_run", "us_per_file");
+  std::printf("%8s %8s %12s %12s %14s\n", "files", "runs", "ms_per_run", "baseline_ms",
+              "us_per_file");
   std::vector<double> per_file;
   for (const int files : sizes) {
     const int times = times_for(files);
-    const double cost = RunCost(files, times);
-    per_file.push_back((cost - baseline) / files);
-    std::printf("%8d %8d %12.2f %14.1f\n", files, times, cost * 1e3, per_file.back() * 1e6);
+    const Cost cost = RunCost(files, times);
+    per_file.push_back((cost.run - cost.baseline) / files);
+    std::printf("%8d %8d %12.2f %12.2f %14.1f\n", files, times, cost.run * 1e3, cost.baseline * 1e3,
+                per_file.back() * 1e6);
     std::fflush(stdout);
   }
   const auto [low, high] = std::minmax_element(per_file.begin(), per_file.end());

@@ -14,6 +14,7 @@
 #include "scenarios/harness/branches.h"
 #include "scenarios/harness/cluster.h"
 #include "scenarios/harness/runner.h"
+#include "scenarios/shrink/signature.h"
 #include "scenarios/world/world.h"
 #include "sim/assert.h"
 
@@ -339,6 +340,7 @@ void Checker::CrashCasesBranched(const std::string& runner,
   };
   const BranchedRun branched = RunBranched(trunk.scenario, run, points, judge_future, callbacks);
   case_end_.reset();
+  played_.trunk_signatures[runner] = SignatureOf(trunk.scenario, branched.trunk);
   for (const BranchPoint& point : points) {
     const auto future = branched.futures.find(point.key);
     if (future == branched.futures.end()) {

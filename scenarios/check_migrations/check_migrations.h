@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -75,8 +76,9 @@ struct MigrationCheckOptions {
   int race_seeds = 5;  // Seeds per store for the concurrent check (races are drawn).
   std::function<void(std::string_view check, int runs)> on_progress;
   // Crash cases as futures of one run (scenarios/harness/branches.h), each
-  // forked at its crash's pass; false: each played from an empty world
-  // (the same report, slower: for comparing the two).
+  // forked at its crash's pass, and crash repros made from what the cases
+  // saw (findings.cc); false: each case and each repro's tries played from
+  // an empty world (the same report, more runs, slower: for comparing).
   bool branch = true;
   // Which cases PlayShard plays: case c when c % count == index (every
   // shard plays the clean runs it needs; shard 0 counts them).
@@ -119,6 +121,21 @@ struct MigrationCheckReport {
 // models::migrate::kRunnerNames, 1 <= replicas <= 16, one shard.
 MigrationCheckReport CheckMigrations(const MigrationCheckOptions& options);
 
+// What a crash case's run saw, kept with the case so that a finding's
+// repro is made without playing it again (findings.cc): a crash case is
+// one run, and a repro is its case, or another of the check's cases.
+struct CrashSeen {
+  std::string site;  // The crash: the hit-th pass of site by kuri-1.
+  std::uint64_t hit = 0;
+  std::optional<Signature> signature;  // None: every whole-run checker held.
+  std::string versions_at_crash;       // schema_migrations just after the crash.
+  // kuri-1 at the end: serving or not, its log's last line, the versions.
+  bool serving_at_end = false;
+  std::string last_line_at_end;
+  std::string versions_at_end;
+  friend bool operator==(const CrashSeen&, const CrashSeen&) = default;
+};
+
 // A case played and judged, before cases are grouped: what a worker
 // process sends back (ShardToJson).
 struct JudgedCase {
@@ -135,11 +152,15 @@ struct JudgedCase {
   std::optional<std::size_t> ran;  // Statements of `file` that had run, when known.
   std::uint64_t seed = 0;
   Scenario scenario;  // Only a shard's first case of each group carries it (else empty).
+  std::optional<CrashSeen> crash_seen;  // Crash cases.
 };
 struct PlayedShard {
   std::vector<JudgedCase> cases;
   std::vector<std::pair<std::uint64_t, std::string>> notes;  // (case index when said, note)
   std::vector<models::migrate::LintFinding> refused;         // The clean runs' store-refuses.
+  // Each runner's run without a crash, which its crash cases branch from:
+  // its signature (none: every checker held), for shrinking their repros.
+  std::map<std::string, std::optional<Signature>> trunk_signatures;
   int runs = 0;
   // Which shard it was, and how many cases it counted in all (every shard
   // counts the same cases; it plays its own): for checking the answers.

@@ -134,6 +134,7 @@ void Checker::Merge(const std::vector<PlayedShard>& shards) {
   std::vector<std::pair<std::uint64_t, std::string>> notes;
   for (const PlayedShard& shard : shards) {
     report_.runs += shard.runs;
+    trunk_signatures_.insert(shard.trunk_signatures.begin(), shard.trunk_signatures.end());
     for (const JudgedCase& judged : shard.cases) cases.push_back(&judged);
     notes.insert(notes.end(), shard.notes.begin(), shard.notes.end());
     for (const models::migrate::LintFinding& refused : shard.refused) {
@@ -148,7 +149,16 @@ void Checker::Merge(const std::vector<PlayedShard>& shards) {
   for (std::size_t i = 1; i < cases.size(); ++i) {
     FL_ASSERT_MSG(cases[i - 1]->index != cases[i]->index, "case {} played twice", cases[i]->index);
   }
-  for (const JudgedCase* judged : cases) Group(*judged);
+  for (const JudgedCase* judged : cases) {
+    if (judged->crash_seen) {
+      Case kept = *judged;
+      kept.scenario = Scenario();
+      crash_cases_.emplace(
+          std::make_tuple(judged->runner, judged->crash_seen->site, judged->crash_seen->hit),
+          std::move(kept));
+    }
+    Group(*judged);
+  }
   std::stable_sort(notes.begin(), notes.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& [key, note] : notes) {

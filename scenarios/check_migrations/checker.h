@@ -270,6 +270,17 @@ class Checker {
   void Finish(const std::vector<ReproMade>* made);
 
   void Repro(DynamicFinding& finding, const Case& first_case);
+  // A crash case of the check, by runner and crash (site, hit): what
+  // its run saw; none when no case played that crash.
+  const Case* CrashCase(const std::string& runner, const Scenario& scenario) const;
+  // Whether a shrinking candidate of a crash finding's repro fails as
+  // `first_case` does, known from the case that played it, or from the
+  // run without a crash; nullopt: play it.
+  std::optional<bool> KnownCrashCandidate(const Case& first_case, const Signature& signature,
+                                          const Scenario& candidate) const;
+  // The repro's end, as expectations of its crash and last steps.
+  void ExpectWhatItSaw(Scenario& scenario, bool crash, const std::vector<Observed>& end,
+                       const std::string& versions_at_crash) const;
 
   const MigrationCheckOptions& options_;
   PlayedShard played_;
@@ -285,6 +296,11 @@ class Checker {
   std::set<Key> first_of_group_;       // Of this shard's cases.
   std::map<Key, std::pair<DynamicFinding, Case>> groups_;
   std::vector<Key> order_;
+  // Every shard's crash cases (Merge), by runner, site and hit, each
+  // without its scenario.
+  std::map<std::tuple<std::string, std::string, std::uint64_t>, Case> crash_cases_;
+  // Each runner's run without a crash (PlayedShard::trunk_signatures).
+  std::map<std::string, std::optional<Signature>> trunk_signatures_;
 };
 
 }  // namespace faultline::scenarios::check

@@ -68,6 +68,11 @@ void Checker::Finish(const std::vector<ReproMade>* made) {
   }
 }
 
+// A crash finding's repro is made from what its cases' runs saw: the
+// signature, and the end, of the first case or of the case the shrinker
+// keeps (another crash case of the check); only a candidate no case
+// played is played. Other findings play theirs, as every finding does
+// with options.branch off (the reference: the same repro, more runs).
 void Checker::Repro(DynamicFinding& finding, const Case& first_case) {
   Scenario scenario = first_case.scenario;
   scenario.name =
@@ -76,8 +81,17 @@ void Checker::Repro(DynamicFinding& finding, const Case& first_case) {
       fmt::format("check-migrations: {}: {}", finding.cases.front(), InfoOf(finding.verdict).name);
   scenario.story = finding.detail;
   scenario.lesson = std::string(InfoOf(finding.verdict).meaning);
-  const ScenarioResult first = RunScenario(scenario, {.seed = finding.seed});
-  ++report_.runs;
+  const bool crash = finding.check == "crash";  // Moment::kCrashed: just after the crash.
+  const CrashSeen* seen =
+      options_.branch && first_case.crash_seen ? &*first_case.crash_seen : nullptr;
+  FL_ASSERT(seen == nullptr || crash);
+  std::optional<Signature> signature;
+  if (seen) {
+    signature = seen->signature;
+  } else {
+    signature = SignatureOf(scenario, RunScenario(scenario, {.seed = finding.seed}));
+    ++report_.runs;
+  }
   // A simpler case is kept only if it is judged the same: the same
   // verdict, file and version to force, not only the same failed checker.
   const auto same_verdict = [&](const Scenario& candidate) {
@@ -86,27 +100,48 @@ void Checker::Repro(DynamicFinding& finding, const Case& first_case) {
     return Judge(again) && again.verdict == first_case.verdict && again.file == first_case.file &&
            again.force_to == first_case.force_to;
   };
-  if (const std::optional<Signature> signature = SignatureOf(scenario, first)) {
-    Shrunk shrunk = Shrink(scenario, finding.seed, *signature, false, 100, true, same_verdict);
-    report_.runs += static_cast<int>(shrunk.log.size());
+  if (signature) {
+    ShrinkOptions shrinking{.max_runs = 100, .keep_steps = true, .also_holds = same_verdict};
+    if (seen) {
+      shrinking.known = [&](const Scenario& candidate) {
+        return KnownCrashCandidate(first_case, *signature, candidate);
+      };
+    }
+    Shrunk shrunk = Shrink(scenario, finding.seed, *signature, shrinking);
+    report_.runs += shrunk.runs;
     scenario = std::move(shrunk.scenario);
     finding.shrink_log = std::move(shrunk.log);
   }
-  // What the end looks like, as expectations of the last step.
-  const std::size_t last = scenario.steps.size() - 1;
-  const bool crash = finding.check == "crash";  // Moment::kCrashed: just after the crash.
-  const Played played =
-      Play(scenario, finding.seed,
-           crash ? std::set<std::size_t>{Moment::kCrashed, last} : std::set<std::size_t>{last},
-           scenario.nodes);
-  if (crash) {
-    scenario.steps[Moment::kCrashed].expect.push_back(
-        {.kind = Expectation::Kind::kSchemaMigrations,
-         .service = options_.keyspace,
-         .text = played.seen.at(Moment::kCrashed).front().versions});
+  // What the end looks like, as expectations of the last step: as the
+  // case that is the repro saw it, or played.
+  if (const Case* played_case = seen ? CrashCase(first_case.runner, scenario) : nullptr) {
+    const CrashSeen& end = *played_case->crash_seen;
+    ExpectWhatItSaw(scenario, true,
+                    {Observed{.serving = end.serving_at_end,
+                              .versions = end.versions_at_end,
+                              .last_line = end.last_line_at_end}},
+                    end.versions_at_crash);
+  } else {
+    const std::size_t last = scenario.steps.size() - 1;
+    const Played played =
+        Play(scenario, finding.seed,
+             crash ? std::set<std::size_t>{Moment::kCrashed, last} : std::set<std::size_t>{last},
+             scenario.nodes);
+    ExpectWhatItSaw(scenario, crash, played.seen.at(last),
+                    crash ? played.seen.at(Moment::kCrashed).front().versions : "");
   }
-  const std::vector<Observed>& end = played.seen.at(last);
-  Step& step = scenario.steps[last];
+  finding.repro = std::move(scenario);
+}
+
+void Checker::ExpectWhatItSaw(Scenario& scenario, bool crash, const std::vector<Observed>& end,
+                              const std::string& versions_at_crash) const {
+  FL_ASSERT(!end.empty() && end.size() <= static_cast<std::size_t>(scenario.nodes));
+  if (crash) {
+    scenario.steps[Moment::kCrashed].expect.push_back({.kind = Expectation::Kind::kSchemaMigrations,
+                                                       .service = options_.keyspace,
+                                                       .text = versions_at_crash});
+  }
+  Step& step = scenario.steps.back();
   for (std::size_t i = 0; i < end.size(); ++i) {
     const std::string service = NodeName(static_cast<int>(i) + 1);
     Expectation serving{
@@ -121,7 +156,44 @@ void Checker::Repro(DynamicFinding& finding, const Case& first_case) {
   step.expect.push_back({.kind = Expectation::Kind::kSchemaMigrations,
                          .service = options_.keyspace,
                          .text = end.front().versions});
-  finding.repro = std::move(scenario);
+}
+
+const Case* Checker::CrashCase(const std::string& runner, const Scenario& scenario) const {
+  if (scenario.faults.size() != 1 || scenario.faults.front().service != kSubject ||
+      scenario.faults.front().action != sim::FaultAction::kCrash) {
+    return nullptr;
+  }
+  const FaultSpec& crash = scenario.faults.front();
+  const auto found = crash_cases_.find(std::make_tuple(runner, crash.site, crash.hit));
+  return found == crash_cases_.end() ? nullptr : &found->second;
+}
+
+// The shrinker changes only a crash case's fault (keep_steps: the steps
+// stay; its one node stays): the candidate is the case of another crash,
+// or the run without one, which every crash case branched from.
+std::optional<bool> Checker::KnownCrashCandidate(const Case& first_case, const Signature& signature,
+                                                 const Scenario& candidate) const {
+  const Scenario& original = first_case.scenario;
+  if (candidate.nodes != original.nodes || candidate.steps.size() != original.steps.size() ||
+      !candidate.crash_site.empty() || candidate.images != original.images ||
+      candidate.services != original.services) {
+    return std::nullopt;
+  }
+  if (candidate.faults.empty()) {
+    const auto trunk = trunk_signatures_.find(first_case.runner);
+    // A run without a crash that failed the same way would need judging.
+    if (trunk == trunk_signatures_.end() ||
+        (trunk->second && SameFailure(*trunk->second, signature))) {
+      return std::nullopt;
+    }
+    return false;
+  }
+  const Case* played = CrashCase(first_case.runner, candidate);
+  if (played == nullptr) return std::nullopt;
+  const std::optional<Signature>& found = played->crash_seen->signature;
+  return found.has_value() && SameFailure(*found, signature) &&
+         played->verdict == first_case.verdict && played->file == first_case.file &&
+         played->force_to == first_case.force_to;
 }
 
 }  // namespace faultline::scenarios::check

@@ -13,6 +13,7 @@
 #include "scenarios/check_migrations/checker.h"
 #include "scenarios/check_migrations/statements.h"
 #include "scenarios/harness/runner.h"
+#include "scenarios/shrink/signature.h"
 #include "scenarios/world/world.h"
 #include "sim/assert.h"
 
@@ -38,6 +39,14 @@ bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
   const Observed& restarted = played.seen.at(Moment::kRestarted).front();
   c.file = played.in_flight;
   c.ran.reset();
+  FL_ASSERT(c.scenario.faults.size() == 1);
+  c.crash_seen = CrashSeen{.site = c.scenario.faults.front().site,
+                           .hit = c.scenario.faults.front().hit,
+                           .signature = SignatureOf(c.scenario, played.result),
+                           .versions_at_crash = crashed.versions,
+                           .serving_at_end = restarted.serving,
+                           .last_line_at_end = restarted.last_line,
+                           .versions_at_end = restarted.versions};
   if (c.runner == "golang-migrate") {
     const FaultSpec& crash = c.scenario.faults.front();
     if (const auto at = RanAtCrash(source_, options_.keyspace, crash.site, crash.hit);

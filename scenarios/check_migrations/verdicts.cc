@@ -123,6 +123,20 @@ namespace {
 
 using Json = nlohmann::json;
 
+Json SignatureJson(const std::optional<Signature>& signature) {
+  if (!signature) return nullptr;
+  return {{"checker", signature->checker},
+          {"violation", signature->violation},
+          {"faults", signature->faults}};
+}
+
+std::optional<Signature> SignatureFromJson(const Json& json) {
+  if (json.is_null()) return std::nullopt;
+  return Signature{.checker = json.at("checker").get<std::string>(),
+                   .violation = json.at("violation").get<std::string>(),
+                   .faults = json.at("faults").get<std::vector<std::string>>()};
+}
+
 Json CaseJson(const JudgedCase& c) {
   Json json = {{"index", c.index},
                {"check", c.check},
@@ -137,7 +151,26 @@ Json CaseJson(const JudgedCase& c) {
                {"seed", c.seed}};
   if (!c.scenario.steps.empty()) json["scenario"] = ToToml(c.scenario);
   if (c.ran) json["ran"] = *c.ran;
+  if (const std::optional<CrashSeen>& seen = c.crash_seen) {
+    json["crash_seen"] = {{"site", seen->site},
+                          {"hit", seen->hit},
+                          {"signature", SignatureJson(seen->signature)},
+                          {"versions_at_crash", seen->versions_at_crash},
+                          {"serving_at_end", seen->serving_at_end},
+                          {"last_line_at_end", seen->last_line_at_end},
+                          {"versions_at_end", seen->versions_at_end}};
+  }
   return json;
+}
+
+CrashSeen CrashSeenFromJson(const Json& json) {
+  return CrashSeen{.site = json.at("site").get<std::string>(),
+                   .hit = json.at("hit").get<std::uint64_t>(),
+                   .signature = SignatureFromJson(json.at("signature")),
+                   .versions_at_crash = json.at("versions_at_crash").get<std::string>(),
+                   .serving_at_end = json.at("serving_at_end").get<bool>(),
+                   .last_line_at_end = json.at("last_line_at_end").get<std::string>(),
+                   .versions_at_end = json.at("versions_at_end").get<std::string>()};
 }
 
 std::optional<Verdict> VerdictNamed(std::string_view name) {
@@ -180,7 +213,12 @@ std::string ShardToJson(const PlayedShard& shard) {
   for (const models::migrate::LintFinding& f : shard.refused) {
     refused.push_back({{"rule", f.rule}, {"file", f.file}, {"message", f.message}});
   }
+  Json trunks = Json::object();
+  for (const auto& [runner, signature] : shard.trunk_signatures) {
+    trunks[runner] = SignatureJson(signature);
+  }
   const Json json = {{"runs", shard.runs},
+                     {"trunk_signatures", trunks},
                      {"shard_index", shard.shard_index},
                      {"shard_count", shard.shard_count},
                      {"total_cases", shard.total_cases},
@@ -201,6 +239,9 @@ std::optional<PlayedShard> ShardFromJson(std::string_view text) {
     shard.shard_index = json.at("shard_index").get<std::uint64_t>();
     shard.shard_count = json.at("shard_count").get<std::uint64_t>();
     shard.total_cases = json.at("total_cases").get<std::uint64_t>();
+    for (const auto& [runner, signature] : json.at("trunk_signatures").items()) {
+      shard.trunk_signatures[runner] = SignatureFromJson(signature);
+    }
     for (const Json& item : json.at("cases")) {
       JudgedCase c;
       c.index = item.at("index").get<std::uint64_t>();
@@ -217,6 +258,7 @@ std::optional<PlayedShard> ShardFromJson(std::string_view text) {
       c.force_to = item.at("force_to").get<std::string>();
       c.seed = item.at("seed").get<std::uint64_t>();
       if (item.contains("ran")) c.ran = item.at("ran").get<std::size_t>();
+      if (item.contains("crash_seen")) c.crash_seen = CrashSeenFromJson(item.at("crash_seen"));
       const bool known_check =
           std::find(std::begin(kChecks), std::end(kChecks), c.check) != std::end(kChecks);
       if (!known_check || c.label.empty() || models::migrate::MakeRunner(c.runner) == nullptr) {

@@ -105,7 +105,8 @@ std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
                        found.first_seed,
                        DrawSchedule(workload, found.first_seed, bounds),
                        {}};
-    group.repro = Shrink(group.first, group.first_seed, group.signature, expectations);
+    group.repro =
+        Shrink(group.first, group.first_seed, group.signature, {.expectations = expectations});
     group.repro.scenario.seed = group.first_seed;
     group.repro.scenario.name = workload.name + "-repro";
     group.repro.scenario.title =

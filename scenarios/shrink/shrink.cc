@@ -22,14 +22,15 @@ namespace {
 class Shrinker {
  public:
   Shrinker(const Scenario& failing, std::uint64_t seed, const Signature& signature,
-           bool expectations, int max_runs, const std::function<bool(const Scenario&)>& also_holds)
+           const ShrinkOptions& options)
       : shrunk_{failing, {}},
         seed_(seed),
         signature_(signature),
-        expectations_(expectations),
-        max_runs_(max_runs),
-        also_holds_(also_holds) {
-    FL_ASSERT(max_runs >= 0);
+        expectations_(options.expectations),
+        max_runs_(options.max_runs),
+        also_holds_(options.also_holds),
+        known_(options.known) {
+    FL_ASSERT(max_runs_ >= 0);
   }
 
   // 1. Fault events: each [[fault]], the [crash].
@@ -144,6 +145,10 @@ class Shrinker {
       return false;
     }
     ++runs_;
+    if (known_) {
+      if (const std::optional<bool> answer = known_(candidate)) return *answer;
+    }
+    ++shrunk_.runs;
     const ScenarioResult result = RunScenario(candidate, {.seed = seed_});
     const std::optional<Signature> found = SignatureOf(candidate, result, expectations_);
     return found.has_value() && SameFailure(*found, signature_) &&
@@ -165,24 +170,25 @@ class Shrinker {
   bool expectations_;
   int max_runs_;
   const std::function<bool(const Scenario&)>& also_holds_;
-  int runs_ = 0;
+  const std::function<std::optional<bool>(const Scenario&)>& known_;
+  int runs_ = 0;  // Tries, played or answered.
 };
 
 }  // namespace
 
 Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& signature,
-              bool expectations, int max_runs, bool keep_steps,
-              const std::function<bool(const Scenario&)>& also_holds) {
-  Shrinker shrinker(failing, seed, signature, expectations, max_runs, also_holds);
+              const ShrinkOptions& options) {
+  Shrinker shrinker(failing, seed, signature, options);
   shrinker.DropFaults();
-  if (!keep_steps) shrinker.DropSteps();
+  if (!options.keep_steps) shrinker.DropSteps();
   shrinker.SimplifyFaults();
   shrinker.FewerNodes();
   Shrunk shrunk = std::move(shrinker).Take();
   FL_ASSERT_MSG(FaultEventCount(shrunk.scenario) <= FaultEventCount(failing),
                 "shrinking added fault events: {} -> {}", FaultEventCount(failing),
                 FaultEventCount(shrunk.scenario));
-  FL_ASSERT(!keep_steps || shrunk.scenario.steps.size() == failing.steps.size());
+  FL_ASSERT(!options.keep_steps || shrunk.scenario.steps.size() == failing.steps.size());
+  FL_ASSERT(shrunk.runs >= 0 && shrunk.runs <= static_cast<int>(shrunk.log.size()));
   return shrunk;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,17 +23,28 @@ struct ShrinkStep {
 struct Shrunk {
   Scenario scenario;
   std::vector<ShrinkStep> log;
+  int runs = 0;  // Runs played: the log's tries, less those answered beforehand (`known`).
+};
+
+struct ShrinkOptions {
+  bool expectations = false;  // A failed step expectation is a failure too.
+  int max_runs = 500;
+  // Every step stays (a protocol whose steps are the question, as
+  // check-migrations' crash, restart and upgrade are).
+  bool keep_steps = false;
+  // A change stays only if this holds of it too (the same verdict).
+  std::function<bool(const Scenario&)> also_holds;
+  // Whether a candidate still fails the same way (also_holds included),
+  // when the caller knows without a run: a run it already played
+  // (check-migrations' other crash cases). nullopt: play it.
+  std::function<std::optional<bool>(const Scenario&)> known;
 };
 
 // Drops fault events, then workload steps, then simplifies what remains
 // (earlier hits, shorter delays, fewer nodes), keeping each change only if a run from
 // `seed` still has `signature`. Never adds anything: the result has at most
-// the fault events it started with. At most `max_runs` runs. With
-// `keep_steps`, every step stays (a protocol whose steps are the question,
-// as check-migrations' crash, restart and upgrade are); with `also_holds`,
-// a change stays only if that holds of it too (the same verdict).
+// the fault events it started with. At most `options.max_runs` tries.
 Shrunk Shrink(const Scenario& failing, std::uint64_t seed, const Signature& signature,
-              bool expectations = false, int max_runs = 500, bool keep_steps = false,
-              const std::function<bool(const Scenario&)>& also_holds = {});
+              const ShrinkOptions& options = {});
 
 }  // namespace faultline::scenarios

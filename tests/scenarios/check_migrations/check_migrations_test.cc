@@ -228,7 +228,7 @@ std::vector<MigrationFile> AlterAndInsertFolder() {
 // the force search played on from each case's held end, give the report
 // each played from an empty world gives: the same findings, cases, words,
 // repros and runs, in the same order.
-TEST(CheckMigrationsTest, BranchedCrashCasesGiveTheReportOfCasesPlayedFromEmpty) {
+TEST(CheckMigrationsTest, BranchedCrashCasesAndTheirReprosGiveTheReportOfRunsFromEmpty) {
   struct Folder {
     std::string name;
     std::vector<MigrationFile> files;
@@ -251,8 +251,12 @@ TEST(CheckMigrationsTest, BranchedCrashCasesGiveTheReportOfCasesPlayedFromEmpty)
     const MigrationCheckReport from_empty = CheckMigrations(options);
     const std::string what = folder.name + " with " + folder.runner;
     const ReportContext context{.folder = folder.name, .repro_files = ReproFileNames(from_empty)};
-    EXPECT_EQ(JsonReport(branched, context), JsonReport(from_empty, context)) << what;
-    EXPECT_EQ(branched.runs, from_empty.runs) << what;
+    // The same report but for the runs: a crash repro played nothing here
+    // (its case's run said how it ends), and each of its tries there.
+    EXPECT_LT(branched.runs, from_empty.runs) << what;
+    MigrationCheckReport same_runs = branched;
+    same_runs.runs = from_empty.runs;
+    EXPECT_EQ(JsonReport(same_runs, context), JsonReport(from_empty, context)) << what;
     ASSERT_EQ(branched.dynamic.size(), from_empty.dynamic.size()) << what;
     EXPECT_FALSE(branched.dynamic.empty()) << what;
     for (std::size_t i = 0; i < branched.dynamic.size(); ++i) {
