@@ -6,6 +6,7 @@
 // again), and rapidcheck shrinks its failure to a few commands.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -49,8 +50,11 @@ RC_GTEST_PROP(ClusterProperty, TheSafeRunnerUpgradesThroughCrashesKillsAndPartit
 }
 
 TEST(ClusterProperty, GolangMigrateFailsItAndTheShrunkStoryReplaysAsAScenarioFile) {
+  // Named by process: ctest runs this binary twice at once (the property
+  // label and the soak one), and one run's remove must not meet the other's.
   const std::filesystem::path file =
-      std::filesystem::temp_directory_path() / "faultline-cluster-counterexample.toml";
+      std::filesystem::temp_directory_path() /
+      ("faultline-cluster-counterexample-" + std::to_string(getpid()) + ".toml");
   std::filesystem::remove(file);
   // rapidcheck draws its own seed each run; it finds this within about 35
   // cases, so up to three rounds of the suite's cases keep the test from
@@ -74,6 +78,7 @@ TEST(ClusterProperty, GolangMigrateFailsItAndTheShrunkStoryReplaysAsAScenarioFil
                    [](const CheckResult& c) { return c.checker == "converges"; });
   ASSERT_NE(converges, replayed.checkers.end());
   EXPECT_FALSE(converges->held) << "the dirty node never serves again";
+  std::filesystem::remove(file);
 }
 
 }  // namespace
