@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "bench/bench_flags.h"
+#include "bench/three_statement_folder.h"
 #include "scenarios/check_migrations/check_migrations.h"
 
 namespace {
@@ -44,22 +45,6 @@ std::vector<MigrationFile> Folder(int files) {
     }
     folder.emplace_back(fmt::format("{:04}_table_{}.up.cql", i, i), up);
     folder.emplace_back(fmt::format("{:04}_table_{}.down.cql", i, i), down);
-  }
-  return folder;
-}
-
-// Files of three statements each, as issue #26 measures.
-std::vector<MigrationFile> ThreeStatementFolder(int files) {
-  std::vector<MigrationFile> folder;
-  for (int i = 1; i <= files; ++i) {
-    folder.emplace_back(
-        fmt::format("{:05}_t{}.up.cql", i, i),
-        fmt::format("CREATE TABLE IF NOT EXISTS t{0} (id text PRIMARY KEY, v int);\n"
-                    "ALTER TABLE t{0} ADD extra text;\n"
-                    "INSERT INTO t{0} (id, v) VALUES ('a', {0});\n",
-                    i));
-    folder.emplace_back(fmt::format("{:05}_t{}.down.cql", i, i),
-                        fmt::format("DROP TABLE IF EXISTS t{};\n", i));
   }
   return folder;
 }
@@ -84,7 +69,8 @@ double CpuSeconds() {
 
 Measured Measure(int files, bool golang_migrate, bool branch) {
   scenarios::MigrationCheckOptions options;
-  options.files = golang_migrate ? ThreeStatementFolder(files) : Folder(files);
+  options.files =
+      golang_migrate ? faultline::bench::ThreeStatementFolder(files, true) : Folder(files);
   options.keyspace = "app";
   options.runners = golang_migrate ? std::vector<std::string>{"golang-migrate"}
                                    : std::vector<std::string>{"golang-migrate", "safe", "db-init"};

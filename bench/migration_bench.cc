@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "bench/bench_flags.h"
+#include "bench/three_statement_folder.h"
 #include "scenarios/core/scenario.h"
 #include "scenarios/harness/runner.h"
 #include "scenarios/world/world.h"
@@ -48,13 +49,8 @@ double CpuSeconds() {
 std::vector<MigrationFile> Folder(int files) {
   std::vector<MigrationFile> folder = {
       {"00000_start.up.cql", "SELECT release_version FROM system.local;\n"}};
-  for (int i = 1; i <= files; ++i) {
-    folder.emplace_back(
-        fmt::format("{:05}_t{}.up.cql", i, i),
-        fmt::format("CREATE TABLE IF NOT EXISTS t{0} (id text PRIMARY KEY, v int);\n"
-                    "ALTER TABLE t{0} ADD extra text;\n"
-                    "INSERT INTO t{0} (id, v) VALUES ('a', {0});\n",
-                    i));
+  for (MigrationFile& file : faultline::bench::ThreeStatementFolder(files, false)) {
+    folder.push_back(std::move(file));
   }
   return folder;
 }
