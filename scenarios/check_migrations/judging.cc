@@ -39,15 +39,21 @@ bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
   const Observed& restarted = played.seen.at(Moment::kRestarted).front();
   c.file = played.in_flight;
   c.ran.reset();
-  FL_ASSERT(c.scenario.faults.size() == 1);
-  c.crash_seen = CrashSeen{.site = c.scenario.faults.front().site,
-                           .hit = c.scenario.faults.front().hit,
-                           .signature = SignatureOf(c.scenario, played.result),
-                           .versions_at_crash = crashed.versions,
-                           .serving_at_end = restarted.serving,
-                           .last_line_at_end = restarted.last_line,
-                           .versions_at_end = restarted.versions};
-  if (c.runner == "golang-migrate") {
+  c.crash_seen.reset();
+  // A case has its crash; a shrinking try may have none (the shrinker
+  // drops faults first), and is judged here too.
+  FL_ASSERT(c.scenario.faults.size() <= 1);
+  const bool has_crash = !c.scenario.faults.empty();
+  if (has_crash) {
+    c.crash_seen = CrashSeen{.site = c.scenario.faults.front().site,
+                             .hit = c.scenario.faults.front().hit,
+                             .signature = SignatureOf(c.scenario, played.result),
+                             .versions_at_crash = crashed.versions,
+                             .serving_at_end = restarted.serving,
+                             .last_line_at_end = restarted.last_line,
+                             .versions_at_end = restarted.versions};
+  }
+  if (c.runner == "golang-migrate" && has_crash) {
     const FaultSpec& crash = c.scenario.faults.front();
     if (const auto at = RanAtCrash(source_, options_.keyspace, crash.site, crash.hit);
         at && at->first == c.file) {
