@@ -299,6 +299,26 @@ void Runtime::SpawnOperation(std::string name, Body body) {
 
 sim::Status Runtime::Up(const ComposeSpec& spec) {
   if (sim::Status status = Validate(spec); !status.ok()) return status;
+  if (downs_running_ == 0) {
+    ApplyUp(spec);
+    return sim::Status::Ok();
+  }
+  // A `down` is still in a container's grace period: applied now, this up
+  // would start containers the down then finds running and removes.
+  SpawnOperation("up after down", [this, spec]() -> sim::Awaitable<void> {
+    constexpr int kMaxDowns = 1'000;
+    for (int down = 0; down < kMaxDowns && downs_running_ > 0; ++down) {
+      co_await down_ended_.Wait();
+    }
+    FL_ASSERT_MSG(downs_running_ == 0, "{} downs still running after {} ended", downs_running_,
+                  kMaxDowns);
+    ApplyUp(spec);
+  });
+  return sim::Status::Ok();
+}
+
+void Runtime::ApplyUp(const ComposeSpec& spec) {
+  FL_ASSERT(downs_running_ == 0);
   for (const ServiceSpec& service : spec.services) {
     auto& slot = containers_[service.name];
     if (slot == nullptr) {
@@ -330,7 +350,6 @@ sim::Status Runtime::Up(const ComposeSpec& spec) {
       co_await StartWhenReady(container);
     });
   }
-  return sim::Status::Ok();
 }
 
 void Runtime::SetState(Container& container, ContainerState state) {
@@ -562,7 +581,14 @@ sim::Awaitable<int> Runtime::RunJob(const std::string& service) {
 }
 
 void Runtime::Down(bool remove_volumes) {
-  SpawnOperation("down", [this, remove_volumes] { return DownAll(remove_volumes); });
+  ++downs_running_;
+  SpawnOperation("down", [this, remove_volumes]() -> sim::Awaitable<void> {
+    co_await DownAll(remove_volumes);
+    FL_ASSERT(downs_running_ > 0);
+    --downs_running_;
+    down_ended_.Set();
+    down_ended_.Reset();
+  });
 }
 
 sim::Awaitable<void> Runtime::DownAll(bool remove_volumes) {

@@ -341,6 +341,31 @@ TEST(RuntimeTest, UpRightAfterDownWaitsForTheDependenciesAgain) {
   }
 }
 
+// docker compose's CLI runs one command at a time; the harness's `down`
+// gives up waiting after its bound, so an `up` can come while a container
+// is still in its stop grace period: it must end up running, once.
+TEST(RuntimeTest, UpDuringADownsGracePeriodStartsTheServiceAgain) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    World world(seed);
+    world.runtime.RegisterImage("stubborn", "v1", ExitWith(0, std::chrono::hours(1)));
+    world.runtime.RegisterImage("kuri", "v1", RunForever());
+    const ServiceSpec stubborn = Service("stubborn", "stubborn", RestartPolicy::kAlways);
+    const ServiceSpec kuri = Service("kuri-1", "kuri", RestartPolicy::kAlways);
+    ASSERT_TRUE(world.runtime.Up({{stubborn, kuri}}).ok());
+    world.simulation.RunFor(seconds(1));
+    world.runtime.Down(/*remove_volumes=*/false);
+    world.simulation.RunFor(seconds(2));  // Within the stubborn one's grace.
+    ASSERT_TRUE(world.simulation.FindProcess("stubborn")->running()) << "seed " << seed;
+    ASSERT_TRUE(world.runtime.Up({{stubborn, kuri}}).ok());
+    world.simulation.RunFor(seconds(60));
+    for (const char* service : {"stubborn", "kuri-1"}) {
+      EXPECT_EQ(world.runtime.state(service), ContainerState::kRunning)
+          << service << ", seed " << seed;
+      EXPECT_TRUE(world.simulation.FindProcess(service)->running()) << service << ", seed " << seed;
+    }
+  }
+}
+
 TEST(RuntimeTest, DownRightAfterUpIsOrderly) {
   // Which of the "up" and "down" tasks runs first is the seed's choice.
   for (std::uint64_t seed = 1; seed <= 30; ++seed) {
