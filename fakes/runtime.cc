@@ -2,6 +2,7 @@
 
 #include <deque>
 #include <functional>
+#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -299,26 +300,46 @@ void Runtime::SpawnOperation(std::string name, Body body) {
 
 sim::Status Runtime::Up(const ComposeSpec& spec) {
   if (sim::Status status = Validate(spec); !status.ok()) return status;
-  if (downs_running_ == 0) {
+  if (in_turn_.empty()) {
     ApplyUp(spec);
     return sim::Status::Ok();
   }
   // A `down` is still in a container's grace period: applied now, this up
-  // would start containers the down then finds running and removes.
-  SpawnOperation("up after down", [this, spec]() -> sim::Awaitable<void> {
-    constexpr int kMaxDowns = 1'000;
-    for (int down = 0; down < kMaxDowns && downs_running_ > 0; ++down) {
-      co_await down_ended_.Wait();
-    }
-    FL_ASSERT_MSG(downs_running_ == 0, "{} downs still running after {} ended", downs_running_,
-                  kMaxDowns);
+  // would start containers the down then finds running and removes. It
+  // waits its turn, as compose's CLI runs one command after the other.
+  const std::uint64_t turn = TakeTurn();
+  SpawnOperation("up after down", [this, spec, turn]() -> sim::Awaitable<void> {
+    co_await WaitForTurn(turn);
     ApplyUp(spec);
+    EndTurn(turn);
   });
   return sim::Status::Ok();
 }
 
+std::uint64_t Runtime::TakeTurn() {
+  const std::uint64_t turn = ++turns_taken_;
+  in_turn_.insert(turn);
+  return turn;
+}
+
+sim::Awaitable<void> Runtime::WaitForTurn(std::uint64_t turn) {
+  // Each wake-up is an earlier turn's end (a later one waits for this).
+  const auto at = in_turn_.find(turn);
+  FL_ASSERT(at != in_turn_.end());
+  const auto earlier = static_cast<std::size_t>(std::distance(in_turn_.begin(), at));
+  for (std::size_t ended = 0; ended < earlier && *in_turn_.begin() != turn; ++ended) {
+    co_await turn_ended_.Wait();
+  }
+  FL_ASSERT_MSG(*in_turn_.begin() == turn, "compose operation {} never got its turn", turn);
+}
+
+void Runtime::EndTurn(std::uint64_t turn) {
+  FL_ASSERT(in_turn_.erase(turn) == 1);
+  turn_ended_.Set();
+  turn_ended_.Reset();
+}
+
 void Runtime::ApplyUp(const ComposeSpec& spec) {
-  FL_ASSERT(downs_running_ == 0);
   for (const ServiceSpec& service : spec.services) {
     auto& slot = containers_[service.name];
     if (slot == nullptr) {
@@ -581,13 +602,13 @@ sim::Awaitable<int> Runtime::RunJob(const std::string& service) {
 }
 
 void Runtime::Down(bool remove_volumes) {
-  ++downs_running_;
-  SpawnOperation("down", [this, remove_volumes]() -> sim::Awaitable<void> {
+  // A down takes a turn: an up asked while it runs waits for it, and it
+  // waits for an up asked before it that still waits for an earlier down.
+  const std::uint64_t turn = TakeTurn();
+  SpawnOperation("down", [this, remove_volumes, turn]() -> sim::Awaitable<void> {
+    co_await WaitForTurn(turn);
     co_await DownAll(remove_volumes);
-    FL_ASSERT(downs_running_ > 0);
-    --downs_running_;
-    down_ended_.Set();
-    down_ended_.Reset();
+    EndTurn(turn);
   });
 }
 

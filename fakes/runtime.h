@@ -116,8 +116,9 @@ class Runtime {
   // each once its depends_on conditions hold; running containers whose image
   // version changed are recreated. InvalidArgument (nothing done) for an
   // unknown image version or dependency, or a dependency cycle. While a
-  // `down` is still stopping containers, this waits for it to end first, as
-  // compose's CLI runs one command after the other.
+  // `down` is still stopping containers, this waits for it to end first (and
+  // a later `down` for this), as compose's CLI runs one command after the
+  // other.
   [[nodiscard]] sim::Status Up(const ComposeSpec& spec);
   // compose down: stops every container gracefully and removes it; with
   // `remove_volumes` (down -v) removes the named volumes too.
@@ -213,6 +214,10 @@ class Runtime {
   sim::Awaitable<void> DownAll(bool remove_volumes);
   // Up's work once it is checked, and no `down` is running.
   void ApplyUp(const ComposeSpec& spec);
+  // Turns: downs, and ups asked while a down runs, each in the order asked.
+  std::uint64_t TakeTurn();
+  sim::Awaitable<void> WaitForTurn(std::uint64_t turn);
+  void EndTurn(std::uint64_t turn);
   // Runs `body()` (an Awaitable<void>) in the daemon, counted in flight.
   template <typename Body>
   void SpawnOperation(std::string name, Body body);
@@ -228,8 +233,9 @@ class Runtime {
   // Volumes removed by `down -v`, kept so that no pointer to one dangles.
   std::vector<std::unique_ptr<Volume>> retired_volumes_;
   sim::Event daemon_never_set_;
-  int downs_running_ = 0;
-  sim::Event down_ended_;  // Set (and reset) as each `down` ends.
+  std::uint64_t turns_taken_ = 0;
+  std::set<std::uint64_t> in_turn_;  // Turns taken and not yet ended.
+  sim::Event turn_ended_;            // Set (and reset) as each ends.
   std::uint64_t operations_asked_ = 0;
   std::set<std::uint64_t> in_flight_;  // The numbers of the operations not yet done.
 };

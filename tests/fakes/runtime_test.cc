@@ -366,6 +366,25 @@ TEST(RuntimeTest, UpDuringADownsGracePeriodStartsTheServiceAgain) {
   }
 }
 
+// The same three commands in a row, down, up, down, end as the CLI's would:
+// down, whatever the grace periods.
+TEST(RuntimeTest, DownUpDownInAGracePeriodEndsDown) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    World world(seed);
+    world.runtime.RegisterImage("stubborn", "v1", ExitWith(0, std::chrono::hours(1)));
+    const ServiceSpec stubborn = Service("stubborn", "stubborn", RestartPolicy::kAlways);
+    ASSERT_TRUE(world.runtime.Up({{stubborn}}).ok());
+    world.simulation.RunFor(seconds(1));
+    world.runtime.Down(/*remove_volumes=*/false);
+    world.simulation.RunFor(seconds(2));
+    ASSERT_TRUE(world.runtime.Up({{stubborn}}).ok());
+    world.runtime.Down(/*remove_volumes=*/false);
+    world.simulation.RunFor(seconds(60));
+    EXPECT_FALSE(world.runtime.HasContainer("stubborn")) << "seed " << seed;
+    EXPECT_FALSE(world.simulation.FindProcess("stubborn")->running()) << "seed " << seed;
+  }
+}
+
 TEST(RuntimeTest, DownRightAfterUpIsOrderly) {
   // Which of the "up" and "down" tasks runs first is the seed's choice.
   for (std::uint64_t seed = 1; seed <= 30; ++seed) {
