@@ -17,7 +17,12 @@
 #include <sqlite3.h>
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <array>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "models/cql/collations.h"
 #include "models/cql/engine.h"

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <string_view>
 
-#include "models/cql/catalog.h"
 #include "models/cql/parser.h"
 #include "models/cql/types.h"
 #include "models/migrate/statements.h"

@@ -23,14 +23,8 @@ class Shrinker {
  public:
   Shrinker(const Scenario& failing, std::uint64_t seed, const Signature& signature,
            const ShrinkOptions& options)
-      : shrunk_{failing, {}},
-        seed_(seed),
-        signature_(signature),
-        expectations_(options.expectations),
-        max_runs_(options.max_runs),
-        also_holds_(options.also_holds),
-        known_(options.known) {
-    FL_ASSERT(max_runs_ >= 0);
+      : shrunk_{failing, {}}, seed_(seed), signature_(signature), options_(options) {
+    FL_ASSERT(options_.max_runs >= 0);
   }
 
   // 1. Fault events: each [[fault]], the [crash].
@@ -110,7 +104,7 @@ class Shrinker {
       const std::string service = models::s3::NodeServiceName(last);
       const std::string keyspace = fmt::format("filecoingw_kuri{}", last);
       // Expectations are no oracle here (unless asked): those about the node go.
-      if (!expectations_) {
+      if (!options_.expectations) {
         for (Step& step : candidate.steps) {
           std::erase_if(step.expect, [&](const Expectation& e) {
             return e.service == service || e.service == keyspace;
@@ -138,21 +132,21 @@ class Shrinker {
   // Whether `candidate` still fails the same way (the checker and the kind
   // of violation; its faults are fewer, so its full signature differs).
   bool StillFails(const Scenario& candidate) {
-    if (runs_ >= max_runs_) return false;
+    if (runs_ >= options_.max_runs) return false;
     // A repro is a file that reads back: a change that leaves, say, a fault
     // at a site no step reaches any more is no repro.
     if (!std::holds_alternative<Scenario>(ParseScenario(ToToml(candidate), "candidate.toml"))) {
       return false;
     }
     ++runs_;
-    if (known_) {
-      if (const std::optional<bool> answer = known_(candidate)) return *answer;
+    if (options_.known) {
+      if (const std::optional<bool> answer = options_.known(candidate)) return *answer;
     }
     ++shrunk_.runs;
     const ScenarioResult result = RunScenario(candidate, {.seed = seed_});
-    const std::optional<Signature> found = SignatureOf(candidate, result, expectations_);
+    const std::optional<Signature> found = SignatureOf(candidate, result, options_.expectations);
     return found.has_value() && SameFailure(*found, signature_) &&
-           (!also_holds_ || also_holds_(candidate));
+           (!options_.also_holds || options_.also_holds(candidate));
   }
 
   // Tries `candidate`; keeps it when it still fails. Whether it was kept.
@@ -160,17 +154,14 @@ class Shrinker {
     const bool kept = StillFails(candidate);
     if (kept) shrunk_.scenario = std::move(candidate);
     shrunk_.log.push_back(ShrinkStep{std::move(what), kept});
-    FL_ASSERT(runs_ <= max_runs_);
+    FL_ASSERT(runs_ <= options_.max_runs);
     return kept;
   }
 
   Shrunk shrunk_;
   std::uint64_t seed_;
   const Signature& signature_;
-  bool expectations_;
-  int max_runs_;
-  const std::function<bool(const Scenario&)>& also_holds_;
-  const std::function<std::optional<bool>(const Scenario&)>& known_;
+  const ShrinkOptions& options_;
   int runs_ = 0;  // Tries, played or answered.
 };
 
