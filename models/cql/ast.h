@@ -14,6 +14,9 @@
 
 namespace faultline::models::cql {
 
+// A statement's WITH options: name = value, as written, in order.
+using Options = std::vector<std::pair<std::string, std::string>>;
+
 // Offsets (`offset`, `*_offsets`) locate names in the parsed text, so that
 // an error can put its caret under the offending token.
 struct QualifiedName {
@@ -84,7 +87,7 @@ struct ColumnDefinition {
 struct CreateKeyspace {
   bool if_not_exists = false;
   std::string name;
-  std::vector<std::pair<std::string, std::string>> options;  // WITH name = value, as text.
+  Options options;  // WITH name = value, as text.
 };
 struct DropKeyspace {
   bool if_exists = false;
@@ -103,7 +106,7 @@ struct CreateTable {
   bool partition_key_marked = false;
   std::vector<std::string> clustering_key;
   std::vector<std::pair<std::string, bool>> clustering_order;  // Column, descending.
-  std::vector<std::pair<std::string, std::string>> options;    // WITH name = value, as text.
+  Options options;                                             // WITH name = value, as text.
 };
 // ALTER TABLE t ADD c type | DROP c | RENAME c TO d | WITH name = value
 // [AND ...]: one operation, and in `then` the statement's further ones, each
@@ -120,7 +123,7 @@ struct AlterTable {
   ColumnDefinition column;
   std::string new_name;  // For kRename.
   std::size_t new_name_offset = 0;
-  std::vector<std::pair<std::string, std::string>> options;  // For kWith, as text.
+  Options options;         // For kWith, as text.
   bool if_exists = false;  // ADD IF NOT EXISTS, DROP or RENAME IF EXISTS.
   std::vector<AlterTable> then;
 };
@@ -191,7 +194,7 @@ struct CreateIndex {
   std::string where_text;       // As written, for DESCRIBE.
   std::string using_class;      // USING '...'.
   std::size_t using_offset = 0;
-  std::vector<std::pair<std::string, std::string>> options;  // WITH name = value, as text.
+  Options options;  // WITH name = value, as text.
   std::vector<std::pair<std::string, bool>> clustering_order;
 };
 // DROP INDEX [IF EXISTS] [keyspace.]name.

@@ -45,8 +45,6 @@
 
 namespace faultline::models::cql {
 
-using Options = std::vector<std::pair<std::string, std::string>>;
-
 // Which system the store speaks for: YCQL's (the default) or Apache
 // Cassandra's, where the two differ in what DDL they accept, their error
 // texts, and their system tables.
