@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -39,6 +40,60 @@ std::string FailureWords(const std::string& text) {
   words += code != std::string::npos && code > reason_end ? " " + OneLine(text.substr(code)) : ")";
   FL_ASSERT(words.size() <= kStatement + kReason + 150);
   return words;
+}
+
+// Which crash points have one future: a pass of kuri-1's that follows
+// its own previous pass with nothing traced and nothing run between but
+// its own continuation (sim::FaultPass's place) finds the world as that
+// pass did, so a crash at either plays the same run (but for the fault's
+// own trace event); the migration runner's passes in a row between two
+// requests are such (after_set_dirty and the first statement.before,
+// statement.after and the next statement.before, ...). Plays `trunk` once
+// to place every pass; returns each point's key to the key of the point,
+// of its group, that kuri-1 passes first.
+std::map<std::uint64_t, std::uint64_t> SameFutures(const Scenario& trunk, std::uint64_t seed,
+                                                   const std::vector<BranchPoint>& points) {
+  struct Placed {
+    std::size_t group = 0;
+    std::size_t order = 0;
+  };
+  std::map<std::pair<std::string, std::uint64_t>, Placed> placed;  // By site and own hit.
+  std::map<std::string, std::uint64_t> own_hits;
+  std::optional<sim::FaultPass> previous;
+  std::string previous_process;
+  std::size_t groups = 0;
+  RunOptions run{.seed = seed, .checkers = false};
+  run.at_fault_pass = [&](const sim::FaultPass& pass) -> std::optional<sim::FaultDecision> {
+    const bool same = previous && previous_process == pass.process &&
+                      pass.step == previous->step + 1 && pass.events == previous->events;
+    if (!same) ++groups;
+    previous = pass;
+    previous_process = std::string(pass.process);
+    if (pass.process == kSubject) {
+      std::string site(pass.site);
+      const std::uint64_t hit = ++own_hits[site];
+      FL_ASSERT(placed.size() < kMaxCrashCases * 100);
+      placed[{std::move(site), hit}] = {groups, placed.size()};
+    }
+    return std::nullopt;
+  };
+  RunScenario(trunk, run);
+  std::map<std::size_t, std::pair<std::size_t, std::uint64_t>> first_of_group;  // Order, key.
+  std::map<std::uint64_t, std::size_t> group_of;
+  for (const BranchPoint& point : points) {
+    FL_ASSERT(point.process == kSubject);
+    const auto found = placed.find({point.site, point.hit});
+    // A pass the trunk never made (none in a check: its cases are the
+    // clean run's passes) is a group of its own.
+    const std::size_t group = found != placed.end() ? found->second.group : ++groups;
+    const std::size_t order = found != placed.end() ? found->second.order : SIZE_MAX;
+    group_of[point.key] = group;
+    auto [first, added] = first_of_group.try_emplace(group, order, point.key);
+    if (!added && order < first->second.first) first->second = {order, point.key};
+  }
+  std::map<std::uint64_t, std::uint64_t> same_as;
+  for (const auto& [key, group] : group_of) same_as[key] = first_of_group.at(group).second;
+  return same_as;
 }
 
 }  // namespace
@@ -293,21 +348,36 @@ void Checker::HoldCaseEnd(Cluster& cluster) {
 
 // Every crash case of this shard as a future of one run (branches.h): the
 // run without a crash plays once, and each case forks from it at its pass,
-// so a case costs what follows its crash, not the migration before it. Each
-// child judges its case and returns it (without its scenario, which the
-// parent makes again: it holds the whole folder); the parent takes them in
-// case order, so the report is the one CrashCase by CrashCase gives.
+// so a case costs what follows its crash, not the migration before it;
+// cases with one future (SameFutures) share one fork, which judges each.
+// Each child returns its cases (without their scenarios, which the parent
+// makes again: they hold the whole folder); the parent takes them in case
+// order, so the report is the one CrashCase by CrashCase gives.
 void Checker::CrashCasesBranched(const std::string& runner,
                                  const std::vector<std::pair<std::string, std::uint64_t>>& cases) {
-  std::vector<BranchPoint> points;
+  std::vector<BranchPoint> every;
   for (const auto& [site, hit] : cases) {
-    const std::uint64_t index = TakeIndex();
-    if (Mine(index))
-      points.push_back({.key = index, .site = site, .process = kSubject, .hit = hit});
+    every.push_back({.key = TakeIndex(), .site = site, .process = kSubject, .hit = hit});
+  }
+  FL_ASSERT(!every.empty());
+  const std::set<std::size_t> moments = {Moment::kCrashed, Moment::kRestarted};
+  const Case trunk = CrashCaseOf(every.front().key, runner, "", 0);
+  // A shard takes whole groups (by the index of the case forked at), so
+  // the runs played are the same whatever the number of workers.
+  if (options_.shard.index == 0) ++played_.runs;  // Every shard places the passes.
+  const std::map<std::uint64_t, std::uint64_t> same_as =
+      SameFutures(trunk.scenario, options_.seed, every);
+  std::vector<BranchPoint> points;
+  std::map<std::uint64_t, std::vector<BranchPoint>> sharing;  // By the point forked at.
+  std::vector<BranchPoint> forked_at;
+  for (const BranchPoint& point : every) {
+    const std::uint64_t first = same_as.at(point.key);
+    if (!Mine(first)) continue;
+    points.push_back(point);
+    if (first == point.key) forked_at.push_back(point);
+    sharing[first].push_back(point);
   }
   if (points.empty()) return;
-  const std::set<std::size_t> moments = {Moment::kCrashed, Moment::kRestarted};
-  const Case trunk = CrashCaseOf(points.front().key, runner, "", 0);
   Played played;
   InFlight in_flight(options_.keyspace);
   const auto judge_future = [&](const BranchPoint& point, const ScenarioResult& result) {
@@ -316,12 +386,15 @@ void Checker::CrashCasesBranched(const std::string& runner,
     FL_ASSERT(in_future_);
     played_ = PlayedShard{};
     CountRun();  // The case's own run.
-    Case c = CrashCaseOf(point.key, runner, point.site, point.hit);
-    if (JudgeCrashPlayed(c, played)) {
-      c.scenario = Scenario();
-      played_.cases.push_back(std::move(c));
+    for (const BranchPoint& same : sharing.at(point.key)) {
+      Case c = CrashCaseOf(same.key, runner, same.site, same.hit);
+      if (JudgeCrashPlayed(c, played)) {
+        c.scenario = Scenario();
+        played_.cases.push_back(std::move(c));
+      }
     }
     case_end_.reset();
+    case_end_answers_.clear();
     return ShardToJson(played_);
   };
   // The runs so far, as if each case ended were counted (they are, after).
@@ -335,14 +408,20 @@ void Checker::CrashCasesBranched(const std::string& runner,
   RunOptions run = Observing(played, in_flight, options_.seed, moments, 1);
   // A future holds its world at its last step: the force search plays
   // each version it tries from there, not from empty (ForceThatWorks).
+  // Only a case that does not serve the folder after its restart may try
+  // a force (Unserved, LostVersionWayOut): the others are not held.
   run.after_steps = [&](Cluster& cluster) {
-    if (in_future_) HoldCaseEnd(cluster);
+    if (in_future_ && !AllServeTheFolder(played.seen.at(Moment::kRestarted))) {
+      HoldCaseEnd(cluster);
+    }
   };
-  const BranchedRun branched = RunBranched(trunk.scenario, run, points, judge_future, callbacks);
+  const BranchedRun branched = RunBranched(trunk.scenario, run, forked_at, judge_future, callbacks);
   case_end_.reset();
   played_.trunk_signatures[runner] = SignatureOf(trunk.scenario, branched.trunk);
+  std::map<std::uint64_t, PlayedShard> parts;  // By the point forked at.
   for (const BranchPoint& point : points) {
-    const auto future = branched.futures.find(point.key);
+    const std::uint64_t first = same_as.at(point.key);
+    const auto future = branched.futures.find(first);
     if (future == branched.futures.end()) {
       // The trunk never forked there (a pass after the faults stopped, in
       // the liveness phase): the case is played from empty, where its crash
@@ -351,13 +430,17 @@ void Checker::CrashCasesBranched(const std::string& runner,
       if (Judge(c)) Judged(c);
       continue;
     }
-    std::optional<PlayedShard> part = ShardFromJson(future->second);
-    FL_ASSERT_MSG(part.has_value(), "the future of case {} returned no shard", point.key);
-    FL_ASSERT(part->cases.size() <= 1);
-    for (std::size_t run = 0; run < static_cast<std::size_t>(part->runs); ++run) CountRun();
-    for (auto& note : part->notes) played_.notes.push_back(std::move(note));
-    for (Case& c : part->cases) {
-      FL_ASSERT(c.index == point.key);
+    auto [part, new_future] = parts.try_emplace(first);
+    if (new_future) {
+      std::optional<PlayedShard> shard = ShardFromJson(future->second);
+      FL_ASSERT_MSG(shard.has_value(), "the future of case {} returned no shard", first);
+      FL_ASSERT(shard->cases.size() <= sharing.at(first).size());
+      part->second = std::move(*shard);
+      for (int run = 0; run < part->second.runs; ++run) CountRun();
+      for (auto& note : part->second.notes) played_.notes.push_back(std::move(note));
+    }
+    for (Case& c : part->second.cases) {
+      if (c.index != point.key) continue;
       c.scenario = CrashCaseOf(point.key, runner, point.site, point.hit).scenario;
       Judged(c);
     }

@@ -292,8 +292,11 @@ class Checker {
   std::map<std::string, std::uint64_t> site_hits_;  // From the clean run.
   std::string current_check_;
   std::unique_ptr<HeldRun> case_end_;  // In a forked case: its world at its last step.
-  bool in_future_ = false;             // In a forked child that judges one case.
-  std::set<Key> first_of_group_;       // Of this shard's cases.
+  // What case_end_ answered, by force target: the cases of one future ask
+  // the same world (SameFutures, cases.cc).
+  std::map<std::string, std::string> case_end_answers_;
+  bool in_future_ = false;        // In a forked child that judges one case.
+  std::set<Key> first_of_group_;  // Of this shard's cases.
   std::map<Key, std::pair<DynamicFinding, Case>> groups_;
   std::vector<Key> order_;
   // Every shard's crash cases (Merge), by runner, site and hit, each
