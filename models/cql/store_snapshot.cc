@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <string_view>
+
 #include "models/cql/parser.h"
 #include "sim/assert.h"
+#include "sim/fnv.h"
 
 namespace faultline::models::cql {
 
@@ -60,6 +64,77 @@ Outcome StoreSnapshot::Read(const std::string& statement, std::vector<Value> val
                 "a snapshot only reads: {}", statement);
   Session session;
   return engine_->Execute(session, parsed.statements[0], values);
+}
+
+namespace {
+
+// A 64-bit finalizer (splitmix64's): row hashes are summed, so each must
+// spread over every bit.
+std::uint64_t Mixed(std::uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t Folded(std::uint64_t hash, std::string_view bytes) {
+  return Mixed(hash ^ sim::Fnv1a64(bytes));
+}
+
+std::uint64_t RowHash(sqlite3_stmt* row) {
+  std::uint64_t hash = 0;
+  for (int column = 0; column < sqlite3_column_count(row); ++column) {
+    const int type = sqlite3_column_type(row, column);
+    hash = Mixed(hash ^ static_cast<std::uint64_t>(type));
+    if (type == SQLITE_INTEGER) {
+      hash = Mixed(hash ^ static_cast<std::uint64_t>(sqlite3_column_int64(row, column)));
+    } else if (type != SQLITE_NULL) {
+      // Text and blobs by their bytes; a REAL by its text, which is exact.
+      const void* bytes = sqlite3_column_blob(row, column);
+      const int size = sqlite3_column_bytes(row, column);
+      hash = Folded(hash, std::string_view(static_cast<const char*>(bytes), size));
+    }
+  }
+  return hash;
+}
+
+}  // namespace
+
+std::uint64_t StoreSnapshot::ContentHash() const {
+  constexpr std::uint64_t kMaxRows = 100'000'000;
+  sqlite3_stmt* listed = nullptr;
+  FL_ASSERT(sqlite3_prepare_v2(db_,
+                               "SELECT name, type, coalesce(sql, '') FROM sqlite_master "
+                               "ORDER BY type, name",
+                               -1, &listed, nullptr) == SQLITE_OK);
+  std::uint64_t hash = sim::Fnv1a64("store content");
+  std::vector<std::string> tables;
+  while (sqlite3_step(listed) == SQLITE_ROW) {
+    const std::string name = reinterpret_cast<const char*>(sqlite3_column_text(listed, 0));
+    const std::string type = reinterpret_cast<const char*>(sqlite3_column_text(listed, 1));
+    hash = Folded(Folded(Folded(hash, name), type),
+                  reinterpret_cast<const char*>(sqlite3_column_text(listed, 2)));
+    if (type == "table") tables.push_back(name);
+  }
+  sqlite3_finalize(listed);
+  for (const std::string& table : tables) {
+    std::string quoted;
+    for (const char c : table) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    sqlite3_stmt* rows = nullptr;
+    FL_ASSERT_MSG(sqlite3_prepare_v2(db_, ("SELECT * FROM \"" + quoted + "\"").c_str(), -1, &rows,
+                                     nullptr) == SQLITE_OK,
+                  "cannot read table {}: {}", table, sqlite3_errmsg(db_));
+    std::uint64_t sum = 0;
+    std::uint64_t count = 0;
+    while (sqlite3_step(rows) == SQLITE_ROW) {
+      FL_ASSERT_MSG(++count <= kMaxRows, "table {} has more than {} rows", table, kMaxRows);
+      sum += Mixed(RowHash(rows));
+    }
+    sqlite3_finalize(rows);
+    hash = Mixed(Folded(hash, table) ^ Mixed(count) ^ sum);
+  }
+  return hash;
 }
 
 }  // namespace faultline::models::cql

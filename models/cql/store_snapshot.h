@@ -50,6 +50,15 @@ class StoreSnapshot {
 
   const Catalog& catalog() const { return engine_->catalog(); }
 
+  // What the database holds, whatever its layout on disk: every table's and
+  // index's definition and every table's rows (the catalog's included),
+  // rows in any order (their hashes are summed), stored TTLs as written.
+  // Two stores with equal hashes answer every statement alike; a store
+  // that took another path to the same content mostly hashes alike too
+  // (check-migrations stops a force's run when its store is the clean
+  // run's at a version).
+  std::uint64_t ContentHash() const;
+
   // The store's clock for what reads after this (TTLs): a snapshot kept
   // while the bytes stay the same is read again at a later time.
   void SetNow(std::int64_t now_unix_ms) { now_unix_ms_ = now_unix_ms; }

@@ -12,6 +12,7 @@
 #include "models/s3/seed_images.h"
 #include "scenarios/check_migrations/checker.h"
 #include "scenarios/check_migrations/statements.h"
+#include "scenarios/check_migrations/trunk_passes.h"
 #include "scenarios/harness/branches.h"
 #include "scenarios/harness/cluster.h"
 #include "scenarios/harness/runner.h"
@@ -40,60 +41,6 @@ std::string FailureWords(const std::string& text) {
   words += code != std::string::npos && code > reason_end ? " " + OneLine(text.substr(code)) : ")";
   FL_ASSERT(words.size() <= kStatement + kReason + 150);
   return words;
-}
-
-// Which crash points have one future: a pass of kuri-1's that follows
-// its own previous pass with nothing traced and nothing run between but
-// its own continuation (sim::FaultPass's place) finds the world as that
-// pass did, so a crash at either plays the same run (but for the fault's
-// own trace event); the migration runner's passes in a row between two
-// requests are such (after_set_dirty and the first statement.before,
-// statement.after and the next statement.before, ...). Plays `trunk` once
-// to place every pass; returns each point's key to the key of the point,
-// of its group, that kuri-1 passes first.
-std::map<std::uint64_t, std::uint64_t> SameFutures(const Scenario& trunk, std::uint64_t seed,
-                                                   const std::vector<BranchPoint>& points) {
-  struct Placed {
-    std::size_t group = 0;
-    std::size_t order = 0;
-  };
-  std::map<std::pair<std::string, std::uint64_t>, Placed> placed;  // By site and own hit.
-  std::map<std::string, std::uint64_t> own_hits;
-  std::optional<sim::FaultPass> previous;
-  std::string previous_process;
-  std::size_t groups = 0;
-  RunOptions run{.seed = seed, .checkers = false};
-  run.at_fault_pass = [&](const sim::FaultPass& pass) -> std::optional<sim::FaultDecision> {
-    const bool same = previous && previous_process == pass.process &&
-                      pass.step == previous->step + 1 && pass.events == previous->events;
-    if (!same) ++groups;
-    previous = pass;
-    previous_process = std::string(pass.process);
-    if (pass.process == kSubject) {
-      std::string site(pass.site);
-      const std::uint64_t hit = ++own_hits[site];
-      FL_ASSERT(placed.size() < kMaxCrashCases * 100);
-      placed[{std::move(site), hit}] = {groups, placed.size()};
-    }
-    return std::nullopt;
-  };
-  RunScenario(trunk, run);
-  std::map<std::size_t, std::pair<std::size_t, std::uint64_t>> first_of_group;  // Order, key.
-  std::map<std::uint64_t, std::size_t> group_of;
-  for (const BranchPoint& point : points) {
-    FL_ASSERT(point.process == kSubject);
-    const auto found = placed.find({point.site, point.hit});
-    // A pass the trunk never made (none in a check: its cases are the
-    // clean run's passes) is a group of its own.
-    const std::size_t group = found != placed.end() ? found->second.group : ++groups;
-    const std::size_t order = found != placed.end() ? found->second.order : SIZE_MAX;
-    group_of[point.key] = group;
-    auto [first, added] = first_of_group.try_emplace(group, order, point.key);
-    if (!added && order < first->second.first) first->second = {order, point.key};
-  }
-  std::map<std::uint64_t, std::uint64_t> same_as;
-  for (const auto& [key, group] : group_of) same_as[key] = first_of_group.at(group).second;
-  return same_as;
 }
 
 }  // namespace
@@ -335,7 +282,10 @@ Case Checker::CrashCaseOf(std::uint64_t index, const std::string& runner, const 
 // and a restart: with the folder's schema, and with any schema.
 void Checker::HoldCaseEnd(Cluster& cluster) {
   FL_ASSERT(in_future_ && case_end_ == nullptr);
-  case_end_ = std::make_unique<HeldRun>([this, &cluster](const std::string& to) {
+  // (The holder forks while HeldRun is made: in its children case_end_ is
+  // not set yet, so the answer goes through `held`.)
+  case_end_ = std::make_unique<HeldRun>([this, &cluster](const std::string& to, HeldRun& held) {
+    StopAtTheCleanRun(cluster, held);
     for (const Step& step : ForceSteps(to, 1)) {
       cluster.Play(step);
       FL_ASSERT_MSG(cluster.stopped().empty(), "the force run stopped: {}", cluster.stopped());
@@ -346,10 +296,37 @@ void Checker::HoldCaseEnd(Cluster& cluster) {
   });
 }
 
+// In a held case's answering child: the force's run stops where kuri-1
+// has recorded a version clean on a store the trunk had at that version
+// (TrunkPasses::clean_contents). From there it plays on as the trunk did,
+// which served the folder (CleanRun), so the answer is that it serves,
+// when the trunk's time from there fits well inside the force's wait.
+// Only its first few clean versions are read: each read is the whole
+// store's, and a force whose store differs there stays different.
+void Checker::StopAtTheCleanRun(Cluster& cluster, HeldRun& held) {
+  constexpr int kReads = 2;
+  if (clean_site_.empty() || clean_contents_.empty()) return;
+  const sim::TimePoint asked = cluster.world().simulation.Now();
+  cluster.world().simulation.faults().SetPassOverride(
+      [this, &cluster, &held, asked,
+       reads = 0](const sim::FaultPass& pass) mutable -> std::optional<sim::FaultDecision> {
+        if (pass.process != kSubject || pass.site != clean_site_ || reads >= kReads) {
+          return std::nullopt;
+        }
+        ++reads;
+        const auto trunk = clean_contents_.find(StoreContent(cluster.world()));
+        if (trunk == clean_contents_.end()) return std::nullopt;
+        const sim::Duration spent = cluster.world().simulation.Now() - asked;
+        if (spent + trunk->second < kRetriesGiveUp / 2) held.AnswerNow("11");
+        return std::nullopt;
+      });
+}
+
 // Every crash case of this shard as a future of one run (branches.h): the
 // run without a crash plays once, and each case forks from it at its pass,
 // so a case costs what follows its crash, not the migration before it;
-// cases with one future (SameFutures) share one fork, which judges each.
+// cases with one future (TrunkPasses::same_as) share one fork, which
+// judges each.
 // Each child returns its cases (without their scenarios, which the parent
 // makes again: they hold the whole folder); the parent takes them in case
 // order, so the report is the one CrashCase by CrashCase gives.
@@ -365,8 +342,14 @@ void Checker::CrashCasesBranched(const std::string& runner,
   // A shard takes whole groups (by the index of the case forked at), so
   // the runs played are the same whatever the number of workers.
   if (options_.shard.index == 0) ++played_.runs;  // Every shard places the passes.
-  const std::map<std::uint64_t, std::uint64_t> same_as =
-      SameFutures(trunk.scenario, options_.seed, every);
+  clean_site_.clear();
+  for (const std::string& site :
+       models::migrate::MakeRunner(runner)->FaultSites(options_.keyspace)) {
+    if (site.ends_with(".after_set_clean")) clean_site_ = site;
+  }
+  TrunkPasses placed = PlaceTrunkPasses(trunk.scenario, options_.seed, every, clean_site_);
+  const std::map<std::uint64_t, std::uint64_t>& same_as = placed.same_as;
+  clean_contents_ = std::move(placed.clean_contents);
   std::vector<BranchPoint> points;
   std::map<std::uint64_t, std::vector<BranchPoint>> sharing;  // By the point forked at.
   std::vector<BranchPoint> forked_at;

@@ -198,6 +198,7 @@ class Checker {
                    std::uint64_t hit) const;
 
   void HoldCaseEnd(Cluster& cluster);
+  void StopAtTheCleanRun(Cluster& cluster, HeldRun& held);
 
   void CrashCasesBranched(const std::string& runner,
                           const std::vector<std::pair<std::string, std::uint64_t>>& cases);
@@ -295,6 +296,8 @@ class Checker {
   // What case_end_ answered, by force target: the cases of one future ask
   // the same world (SameFutures, cases.cc).
   std::map<std::string, std::string> case_end_answers_;
+  std::string clean_site_;  // The crash check's runner's, where it has recorded a version clean.
+  std::map<std::uint64_t, sim::Duration> clean_contents_;  // TrunkPasses::clean_contents.
   bool in_future_ = false;        // In a forked child that judges one case.
   std::set<Key> first_of_group_;  // Of this shard's cases.
   std::map<Key, std::pair<DynamicFinding, Case>> groups_;

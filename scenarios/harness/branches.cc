@@ -255,7 +255,7 @@ BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
   return branched;
 }
 
-HeldRun::HeldRun(std::function<std::string(const std::string& request)> play)
+HeldRun::HeldRun(std::function<std::string(const std::string& request, HeldRun& held)> play)
     : play_(std::move(play)) {
   int requests[2];
   int answers[2];
@@ -293,13 +293,19 @@ void HeldRun::Serve(int requests, int answers) {
     if (pid < 0) _exit(5);
     if (pid == 0) {
       DieWithParent(holder);
-      const std::string answer = play_(*request);
+      answering_ = answers;
+      const std::string answer = play_(*request, *this);
       _exit(WriteFrame(answers, "1" + answer) ? 0 : 3);
     }
     // An answer that never came is said as such: the asker panics.
     if (!ReapedClean(pid) && !WriteFrame(answers, "0")) _exit(3);
   }
   _exit(6);
+}
+
+void HeldRun::AnswerNow(std::string_view answer) {
+  FL_ASSERT_MSG(answering_ >= 0, "AnswerNow outside a held run's answering child");
+  _exit(WriteFrame(answering_, "1" + std::string(answer)) ? 0 : 3);
 }
 
 std::string HeldRun::Ask(const std::string& request) {

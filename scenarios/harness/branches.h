@@ -129,20 +129,27 @@ class HeldRun {
  public:
   static constexpr std::size_t kMaxAsks = 1'000;
 
-  explicit HeldRun(std::function<std::string(const std::string& request)> play);
+  // `play` answers one request in a fresh fork of the held world; it may
+  // answer early through its HeldRun (AnswerNow).
+  explicit HeldRun(std::function<std::string(const std::string& request, HeldRun& held)> play);
   ~HeldRun();
   HeldRun(const HeldRun&) = delete;
   HeldRun& operator=(const HeldRun&) = delete;
 
   std::string Ask(const std::string& request);
 
+  // In the child answering a request (from within `play`): `answer` is the
+  // answer, now, and the child ends without playing on.
+  [[noreturn]] void AnswerNow(std::string_view answer);
+
  private:
   [[noreturn]] void Serve(int requests, int answers);
 
-  std::function<std::string(const std::string&)> play_;
+  std::function<std::string(const std::string&, HeldRun&)> play_;
   pid_t holder_ = -1;
-  int requests_ = -1;  // Written by the caller.
-  int answers_ = -1;   // Read by the caller.
+  int requests_ = -1;   // Written by the caller.
+  int answers_ = -1;    // Read by the caller.
+  int answering_ = -1;  // In the child answering a request: where it writes.
   std::size_t asked_ = 0;
 };
 

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "tests/models/cql_store_fixture.h"
 
 namespace faultline::models::cql {
@@ -52,6 +55,45 @@ TEST(StoreSnapshotTest, BytesThatAreNoDatabaseAreAnErrorNotACrash) {
   sim::Result<std::unique_ptr<StoreSnapshot>> snapshot = StoreSnapshot::Open(volume, 0);
   ASSERT_FALSE(snapshot.ok());
   EXPECT_NE(snapshot.status().code(), sim::StatusCode::kNotFound);
+}
+
+// The content hash: the same rows by another path (inserted in another
+// order, a row written twice, a statement that changed nothing) hash
+// alike; another value, another row or another column does not.
+std::uint64_t ContentAfter(const std::vector<std::string>& statements) {
+  fakes::Volume volume("store-data", fakes::VolumeKind::kNamedVolume);
+  EngineOnVolume store(&volume);
+  for (const std::string& statement : statements) {
+    EXPECT_TRUE(std::holds_alternative<QueryResult>(store.Run(statement))) << statement;
+  }
+  sim::Result<std::unique_ptr<StoreSnapshot>> snapshot = StoreSnapshot::Open(volume, 0);
+  EXPECT_TRUE(snapshot.ok());
+  return snapshot.ok() ? (*snapshot)->ContentHash() : 0;
+}
+
+TEST(StoreSnapshotTest, TheContentHashIsTheRowsNotTheirHistory) {
+  const std::vector<std::string> table = {"CREATE KEYSPACE ks",
+                                          "CREATE TABLE ks.t (k text PRIMARY KEY, v bigint)"};
+  const auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> all = table;
+    all.insert(all.end(), more.begin(), more.end());
+    return ContentAfter(all);
+  };
+  const std::uint64_t base =
+      with({"INSERT INTO ks.t (k, v) VALUES ('a', 1)", "INSERT INTO ks.t (k, v) VALUES ('b', 2)"});
+  EXPECT_EQ(
+      with({"INSERT INTO ks.t (k, v) VALUES ('b', 2)", "INSERT INTO ks.t (k, v) VALUES ('a', 1)",
+            "CREATE TABLE IF NOT EXISTS ks.t (k text PRIMARY KEY, v bigint)",
+            "INSERT INTO ks.t (k, v) VALUES ('a', 1)"}),
+      base);
+  EXPECT_NE(
+      with({"INSERT INTO ks.t (k, v) VALUES ('a', 1)", "INSERT INTO ks.t (k, v) VALUES ('b', 3)"}),
+      base);
+  EXPECT_NE(with({"INSERT INTO ks.t (k, v) VALUES ('a', 1)"}), base);
+  EXPECT_NE(with({"INSERT INTO ks.t (k, v) VALUES ('a', 1)",
+                  "INSERT INTO ks.t (k, v) VALUES ('b', 2)", "ALTER TABLE ks.t ADD w text"}),
+            base);
+  EXPECT_NE(base, 0u);
 }
 
 }  // namespace
