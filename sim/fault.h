@@ -179,12 +179,6 @@ struct FaultPass {
   std::string_view site;
   std::string_view process;  // The process passing it; empty: the root.
   std::uint64_t hit = 0;     // From 1, per site (by any process).
-  // Where the run is: the scheduler's step and the trace's event count. A
-  // pass one step after its process's previous pass, at the same count,
-  // had nothing run or traced since but that process's own continuation
-  // (check-migrations takes a crash at either as one future).
-  std::uint64_t step = 0;
-  std::uint64_t events = 0;
 };
 
 // Asked at every pass before the plan: a decision to take instead of the
@@ -209,9 +203,8 @@ class FaultInjector {
   // Counts a hit of `site` by `process` and asks the plan (about the
   // process's own count of the scoped site first, when the plan scopes); a
   // crash decision where `may_crash` is false is taken as none (and not
-  // counted as fired). `step` and `events` place the pass (FaultPass).
-  Hit OnHit(std::string_view site, bool may_crash = true, std::string_view process = {},
-            std::uint64_t step = 0, std::uint64_t events = 0);
+  // counted as fired).
+  Hit OnHit(std::string_view site, bool may_crash = true, std::string_view process = {});
 
   // From now on no site fires (hits are still counted): the fault-free
   // phase at the end of a run, in which the system must converge.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 #include "models/cql/parser.h"
@@ -89,8 +90,13 @@ std::uint64_t RowHash(sqlite3_stmt* row) {
     hash = Mixed(hash ^ static_cast<std::uint64_t>(type));
     if (type == SQLITE_INTEGER) {
       hash = Mixed(hash ^ static_cast<std::uint64_t>(sqlite3_column_int64(row, column)));
+    } else if (type == SQLITE_FLOAT) {
+      const double real = sqlite3_column_double(row, column);
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &real, sizeof bits);
+      hash = Mixed(hash ^ bits);
     } else if (type != SQLITE_NULL) {
-      // Text and blobs by their bytes; a REAL by its text, which is exact.
+      // Text and blobs by their bytes.
       const void* bytes = sqlite3_column_blob(row, column);
       const int size = sqlite3_column_bytes(row, column);
       hash = Folded(hash, std::string_view(static_cast<const char*>(bytes), size));

@@ -52,11 +52,11 @@ class StoreSnapshot {
 
   // What the database holds, whatever its layout on disk: every table's and
   // index's definition and every table's rows (the catalog's included),
-  // rows in any order (their hashes are summed), stored TTLs as written.
-  // Two stores with equal hashes answer every statement alike; a store
-  // that took another path to the same content mostly hashes alike too
-  // (check-migrations stops a force's run when its store is the clean
-  // run's at a version).
+  // rows in any order (their hashes are summed), TTLs as stored (absolute
+  // times). Two stores with equal hashes answer every statement alike at
+  // the same clock; a store that took another path to the same content
+  // mostly hashes alike too (check-migrations stops a force's run when its
+  // store is the clean run's at a version).
   std::uint64_t ContentHash() const;
 
   // The store's clock for what reads after this (TTLs): a snapshot kept

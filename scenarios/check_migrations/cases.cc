@@ -298,9 +298,14 @@ void Checker::HoldCaseEnd(Cluster& cluster) {
 
 // In a held case's answering child: the force's run stops where kuri-1
 // has recorded a version clean on a store the trunk had at that version
-// (TrunkPasses::clean_contents). From there it plays on as the trunk did,
-// which served the folder (CleanRun), so the answer is that it serves,
-// when the trunk's time from there fits well inside the force's wait.
+// (CleanContents, trunk_passes.h). From there kuri-1 runs the trunk's
+// statements on the trunk's store, which the trunk's kuri-1 ran to serve
+// the folder (CleanRun), so the answer is that it serves, when the trunk's
+// time from there fits well inside the force's wait. Not the trunk's world
+// to the bit: its virtual time and the scheduler's draws differ, and so
+// may how the other services' work interleaves with kuri-1's; one node
+// migrating alone does not race, and the corpus and the N-file folders
+// give the same reports as every force played to its end.
 // Only its first few clean versions are read: each read is the whole
 // store's, and a force whose store differs there stays different.
 void Checker::StopAtTheCleanRun(Cluster& cluster, HeldRun& held) {
@@ -314,7 +319,8 @@ void Checker::StopAtTheCleanRun(Cluster& cluster, HeldRun& held) {
           return std::nullopt;
         }
         ++reads;
-        const auto trunk = clean_contents_.find(StoreContent(cluster.world()));
+        const std::optional<std::uint64_t> content = StoreContent(cluster.world());
+        const auto trunk = content ? clean_contents_.find(*content) : clean_contents_.end();
         if (trunk == clean_contents_.end()) return std::nullopt;
         const sim::Duration spent = cluster.world().simulation.Now() - asked;
         if (spent + trunk->second < kRetriesGiveUp / 2) held.AnswerNow("11");
@@ -324,43 +330,32 @@ void Checker::StopAtTheCleanRun(Cluster& cluster, HeldRun& held) {
 
 // Every crash case of this shard as a future of one run (branches.h): the
 // run without a crash plays once, and each case forks from it at its pass,
-// so a case costs what follows its crash, not the migration before it;
-// cases with one future (TrunkPasses::same_as) share one fork, which
-// judges each.
-// Each child returns its cases (without their scenarios, which the parent
-// makes again: they hold the whole folder); the parent takes them in case
-// order, so the report is the one CrashCase by CrashCase gives.
+// so a case costs what follows its crash, not the migration before it.
+// Each child judges its case and returns it (without its scenario, which
+// the parent makes again: it holds the whole folder); the parent takes
+// them in case order, so the report is the one CrashCase by CrashCase
+// gives.
 void Checker::CrashCasesBranched(const std::string& runner,
                                  const std::vector<std::pair<std::string, std::uint64_t>>& cases) {
-  std::vector<BranchPoint> every;
+  std::vector<BranchPoint> points;
   for (const auto& [site, hit] : cases) {
-    every.push_back({.key = TakeIndex(), .site = site, .process = kSubject, .hit = hit});
+    const std::uint64_t index = TakeIndex();
+    if (Mine(index))
+      points.push_back({.key = index, .site = site, .process = kSubject, .hit = hit});
   }
-  FL_ASSERT(!every.empty());
+  if (points.empty()) return;
   const std::set<std::size_t> moments = {Moment::kCrashed, Moment::kRestarted};
-  const Case trunk = CrashCaseOf(every.front().key, runner, "", 0);
-  // A shard takes whole groups (by the index of the case forked at), so
-  // the runs played are the same whatever the number of workers.
-  if (options_.shard.index == 0) ++played_.runs;  // Every shard places the passes.
+  const Case trunk = CrashCaseOf(points.front().key, runner, "", 0);
   clean_site_.clear();
   for (const std::string& site :
        models::migrate::MakeRunner(runner)->FaultSites(options_.keyspace)) {
     if (site.ends_with(".after_set_clean")) clean_site_ = site;
   }
-  TrunkPasses placed = PlaceTrunkPasses(trunk.scenario, options_.seed, every, clean_site_);
-  const std::map<std::uint64_t, std::uint64_t>& same_as = placed.same_as;
-  clean_contents_ = std::move(placed.clean_contents);
-  std::vector<BranchPoint> points;
-  std::map<std::uint64_t, std::vector<BranchPoint>> sharing;  // By the point forked at.
-  std::vector<BranchPoint> forked_at;
-  for (const BranchPoint& point : every) {
-    const std::uint64_t first = same_as.at(point.key);
-    if (!Mine(first)) continue;
-    points.push_back(point);
-    if (first == point.key) forked_at.push_back(point);
-    sharing[first].push_back(point);
+  clean_contents_.clear();
+  if (!clean_site_.empty()) {
+    if (options_.shard.index == 0) ++played_.runs;  // Every shard plays it; one counts it.
+    clean_contents_ = CleanContents(trunk.scenario, options_.seed, clean_site_);
   }
-  if (points.empty()) return;
   Played played;
   InFlight in_flight(options_.keyspace);
   const auto judge_future = [&](const BranchPoint& point, const ScenarioResult& result) {
@@ -369,15 +364,12 @@ void Checker::CrashCasesBranched(const std::string& runner,
     FL_ASSERT(in_future_);
     played_ = PlayedShard{};
     CountRun();  // The case's own run.
-    for (const BranchPoint& same : sharing.at(point.key)) {
-      Case c = CrashCaseOf(same.key, runner, same.site, same.hit);
-      if (JudgeCrashPlayed(c, played)) {
-        c.scenario = Scenario();
-        played_.cases.push_back(std::move(c));
-      }
+    Case c = CrashCaseOf(point.key, runner, point.site, point.hit);
+    if (JudgeCrashPlayed(c, played)) {
+      c.scenario = Scenario();
+      played_.cases.push_back(std::move(c));
     }
     case_end_.reset();
-    case_end_answers_.clear();
     return ShardToJson(played_);
   };
   // The runs so far, as if each case ended were counted (they are, after).
@@ -398,13 +390,11 @@ void Checker::CrashCasesBranched(const std::string& runner,
       HoldCaseEnd(cluster);
     }
   };
-  const BranchedRun branched = RunBranched(trunk.scenario, run, forked_at, judge_future, callbacks);
+  const BranchedRun branched = RunBranched(trunk.scenario, run, points, judge_future, callbacks);
   case_end_.reset();
   played_.trunk_signatures[runner] = SignatureOf(trunk.scenario, branched.trunk);
-  std::map<std::uint64_t, PlayedShard> parts;  // By the point forked at.
   for (const BranchPoint& point : points) {
-    const std::uint64_t first = same_as.at(point.key);
-    const auto future = branched.futures.find(first);
+    const auto future = branched.futures.find(point.key);
     if (future == branched.futures.end()) {
       // The trunk never forked there (a pass after the faults stopped, in
       // the liveness phase): the case is played from empty, where its crash
@@ -413,17 +403,13 @@ void Checker::CrashCasesBranched(const std::string& runner,
       if (Judge(c)) Judged(c);
       continue;
     }
-    auto [part, new_future] = parts.try_emplace(first);
-    if (new_future) {
-      std::optional<PlayedShard> shard = ShardFromJson(future->second);
-      FL_ASSERT_MSG(shard.has_value(), "the future of case {} returned no shard", first);
-      FL_ASSERT(shard->cases.size() <= sharing.at(first).size());
-      part->second = std::move(*shard);
-      for (int run = 0; run < part->second.runs; ++run) CountRun();
-      for (auto& note : part->second.notes) played_.notes.push_back(std::move(note));
-    }
-    for (Case& c : part->second.cases) {
-      if (c.index != point.key) continue;
+    std::optional<PlayedShard> part = ShardFromJson(future->second);
+    FL_ASSERT_MSG(part.has_value(), "the future of case {} returned no shard", point.key);
+    FL_ASSERT(part->cases.size() <= 1);
+    for (std::size_t run = 0; run < static_cast<std::size_t>(part->runs); ++run) CountRun();
+    for (auto& note : part->notes) played_.notes.push_back(std::move(note));
+    for (Case& c : part->cases) {
+      FL_ASSERT(c.index == point.key);
       c.scenario = CrashCaseOf(point.key, runner, point.site, point.hit).scenario;
       Judged(c);
     }

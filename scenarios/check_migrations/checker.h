@@ -293,11 +293,8 @@ class Checker {
   std::map<std::string, std::uint64_t> site_hits_;  // From the clean run.
   std::string current_check_;
   std::unique_ptr<HeldRun> case_end_;  // In a forked case: its world at its last step.
-  // What case_end_ answered, by force target: the cases of one future ask
-  // the same world (SameFutures, cases.cc).
-  std::map<std::string, std::string> case_end_answers_;
   std::string clean_site_;  // The crash check's runner's, where it has recorded a version clean.
-  std::map<std::uint64_t, sim::Duration> clean_contents_;  // TrunkPasses::clean_contents.
+  std::map<std::uint64_t, sim::Duration> clean_contents_;  // CleanContents (trunk_passes.h).
   bool in_future_ = false;        // In a forked child that judges one case.
   std::set<Key> first_of_group_;  // Of this shard's cases.
   std::map<Key, std::pair<DynamicFinding, Case>> groups_;

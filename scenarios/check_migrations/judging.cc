@@ -271,12 +271,8 @@ std::vector<Step> Checker::ForceSteps(const std::string& to, int replicas) const
 bool Checker::ForcedServes(const Case& c, const std::string& to, int replicas, bool any_schema) {
   if (case_end_ != nullptr) {
     FL_ASSERT(replicas == 1);
-    auto [held, new_target] = case_end_answers_.try_emplace(to);
-    if (new_target) {
-      CountRun();
-      held->second = case_end_->Ask(to);
-    }
-    const std::string& answer = held->second;
+    CountRun();
+    const std::string answer = case_end_->Ask(to);
     FL_ASSERT_MSG(answer.size() == 2, "a held case's answer is '{}'", answer);
     return answer[any_schema ? 1 : 0] == '1';
   }

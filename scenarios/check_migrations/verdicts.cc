@@ -194,12 +194,10 @@ std::optional<std::string> ShardsDisagree(const std::vector<PlayedShard>& shards
       return fmt::format("shard {} counted {} cases, shard 0 {}", i, shard.total_cases,
                          shards.front().total_cases);
     }
-    // A case is played once, but not always by the shard its index names:
-    // crash cases with one future go with the case forked at (SameFutures).
     for (const JudgedCase& c : shard.cases) {
-      if (c.index >= shard.total_cases || !indices.insert(c.index).second) {
-        return fmt::format("case {} is not one of shard {}'s {}, or was played twice", c.index, i,
-                           shard.total_cases);
+      if (c.index >= shard.total_cases || c.index % shard.shard_count != i ||
+          !indices.insert(c.index).second) {
+        return fmt::format("case {} is not shard {}'s to play, or was played twice", c.index, i);
       }
     }
   }

@@ -202,33 +202,5 @@ TEST(FaultTest, FiredFaultsAreTraced) {
   sim.trace().RemoveSink(&sink);
 }
 
-// A pass is placed by the scheduler's step and the trace's event count:
-// a pass right after the process's previous one, nothing traced between,
-// is one step on at the same count (check-migrations' SameFutures takes a
-// crash at either as one future); a traced event between counts.
-TEST(FaultTest, APassIsPlacedByStepAndEventCount) {
-  Simulation sim;
-  std::vector<FaultPass> passes;
-  sim.faults().SetPassOverride([&](const FaultPass& pass) -> std::optional<FaultDecision> {
-    passes.push_back(pass);
-    return std::nullopt;
-  });
-  Process& node = sim.AddProcess("node");
-  node.Start([&]() -> Awaitable<int> {
-    (void)co_await FaultPoint("started");
-    (void)co_await FaultPoint("first");
-    (void)co_await FaultPoint("second");
-    sim.Emit("between");
-    (void)co_await FaultPoint("third");
-    co_return 0;
-  });
-  sim.RunUntilIdle();
-  ASSERT_EQ(passes.size(), 4u);
-  EXPECT_EQ(passes[2].step, passes[1].step + 1);
-  EXPECT_EQ(passes[2].events, passes[1].events);
-  EXPECT_EQ(passes[3].step, passes[2].step + 1);
-  EXPECT_EQ(passes[3].events, passes[2].events + 1);
-}
-
 }  // namespace
 }  // namespace faultline::sim
