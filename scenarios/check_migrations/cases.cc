@@ -11,8 +11,8 @@
 #include "models/migrate/schema_check.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/check_migrations/checker.h"
+#include "scenarios/check_migrations/clean_contents.h"
 #include "scenarios/check_migrations/statements.h"
-#include "scenarios/check_migrations/trunk_passes.h"
 #include "scenarios/harness/branches.h"
 #include "scenarios/harness/cluster.h"
 #include "scenarios/harness/runner.h"
@@ -298,7 +298,7 @@ void Checker::HoldCaseEnd(Cluster& cluster) {
 
 // In a held case's answering child: the force's run stops where kuri-1
 // has recorded a version clean on a store the trunk had at that version
-// (CleanContents, trunk_passes.h). From there kuri-1 runs the trunk's
+// (CleanContents, clean_contents.h). From there kuri-1 runs the trunk's
 // statements on the trunk's store, which the trunk's kuri-1 ran to serve
 // the folder (CleanRun), so the answer is that it serves, when the trunk's
 // time from there fits well inside the force's wait. Not the trunk's world
@@ -310,7 +310,7 @@ void Checker::HoldCaseEnd(Cluster& cluster) {
 // store's, and a force whose store differs there stays different.
 void Checker::StopAtTheCleanRun(Cluster& cluster, HeldRun& held) {
   constexpr int kReads = 2;
-  if (clean_site_.empty() || clean_contents_.empty()) return;
+  if (clean_contents_.empty()) return;  // No clean site, or never passed.
   const sim::TimePoint asked = cluster.world().simulation.Now();
   cluster.world().simulation.faults().SetPassOverride(
       [this, &cluster, &held, asked,

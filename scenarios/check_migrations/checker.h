@@ -294,7 +294,7 @@ class Checker {
   std::string current_check_;
   std::unique_ptr<HeldRun> case_end_;  // In a forked case: its world at its last step.
   std::string clean_site_;  // The crash check's runner's, where it has recorded a version clean.
-  std::map<std::uint64_t, sim::Duration> clean_contents_;  // CleanContents (trunk_passes.h).
+  std::map<std::uint64_t, sim::Duration> clean_contents_;  // CleanContents (clean_contents.h).
   bool in_future_ = false;        // In a forked child that judges one case.
   std::set<Key> first_of_group_;  // Of this shard's cases.
   std::map<Key, std::pair<DynamicFinding, Case>> groups_;

@@ -1,4 +1,4 @@
-#include "scenarios/check_migrations/trunk_passes.h"
+#include "scenarios/check_migrations/clean_contents.h"
 
 #include <algorithm>
 #include <utility>
