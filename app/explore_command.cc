@@ -44,6 +44,8 @@ struct ExploreFlags {
   bool expectations = false;  // The scenario's own expectations count too.
   scenarios::Shard shard;
   int jobs = 1;
+  int batch = scenarios::kDefaultBatch;
+  bool replay_from_empty = false;
   std::optional<std::chrono::seconds> time;
   scenarios::ExploreBounds bounds;
   scenarios::InputLimits limits;
@@ -68,7 +70,15 @@ void DeclareExploreFlags(CLI::App& command, ExploreFlags& flags) {
       ->type_name(kScenarioValue);
   AddNumber(command, "--runs", flags.runs, 1, kMaxRuns, "how many runs (default 100)");
   AddNumber(command, "--seed", flags.seed, 0, UINT64_MAX,
-            "the first run's seed (default 1; run r uses seed N + r)");
+            "the first run's seed (default 1; run r draws its faults from seed N + r)");
+  AddNumber(command, "--batch", flags.batch, 1, scenarios::kMaxBatch,
+            fmt::format("runs that share one world (the seed of their batch's first run), "
+                        "played once up to each run's first fault (default {}; 1: every run "
+                        "on its own seed)",
+                        scenarios::kDefaultBatch));
+  command.add_flag("--replay-from-empty", flags.replay_from_empty,
+                   "play each run from an empty world instead of forking it where it parts "
+                   "from its batch (the same results, slower: to measure or to check)");
   command
       .add_option("--out", flags.out,
                   "where to write the results (default: "
@@ -186,6 +196,8 @@ int RunExploreCommand(const ExploreFlags& flags) {
   const auto started = std::chrono::steady_clock::now();
   scenarios::ExploreOptions options{.seed = flags.seed,
                                     .runs = flags.runs,
+                                    .batch = flags.batch,
+                                    .replay_from_empty = flags.replay_from_empty,
                                     .shard = flags.shard,
                                     .bounds = flags.bounds,
                                     .expectations = flags.expectations};
@@ -194,10 +206,9 @@ int RunExploreCommand(const ExploreFlags& flags) {
   options.on_new_group = [&](const scenarios::Signature& signature, std::uint64_t seed) {
     if (terminal) std::cerr << fmt::format("new group (seed {}): {}\n", seed, signature.Key());
   };
-  // This shard's runs: every count-th of --runs.
+  // This shard's runs: every count-th batch of --runs.
   const std::uint64_t mine =
-      (static_cast<std::uint64_t>(flags.runs) + flags.shard.count - 1 - flags.shard.index) /
-      flags.shard.count;
+      scenarios::RunsInShard(static_cast<std::uint64_t>(flags.runs), flags.shard, flags.batch);
   options.on_progress = [&](int done, int groups) {
     if (!terminal || done % 500 != 0) return;
     const double seconds =
@@ -212,6 +223,7 @@ int RunExploreCommand(const ExploreFlags& flags) {
   shard.seed = flags.seed;
   shard.runs = flags.runs;
   shard.shard = flags.shard;
+  shard.batch = flags.batch;
   shard.expectations = flags.expectations;
   shard.bounds = flags.bounds;
   if (flags.jobs > 1) {

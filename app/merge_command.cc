@@ -43,7 +43,8 @@ std::variant<std::vector<ShardFile>, std::string> ReadShards(
       return std::tuple(b.max_events, b.max_crashes, b.max_power_losses);
     };
     if (last.scenario != first.scenario || last.seed != first.seed || last.runs != first.runs ||
-        last.expectations != first.expectations || bounds(last.bounds) != bounds(first.bounds)) {
+        last.batch != first.batch || last.expectations != first.expectations ||
+        bounds(last.bounds) != bounds(first.bounds)) {
       return fmt::format("{} is of another exploration ({} from seed {}, {} runs) than {}",
                          directory, last.scenario, last.seed, last.runs, directories[0]);
     }
@@ -57,8 +58,13 @@ std::optional<std::string> CheckShardRuns(const ShardFile& shard, const std::str
   for (const DrawnGroup& group : shard.groups) {
     const bool in_range = group.first_seed >= shard.seed &&
                           group.first_seed - shard.seed < static_cast<std::uint64_t>(shard.runs);
-    if (!in_range || !scenarios::InShard(group.first_seed - shard.seed, shard.shard)) {
+    const std::uint64_t run = group.first_seed - shard.seed;
+    if (!in_range || !scenarios::InShard(run, shard.shard, shard.batch)) {
       return fmt::format("{}: seed {} is not one of this shard's runs", directory,
+                         group.first_seed);
+    }
+    if (group.world_seed != scenarios::WorldSeedOf(shard.seed, run, shard.batch)) {
+      return fmt::format("{}: the run of seed {} is not on its batch's world seed", directory,
                          group.first_seed);
     }
     failed += group.count;

@@ -1,13 +1,15 @@
-// Exploration throughput (issue #12): full runs per second on one core, each
-// a fault schedule drawn from its seed and played with every whole-run
-// checker, on two workloads of the catalogue:
+// Exploration throughput (issues #12, #26): full runs per second on one
+// core, each a fault schedule drawn from its seed and played with every
+// whole-run checker, on two workloads of the catalogue:
 // 1. dirty-migration-fixed as it is (up, a 2 min wait, a PUT; safe runners);
 // 2. the start-up workload the tests explore: up, a 1 min wait, a PUT and a
 //    GET on dirty-migration's golang-migrate cluster, no written fault.
-// Also the curve over the number of runs (a run's cost must not grow with the
-// runs before it). Target: at least 250 runs per second per core. The
-// speed-up of `--jobs 2` is measured with the command line (see
-// docs/BENCHMARKS.md).
+// Each twice, in the same invocation: runs forked from their batch's
+// workload run where they part from it (explore's default), and each run
+// played from an empty world (--replay-from-empty): the same results, and
+// the ratio of the two. The forked children run one at a time, so the wall
+// time is one core's. Also the curve over the number of runs (a run's cost
+// must not grow with the runs before it). See docs/BENCHMARKS.md.
 //
 // Usage: explore_bench [--runs N] [--repeat N]
 #include <chrono>
@@ -48,10 +50,11 @@ scenarios::Scenario StartUpWorkload() {
 }
 
 // Runs per second for `runs` runs from seed 1.
-double RunsPerSecond(const scenarios::Scenario& workload, int runs) {
+double RunsPerSecond(const scenarios::Scenario& workload, int runs, bool from_empty) {
   const auto started = Clock::now();
   int done = 0;
-  (void)scenarios::ExploreRuns(workload, {.seed = 1, .runs = runs}, &done);
+  (void)scenarios::ExploreRuns(workload, {.seed = 1, .runs = runs, .replay_from_empty = from_empty},
+                               &done);
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   if (done != runs) {
     std::fprintf(stderr, "explore_bench: %d of %d runs\n", done, runs);
@@ -70,13 +73,21 @@ int main(int argc, char** argv) {
   const scenarios::Scenario* fixed = scenarios::FindScenario("dirty-migration-fixed");
   if (fixed == nullptr) return 1;
   const scenarios::Scenario start_up = StartUpWorkload();
-  std::printf("%-24s %8s %14s\n", "workload", "runs", "runs_per_sec");
+  std::printf("%-24s %8s %14s %14s %8s\n", "workload", "runs", "forked_per_s", "empty_per_s",
+              "ratio");
   for (const auto& [name, workload] :
        {std::pair{"dirty-migration-fixed", fixed}, std::pair{"start-up", &start_up}}) {
     for (int n = runs / 4; n <= runs; n *= 2) {
-      std::vector<double> rates;
-      for (int r = 0; r < repeat; ++r) rates.push_back(RunsPerSecond(*workload, n));
-      std::printf("%-24s %8d %14.1f\n", name, n, faultline::bench::Median(rates));
+      std::vector<double> forked;
+      std::vector<double> from_empty;
+      std::vector<double> ratios;
+      for (int r = 0; r < repeat; ++r) {
+        forked.push_back(RunsPerSecond(*workload, n, false));
+        from_empty.push_back(RunsPerSecond(*workload, n, true));
+        ratios.push_back(forked.back() / from_empty.back());
+      }
+      std::printf("%-24s %8d %14.1f %14.1f %8.2f\n", name, n, faultline::bench::Median(forked),
+                  faultline::bench::Median(from_empty), faultline::bench::Median(ratios));
     }
   }
   return 0;

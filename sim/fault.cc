@@ -194,6 +194,13 @@ FaultInjector::Hit FaultInjector::OnHit(std::string_view site, bool may_crash,
   return hit;
 }
 
+void FaultInjector::SetPlan(std::shared_ptr<const FaultPlan> plan) {
+  FL_ASSERT_MSG(plan_ != nullptr && plan != nullptr, "a fault plan set after the faults stopped");
+  FL_ASSERT_MSG(plan->ScopesByProcess() == plan_->ScopesByProcess(),
+                "a fault plan that scopes by process otherwise than the one before");
+  plan_ = std::move(plan);
+}
+
 std::vector<SiteCoverage> FaultInjector::Coverage() const {
   std::vector<SiteCoverage> coverage;
   coverage.reserve(sites_.size());

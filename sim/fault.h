@@ -216,6 +216,14 @@ class FaultInjector {
   // Sets (or, with nullptr, clears) the override asked at every pass.
   void SetPassOverride(PassOverride pass_override) { pass_override_ = std::move(pass_override); }
 
+  // From now on `plan` decides (the hits so far are kept): how a run forked
+  // from another (scenarios/harness/variants.h) takes up its own faults
+  // where it parts from it. May be called from within the pass override,
+  // and then decides that pass already. REQUIRES: faults not stopped, and
+  // `plan` scopes by process as the plan before did (the scoped hits were
+  // counted only if it did).
+  void SetPlan(std::shared_ptr<const FaultPlan> plan);
+
   // Every site reached, by name.
   std::vector<SiteCoverage> Coverage() const;
   // How often `site` was passed so far (by any process).

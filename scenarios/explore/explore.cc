@@ -8,43 +8,117 @@
 #include <set>
 #include <variant>
 
+#include "scenarios/harness/variants.h"
 #include "scenarios/steps/steps.h"
 #include "sim/assert.h"
 
 namespace faultline::scenarios {
 
-bool InShard(std::uint64_t run, const Shard& shard) {
-  FL_ASSERT(shard.count >= 1 && shard.index < shard.count);
-  return run % shard.count == shard.index;
+std::uint64_t WorldSeedOf(std::uint64_t seed, std::uint64_t run, int batch) {
+  FL_ASSERT(batch >= 1 && batch <= kMaxBatch);
+  const auto size = static_cast<std::uint64_t>(batch);
+  return seed + run / size * size;
 }
+
+bool InShard(std::uint64_t run, const Shard& shard, int batch) {
+  FL_ASSERT(shard.count >= 1 && shard.index < shard.count);
+  FL_ASSERT(batch >= 1 && batch <= kMaxBatch);
+  return run / static_cast<std::uint64_t>(batch) % shard.count == shard.index;
+}
+
+std::uint64_t RunsInShard(std::uint64_t runs, const Shard& shard, int batch) {
+  FL_ASSERT(shard.count >= 1 && shard.index < shard.count);
+  const auto size = static_cast<std::uint64_t>(batch);
+  const std::uint64_t batches = (runs + size - 1) / size;
+  // Batch b is this shard's when b % count == index; the last may be short.
+  const std::uint64_t mine =
+      batches > shard.index ? (batches - 1 - shard.index) / shard.count + 1 : 0;
+  if (mine == 0) return 0;
+  const std::uint64_t last = shard.index + (mine - 1) * shard.count;
+  return (mine - 1) * size + std::min(size, runs - last * size);
+}
+
+namespace {
+
+// What failed in a run, as a child sends it: empty when nothing did;
+// otherwise the checker's length, ':', the checker and the violation.
+std::string FailureText(const Scenario& drawn, const ScenarioResult& played, bool expectations) {
+  const std::optional<Signature> signature = SignatureOf(drawn, played, expectations);
+  if (!signature) return {};
+  return fmt::format("{}:{}{}", signature->checker.size(), signature->checker,
+                     signature->violation);
+}
+
+std::optional<Signature> SignatureOfText(const Scenario& drawn, std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  const std::size_t colon = text.find(':');
+  FL_ASSERT_MSG(colon != std::string_view::npos, "a run's failure without its checker: {}", text);
+  const std::size_t length = std::stoul(std::string(text.substr(0, colon)));
+  FL_ASSERT(colon + 1 + length <= text.size());
+  return Signature{std::string(text.substr(colon + 1, length)),
+                   std::string(text.substr(colon + 1 + length)), SignatureFaults(drawn)};
+}
+
+// What failed in each of a batch's runs, all on `world_seed`: the
+// workload played once, each run forked where it parts from it; or each
+// from empty.
+std::vector<std::string> PlayBatch(const Scenario& workload, const std::vector<Scenario>& drawn,
+                                   std::uint64_t world_seed, const ExploreOptions& options) {
+  FL_ASSERT(!drawn.empty());
+  if (options.replay_from_empty || drawn.size() == 1) {
+    std::vector<std::string> failed;
+    for (const Scenario& run : drawn) {
+      failed.push_back(
+          FailureText(run, RunScenario(run, {.seed = world_seed}), options.expectations));
+    }
+    return failed;
+  }
+  std::vector<const Scenario*> variants;
+  for (const Scenario& run : drawn) variants.push_back(&run);
+  return RunVariants(workload, {.seed = world_seed}, variants,
+                     [&](std::size_t i, const ScenarioResult& played) {
+                       return FailureText(drawn[i], played, options.expectations);
+                     });
+}
+
+}  // namespace
 
 std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptions& options,
                                     int* runs_done) {
   FL_ASSERT(options.runs >= 0);
+  FL_ASSERT(options.batch >= 1 && options.batch <= kMaxBatch);
   const auto started = std::chrono::steady_clock::now();
   std::vector<DrawnGroup> groups;
   std::map<std::string, std::size_t> by_key;  // Signature::Key -> index in groups.
   int done = 0;
-  for (int run = 0; run < options.runs; ++run) {
-    if (!InShard(static_cast<std::uint64_t>(run), options.shard)) continue;
+  const auto runs = static_cast<std::uint64_t>(options.runs);
+  const auto batch = static_cast<std::uint64_t>(options.batch);
+  for (std::uint64_t first = 0; first < runs; first += batch) {
+    if (!InShard(first, options.shard, options.batch)) continue;
     if (options.wall_time_limit &&
         std::chrono::steady_clock::now() - started >= *options.wall_time_limit) {
       break;
     }
-    const std::uint64_t seed = options.seed + static_cast<std::uint64_t>(run);
-    const Scenario drawn = DrawSchedule(workload, seed, options.bounds);
-    const ScenarioResult played = RunScenario(drawn, {.seed = seed});
-    ++done;
-    if (const std::optional<Signature> signature =
-            SignatureOf(drawn, played, options.expectations)) {
-      auto [found, inserted] = by_key.emplace(signature->Key(), groups.size());
-      if (inserted) {
-        groups.push_back(DrawnGroup{*signature, 0, seed});
-        if (options.on_new_group) options.on_new_group(*signature, seed);
-      }
-      ++groups[found->second].count;
+    std::vector<Scenario> drawn;
+    for (std::uint64_t run = first; run < std::min(runs, first + batch); ++run) {
+      drawn.push_back(DrawSchedule(workload, options.seed + run, options.bounds));
     }
-    if (options.on_progress) options.on_progress(done, static_cast<int>(groups.size()));
+    const std::uint64_t world = WorldSeedOf(options.seed, first, options.batch);
+    const std::vector<std::string> failed = PlayBatch(workload, drawn, world, options);
+    FL_ASSERT(failed.size() == drawn.size());
+    for (std::size_t i = 0; i < drawn.size(); ++i) {
+      ++done;
+      const std::uint64_t seed = options.seed + first + i;
+      if (const std::optional<Signature> signature = SignatureOfText(drawn[i], failed[i])) {
+        auto [found, inserted] = by_key.emplace(signature->Key(), groups.size());
+        if (inserted) {
+          groups.push_back(DrawnGroup{*signature, 0, seed, world});
+          if (options.on_new_group) options.on_new_group(*signature, seed);
+        }
+        ++groups[found->second].count;
+      }
+      if (options.on_progress) options.on_progress(done, static_cast<int>(groups.size()));
+    }
   }
   if (runs_done != nullptr) *runs_done = done;
   return groups;
@@ -57,7 +131,10 @@ std::vector<DrawnGroup> MergeDrawnGroups(const std::vector<std::vector<DrawnGrou
       auto [found, inserted] = by_key.emplace(group.signature.Key(), group);
       if (inserted) continue;
       found->second.count += group.count;
-      found->second.first_seed = std::min(found->second.first_seed, group.first_seed);
+      if (group.first_seed < found->second.first_seed) {
+        found->second.first_seed = group.first_seed;
+        found->second.world_seed = group.world_seed;
+      }
     }
   }
   std::vector<DrawnGroup> merged;
@@ -86,10 +163,14 @@ std::string RemainingSchedule(const FailureGroup& group, const std::string& work
     }
   }
   return fmt::format(
-      "Found by faultline explore in {} from seed {} ({} fault events drawn), shrunk to {}: {}. "
+      "Found by faultline explore in {} from seed {}{} ({} fault events drawn), shrunk to {}: {}. "
       "Then {} fails: {}.",
-      workload, group.first_seed, FaultEventCount(group.first), FaultEventCount(repro),
-      fmt::join(events, "; "), group.signature.checker, group.signature.violation);
+      workload, group.first_seed,
+      group.world_seed == group.first_seed
+          ? ""
+          : fmt::format(" (on the world of seed {})", group.world_seed),
+      FaultEventCount(group.first), FaultEventCount(repro), fmt::join(events, "; "),
+      group.signature.checker, group.signature.violation);
 }
 
 }  // namespace
@@ -103,11 +184,12 @@ std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
     FailureGroup group{found.signature,
                        found.count,
                        found.first_seed,
+                       found.world_seed,
                        DrawSchedule(workload, found.first_seed, bounds),
                        {}};
     group.repro =
-        Shrink(group.first, group.first_seed, group.signature, {.expectations = expectations});
-    group.repro.scenario.seed = group.first_seed;
+        Shrink(group.first, group.world_seed, group.signature, {.expectations = expectations});
+    group.repro.scenario.seed = group.world_seed;
     group.repro.scenario.name = workload.name + "-repro";
     group.repro.scenario.title =
         fmt::format("Found by faultline explore in {}: {} fails ({})", workload.name,

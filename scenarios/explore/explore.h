@@ -38,18 +38,36 @@ struct ExploreBounds {
 // fault steps (kill, restart, partition, power-loss) between its steps.
 Scenario DrawSchedule(const Scenario& workload, std::uint64_t seed, const ExploreBounds& bounds);
 
-// Which runs of an exploration one process plays: every count-th run from
-// index (run r when r % count == index), so shards on several machines
-// share one exploration's seeds.
+// Runs share their world: run r draws its faults from seed + r, and plays
+// on the world seed of its batch (the batch's first run's seed), so the
+// runs of a batch play alike until their first drawn event. A batch is
+// played once up to each run's first event, and each run forks from
+// there (harness/variants.h): its past is not played again. Batches of 1:
+// every run on its own seed, played from empty.
+inline constexpr int kDefaultBatch = 16;
+inline constexpr int kMaxBatch = 1'000;
+// Run r's world seed, in an exploration from `seed` in batches of `batch`.
+std::uint64_t WorldSeedOf(std::uint64_t seed, std::uint64_t run, int batch);
+
+// Which runs of an exploration one process plays: every count-th batch
+// from index (run r when (r / batch) % count == index), so shards on
+// several machines share one exploration's seeds, and a batch is never
+// split.
 struct Shard {
   std::uint64_t index = 0;
   std::uint64_t count = 1;
 };
-bool InShard(std::uint64_t run, const Shard& shard);
+bool InShard(std::uint64_t run, const Shard& shard, int batch);
+// How many of the first `runs` runs are in `shard`.
+std::uint64_t RunsInShard(std::uint64_t runs, const Shard& shard, int batch);
 
 struct ExploreOptions {
-  std::uint64_t seed = 1;  // Run r uses seed + r.
+  std::uint64_t seed = 1;  // Run r draws its faults from seed + r.
   int runs = 100;
+  int batch = kDefaultBatch;  // Runs that share a world (WorldSeedOf).
+  // Each run played from an empty world (on the same world seed, so with
+  // the same results): the old path, to measure what batches save.
+  bool replay_from_empty = false;
   Shard shard;
   // Stop starting runs once this much wall time has passed (--time).
   std::optional<std::chrono::steady_clock::duration> wall_time_limit;
@@ -67,8 +85,9 @@ struct FailureGroup {
   Signature signature;     // The shrunk repro's: the faults that remain.
   std::int64_t count = 0;  // Runs that failed so.
   std::uint64_t first_seed = 0;
-  Scenario first;  // The drawn scenario of its first failure.
-  Shrunk repro;    // That failure, shrunk.
+  std::uint64_t world_seed = 0;  // The world its first failure played on.
+  Scenario first;                // The drawn scenario of its first failure.
+  Shrunk repro;                  // That failure, shrunk.
 };
 
 struct ExploreResult {
@@ -79,12 +98,13 @@ struct ExploreResult {
 
 // The runs alone: failures grouped by their drawn signature, each with its
 // count and first seed, not yet shrunk (a schedule is drawn again from its
-// seed, so a group is whole with these three). `runs_done` receives how
-// many runs were played.
+// seed and played on its world seed, so a group is whole with these).
+// `runs_done` receives how many runs were played.
 struct DrawnGroup {
   Signature signature;
   std::int64_t count = 0;
-  std::uint64_t first_seed = 0;
+  std::uint64_t first_seed = 0;  // Its first failure's schedule.
+  std::uint64_t world_seed = 0;  // The world that run played on.
 };
 std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptions& options,
                                     int* runs_done = nullptr);

@@ -71,6 +71,12 @@ std::string ReadLine(std::string_view line, ShardFile& file) {
     (key == "max_events"    ? file.bounds.max_events
      : key == "max_crashes" ? file.bounds.max_crashes
                             : file.bounds.max_power_losses) = bound;
+  } else if (key == "batch") {
+    const std::optional<std::uint64_t> number = Number(value);
+    if (!number || *number == 0 || *number > static_cast<std::uint64_t>(kMaxBatch)) {
+      return fmt::format("a malformed batch (1 to {})", kMaxBatch);
+    }
+    file.batch = static_cast<int>(*number);
   } else if (key == "seed" || key == "runs" || key == "runs_done") {
     const std::optional<std::uint64_t> number = Number(value);
     if (!number || (key != "seed" && *number > kMaxRuns)) return fmt::format("a malformed {}", key);
@@ -99,19 +105,27 @@ std::string GroupLine(const DrawnGroup& group) {
   for (const std::string& fault : group.signature.faults) {
     faults += (faults.empty() ? "" : ",") + TabFree(fault);
   }
-  return fmt::format("group\t{}\t{}\t{}\t{}\t{}\n", group.first_seed, group.count,
-                     TabFree(group.signature.checker), TabFree(group.signature.violation), faults);
+  return fmt::format("group\t{}\t{}\t{}\t{}\t{}\t{}\n", group.first_seed, group.count,
+                     TabFree(group.signature.checker), TabFree(group.signature.violation), faults,
+                     group.world_seed);
 }
 
 std::optional<DrawnGroup> ParseGroupLine(std::string_view line) {
-  const std::optional<std::vector<std::string_view>> fields = Split(line, '\t', 6);
+  const std::optional<std::vector<std::string_view>> fields = Split(line, '\t', 7);
   if (!fields || fields->size() < 5 || (*fields)[0] != "group") return std::nullopt;
   const std::optional<std::uint64_t> seed = Number((*fields)[1]);
   const std::optional<std::uint64_t> count = Number((*fields)[2]);
   if (!seed || !count || *count == 0 || *count > kMaxRuns) return std::nullopt;
-  DrawnGroup group{
-      {std::string((*fields)[3]), std::string((*fields)[4]), {}}, static_cast<int>(*count), *seed};
-  if (fields->size() == 6 && !(*fields)[5].empty()) {
+  // The world seed: a line from before batches has none, and played on
+  // its own seed.
+  const std::optional<std::uint64_t> world =
+      fields->size() == 7 ? Number((*fields)[6]) : std::optional<std::uint64_t>(*seed);
+  if (!world || *world > *seed) return std::nullopt;
+  DrawnGroup group{{std::string((*fields)[3]), std::string((*fields)[4]), {}},
+                   static_cast<int>(*count),
+                   *seed,
+                   *world};
+  if (fields->size() >= 6 && !(*fields)[5].empty()) {
     // A bound: a signature names at most a schedule's faults.
     const std::optional<std::vector<std::string_view>> faults = Split((*fields)[5], ',', 1000);
     if (!faults) return std::nullopt;
@@ -123,7 +137,7 @@ std::optional<DrawnGroup> ParseGroupLine(std::string_view line) {
 std::string ShardText(const ShardFile& file) {
   std::string text = fmt::format("scenario\t{}\n", TabFree(file.scenario));
   text += fmt::format("seed\t{}\nruns\t{}\nruns_done\t{}\n", file.seed, file.runs, file.runs_done);
-  text += fmt::format("shard\t{}/{}\n", file.shard.index, file.shard.count);
+  text += fmt::format("shard\t{}/{}\nbatch\t{}\n", file.shard.index, file.shard.count, file.batch);
   text += fmt::format("expectations\t{}\n", file.expectations ? 1 : 0);
   text +=
       fmt::format("max_events\t{}\nmax_crashes\t{}\nmax_power_losses\t{}\n", file.bounds.max_events,

@@ -22,9 +22,12 @@ inline constexpr std::uint64_t kMaxRuns = 100'000'000;  // explore --runs at mos
 struct ShardFile {
   std::string scenario;  // As explore was given it (a path made absolute).
   std::uint64_t seed = 1;
-  int runs = 0;               // Runs asked for in the whole exploration.
-  int runs_done = 0;          // Runs this shard played.
-  Shard shard;                // Which runs: every count-th from index.
+  int runs = 0;       // Runs asked for in the whole exploration.
+  int runs_done = 0;  // Runs this shard played.
+  Shard shard;        // Which runs: every count-th batch from index.
+  // Runs that share a world (explore.h); a file without it is of an
+  // exploration from before batches: each run its own world.
+  int batch = 1;
   bool expectations = false;  // --expectations: the scenario's own count too.
   ExploreBounds bounds;       // Every shard must draw with the same.
   std::vector<DrawnGroup> groups;

@@ -97,20 +97,6 @@ sim::FaultDecision DecisionOf(const FaultSpec& fault) {
   return decision;
 }
 
-// The scenario's [crash] and [[fault]]s as one explicit plan; a fault of
-// one service names its scoped site (that service's own hits).
-std::shared_ptr<sim::ExplicitFaultPlan> FaultPlanOf(const Scenario& scenario) {
-  auto plan = std::make_shared<sim::ExplicitFaultPlan>();
-  if (!scenario.crash_site.empty()) plan->CrashAt(scenario.crash_site, scenario.crash_hit);
-  for (const FaultSpec& fault : scenario.faults) {
-    FL_ASSERT(fault.hit >= 1);
-    const std::string site =
-        fault.service.empty() ? fault.site : sim::ScopedSite(fault.service, fault.site);
-    plan->DecideAt(site, fault.hit, DecisionOf(fault));
-  }
-  return plan;
-}
-
 // The fields `step`'s kind needs, checked before it is played: a step
 // built in code has no reader to check it.
 void CheckRequiredFields(const Step& step, const StepKind& kind) {
@@ -143,6 +129,18 @@ Step OnService(Step::Kind kind, std::string service) {
 }
 
 }  // namespace
+
+std::shared_ptr<sim::ExplicitFaultPlan> FaultPlanOf(const ScenarioSetting& scenario) {
+  auto plan = std::make_shared<sim::ExplicitFaultPlan>();
+  if (!scenario.crash_site.empty()) plan->CrashAt(scenario.crash_site, scenario.crash_hit);
+  for (const FaultSpec& fault : scenario.faults) {
+    FL_ASSERT(fault.hit >= 1);
+    const std::string site =
+        fault.service.empty() ? fault.site : sim::ScopedSite(fault.service, fault.site);
+    plan->DecideAt(site, fault.hit, DecisionOf(fault));
+  }
+  return plan;
+}
 
 Cluster::Cluster(const Scenario& topology, ClusterOptions options)
     : topology_{static_cast<const ScenarioSetting&>(topology), {}},

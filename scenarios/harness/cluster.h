@@ -67,6 +67,11 @@ struct ClusterOptions {
   std::vector<fakes::ServiceSpec> services;
 };
 
+// The scenario's [crash] and [[fault]]s as one explicit plan, as a
+// Cluster arms them; a fault of one service names its scoped site (that
+// service's own hits).
+std::shared_ptr<sim::ExplicitFaultPlan> FaultPlanOf(const ScenarioSetting& scenario);
+
 class Cluster {
  public:
   // The cluster of `topology`: its images, nodes and service changes, its

@@ -60,36 +60,51 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   result.name = scenario.name;
   result.seed = options.seed;
   result.passed = true;
+  const Scenario* playing = &scenario;  // Another once play_on_as says so.
+  const auto play_on_as = [&](std::size_t step) {
+    if (!options.play_on_as) return;
+    const Scenario* next = options.play_on_as(step, cluster);
+    if (next == nullptr) return;
+    FL_ASSERT_MSG(
+        next->steps.size() >= step &&
+            std::equal(playing->steps.begin(), playing->steps.begin() + step, next->steps.begin()),
+        "a run played on as {}, whose first {} steps are not the ones played", next->name, step);
+    playing = next;
+  };
   std::size_t played = 0;
-  for (const Step& step : scenario.steps) {
+  for (;;) {
+    play_on_as(played);
+    if (played == playing->steps.size()) break;
+    FL_ASSERT(played < playing->steps.size());
     if (options.before_step) options.before_step(played);
-    for (const CheckResult& check : cluster.PlayBorrowed(step).checks) {
+    for (const CheckResult& check : cluster.PlayBorrowed(playing->steps[played]).checks) {
       result.passed = result.passed && check.held;
     }
     ++played;
     if (!cluster.stopped().empty()) break;
     if (options.observe) options.observe(played - 1, world);
   }
+  const Scenario& ran = *playing;
   if (options.after_steps && cluster.stopped().empty()) options.after_steps(cluster);
   std::deque<StepResult> played_steps = cluster.TakePlayed();
   result.steps.assign(std::make_move_iterator(played_steps.begin()),
                       std::make_move_iterator(played_steps.end()));
   // The liveness phase: safety was checked after every step, under the
   // faults; now they stop and the cluster has kLivenessBound to converge.
-  if (options.before_step && cluster.stopped().empty()) options.before_step(scenario.steps.size());
+  if (options.before_step && cluster.stopped().empty()) options.before_step(ran.steps.size());
   cluster.Settle();
   // A run stopped by its budget has no verdict: it did not finish.
   result.stopped = cluster.stopped();
-  if (options.observe && result.stopped.empty()) options.observe(scenario.steps.size(), world);
-  FL_ASSERT(result.steps.size() <= scenario.steps.size());
-  FL_ASSERT(!result.stopped.empty() || result.steps.size() == scenario.steps.size());
+  if (options.observe && result.stopped.empty()) options.observe(ran.steps.size(), world);
+  FL_ASSERT(result.steps.size() <= ran.steps.size());
+  FL_ASSERT(!result.stopped.empty() || result.steps.size() == ran.steps.size());
   if (!result.stopped.empty()) result.passed = false;
   // The checkers look at the whole run's end state; a scenario may expect
   // any of them to fail (that is its story).
   for (CheckResult& verdict : cluster.Verdicts()) {
     const std::string name = verdict.what;
-    auto expected = scenario.checkers.find(name);
-    const bool expected_to_hold = expected == scenario.checkers.end() || expected->second;
+    auto expected = ran.checkers.find(name);
+    const bool expected_to_hold = expected == ran.checkers.end() || expected->second;
     if (verdict.held != expected_to_hold) result.passed = false;
     verdict.what = fmt::format("checker {} {}", name, expected_to_hold ? "holds" : "fails");
     verdict.checker = name;
@@ -97,7 +112,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
     verdict.held = verdict.held == expected_to_hold;
     result.checkers.push_back(std::move(verdict));
   }
-  for (std::string& note : FaultsThatNeverHappened(scenario, world)) {
+  for (std::string& note : FaultsThatNeverHappened(ran, world)) {
     result.notes.push_back(std::move(note));
   }
   result.trace_hash = world.simulation.trace().hash();

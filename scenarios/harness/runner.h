@@ -40,6 +40,13 @@ struct RunOptions {
   // holds its world to play more steps from it on demand (HeldRun,
   // branches.h). It must leave the run's own course as it was.
   std::function<void(Cluster& cluster)> after_steps;
+  // Asked before each step (with its index) and once after the last one
+  // when the budget did not stop the run: a scenario to play on as from
+  // here, whose steps up to here are the ones played (nullptr: go on as
+  // before). The runner plays its steps from here and judges the run by
+  // its checkers and faults. How a run forked from another takes up its
+  // own course where it parts from it (variants.h).
+  std::function<const Scenario*(std::size_t step, Cluster& cluster)> play_on_as;
 };
 
 // After the last step, faults stop and the cluster has this long to converge

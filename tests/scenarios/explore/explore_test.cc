@@ -252,11 +252,59 @@ TEST(ExploreTest, TheFixedStoryHoldsUnderDrawnFaults) {
   }
 }
 
+// A batch's runs, forked where each parts from the workload, find what
+// the same runs played from empty find: the same groups, counts and seeds.
+// Each plays on its batch's world; in batches of 1, on its own seed.
+TEST(ExploreTest, BatchesForkedFindWhatRunsFromEmptyFind) {
+  const Scenario workload = StartUpWorkload();
+  const ExploreOptions forked{.seed = 3, .runs = 24, .batch = 8};
+  ExploreOptions from_empty = forked;
+  from_empty.replay_from_empty = true;
+  const std::vector<DrawnGroup> a = ExploreRuns(workload, forked);
+  const std::vector<DrawnGroup> b = ExploreRuns(workload, from_empty);
+  ASSERT_FALSE(a.empty());
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].signature, b[i].signature);
+    EXPECT_EQ(a[i].count, b[i].count);
+    EXPECT_EQ(a[i].first_seed, b[i].first_seed);
+    EXPECT_EQ(a[i].world_seed, 3 + (a[i].first_seed - 3) / 8 * 8);
+    EXPECT_EQ(a[i].world_seed, b[i].world_seed);
+  }
+  for (const DrawnGroup& group : ExploreRuns(workload, {.seed = 3, .runs = 6, .batch = 1})) {
+    EXPECT_EQ(group.world_seed, group.first_seed);
+  }
+}
+
+TEST(ExploreTest, AShardTakesWholeBatchesAndKnowsHowManyRuns) {
+  for (const int batch : {1, 3, 16}) {
+    for (const std::uint64_t count : {1u, 2u, 5u}) {
+      for (const std::uint64_t runs : {0u, 1u, 7u, 40u, 49u}) {
+        std::uint64_t total = 0;
+        for (std::uint64_t index = 0; index < count; ++index) {
+          const Shard shard{index, count};
+          std::uint64_t mine = 0;
+          for (std::uint64_t run = 0; run < runs; ++run) {
+            if (!InShard(run, shard, batch)) continue;
+            ++mine;
+            // Its whole batch is here.
+            EXPECT_TRUE(InShard(run / batch * batch, shard, batch));
+          }
+          EXPECT_EQ(RunsInShard(runs, shard, batch), mine)
+              << runs << " runs, batch " << batch << ", shard " << index << "/" << count;
+          total += mine;
+        }
+        EXPECT_EQ(total, runs);
+      }
+    }
+  }
+}
+
 // Three shards (every third run) merged are the run unsharded: the same
 // groups, counts, first seeds, and (shrunk again from those seeds) repros.
 TEST(ExploreTest, ShardsMergedAreTheUnshardedRun) {
   const Scenario workload = StartUpWorkload();
-  const ExploreOptions whole{.seed = 3, .runs = 30};
+  const ExploreOptions whole{.seed = 3, .runs = 30, .batch = 4};
   const std::vector<DrawnGroup> unsharded = ExploreRuns(workload, whole);
   ASSERT_FALSE(unsharded.empty());
   std::vector<std::vector<DrawnGroup>> parts;
@@ -275,6 +323,7 @@ TEST(ExploreTest, ShardsMergedAreTheUnshardedRun) {
     EXPECT_EQ(merged[i].signature, unsharded[i].signature);
     EXPECT_EQ(merged[i].count, unsharded[i].count);
     EXPECT_EQ(merged[i].first_seed, unsharded[i].first_seed);
+    EXPECT_EQ(merged[i].world_seed, unsharded[i].world_seed);
   }
   const std::vector<FailureGroup> a = ShrinkGroups(workload, merged, {});
   const std::vector<FailureGroup> b = ShrinkGroups(workload, unsharded, {});

@@ -16,10 +16,12 @@ ShardFile Example() {
   file.runs = 40;
   file.runs_done = 14;
   file.shard = {1, 3};
+  file.batch = 2;
   file.expectations = true;
   file.bounds = {.max_events = 2, .max_crashes = 1, .max_power_losses = 0};
-  file.groups.push_back({{"converges", "stuck\tdirty", {"crash kuri.put", "kill kuri-1"}}, 3, 10});
-  file.groups.push_back({{"acknowledged-writes", "lost", {}}, 1, 13});
+  file.groups.push_back(
+      {{"converges", "stuck\tdirty", {"crash kuri.put", "kill kuri-1"}}, 3, 10, 9});
+  file.groups.push_back({{"acknowledged-writes", "lost", {}}, 1, 13, 13});
   return file;
 }
 
@@ -42,7 +44,24 @@ TEST(ShardFileTest, WrittenThenReadIsTheSameFile) {
   EXPECT_TRUE(file.groups[1].signature.faults.empty());
 }
 
+// A file written before runs shared a world: no batch, group lines of six
+// fields. Each run played on its own seed, so it still merges and shrinks.
+TEST(ShardFileTest, AFileFromBeforeBatchesIsOfBatchesOfOne) {
+  const auto read = ParseShardText(
+      "scenario\tx\nseed\t7\nruns\t40\nshard\t0/1\ngroup\t12\t2\tconverges\tstuck\t\n",
+      "groups.tsv");
+  ASSERT_TRUE(std::holds_alternative<ShardFile>(read)) << std::get<std::string>(read);
+  const ShardFile& file = std::get<ShardFile>(read);
+  EXPECT_EQ(file.batch, 1);
+  ASSERT_EQ(file.groups.size(), 1u);
+  EXPECT_EQ(file.groups[0].first_seed, 12u);
+  EXPECT_EQ(file.groups[0].world_seed, 12u);
+}
+
 TEST(ShardFileTest, AMalformedLineSaysWhere) {
+  EXPECT_EQ(ErrorOf("scenario\tx\nbatch\t0\n"), "groups.tsv:2: a malformed batch (1 to 1000)");
+  EXPECT_EQ(ErrorOf("scenario\tx\ngroup\t1\t1\tc\tv\tf\t2\n"),
+            "groups.tsv:2: a malformed group line");  // A world after its run's seed.
   EXPECT_EQ(ErrorOf("scenario\tx\nseed\tminus\n"), "groups.tsv:2: a malformed seed");
   EXPECT_EQ(ErrorOf("scenario\tx\nshard\t3/3\n"), "groups.tsv:2: a malformed shard");
   EXPECT_EQ(ErrorOf("scenario\tx\ngroup\t1\t0\tc\tv\t\n"), "groups.tsv:2: a malformed group line");
