@@ -71,11 +71,12 @@ std::string SummaryJson(const std::string& name, const ShardFile& shard,
     }
     list += fmt::format(
         "{}{{\"checker\":\"{}\",\"violation\":\"{}\",\"faults\":[{}],\"count\":{},"
-        "\"first_seed\":{},\"fault_events\":{},\"repro_fault_events\":{},"
+        "\"first_seed\":{},\"world_seed\":{},\"fault_events\":{},\"repro_fault_events\":{},"
         "\"repro\":\"group-{}/repro.toml\"}}",
         i == 0 ? "" : ",", Escaped(group.signature.checker), Escaped(group.signature.violation),
-        faults, group.count, group.first_seed, scenarios::FaultEventCount(group.first),
-        scenarios::FaultEventCount(group.repro.scenario), i + 1);
+        faults, group.count, group.first_seed, group.world_seed,
+        scenarios::FaultEventCount(group.first), scenarios::FaultEventCount(group.repro.scenario),
+        i + 1);
   }
   const double seconds = wall_ms / 1000.0;
   return fmt::format(
@@ -123,9 +124,13 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
     for (std::size_t i = 0; i < groups.size(); ++i) {
       const scenarios::FailureGroup& group = groups[i];
       std::cout << fmt::format(
-          "  group {}: {} run(s), first seed {}; {} -> {} fault event(s): {}\n", i + 1, group.count,
-          group.first_seed, scenarios::FaultEventCount(group.first),
-          scenarios::FaultEventCount(group.repro.scenario), group.signature.Key());
+          "  group {}: {} run(s), first seed {}{}; {} -> {} fault event(s): {}\n", i + 1,
+          group.count, group.first_seed,
+          group.world_seed == group.first_seed
+              ? ""
+              : fmt::format(" (on the world of seed {})", group.world_seed),
+          scenarios::FaultEventCount(group.first), scenarios::FaultEventCount(group.repro.scenario),
+          group.signature.Key());
       std::cout << fmt::format(
           "    faultline run {}\n",
           (out.path() / fmt::format("group-{}", i + 1) / "repro.toml").string());

@@ -45,8 +45,9 @@ std::variant<std::vector<ShardFile>, std::string> ReadShards(
     if (last.scenario != first.scenario || last.seed != first.seed || last.runs != first.runs ||
         last.batch != first.batch || last.expectations != first.expectations ||
         bounds(last.bounds) != bounds(first.bounds)) {
-      return fmt::format("{} is of another exploration ({} from seed {}, {} runs) than {}",
-                         directory, last.scenario, last.seed, last.runs, directories[0]);
+      return fmt::format(
+          "{} is of another exploration ({} from seed {}, {} runs in batches of {}) than {}",
+          directory, last.scenario, last.seed, last.runs, last.batch, directories[0]);
     }
   }
   return shards;

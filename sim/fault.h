@@ -72,6 +72,7 @@ struct FaultDecision {
   StatusCode error = StatusCode::kIoError;  // For kError.
   std::string message;  // For kError: the error's text; empty: "injected fault at <site>".
   Survivors survivors = Survivors::kNothingUnsynced;  // For kPowerLoss.
+  friend bool operator==(const FaultDecision&, const FaultDecision&) = default;
 };
 
 // A site as one process sees it: `process@site`. A plan may name such a
@@ -221,7 +222,8 @@ class FaultInjector {
   // where it parts from it. May be called from within the pass override,
   // and then decides that pass already. REQUIRES: faults not stopped, and
   // `plan` scopes by process as the plan before did (the scoped hits were
-  // counted only if it did).
+  // counted only if it did). Whoever armed the plan before (a Cluster's
+  // CrashAt) no longer reaches the injector.
   void SetPlan(std::shared_ptr<const FaultPlan> plan);
 
   // Every site reached, by name.

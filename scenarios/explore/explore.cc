@@ -28,6 +28,7 @@ bool InShard(std::uint64_t run, const Shard& shard, int batch) {
 
 std::uint64_t RunsInShard(std::uint64_t runs, const Shard& shard, int batch) {
   FL_ASSERT(shard.count >= 1 && shard.index < shard.count);
+  FL_ASSERT(batch >= 1 && batch <= kMaxBatch);
   const auto size = static_cast<std::uint64_t>(batch);
   const std::uint64_t batches = (runs + size - 1) / size;
   // Batch b is this shard's when b % count == index; the last may be short.

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
+#include <set>
+#include <tuple>
 #include <utility>
 
 #include "scenarios/harness/branches.h"
@@ -26,18 +29,46 @@ std::optional<std::size_t> PartingStep(const Scenario& trunk, const Scenario& va
   return std::nullopt;
 }
 
-// The variant's own [[fault]]s: those after the trunk's.
-std::vector<FaultSpec> OwnFaults(const Scenario& trunk, const Scenario& variant) {
-  FL_ASSERT(variant.faults.size() >= trunk.faults.size());
-  return {variant.faults.begin() + static_cast<std::ptrdiff_t>(trunk.faults.size()),
-          variant.faults.end()};
+// The passes at which the variant's [crash] and [[fault]]s decide
+// otherwise than the trunk's: each (site, hit) a rule of either names,
+// where the two plans' decisions differ (a fault of either's that the
+// other has too, first, decides alike). `scoped`: such a pass of one
+// service's own hits, which RunVariants cannot count.
+struct Differences {
+  std::vector<std::pair<std::string, std::uint64_t>> passes;
+  std::string scoped;
+};
+
+Differences DifferingPasses(const Scenario& trunk, const Scenario& variant) {
+  std::set<std::tuple<std::string, std::uint64_t, std::string>>
+      named;  // Site as planned, hit, service.
+  for (const Scenario* scenario : {&trunk, &variant}) {
+    if (!scenario->crash_site.empty()) named.emplace(scenario->crash_site, scenario->crash_hit, "");
+    for (const FaultSpec& fault : scenario->faults) {
+      named.emplace(fault.service.empty() ? fault.site : sim::ScopedSite(fault.service, fault.site),
+                    fault.hit, fault.service);
+    }
+  }
+  const std::shared_ptr<const sim::FaultPlan> trunk_plan = FaultPlanOf(trunk);
+  const std::shared_ptr<const sim::FaultPlan> variant_plan = FaultPlanOf(variant);
+  sim::Rng unused(0);  // An explicit plan draws nothing.
+  Differences differences;
+  for (const auto& [site, hit, service] : named) {
+    if (trunk_plan->Decide(site, hit, unused) == variant_plan->Decide(site, hit, unused)) continue;
+    if (!service.empty()) {
+      differences.scoped = fmt::format("its fault at {} of {} is not the trunk's", site, service);
+    }
+    differences.passes.emplace_back(site, hit);
+  }
+  return differences;
 }
 
 // Where each variant parts from the trunk: at a step, or at a pass of a
-// site (every pass one of its own faults names; the first reached is it).
+// site (every pass at which its faults decide otherwise; the first
+// reached is it).
 struct PartingPoints {
   std::map<std::size_t, std::vector<std::size_t>> at_step;
-  // Site -> hit -> the variants whose own faults fire there.
+  // Site -> hit -> the variants whose faults decide otherwise there.
   std::map<std::string, std::map<std::uint64_t, std::vector<std::size_t>>, std::less<>> at_pass;
 };
 
@@ -50,9 +81,8 @@ PartingPoints PartingPointsOf(const Scenario& trunk, const std::vector<const Sce
     if (const std::optional<std::size_t> step = PartingStep(trunk, variant)) {
       points.at_step[*step].push_back(i);
     }
-    for (const FaultSpec& fault : OwnFaults(trunk, variant)) {
-      std::vector<std::size_t>& here = points.at_pass[fault.site][fault.hit];
-      if (here.empty() || here.back() != i) here.push_back(i);
+    for (const auto& [site, hit] : DifferingPasses(trunk, variant).passes) {
+      points.at_pass[site][hit].push_back(i);
     }
   }
   return points;
@@ -61,26 +91,22 @@ PartingPoints PartingPointsOf(const Scenario& trunk, const std::vector<const Sce
 }  // namespace
 
 std::string NotAVariant(const Scenario& trunk, const Scenario& variant) {
-  if (variant.faults.size() < trunk.faults.size() ||
-      !std::equal(trunk.faults.begin(), trunk.faults.end(), variant.faults.begin())) {
-    return "its [[fault]]s do not begin with the trunk's";
-  }
-  for (const FaultSpec& fault : OwnFaults(trunk, variant)) {
-    if (!fault.service.empty()) {
-      return fmt::format("its fault at {} is scoped to {}", fault.site, fault.service);
-    }
-  }
   ScenarioSetting same = variant;
   same.name = trunk.name;
   same.title = trunk.title;
   same.story = trunk.story;
   same.lesson = trunk.lesson;
+  same.crash_site = trunk.crash_site;
+  same.crash_hit = trunk.crash_hit;
   same.faults = trunk.faults;
   same.checkers = trunk.checkers;
   if (!(same == static_cast<const ScenarioSetting&>(trunk))) {
-    return "its cluster, crash, seed or budget is not the trunk's";
+    return "its cluster, seed or budget is not the trunk's";
   }
-  return {};
+  if (FaultPlanOf(trunk)->ScopesByProcess() != FaultPlanOf(variant)->ScopesByProcess()) {
+    return "one of the two has faults of one service's own hits, the other none";
+  }
+  return DifferingPasses(trunk, variant).scoped;
 }
 
 std::vector<std::string> RunVariants(

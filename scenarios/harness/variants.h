@@ -1,12 +1,12 @@
 // A family of runs that share their beginning: a trunk scenario, and
 // variants of it that each play as the trunk does until they part from it
 // (the first step that differs, or the first pass of a fault site at which
-// one of their own [[fault]]s fires). The trunk is played once; at each
-// variant's parting point a child is forked (branches.h) that takes up the
-// variant's own steps, faults and checkers from there, so the variant's
-// past is never played again. A variant's run is the one it would have
-// played from an empty world on the trunk's seed: the same trace hash
-// (variants_test.cc), so its repro replays from empty.
+// their [crash] and [[fault]]s decide otherwise than the trunk's). The
+// trunk is played once; at each variant's parting point a child is forked
+// (branches.h) that takes up the variant's own steps, faults and checkers
+// from there, so the variant's past is never played again. A variant's run
+// is the one it would have played from an empty world on the trunk's seed:
+// the same trace hash (variants_test.cc), so its repro replays from empty.
 //
 // How explore plays a batch of runs on one seed (explore.h), each its
 // workload under its own drawn faults.
@@ -25,9 +25,9 @@
 namespace faultline::scenarios {
 
 // What RunVariants needs of a variant of `trunk`: its setting the trunk's
-// but for its title, story, extra [[fault]]s (the trunk's first, then its
-// own, none scoped to a service) and checker expectations. Empty when it
-// is one; otherwise what is not.
+// but for its words, [crash], [[fault]]s and checker expectations, and
+// none of the faults in which the two differ scoped to a service's own
+// hits. Empty when it is one; otherwise what is not.
 std::string NotAVariant(const Scenario& trunk, const Scenario& variant);
 
 // Plays `trunk` with `options` (its seed and sinks; nothing that forks),

@@ -94,20 +94,54 @@ TEST(VariantsTest, AVariantWithOtherCheckersIsJudgedByThem) {
   EXPECT_NE(texts[0], WhatHappened(RunScenario(trunk, {.seed = 1})));
 }
 
+// Variants with fewer faults than the trunk, another [crash] hit, none:
+// each parts where its faults decide otherwise (the trunk's crash that it
+// lacks, say), and plays as it would from empty. How the shrinker's
+// candidates are played.
+TEST(VariantsTest, AVariantWithFewerOrOtherFaultsHasItsTraceFromEmpty) {
+  const Scenario trunk = DrawSchedule(Story("dirty-migration"), 4, {.max_events = 3});
+  ASSERT_FALSE(trunk.crash_site.empty());
+  std::vector<Scenario> others;
+  Scenario no_crash = trunk;
+  no_crash.crash_site.clear();
+  others.push_back(no_crash);
+  Scenario later_crash = trunk;
+  later_crash.crash_hit = trunk.crash_hit + 1;
+  others.push_back(later_crash);
+  for (std::size_t i = 0; i < trunk.faults.size(); ++i) {
+    Scenario fewer = trunk;
+    fewer.faults.erase(fewer.faults.begin() + static_cast<std::ptrdiff_t>(i));
+    others.push_back(fewer);
+  }
+  std::vector<const Scenario*> variants;
+  for (const Scenario& other : others) variants.push_back(&other);
+  const std::vector<std::string> forked =
+      RunVariants(trunk, {.seed = 2}, variants,
+                  [](std::size_t, const ScenarioResult& result) { return WhatHappened(result); });
+  ASSERT_EQ(forked.size(), others.size());
+  for (std::size_t i = 0; i < others.size(); ++i) {
+    EXPECT_EQ(forked[i], WhatHappened(RunScenario(others[i], {.seed = 2}))) << "variant " << i;
+  }
+  EXPECT_NE(forked[0], forked[1]);  // The crash matters: the test can tell.
+}
+
 TEST(VariantsTest, WhatIsNoVariantIsSaid) {
   const Scenario& trunk = Story("dirty-migration-fixed");
   Scenario more_nodes = trunk;
   more_nodes.nodes = 3;
-  EXPECT_EQ(NotAVariant(trunk, more_nodes),
-            "its cluster, crash, seed or budget is not the trunk's");
+  EXPECT_EQ(NotAVariant(trunk, more_nodes), "its cluster, seed or budget is not the trunk's");
   Scenario scoped = trunk;
   scoped.faults.push_back(FaultSpec{.site = "disk.write", .service = "kuri-1"});
-  EXPECT_EQ(NotAVariant(trunk, scoped), "its fault at disk.write is scoped to kuri-1");
+  EXPECT_EQ(NotAVariant(trunk, scoped),
+            "one of the two has faults of one service's own hits, the other none");
+  Scenario scoped_more = scoped;
+  scoped_more.faults.push_back(FaultSpec{.site = "disk.sync", .service = "kuri-2"});
+  EXPECT_TRUE(NotAVariant(scoped, scoped_more).starts_with("its fault at "))
+      << NotAVariant(scoped, scoped_more);
   Scenario fewer = trunk;
   fewer.faults.push_back(FaultSpec{.site = "disk.write"});
-  EXPECT_EQ(NotAVariant(fewer, trunk), "its [[fault]]s do not begin with the trunk's");
-  Scenario drawn = DrawSchedule(trunk, 9, {});
-  EXPECT_EQ(NotAVariant(trunk, drawn), "");
+  EXPECT_EQ(NotAVariant(fewer, trunk), "");
+  EXPECT_EQ(NotAVariant(trunk, DrawSchedule(trunk, 9, {})), "");
 }
 
 }  // namespace
