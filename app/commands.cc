@@ -42,8 +42,10 @@ from its seed (crashes, errors and delays at fault sites; kills, restarts,
 partitions, latency and loss, power losses, full and failing disks,
 upgrades and rollbacks, down/up and clean between or during the steps; each
 fault kind switched on or off for the whole run; at most 3 events, 3
-crashes and 1 power loss), plays it, and asks the whole-run checkers.
-Failures are grouped by the failing checker, the kind of its first violation
+crashes and 1 power loss), plays it, and asks the whole-run checkers. The
+runs of a batch (--batch) share one world seed: the workload is played once
+and each run forks where its first drawn event parts it from the workload,
+with the run it would have had from empty. Failures are grouped by the failing checker, the kind of its first violation
 and the faults involved; each group's first failure is shrunk to a scenario
 file that `faultline run` replays. The results directory holds
 summary.json, groups.tsv and, per group, repro.toml, shrink.log,
