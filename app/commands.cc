@@ -45,12 +45,12 @@ fault kind switched on or off for the whole run; at most 3 events, 3
 crashes and 1 power loss), plays it, and asks the whole-run checkers. The
 runs of a batch (--batch) share one world seed: the workload is played once
 and each run forks where its first drawn event parts it from the workload,
-with the run it would have had from empty. Failures are grouped by the failing checker, the kind of its first violation
-and the faults involved; each group's first failure is shrunk to a scenario
-file that `faultline run` replays. The results directory holds
-summary.json, groups.tsv and, per group, repro.toml, shrink.log,
-trace.jsonl, perfetto.json and timeline.txt. Exit 0 when nothing failed, 1
-when a group was found, 2 for bad input.)";
+with the run it would have had from empty. Failures are grouped by the
+failing checker, the kind of its first violation and the faults involved;
+each group's first failure is shrunk to a scenario file that `faultline
+run` replays. The results directory holds summary.json, groups.tsv and, per
+group, repro.toml, shrink.log, trace.jsonl, perfetto.json and timeline.txt.
+Exit 0 when nothing failed, 1 when a group was found, 2 for bad input.)";
 
 constexpr std::string_view kMergeDetails =
     R"(Folds the results directories of one exploration's shards (explore --shard
