@@ -43,9 +43,10 @@ partitions, latency and loss, power losses, full and failing disks,
 upgrades and rollbacks, down/up and clean between or during the steps; each
 fault kind switched on or off for the whole run; at most 3 events, 3
 crashes and 1 power loss), plays it, and asks the whole-run checkers. The
-runs of a batch (--batch) share one world seed: the workload is played once
-and each run forks where its first drawn event parts it from the workload,
-with the run it would have had from empty. Failures are grouped by the
+runs of a batch (--batch) play on one world seed, so they play alike up to
+their first drawn event: the workload is played once per batch and each run
+is forked from it there, and plays as it would have from scratch (a group's
+repro.toml holds the world seed it replays on). Failures are grouped by the
 failing checker, the kind of its first violation and the faults involved;
 each group's first failure is shrunk to a scenario file that `faultline
 run` replays. The results directory holds summary.json, groups.tsv and, per

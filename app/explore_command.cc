@@ -72,10 +72,11 @@ void DeclareExploreFlags(CLI::App& command, ExploreFlags& flags) {
   AddNumber(command, "--seed", flags.seed, 0, UINT64_MAX,
             "the first run's seed (default 1; run r draws its faults from seed N + r)");
   AddNumber(command, "--batch", flags.batch, 1, scenarios::kMaxBatch,
-            fmt::format("runs that share one world (the seed of their batch's first run), "
-                        "played once up to each run's first fault (default {}; 1: every run "
-                        "on its own seed)",
-                        scenarios::kDefaultBatch));
+            fmt::format("runs that share one world seed (the simulated world's timing: "
+                        "latencies, scheduling), their batch's first run's seed; the workload "
+                        "is played once per batch and each run forks from it at its first "
+                        "fault (1 to {}, default {}; 1: every run on its own seed)",
+                        scenarios::kMaxBatch, scenarios::kDefaultBatch));
   command.add_flag("--replay-from-empty", flags.replay_from_empty,
                    "play each run from an empty world instead of forking it where it parts "
                    "from its batch (the same results, slower: to measure or to check)");
@@ -97,8 +98,8 @@ void DeclareExploreFlags(CLI::App& command, ExploreFlags& flags) {
             }
             flags.shard = *shard;
           },
-          "play only every N-th run from run I; fold the shards' directories with "
-          "`faultline merge DIR...`")
+          "play only every N-th batch of runs from batch I (a batch is --batch runs, "
+          "never split); fold the shards' directories with `faultline merge DIR...`")
       ->type_name("I/N");
   AddNumber(command, "--jobs", flags.jobs, 1, kMaxJobs,
             "play the runs in N worker processes (the results are the same)");
@@ -189,6 +190,18 @@ int RunExploreCommand(const ExploreFlags& flags) {
   std::optional<scenarios::Scenario> from_file;
   const scenarios::Scenario* workload = NamedOrFile(flags.scenario, from_file, flags.limits);
   if (workload == nullptr) return kExitBadInput;
+  // A shard without a run would find nothing and say so with exit 0: it
+  // is a mistake in the shard set-up, said before anything runs.
+  if (scenarios::RunsInShard(static_cast<std::uint64_t>(flags.runs), flags.shard, flags.batch) ==
+      0) {
+    return BadInput(
+        fmt::format("--shard {}/{} holds no run: shards take whole batches of --batch {} runs, "
+                    "and {} run(s) make {} batch(es); use fewer shards, more --runs or a "
+                    "smaller --batch",
+                    flags.shard.index, flags.shard.count, flags.batch, flags.runs,
+                    (flags.runs + flags.batch - 1) / flags.batch),
+        "explore");
+  }
   std::optional<ResultsFolder> out =
       ResultsFolder::Open(flags.out, fmt::format("explore-{}-{}-shard-{}-of-{}", workload->name,
                                                  flags.seed, flags.shard.index, flags.shard.count));

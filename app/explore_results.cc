@@ -80,9 +80,9 @@ std::string SummaryJson(const std::string& name, const ShardFile& shard,
   }
   const double seconds = wall_ms / 1000.0;
   return fmt::format(
-      "{{\"scenario\":\"{}\",\"runs\":{},\"first_seed\":{},\"wall_time_ms\":{:.1f},"
+      "{{\"scenario\":\"{}\",\"runs\":{},\"first_seed\":{},\"batch\":{},\"wall_time_ms\":{:.1f},"
       "\"runs_per_second\":{:.1f},\"groups\":[{}]}}\n",
-      Escaped(name), shard.runs_done, shard.seed, wall_ms,
+      Escaped(name), shard.runs_done, shard.seed, shard.batch, wall_ms,
       seconds > 0 ? shard.runs_done / seconds : 0.0, list);
 }
 

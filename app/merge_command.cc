@@ -46,8 +46,10 @@ std::variant<std::vector<ShardFile>, std::string> ReadShards(
         last.batch != first.batch || last.expectations != first.expectations ||
         bounds(last.bounds) != bounds(first.bounds)) {
       return fmt::format(
-          "{} is of another exploration ({} from seed {}, {} runs in batches of {}) than {}",
-          directory, last.scenario, last.seed, last.runs, last.batch, directories[0]);
+          "{} is of another exploration ({} from seed {}, {} runs in batches of {}) than {} ({} "
+          "from seed {}, {} runs in batches of {})",
+          directory, last.scenario, last.seed, last.runs, last.batch, directories[0],
+          first.scenario, first.seed, first.runs, first.batch);
     }
   }
   return shards;

@@ -8,9 +8,9 @@ faultline=$1
 dir=$2
 rm -rf "$dir" && mkdir -p "$dir" || exit 1
 run() { "$faultline" "$@" >/dev/null 2>&1; echo $?; }
-[ "$(run explore dirty-migration-fixed --runs 6 --shard 0/2 --max-events 2 --out "$dir/a")" = 0 ] || exit 1
-[ "$(run explore dirty-migration-fixed --runs 6 --shard 1/2 --max-events 2 --out "$dir/b")" = 0 ] || exit 1
-[ "$(run explore dirty-migration-fixed --runs 6 --shard 1/2 --out "$dir/c")" = 0 ] || exit 1
+[ "$(run explore dirty-migration-fixed --runs 6 --batch 2 --shard 0/2 --max-events 2 --out "$dir/a")" = 0 ] || exit 1
+[ "$(run explore dirty-migration-fixed --runs 6 --batch 2 --shard 1/2 --max-events 2 --out "$dir/b")" = 0 ] || exit 1
+[ "$(run explore dirty-migration-fixed --runs 6 --batch 2 --shard 1/2 --out "$dir/c")" = 0 ] || exit 1
 grep -q "^max_events	2$" "$dir/a/groups.tsv" || { echo "the bound is not in groups.tsv"; exit 1; }
 grep -q "^shard	1/2$" "$dir/b/groups.tsv" || { echo "the shard is not in groups.tsv"; exit 1; }
 [ "$(run merge "$dir/a" "$dir/a" --out "$dir/m1")" = 2 ] || { echo "a shard twice"; exit 1; }
