@@ -9,6 +9,7 @@
 #include "models/cql/parser.h"
 #include "sim/assert.h"
 #include "sim/fnv.h"
+#include "sim/random.h"
 
 namespace faultline::models::cql {
 
@@ -69,32 +70,26 @@ Outcome StoreSnapshot::Read(const std::string& statement, std::vector<Value> val
 
 namespace {
 
-// A 64-bit finalizer (splitmix64's): row hashes are summed, so each must
-// spread over every bit.
-std::uint64_t Mixed(std::uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+// Row hashes are summed, so each goes through sim::Mix64 (SplitMix64's
+// finaliser) to spread over every bit.
+using sim::Mix64;
 
 std::uint64_t Folded(std::uint64_t hash, std::string_view bytes) {
-  return Mixed(hash ^ sim::Fnv1a64(bytes));
+  return Mix64(hash ^ sim::Fnv1a64(bytes));
 }
 
 std::uint64_t RowHash(sqlite3_stmt* row) {
   std::uint64_t hash = 0;
   for (int column = 0; column < sqlite3_column_count(row); ++column) {
     const int type = sqlite3_column_type(row, column);
-    hash = Mixed(hash ^ static_cast<std::uint64_t>(type));
+    hash = Mix64(hash ^ static_cast<std::uint64_t>(type));
     if (type == SQLITE_INTEGER) {
-      hash = Mixed(hash ^ static_cast<std::uint64_t>(sqlite3_column_int64(row, column)));
+      hash = Mix64(hash ^ static_cast<std::uint64_t>(sqlite3_column_int64(row, column)));
     } else if (type == SQLITE_FLOAT) {
       const double real = sqlite3_column_double(row, column);
       std::uint64_t bits = 0;
       std::memcpy(&bits, &real, sizeof bits);
-      hash = Mixed(hash ^ bits);
+      hash = Mix64(hash ^ bits);
     } else if (type != SQLITE_NULL) {
       // Text and blobs by their bytes.
       const void* bytes = sqlite3_column_blob(row, column);
@@ -135,10 +130,10 @@ std::uint64_t StoreSnapshot::ContentHash() const {
     std::uint64_t count = 0;
     while (sqlite3_step(rows) == SQLITE_ROW) {
       FL_ASSERT_MSG(++count <= kMaxRows, "table {} has more than {} rows", table, kMaxRows);
-      sum += Mixed(RowHash(rows));
+      sum += Mix64(RowHash(rows));
     }
     sqlite3_finalize(rows);
-    hash = Mixed(Folded(hash, table) ^ Mixed(count) ^ sum);
+    hash = Mix64(Folded(hash, table) ^ Mix64(count) ^ sum);
   }
   return hash;
 }

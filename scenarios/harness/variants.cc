@@ -63,34 +63,10 @@ Differences DifferingPasses(const Scenario& trunk, const Scenario& variant) {
   return differences;
 }
 
-// Where each variant parts from the trunk: at a step, or at a pass of a
-// site (every pass at which its faults decide otherwise; the first
-// reached is it).
-struct PartingPoints {
-  std::map<std::size_t, std::vector<std::size_t>> at_step;
-  // Site -> hit -> the variants whose faults decide otherwise there.
-  std::map<std::string, std::map<std::uint64_t, std::vector<std::size_t>>, std::less<>> at_pass;
-};
-
-PartingPoints PartingPointsOf(const Scenario& trunk, const std::vector<const Scenario*>& variants) {
-  PartingPoints points;
-  for (std::size_t i = 0; i < variants.size(); ++i) {
-    const Scenario& variant = *variants[i];
-    const std::string problem = NotAVariant(trunk, variant);
-    FL_ASSERT_MSG(problem.empty(), "{} is no variant of {}: {}", variant.name, trunk.name, problem);
-    if (const std::optional<std::size_t> step = PartingStep(trunk, variant)) {
-      points.at_step[*step].push_back(i);
-    }
-    for (const auto& [site, hit] : DifferingPasses(trunk, variant).passes) {
-      points.at_pass[site][hit].push_back(i);
-    }
-  }
-  return points;
-}
-
-}  // namespace
-
-std::string NotAVariant(const Scenario& trunk, const Scenario& variant) {
+// What keeps `variant` from being a variant of `trunk`, its faults aside:
+// its setting, or faults of one service's own hits in one of the two
+// only. Empty when nothing does.
+std::string SettingProblem(const Scenario& trunk, const Scenario& variant) {
   ScenarioSetting same = variant;
   same.name = trunk.name;
   same.title = trunk.title;
@@ -106,7 +82,40 @@ std::string NotAVariant(const Scenario& trunk, const Scenario& variant) {
   if (FaultPlanOf(trunk)->ScopesByProcess() != FaultPlanOf(variant)->ScopesByProcess()) {
     return "one of the two has faults of one service's own hits, the other none";
   }
-  return DifferingPasses(trunk, variant).scoped;
+  return {};
+}
+
+// Where each variant parts from the trunk: at a step, or at a pass of a
+// site (every pass at which its faults decide otherwise; the first
+// reached is it).
+struct PartingPoints {
+  std::map<std::size_t, std::vector<std::size_t>> at_step;
+  // Site -> hit -> the variants whose faults decide otherwise there.
+  std::map<std::string, std::map<std::uint64_t, std::vector<std::size_t>>, std::less<>> at_pass;
+};
+
+PartingPoints PartingPointsOf(const Scenario& trunk, const std::vector<const Scenario*>& variants) {
+  PartingPoints points;
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const Scenario& variant = *variants[i];
+    const Differences differences = DifferingPasses(trunk, variant);
+    const std::string problem = SettingProblem(trunk, variant) + differences.scoped;
+    FL_ASSERT_MSG(problem.empty(), "{} is no variant of {}: {}", variant.name, trunk.name, problem);
+    if (const std::optional<std::size_t> step = PartingStep(trunk, variant)) {
+      points.at_step[*step].push_back(i);
+    }
+    for (const auto& [site, hit] : differences.passes) {
+      points.at_pass[site][hit].push_back(i);
+    }
+  }
+  return points;
+}
+
+}  // namespace
+
+std::string NotAVariant(const Scenario& trunk, const Scenario& variant) {
+  const std::string problem = SettingProblem(trunk, variant);
+  return problem.empty() ? DifferingPasses(trunk, variant).scoped : problem;
 }
 
 std::vector<std::string> RunVariants(
