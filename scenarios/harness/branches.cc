@@ -245,12 +245,15 @@ BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
     if (callbacks.in_child) callbacks.in_child(*point);
     return point->decision;
   };
+  run.with_result = [&](const ScenarioResult& result) {
+    if (options.with_result) options.with_result(result);
+    if (!branches.in_child()) return;
+    FL_ASSERT(taken != nullptr && taken->key == branches.child_key());
+    branches.Return(finish(*taken, result));  // The world is left standing: the child ends.
+  };
   BranchedRun branched;
   branched.trunk = RunScenario(scenario, run);
-  if (branches.in_child()) {
-    FL_ASSERT(taken != nullptr && taken->key == branches.child_key());
-    branches.Return(finish(*taken, branched.trunk));
-  }
+  FL_ASSERT(!branches.in_child());
   branched.futures = branches.Gather();
   return branched;
 }

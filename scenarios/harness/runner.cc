@@ -120,6 +120,7 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
   result.wall_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall_start)
           .count();
+  if (options.with_result) options.with_result(result);
   return result;
 }
 

@@ -47,6 +47,12 @@ struct RunOptions {
   // its checkers and faults. How a run forked from another takes up its
   // own course where it parts from it (variants.h).
   std::function<const Scenario*(std::size_t step, Cluster& cluster)> play_on_as;
+  // Called with the run's result while its world still stands, before it
+  // is taken apart. A forked future returns its result from here and ends
+  // (Branches::Return): taking a world apart frees every block it holds,
+  // which writes to (and so copies) nearly every page the child shares
+  // with its parent.
+  std::function<void(const ScenarioResult& result)> with_result;
 };
 
 // After the last step, faults stop and the cluster has this long to converge

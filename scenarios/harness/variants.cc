@@ -172,11 +172,14 @@ std::vector<std::string> RunVariants(
     }
     return std::nullopt;
   };
-  const ScenarioResult played = RunScenario(trunk, run);
-  if (branches.in_child()) {
+  run.with_result = [&](const ScenarioResult& result) {
+    if (options.with_result) options.with_result(result);
+    if (!branches.in_child()) return;
     FL_ASSERT(taken && *taken == branches.child_key());
-    branches.Return(finish(*taken, played));
-  }
+    branches.Return(finish(*taken, result));  // The world is left standing: the child ends.
+  };
+  const ScenarioResult played = RunScenario(trunk, run);
+  FL_ASSERT(!branches.in_child());
   std::map<std::uint64_t, std::string> futures = branches.Gather();
   std::vector<std::string> texts;
   texts.reserve(variants.size());
