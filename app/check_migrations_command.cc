@@ -50,6 +50,7 @@ struct CheckFlags {
   int jobs = 1;
   bool static_only = false;
   bool from_empty = false;
+  bool fail_on_runner_risks = false;
   scenarios::InputLimits limits;
 };
 
@@ -112,6 +113,11 @@ void DeclareCheckFlags(CLI::App& command, CheckFlags& flags) {
   AddNumber(command, "--seed", flags.seed, 0, UINT64_MAX, "the simulations' seed (default 1)");
   AddNumber(command, "--jobs", flags.jobs, 1, 64,
             "play the cases in N worker processes (the report is the same)");
+  command.add_flag("--fail-on-runner-risks", flags.fail_on_runner_risks,
+                   "the runner's own risks fail the check too (golang-migrate's: a crash "
+                   "mid-file needs `migrate force`, its version write can be lost, a rollback "
+                   "needs a force); by default they are said once, and only the folder's own "
+                   "findings fail it");
   command.add_flag("--static", flags.static_only, "the static rules only: nothing is simulated");
   command.add_flag("--replay-from-empty", flags.from_empty,
                    "play each crash case, and each try of its repro, from an empty world, not "
@@ -256,6 +262,7 @@ int ReadFolder(const CheckFlags& flags, scenarios::MigrationCheckOptions& option
   options.files = std::move(files).value();
   options.seed = flags.seed;
   options.branch = !flags.from_empty;
+  options.fail_on_runner_risks = flags.fail_on_runner_risks;
   options.replicas = flags.replicas;
   if (flags.runner == "all") {
     options.runners.assign(std::begin(models::migrate::kRunnerNames),

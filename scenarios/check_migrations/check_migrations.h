@@ -52,6 +52,31 @@ struct VerdictInfo {
 const std::vector<VerdictInfo>& Verdicts();
 const VerdictInfo& InfoOf(Verdict verdict);
 
+struct DynamicFinding;
+
+// A risk a runner's own design brings to every folder, whatever the folder
+// holds: said once per run with kRunnerRiskFix, not per file, and not
+// counted against the folder unless asked (fail_on_runner_risks). One
+// table (runner_risks.cc), one entry a risk.
+struct RunnerRisk {
+  std::string_view id;  // "golang-migrate/dirty-until-forced": reports and SARIF say it.
+  std::string_view runner;
+  std::string_view check;
+  Verdict verdict;
+  // Whether a finding of that runner, check and verdict is this risk and no
+  // more: the folder's content made no part of it.
+  bool (*applies)(const DynamicFinding& finding, const models::migrate::MigrationSource& source);
+  std::string_view says;  // What it is, once.
+};
+const std::vector<RunnerRisk>& RunnerRisks();
+// The risk `finding` is; nullptr: the folder's own finding.
+const RunnerRisk* RiskOf(const DynamicFinding& finding,
+                         const models::migrate::MigrationSource& source);
+const RunnerRisk& RunnerRiskNamed(std::string_view id);
+inline constexpr std::string_view kRunnerRiskFix =
+    "a runner that takes a lock and records its progress statement by statement has none of "
+    "these: faultline's `safe` runner is one (`--runner safe` checks this folder with it)";
+
 // The checks, in the order they run and reports list them.
 inline constexpr std::string_view kChecks[] = {"clean",    "crash",      "upgrade",
                                                "rollback", "concurrent", "down-up"};
@@ -70,6 +95,9 @@ struct MigrationCheckOptions {
   std::optional<std::vector<models::migrate::MigrationFile>> older;
   std::string older_name;  // Its path, for findings about it.
   std::optional<std::uint64_t> from_version;
+  // The gate: whether the runner's own risks (RunnerRisks) make the folder
+  // unsafe too; by default only the folder's own findings do.
+  bool fail_on_runner_risks = false;
   const models::migrate::SumFile* sum = nullptr;
   std::string sum_name;
   std::uint64_t seed = 1;
@@ -99,7 +127,11 @@ struct DynamicFinding {
   std::string detail;              // What happened and, when unsafe, what an operator must do.
   std::string force_to;            // kNeedsForce: the version `migrate force` must be given.
   std::string error;               // The line the service's log ends with: what a user sees.
-  std::optional<Scenario> repro;   // Unsafe findings: the first case, shrunk.
+  // The runner's own risk it is (RunnerRisk::id); empty: the folder's.
+  std::string runner_risk;
+  // Unsafe findings of the folder's, and the first of each runner risk:
+  // the first case, shrunk.
+  std::optional<Scenario> repro;
   std::vector<ShrinkStep> shrink_log;
   std::uint64_t seed = 0;  // The repro's seed.
 };
@@ -112,8 +144,12 @@ struct MigrationCheckReport {
   std::vector<DynamicFinding> dynamic;  // By check, then runner, then file.
   std::vector<std::string> notes;       // Checks skipped and why.
   int runs = 0;                         // Simulated runs played.
-  // Whether anything unsafe was found: a lint error or an unsafe verdict.
+  bool fail_on_runner_risks = false;    // MigrationCheckOptions'.
+  // The gate: a lint error, or an unsafe finding of the folder's own (or
+  // of the runner's, with fail_on_runner_risks).
   bool Unsafe() const;
+  // Whether the finding counts against the folder at this gate.
+  bool Fails(const DynamicFinding& finding) const;
 };
 
 // Reads and runs the folder: ReportOf(options, {PlayShard(options)}).

@@ -101,12 +101,10 @@ std::vector<ReproMade> Checker::MakeRepros(const std::vector<PlayedShard>& shard
                                            MigrationCheckOptions::Shard shard) {
   Merge(shards);
   std::vector<ReproMade> made;
-  std::uint64_t unsafe = 0;
-  for (const auto& key : order_) {
-    auto& [finding, first] = groups_.at(key);
-    if (!InfoOf(finding.verdict).unsafe) continue;
-    const std::uint64_t group = unsafe++;
+  const std::vector<Key> repro_groups = ReproGroups();
+  for (std::uint64_t group = 0; group < repro_groups.size(); ++group) {
     if (group % shard.count != shard.index) continue;
+    auto& [finding, first] = groups_.at(repro_groups[group]);
     const int runs_before = report_.runs + played_.runs;
     Repro(finding, first);
     made.push_back({group, std::move(*finding.repro), std::move(finding.shrink_log),
@@ -123,6 +121,7 @@ void Checker::Merge(const std::vector<PlayedShard>& shards) {
     if (migration.down) report_.files.push_back(migration.down_name);
   }
   report_.keyspace = options_.keyspace;
+  report_.fail_on_runner_risks = options_.fail_on_runner_risks;
   report_.runners = options_.runners;
   report_.lint = models::migrate::LintFolder({.files = options_.files,
                                               .keyspace = options_.keyspace,

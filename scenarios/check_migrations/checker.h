@@ -266,6 +266,11 @@ class Checker {
 
   void Group(Case c);
 
+  // The groups that get a repro, in report order (their index numbers
+  // them): every unsafe finding of the folder's, and the first finding of
+  // each runner risk (said once).
+  std::vector<Key> ReproGroups() const;
+
   // Each unsafe finding's first case, shrunk with its steps kept, and a
   // last step that says what a user sees.
   void Finish(const std::vector<ReproMade>* made);

@@ -36,6 +36,7 @@ void Checker::Group(Case c) {
     finding.force_to = c.force_to;
     finding.error = c.error;
     finding.seed = c.seed;
+    if (const RunnerRisk* risk = RiskOf(finding, source_)) finding.runner_risk = risk->id;
     std::string label = c.label;
     found = groups_.emplace(key, std::make_pair(std::move(finding), std::move(c))).first;
     found->second.first.cases.push_back(std::move(label));
@@ -44,15 +45,28 @@ void Checker::Group(Case c) {
   found->second.first.cases.push_back(c.label);
 }
 
+std::vector<Checker::Key> Checker::ReproGroups() const {
+  std::vector<Key> keys;
+  std::set<std::string> risks_shown;
+  for (const Key& key : order_) {
+    const DynamicFinding& finding = groups_.at(key).first;
+    if (!InfoOf(finding.verdict).unsafe) continue;
+    if (!finding.runner_risk.empty() && !risks_shown.insert(finding.runner_risk).second) continue;
+    keys.push_back(key);
+  }
+  return keys;
+}
+
 // Each unsafe finding's first case, shrunk with its steps kept, and a
 // last step that says what a user sees.
 void Checker::Finish(const std::vector<ReproMade>* made) {
   current_check_ = "shrinking the unsafe findings";
-  std::uint64_t unsafe = 0;
+  const std::vector<Key> repro_groups = ReproGroups();
   for (const auto& key : order_) {
     auto& [finding, first] = groups_.at(key);
-    if (InfoOf(finding.verdict).unsafe) {
-      const std::uint64_t group = unsafe++;
+    const auto shown = std::find(repro_groups.begin(), repro_groups.end(), key);
+    if (shown != repro_groups.end()) {
+      const auto group = static_cast<std::uint64_t>(shown - repro_groups.begin());
       if (made == nullptr) {
         Repro(finding, first);
       } else {

@@ -195,6 +195,14 @@ void Checker::Unserved(Case& c, const std::vector<Observed>& end, int replicas, 
     const bool forced_itself = one && *to == std::to_string(one->first);
     const models::migrate::Migration* migration =
         forced_itself ? image.Find(static_cast<std::uint64_t>(one->first)) : nullptr;
+    if (migration != nullptr && one->second) {
+      // The usual way out, the version before, was tried first and failed.
+      const auto before = image.Prev(static_cast<std::uint64_t>(one->first));
+      c.detail += fmt::format(
+          "; the usual way out, `{}` so that the file runs again, fails: the file cannot run "
+          "twice",
+          ForceCommand(before ? std::to_string(*before) : "-1"));
+    }
     if (migration != nullptr && migration->up && HasDataStatements(*migration->up)) {
       c.detail += "; the file also writes data: check that its rows are there";
     }

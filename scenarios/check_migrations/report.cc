@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "models/migrate/folder.h"
 #include "scenarios/file/scenario_file.h"
@@ -93,10 +94,36 @@ int CountLint(const MigrationCheckReport& report, Severity severity) {
   }));
 }
 
+// The unsafe findings that fail the gate.
 int CountUnsafe(const MigrationCheckReport& report) {
-  return static_cast<int>(
-      std::count_if(report.dynamic.begin(), report.dynamic.end(),
-                    [](const DynamicFinding& f) { return InfoOf(f.verdict).unsafe; }));
+  return static_cast<int>(std::count_if(report.dynamic.begin(), report.dynamic.end(),
+                                        [&](const DynamicFinding& f) { return report.Fails(f); }));
+}
+
+// The runner's own risks that the run met, each once: how many cases in
+// how many files, and the first finding's repro.
+struct RiskMet {
+  const RunnerRisk* risk = nullptr;
+  std::size_t cases = 0;
+  std::set<std::string> files;
+  std::string repro;
+};
+std::vector<RiskMet> RisksMet(const MigrationCheckReport& report, const ReportContext& context,
+                              std::string_view runner) {
+  std::vector<RiskMet> met;
+  for (const RunnerRisk& risk : RunnerRisks()) {
+    if (risk.runner != runner) continue;
+    RiskMet one{.risk = &risk};
+    for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
+      const DynamicFinding& f = report.dynamic[i];
+      if (f.runner_risk != risk.id) continue;
+      one.cases += f.cases.size();
+      one.files.insert(FileOf(f));
+      if (one.repro.empty()) one.repro = context.repro_files.at(i);
+    }
+    if (one.cases > 0) met.push_back(std::move(one));
+  }
+  return met;
 }
 
 std::string ForceText(const std::string& to) {
@@ -157,6 +184,33 @@ void DynamicText(std::string& text, const DynamicFinding& finding, const std::st
   }
 }
 
+// Each runner's own risks, once (the per-file sections leave them out).
+void RunnerRisksText(std::string& text, const MigrationCheckReport& report,
+                     const ReportContext& context) {
+  for (const std::string& runner : report.runners) {
+    const std::vector<RiskMet> met = RisksMet(report, context, runner);
+    if (met.empty()) continue;
+    text += fmt::format(
+        "\n{}'s own risks: every folder meets them with it, whatever the folder holds ({})\n",
+        runner,
+        report.fail_on_runner_risks ? "counted against the folder: --fail-on-runner-risks"
+                                    : "not counted against the folder; --fail-on-runner-risks "
+                                      "counts them");
+    for (const RiskMet& one : met) {
+      text +=
+          fmt::format("  {:<8} {:<26} {} in {}\n", "risk", one.risk->id.substr(runner.size() + 1),
+                      Plural(static_cast<int>(one.cases), "case"),
+                      Plural(static_cast<int>(one.files.size()), "file"));
+      text += fmt::format("           {}\n", one.risk->says);
+      if (!one.repro.empty()) {
+        text += fmt::format("           repro: {}{}\n", one.repro,
+                            context.repro_written ? "" : " (--out DIR writes it)");
+      }
+    }
+    text += fmt::format("  fix: {}\n", kRunnerRiskFix);
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> ReproFileNames(const MigrationCheckReport& report) {
@@ -200,7 +254,7 @@ std::string TextReport(const MigrationCheckReport& report, const ReportContext& 
     lint_of(Severity::kError);
     for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
       const DynamicFinding& f = report.dynamic[i];
-      if (FileOf(f) == file && InfoOf(f.verdict).unsafe) {
+      if (FileOf(f) == file && InfoOf(f.verdict).unsafe && f.runner_risk.empty()) {
         DynamicText(text, f, context.repro_files.at(i), context);
       }
     }
@@ -213,15 +267,22 @@ std::string TextReport(const MigrationCheckReport& report, const ReportContext& 
       }
     }
   }
+  RunnerRisksText(text, report, context);
   if (!report.notes.empty()) {
     text += "\nnotes\n";
     for (const std::string& note : report.notes) text += "  " + note + "\n";
   }
   const int errors = CountLint(report, Severity::kError);
   const int unsafe = CountUnsafe(report);
-  text += report.Unsafe() ? fmt::format("\nUNSAFE: {} and {}\n", Plural(errors, "static error"),
-                                        Plural(unsafe, "unsafe dynamic finding"))
-                          : "\nSAFE: no static error, no unsafe outcome\n";
+  const bool runner_risks =
+      std::any_of(report.dynamic.begin(), report.dynamic.end(),
+                  [](const DynamicFinding& f) { return !f.runner_risk.empty(); });
+  const char* of_whom = report.fail_on_runner_risks || !runner_risks ? "" : " of the folder's own";
+  text += report.Unsafe()
+              ? fmt::format("\nUNSAFE: {} and {}{}\n", Plural(errors, "static error"),
+                            Plural(unsafe, "unsafe dynamic finding"), of_whom)
+              : fmt::format("\nSAFE: no static error, no unsafe outcome{}{}\n", of_whom,
+                            runner_risks ? " (the runner's own risks are said above)" : "");
   return text;
 }
 
@@ -267,6 +328,8 @@ std::string JsonReport(const MigrationCheckReport& report, const ReportContext& 
                  {"file", f.file},
                  {"verdict", InfoOf(f.verdict).name},
                  {"unsafe", InfoOf(f.verdict).unsafe},
+                 {"runner_risk", f.runner_risk},
+                 {"fails", report.Fails(f)},
                  {"cases", f.cases},
                  {"detail", f.detail},
                  {"force_to", f.force_to},
@@ -279,6 +342,20 @@ std::string JsonReport(const MigrationCheckReport& report, const ReportContext& 
     dynamic.push_back(std::move(item));
   }
   json["dynamic"] = std::move(dynamic);
+  json["fail_on_runner_risks"] = report.fail_on_runner_risks;
+  Json risks = Json::array();
+  for (const std::string& runner : report.runners) {
+    for (const RiskMet& one : RisksMet(report, context, runner)) {
+      risks.push_back({{"id", one.risk->id},
+                       {"runner", runner},
+                       {"says", one.risk->says},
+                       {"cases", one.cases},
+                       {"files", one.files},
+                       {"repro_file", one.repro}});
+    }
+  }
+  json["runner_risks"] = std::move(risks);
+  json["runner_risk_fix"] = kRunnerRiskFix;
   json["notes"] = report.notes;
   return Dumped(json);
 }
@@ -303,6 +380,11 @@ std::string SarifReport(const MigrationCheckReport& report, const ReportContext&
   for (const VerdictInfo& info : Verdicts()) {
     if (info.unsafe) add_rule(info.name, info.meaning, "see the finding's repro scenario", "error");
   }
+  // The runner's own risks: warnings unless they fail the gate.
+  const std::string_view risk_level = report.fail_on_runner_risks ? "error" : "warning";
+  for (const RunnerRisk& risk : RunnerRisks()) {
+    add_rule(risk.id, risk.says, kRunnerRiskFix, risk_level);
+  }
   const auto location = [&](const std::string& path, int line, int column) {
     Json region = {{"startLine", std::max(line, 1)}, {"startColumn", std::max(column, 1)}};
     return Json::array(
@@ -326,9 +408,10 @@ std::string SarifReport(const MigrationCheckReport& report, const ReportContext&
                                       StoreName(f.store), CasesText(f), f.detail);
     if (!f.error.empty()) message += ". The log ends: " + f.error;
     if (!context.repro_files.at(i).empty()) message += ". Repro: " + context.repro_files.at(i);
-    results.push_back({{"ruleId", info.name},
-                       {"ruleIndex", index.at(std::string(info.name))},
-                       {"level", "error"},
+    const std::string rule = f.runner_risk.empty() ? std::string(info.name) : f.runner_risk;
+    results.push_back({{"ruleId", rule},
+                       {"ruleIndex", index.at(rule)},
+                       {"level", report.Fails(f) ? "error" : "warning"},
                        {"message", {{"text", message}}},
                        {"locations", location(PathOf(context, f.file), 1, 1)}});
   }
@@ -446,7 +529,11 @@ JunitSuite CheckSuite(const MigrationCheckReport& report, const ReportContext& c
         fmt::format("    <testcase classname=\"check-migrations.{}\" name=\"{} {} {} {}{}\">\n",
                     check, f.runner, StoreName(f.store), Xml(FileOf(f)), info.name,
                     f.force_to.empty() ? "" : " " + Xml(ForceText(f.force_to)));
-    if (info.unsafe) {
+    if (info.unsafe && !report.Fails(f)) {
+      suite.cases += fmt::format("      <system-out>{}</system-out>\n",
+                                 Xml(fmt::format("{}: {}\n{}\n", f.runner_risk,
+                                                 RunnerRiskNamed(f.runner_risk).says, f.detail)));
+    } else if (info.unsafe) {
       ++suite.failures;
       std::string body = f.detail + "\n" + CasesText(f) + "\n";
       if (!f.error.empty()) body += "log: " + f.error + "\n";

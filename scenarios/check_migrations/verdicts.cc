@@ -47,9 +47,12 @@ bool MigrationCheckReport::Unsafe() const {
   const bool lint_error = std::any_of(lint.begin(), lint.end(), [](const auto& finding) {
     return models::migrate::RuleOf(finding.rule).severity == models::migrate::Severity::kError;
   });
-  return lint_error || std::any_of(dynamic.begin(), dynamic.end(), [](const DynamicFinding& f) {
-           return InfoOf(f.verdict).unsafe;
-         });
+  return lint_error || std::any_of(dynamic.begin(), dynamic.end(),
+                                   [&](const DynamicFinding& f) { return Fails(f); });
+}
+
+bool MigrationCheckReport::Fails(const DynamicFinding& finding) const {
+  return InfoOf(finding.verdict).unsafe && (finding.runner_risk.empty() || fail_on_runner_risks);
 }
 
 std::string_view StoreName(std::string_view store_version) {

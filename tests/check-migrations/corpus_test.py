@@ -2,8 +2,8 @@
 """Runs `faultline check-migrations` on every folder of the corpus and
 compares what it found with the folder's expected.txt: one line per static
 finding (severity, rule, file:line:col) and per dynamic finding (check,
-runner, store, file, verdict, the version to force, how many cases), then
-the exit status. `--update` rewrites the expected files (read the diff!).
+runner, store, file, verdict, the version to force, how many cases, and
+the runner's own risk it is, if it is one), then the exit status. `--update` rewrites the expected files (read the diff!).
 
 usage: corpus_test.py FAULTLINE CORPUS_DIR [--update] [FOLDER...]
 """
@@ -26,10 +26,16 @@ def digest(faultline, corpus, folder):
         lines.append(f"static {f['severity']} {f['rule']} {f['file']}:{f['line']}:{f['column']}")
     for f in report["dynamic"]:
         force = f" force {f['force_to']}" if f["force_to"] else ""
+        risk = f" (runner's own: {f['runner_risk']})" if f["runner_risk"] else ""
         lines.append(f"dynamic {f['check']} {f['runner']} {f['store']} {f['file'] or '(folder)'} "
-                     f"{f['verdict']}{force} x{len(f['cases'])}")
-        if f["unsafe"] and "repro" not in f:
+                     f"{f['verdict']}{force} x{len(f['cases'])}{risk}")
+        # The folder's unsafe findings each have a repro; a runner's risk
+        # has one, on its first finding.
+        if f["fails"] and "repro" not in f:
             lines.append("  MISSING REPRO")
+    for risk in report["runner_risks"]:
+        if not risk["repro_file"]:
+            lines.append(f"  MISSING REPRO of {risk['id']}")
     for note in report["notes"]:
         lines.append(f"note {note}")
     lines.append(f"exit {run.returncode}")

@@ -66,6 +66,9 @@ TEST(CheckMigrationsTest, EveryRuleAndVerdictIsDocumented) {
     EXPECT_NE(text.str().find("### `" + std::string(verdict.name) + "`"), std::string::npos)
         << verdict.name;
   }
+  for (const RunnerRisk& risk : RunnerRisks()) {
+    EXPECT_NE(text.str().find("### `" + std::string(risk.id) + "`"), std::string::npos) << risk.id;
+  }
 }
 
 TEST(CheckMigrationsTest, ASumFileReadsBackAndSaysWhatIsWrongWhere) {

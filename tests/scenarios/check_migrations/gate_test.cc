@@ -1,0 +1,132 @@
+// check-migrations as a CI gate (issue #28): the runner's own risks
+// (RunnerRisks) are told apart from the folder's findings, said once, and
+// fail the gate only when asked; the folder's findings fail it, per file.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "scenarios/check_migrations/check_migrations.h"
+#include "scenarios/check_migrations/report.h"
+
+namespace faultline::scenarios {
+namespace {
+
+using models::migrate::MigrationFile;
+
+// One statement a file, each safe to run twice.
+std::vector<MigrationFile> IdempotentFolder() {
+  return {
+      {"1_users.up.cql", "CREATE TABLE IF NOT EXISTS users (id text PRIMARY KEY, name text);\n"},
+      {"2_buckets.up.cql",
+       "CREATE TABLE IF NOT EXISTS buckets (name text PRIMARY KEY, owner text);\n"},
+      {"3_objects.up.cql",
+       "CREATE TABLE IF NOT EXISTS objects (bucket text, key text, size bigint, "
+       "PRIMARY KEY ((bucket), key));\n"},
+  };
+}
+
+// The same, and a file of two statements neither of which runs twice.
+std::vector<MigrationFile> WithATwoStatementFile() {
+  std::vector<MigrationFile> files = IdempotentFolder();
+  files.push_back({"4_user_details.up.cql",
+                   "ALTER TABLE users ADD email text;\nALTER TABLE users ADD age int;\n"});
+  return files;
+}
+
+MigrationCheckReport Check(std::vector<MigrationFile> files, bool fail_on_runner_risks = false) {
+  MigrationCheckOptions options;
+  options.files = std::move(files);
+  options.keyspace = "app";
+  options.race_seeds = 2;
+  options.fail_on_runner_risks = fail_on_runner_risks;
+  return CheckMigrations(options);
+}
+
+ReportContext ContextOf(const MigrationCheckReport& report) {
+  return {.folder = "migrations", .repro_files = ReproFileNames(report)};
+}
+
+std::string Text(const MigrationCheckReport& report) {
+  return TextReport(report, ContextOf(report));
+}
+
+std::size_t Count(const std::string& text, const std::string& what) {
+  std::size_t count = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+TEST(GateTest, AnIdempotentFolderPassesWithGolangMigratesOwnRisksSaidOnce) {
+  const MigrationCheckReport report = Check(IdempotentFolder());
+  EXPECT_FALSE(report.Unsafe());
+  std::set<std::string> risks;
+  for (const DynamicFinding& finding : report.dynamic) {
+    if (!InfoOf(finding.verdict).unsafe) continue;
+    EXPECT_FALSE(finding.runner_risk.empty())
+        << finding.check << " " << finding.file << ": " << finding.detail;
+    EXPECT_FALSE(report.Fails(finding));
+    risks.insert(finding.runner_risk);
+  }
+  // golang-migrate's design (migrate.go's runMigrations writes the version
+  // dirty before a file; database/cassandra's SetVersion deletes, then
+  // inserts): every folder meets these with it.
+  EXPECT_TRUE(risks.contains("golang-migrate/dirty-until-forced"));
+  EXPECT_TRUE(risks.contains("golang-migrate/lost-version"));
+  const std::string text = Text(report);
+  EXPECT_EQ(Count(text, "golang-migrate's own risks"), 1u) << text;
+  EXPECT_EQ(Count(text, "dirty-until-forced"), 1u) << text;
+  EXPECT_EQ(Count(text, "\n  unsafe "), 0u) << text;
+  EXPECT_NE(text.find("SAFE: "), std::string::npos) << text;
+  // Each risk has one repro, not one per file.
+  std::map<std::string, int> repros;
+  for (const DynamicFinding& finding : report.dynamic) {
+    if (finding.repro) ++repros[finding.runner_risk];
+  }
+  for (const std::string& risk : risks) EXPECT_EQ(repros[risk], 1) << risk;
+}
+
+TEST(GateTest, TheRunnersRisksFailTheGateWhenAsked) {
+  const MigrationCheckReport report = Check(IdempotentFolder(), true);
+  EXPECT_TRUE(report.Unsafe());
+  const auto sarif = nlohmann::json::parse(SarifReport(report, ContextOf(report)));
+  bool risk_as_error = false;
+  for (const auto& result : sarif["runs"][0]["results"]) {
+    risk_as_error |=
+        result["ruleId"] == "golang-migrate/dirty-until-forced" && result["level"] == "error";
+  }
+  EXPECT_TRUE(risk_as_error);
+}
+
+TEST(GateTest, AFileThatCannotRunTwiceFailsTheGateAndIsNamed) {
+  const MigrationCheckReport report = Check(WithATwoStatementFile());
+  EXPECT_TRUE(report.Unsafe());
+  bool repair = false;
+  bool forced_to_itself = false;
+  for (const DynamicFinding& finding : report.dynamic) {
+    if (!report.Fails(finding)) continue;
+    EXPECT_EQ(finding.file, "4_user_details.up.cql") << finding.check << ": " << finding.detail;
+    repair |= finding.verdict == Verdict::kNeedsRepair;
+    // Forced to its own version: the usual way out (force 3, and the file
+    // runs again) fails on its first ALTER. The folder's doing.
+    forced_to_itself |= finding.check == "crash" && finding.verdict == Verdict::kNeedsForce &&
+                        finding.force_to == "4";
+  }
+  EXPECT_TRUE(repair);
+  EXPECT_TRUE(forced_to_itself);
+  const std::string text = Text(report);
+  EXPECT_NE(text.find("4_user_details.up.cql\n  unsafe "), std::string::npos) << text;
+  EXPECT_EQ(Count(text, "golang-migrate's own risks"), 1u) << text;
+  const auto sarif = nlohmann::json::parse(SarifReport(report, ContextOf(report)));
+  for (const auto& result : sarif["runs"][0]["results"]) {
+    const std::string rule = result["ruleId"];
+    if (rule.starts_with("golang-migrate/")) {
+      EXPECT_EQ(result["level"], "warning") << rule;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace faultline::scenarios
