@@ -12,12 +12,14 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "app/command_util.h"
 #include "app/commands.h"
+#include "app/git_files.h"
 #include "app/output_files.h"
 #include "app/worker_processes.h"
 #include "models/migrate/folder.h"
@@ -42,6 +44,7 @@ struct CheckFlags {
   int replicas = 2;
   std::string store;  // Empty: yugabyte, and the concurrent check on both.
   std::string from;
+  std::string since;
   std::string format = "text";
   std::string out;
   std::string sum;
@@ -85,6 +88,14 @@ void DeclareCheckFlags(CLI::App& command, CheckFlags& flags) {
                   "the rollback goes back to it), or the version of this folder a deployed "
                   "database is at; default: from each older version")
       ->type_name("DIR|V")
+      ->check(Given());
+  command
+      .add_option("--since", flags.since,
+                  "judge only what is new: the files up to version V, or present in the folder "
+                  "at git revision REF (a branch, tag or commit: main, origin/main, v1.2), are "
+                  "history, applied first and not judged; upgrades start from each of their "
+                  "versions")
+      ->type_name("V|REF")
       ->check(Given());
   command
       .add_option("--sum", flags.sum,
@@ -314,6 +325,45 @@ int ReadFrom(const CheckFlags& flags, scenarios::MigrationCheckOptions& options)
   return kExitOk;
 }
 
+// --since VERSION, or --since REF: the newest version among the up files
+// the folder held at git revision REF. A file new since REF whose version
+// is not above it would be skipped by golang-migrate on a database there.
+int ReadSince(const CheckFlags& flags, scenarios::MigrationCheckOptions& options) {
+  if (flags.since.empty()) return kExitOk;
+  const sim::Result<models::migrate::MigrationSource> source =
+      models::migrate::MigrationSource::FromFiles(options.files);
+  if (!source.ok()) return Bad(source.status().message());
+  if (const std::optional<std::uint64_t> version = ParseSeed(flags.since)) {
+    options.since = version;  // Any number: the files up to it are history.
+    return kExitOk;
+  }
+  const sim::Result<std::set<std::string>> shipped = FilesAtRevision(flags.folder, flags.since);
+  if (!shipped.ok()) return Bad("--since: " + shipped.status().message());
+  std::optional<std::uint64_t> newest;
+  for (const auto& [version, migration] : source->migrations()) {
+    if (shipped->contains(migration.up_name)) newest = version;
+  }
+  if (!newest) {
+    std::cerr << fmt::format(
+        "check-migrations: --since {}: the folder had no migration file there; every file is "
+        "new\n",
+        flags.since);
+    return kExitOk;
+  }
+  for (const auto& [version, migration] : source->migrations()) {
+    if (version < *newest && !shipped->contains(migration.up_name)) {
+      return Bad(fmt::format(
+          "--since {}: {} is new but its version {} is below {}'s newest, {}: golang-migrate "
+          "skips it on a database already there; give it a version above {}",
+          flags.since, migration.up_name, version, flags.since, *newest, *newest));
+    }
+  }
+  std::cerr << fmt::format("check-migrations: --since {}: history up to version {}\n", flags.since,
+                           *newest);
+  options.since = newest;
+  return kExitOk;
+}
+
 // --sum FILE, read into `sum`, which `options` then points at.
 int ReadSum(const CheckFlags& flags, std::optional<models::migrate::SumFile>& sum,
             scenarios::MigrationCheckOptions& options) {
@@ -363,6 +413,7 @@ int RunCheckMigrationsCommand(const CheckFlags& flags) {
   std::optional<models::migrate::SumFile> sum;
   if (const int status = ReadFolder(flags, options); status != kExitOk) return status;
   if (const int status = ReadFrom(flags, options); status != kExitOk) return status;
+  if (const int status = ReadSince(flags, options); status != kExitOk) return status;
   if (const int status = ReadSum(flags, sum, options); status != kExitOk) return status;
   if (const int status = WriteSum(flags, options.files); status != kExitOk) return status;
   if (!flags.out.empty()) {

@@ -26,6 +26,11 @@ struct LintRule {
   Severity severity;
   std::string_view summary;  // What it finds, one line.
   std::string_view fix;      // What to do instead, one line.
+  // Whether its findings about a file shipped before (check-migrations'
+  // --since) still count: the rule speaks of a change to what shipped, or
+  // of what keeps the folder from running at all. Other rules judge a
+  // file's content, which shipped long ago.
+  bool judges_history = false;
 };
 // Every rule, static and dynamic (store-refuses is found by running the
 // folder), in the order reports list them.

@@ -158,11 +158,28 @@ bool Checker::CleanRun(const std::string& runner) {
                     Wait(kRetriesGiveUp, "Let its start-up retry finish.")};
   FL_ASSERT(scenario.steps.size() == Moment::kStarted + 1);
   site_hits_.clear();
+  history_hits_.clear();
   Played played;
   {
     if (options_.shard.index == 0) ++played_.runs;  // Every shard plays it; one counts it.
     InFlight in_flight(options_.keyspace);
+    // With --since: each site's passes before kuri-1 begins the first new
+    // file, the history's, which no crash case plays.
+    std::map<std::string, std::uint64_t, std::less<>> passes;
+    HistoryEnd history_end(options_.keyspace, [&](const std::string& file) {
+      if (History(file)) return false;
+      history_hits_ = passes;
+      return true;
+    });
     RunOptions run{.seed = options_.seed, .sinks = {&in_flight}};
+    if (options_.since) {
+      run.sinks.push_back(&history_end);
+      // Reads each pass, decides nothing: the scenario's faults (none) do.
+      run.at_fault_pass = [&](const sim::FaultPass& pass) -> std::optional<sim::FaultDecision> {
+        passes.insert_or_assign(std::string(pass.site), pass.hit);
+        return std::nullopt;
+      };
+    }
     run.observe = [&](std::size_t step, World& world) {
       if (step != Moment::kStarted) return;
       played.seen[step].push_back(Observe(world, kSubject, options_.keyspace));
@@ -225,7 +242,17 @@ void Checker::CrashCheck(const std::string& runner) {
   for (const std::string& site : made->FaultSites(options_.keyspace)) {
     const auto hits = site_hits_.find(site);
     if (hits == site_hits_.end()) continue;
-    for (std::uint64_t hit = 1; hit <= hits->second; ++hit) cases.emplace_back(site, hit);
+    // The history's passes (--since) come first; none is played.
+    const auto history = history_hits_.find(site);
+    const std::uint64_t first = history == history_hits_.end() ? 1 : history->second + 1;
+    for (std::uint64_t hit = first; hit <= hits->second; ++hit) cases.emplace_back(site, hit);
+  }
+  if (options_.since && history_hits_.empty()) {
+    // kuri-1 never began a new file: nothing of the new files to crash in.
+    FL_ASSERT_MSG(std::all_of(source_.migrations().begin(), source_.migrations().end(),
+                              [&](const auto& m) { return History(m.second.up_name); }),
+                  "the clean run never began a new file, but the folder has one");
+    cases.clear();
   }
   if (cases.empty()) {
     Note(fmt::format(
@@ -430,8 +457,11 @@ void Checker::UpgradeCheck(const std::string& runner) {
     starts.emplace_back(fmt::format("version {}", *options_.from_version),
                         FilesUpTo(*options_.from_version));
   } else {
+    // Each older version; with --since, each a deployed database can be
+    // at: the history's (the new files' own steps are not releases).
     for (const auto& [version, migration] : source_.migrations()) {
       if (version == source_.migrations().rbegin()->first) break;
+      if (options_.since && version > *options_.since) break;
       starts.emplace_back(fmt::format("version {}", version), FilesUpTo(version));
     }
   }

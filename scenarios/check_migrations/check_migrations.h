@@ -95,6 +95,10 @@ struct MigrationCheckOptions {
   std::optional<std::vector<models::migrate::MigrationFile>> older;
   std::string older_name;  // Its path, for findings about it.
   std::optional<std::uint64_t> from_version;
+  // The files up to this version are history (--since): applied first,
+  // never judged (no finding about them, no crash in them); upgrades start
+  // from each of their versions. The new files are judged.
+  std::optional<std::uint64_t> since;
   // The gate: whether the runner's own risks (RunnerRisks) make the folder
   // unsafe too; by default only the folder's own findings do.
   bool fail_on_runner_risks = false;

@@ -50,6 +50,19 @@ Checker::Checker(const MigrationCheckOptions& options) : options_(options) {
 // 0 counts them), then the cases the shard owns, judged.
 PlayedShard Checker::PlayShard() {
   bool golang_migrate_applies = false;
+  bool nothing_new = false;
+  if (options_.since) {
+    const auto& migrations = source_.migrations();
+    const auto shipped = static_cast<std::size_t>(
+        std::count_if(migrations.begin(), migrations.end(),
+                      [&](const auto& m) { return m.first <= *options_.since; }));
+    Note(fmt::format("--since {}: {} of {} file(s) are history, applied first and not judged",
+                     *options_.since, shipped, migrations.size()));
+    nothing_new = shipped == migrations.size();
+    if (nothing_new) {
+      Note(fmt::format("no file after version {}: nothing new to judge", *options_.since));
+    }
+  }
   // A statement the parser refuses fails every runner but db-init (which
   // would skip it and serve without it): nothing to learn by running. A
   // down file's too: the down-up check runs it, and the docs promise that
@@ -66,7 +79,8 @@ PlayedShard Checker::PlayShard() {
         "the folder has statements the store's CQL parser refuses (parse-error): no runner was "
         "run; fix them first");
   }
-  for (const std::string& runner : parses ? options_.runners : std::vector<std::string>{}) {
+  const bool play = parses && !nothing_new;
+  for (const std::string& runner : play ? options_.runners : std::vector<std::string>{}) {
     if (!CleanRun(runner)) continue;  // A folder the store refuses has nothing more to show.
     golang_migrate_applies |= runner == "golang-migrate";
     for (const CheckEntry& check : Checks()) {
@@ -129,6 +143,12 @@ void Checker::Merge(const std::vector<PlayedShard>& shards) {
                                               .older_name = options_.older_name,
                                               .sum = options_.sum,
                                               .sum_name = options_.sum_name});
+  // --since: a shipped file's content is not judged again; what speaks of
+  // a change to it, or keeps the folder from running, is.
+  std::erase_if(report_.lint, [&](const models::migrate::LintFinding& finding) {
+    return finding.in_folder && History(finding.file) &&
+           !models::migrate::RuleOf(finding.rule).judges_history;
+  });
   std::vector<const JudgedCase*> cases;
   std::vector<std::pair<std::uint64_t, std::string>> notes;
   for (const PlayedShard& shard : shards) {
@@ -190,6 +210,7 @@ void Checker::NoteOf(const Case& c, std::string note) {
 // folder). A group's first case overall is the first of its shard,
 // whichever shard plays it.
 void Checker::Judged(const Case& c) {
+  if (History(c.file)) return;  // --since: applied first, not judged (a race in a shipped file).
   JudgedCase judged = c;
   if (!first_of_group_.insert(KeyOf(c)).second) judged.scenario = Scenario();
   played_.cases.push_back(std::move(judged));

@@ -151,6 +151,10 @@ class Checker {
 
   std::string FileOf(std::int64_t version) const;
 
+  // Whether `file` (an up or down file's name) is history (--since):
+  // applied first, not judged.
+  bool History(const std::string& file) const;
+
   // The line of the version's file where the statement the failure quotes
   // starts (golang-migrate quotes the piece it sent); 1 when not found.
   int LineOfFailure(std::uint64_t version, const std::string& text) const;
@@ -296,6 +300,9 @@ class Checker {
   std::map<std::uint64_t, SchemaModel> schema_at_;  // After each version's files.
   MigrationCheckReport report_;
   std::map<std::string, std::uint64_t> site_hits_;  // From the clean run.
+  // With --since: each site's passes in the clean run before the first new
+  // file began (the history's).
+  std::map<std::string, std::uint64_t, std::less<>> history_hits_;
   std::string current_check_;
   std::unique_ptr<HeldRun> case_end_;  // In a forked case: its world at its last step.
   std::string clean_site_;  // The crash check's runner's, where it has recorded a version clean.

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -87,6 +88,27 @@ class InFlight final : public sim::TraceSink {
   std::string keyspace_;
   std::string file_;
   bool fired_ = false;
+};
+
+// Calls `begins(file)` at each migrate.begin of the subject in the
+// keyspace, until it returns true: where check-migrations' --since history
+// ends in a run (the first new file).
+class HistoryEnd final : public sim::TraceSink {
+ public:
+  HistoryEnd(std::string keyspace, std::function<bool(const std::string& file)> begins)
+      : keyspace_(std::move(keyspace)), begins_(std::move(begins)) {}
+  void Write(const sim::TraceEvent& event) override {
+    if (found_ || event.process != kSubject || event.name != "migrate.begin") return;
+    const sim::TraceValue* keyspace = event.Find("keyspace");
+    const sim::TraceValue* file = event.Find("file");
+    if (keyspace == nullptr || file == nullptr || keyspace->AsString() != keyspace_) return;
+    found_ = begins_(file->AsString());
+  }
+
+ private:
+  std::string keyspace_;
+  std::function<bool(const std::string&)> begins_;
+  bool found_ = false;
 };
 
 // One run and what was seen after the steps asked for, of every replica.

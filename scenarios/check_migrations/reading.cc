@@ -92,6 +92,16 @@ std::string Checker::FileOf(std::int64_t version) const {
   return migration != nullptr ? migration->up_name : std::string();
 }
 
+bool Checker::History(const std::string& file) const {
+  if (!options_.since || file.empty()) return false;
+  for (const auto& [version, migration] : source_.migrations()) {
+    if (migration.up_name == file || migration.down_name == file) {
+      return version <= *options_.since;
+    }
+  }
+  return false;
+}
+
 // The line of the version's file where the statement the failure quotes
 // starts (golang-migrate quotes the piece it sent); 1 when not found.
 int Checker::LineOfFailure(std::uint64_t version, const std::string& text) const {

@@ -34,10 +34,13 @@ bool ForcedToTheVersionBefore(const DynamicFinding& finding, const MigrationSour
 }
 
 // A lost version after which every file ran again from the first without
-// an error (no way out needed). When they could not, the folder's files
-// are what keeps it down.
-bool RanAgainByItself(const DynamicFinding& finding, const MigrationSource&) {
-  return finding.force_to.empty();
+// an error (no way out needed), or whose way out is the version before
+// the lost file's: the lost file itself runs again, and what kept it down
+// is an earlier file that cannot run twice, judged in its own findings (or
+// history, with --since). Forced to the lost file's own version instead,
+// the lost file could not run again: the folder's.
+bool RanAgainOrTheFileItselfCan(const DynamicFinding& finding, const MigrationSource& source) {
+  return finding.force_to.empty() || ForcedToTheVersionBefore(finding, source);
 }
 
 bool Always(const DynamicFinding&, const MigrationSource&) { return true; }
@@ -56,10 +59,11 @@ const std::vector<RunnerRisk>& RunnerRisks() {
        "restarts it (golang-migrate records no progress inside a file, so it cannot resume "
        "one)"},
       {"golang-migrate/lost-version", "golang-migrate", "crash", Verdict::kLostVersion,
-       &RanAgainByItself,
+       &RanAgainOrTheFileItselfCan,
        "SetVersion deletes the version row, then inserts the new one, with nothing to make the "
        "two one write: a crash between them empties the version table, and the next start runs "
-       "every file again from the first (this folder's ran again without an error)"},
+       "every file again from the first (an earlier file that cannot run twice then keeps it "
+       "down until `migrate force` to the version before the lost one)"},
       {"golang-migrate/rollback-needs-force", "golang-migrate", "rollback", Verdict::kNeedsForce,
        &Always,
        "an image whose folder lacks the database's newest version does not start (`no migration "

@@ -112,6 +112,40 @@ printf 'not a sum\n' >"$work/bad2.sum"
 expect_bad "not a sum file" "bad2.sum:1:1: expected 'faultline-sum 1'" "$here/corpus/seed-kuri" --sum "$work/bad2.sum"
 expect_bad "used --out" "exists and is not empty" "$here/corpus/seed-kuri" --out "$out"
 
+# --- --since: the gate judges what a change adds -------------------------
+# A shipped file that cannot run twice (two ALTERs), then a new idempotent
+# one: the whole folder fails the gate, the change passes it, by version
+# and by git revision; a new file numbered below the shipped ones is named.
+repo="$work/repo"
+mkdir -p "$repo/db/migrations"
+printf 'CREATE TABLE IF NOT EXISTS users (id text PRIMARY KEY);\n' >"$repo/db/migrations/1_users.up.cql"
+printf 'ALTER TABLE users ADD email text;\nALTER TABLE users ADD age int;\n' \
+  >"$repo/db/migrations/2_details.up.cql"
+git -C "$repo" init -q && git -C "$repo" add . &&
+  git -C "$repo" -c user.name=t -c user.email=t@t commit -qm shipped || fail "git commit"
+printf 'CREATE TABLE IF NOT EXISTS buckets (name text PRIMARY KEY);\n' \
+  >"$repo/db/migrations/3_buckets.up.cql"
+"$faultline" check-migrations "$repo/db/migrations" --keyspace app >/dev/null 2>&1
+[ $? -eq 1 ] || fail "--since: the whole folder should fail the gate"
+for since in 2 HEAD; do
+  "$faultline" check-migrations "$repo/db/migrations" --keyspace app --since $since --format json \
+    >"$work/since.json" 2>"$work/err"
+  [ $? -eq 0 ] || fail "--since $since: exit not 0: $(tail -2 "$work/err")"
+  python3 -c "
+import json, sys
+report = json.load(open(sys.argv[1]))
+judged = [f['file'] for f in report['dynamic'] + report['static']]
+sys.exit('2_details.up.cql' in judged)" "$work/since.json" || fail "--since $since judges a shipped file"
+done
+"$faultline" check-migrations "$repo/db/migrations" --keyspace app --since 3 >"$work/out2" 2>&1
+grep -q "nothing new to judge" "$work/out2" || fail "--since 3: $(cat "$work/out2")"
+printf 'CREATE TABLE IF NOT EXISTS early (id text PRIMARY KEY);\n' \
+  >"$repo/db/migrations/0_early.up.cql"
+expect_bad "a new file below the shipped ones" "0_early.up.cql is new but its version 0 is below" \
+  "$repo/db/migrations" --keyspace app --since HEAD
+expect_bad "an unknown revision" "git cannot list" "$repo/db/migrations" --since no-such-ref
+expect_bad "an option for a revision" "'-x' is no git revision" "$repo/db/migrations" --since=-x
+
 # --write-sum, then --sum of it: nothing edited, removed or out of order.
 "$faultline" check-migrations "$here/corpus/seed-kuri" --static --write-sum "$work/kuri.sum" >/dev/null
 "$faultline" check-migrations "$here/corpus/seed-kuri" --static --sum "$work/kuri.sum" --format json \

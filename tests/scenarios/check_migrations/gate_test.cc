@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -126,6 +128,74 @@ TEST(GateTest, AFileThatCannotRunTwiceFailsTheGateAndIsNamed) {
       EXPECT_EQ(result["level"], "warning") << rule;
     }
   }
+}
+
+// A shipped file that cannot run twice, then a new idempotent file.
+std::vector<MigrationFile> UnsafeHistoryThenASafeFile() {
+  return {
+      {"1_users.up.cql", "CREATE TABLE IF NOT EXISTS users (id text PRIMARY KEY);\n"},
+      {"2_details.up.cql", "ALTER TABLE users ADD email text;\nALTER TABLE users ADD age int;\n"},
+      {"3_buckets.up.cql", "CREATE TABLE IF NOT EXISTS buckets (name text PRIMARY KEY);\n"},
+  };
+}
+
+std::set<std::string> CrashCases(const MigrationCheckReport& report) {
+  std::set<std::string> cases;
+  for (const DynamicFinding& finding : report.dynamic) {
+    if (finding.check == "crash") cases.insert(finding.cases.begin(), finding.cases.end());
+  }
+  return cases;
+}
+
+TEST(GateTest, SinceJudgesOnlyTheNewFilesAndCrashesNothingShipped) {
+  const MigrationCheckReport whole = Check(UnsafeHistoryThenASafeFile());
+  EXPECT_TRUE(whole.Unsafe());
+  MigrationCheckOptions options;
+  options.files = UnsafeHistoryThenASafeFile();
+  options.keyspace = "app";
+  options.race_seeds = 2;
+  options.since = 2;
+  const MigrationCheckReport report = CheckMigrations(options);
+  EXPECT_FALSE(report.Unsafe()) << Text(report);
+  for (const DynamicFinding& finding : report.dynamic) {
+    EXPECT_TRUE(finding.file.empty() || finding.file == "3_buckets.up.cql")
+        << finding.check << " " << finding.file;
+  }
+  for (const auto& finding : report.lint) EXPECT_EQ(finding.file, "3_buckets.up.cql");
+  // Every crash case is one the whole folder's check plays too, in the new
+  // file: none crashes in the history.
+  const std::set<std::string> since = CrashCases(report);
+  const std::set<std::string> all = CrashCases(whole);
+  EXPECT_FALSE(since.empty());
+  EXPECT_LT(since.size(), all.size());
+  for (const std::string& label : since) EXPECT_TRUE(all.contains(label)) << label;
+  for (const DynamicFinding& finding : report.dynamic) {
+    if (finding.check == "crash") {
+      EXPECT_EQ(finding.file, "3_buckets.up.cql");
+    }
+  }
+  // Upgrades start from each shipped version.
+  bool upgraded = false;
+  for (const DynamicFinding& finding : report.dynamic) {
+    if (finding.check != "upgrade") continue;
+    upgraded = true;
+    EXPECT_EQ(finding.cases.size(), 2u);
+  }
+  EXPECT_TRUE(upgraded);
+}
+
+TEST(GateTest, SinceTheNewestVersionJudgesNothingAndRunsNothing) {
+  MigrationCheckOptions options;
+  options.files = UnsafeHistoryThenASafeFile();
+  options.keyspace = "app";
+  options.since = 3;
+  const MigrationCheckReport report = CheckMigrations(options);
+  EXPECT_FALSE(report.Unsafe());
+  EXPECT_TRUE(report.dynamic.empty());
+  EXPECT_EQ(report.runs, 0);
+  EXPECT_TRUE(std::any_of(report.notes.begin(), report.notes.end(), [](const std::string& note) {
+    return note.find("nothing new to judge") != std::string::npos;
+  }));
 }
 
 }  // namespace
