@@ -54,6 +54,7 @@ struct CheckFlags {
   bool static_only = false;
   bool from_empty = false;
   bool fail_on_runner_risks = false;
+  bool verbose = false;
   scenarios::InputLimits limits;
 };
 
@@ -129,6 +130,10 @@ void DeclareCheckFlags(CLI::App& command, CheckFlags& flags) {
                    "mid-file needs `migrate force`, its version write can be lost, a rollback "
                    "needs a force); by default they are said once, and only the folder's own "
                    "findings fail it");
+  command.add_flag("--verbose", flags.verbose,
+                   "the text report with every case of every finding, each log line whole and "
+                   "what held (default: per file first, each log line once, at most 100 "
+                   "columns)");
   command.add_flag("--static", flags.static_only, "the static rules only: nothing is simulated");
   command.add_flag("--replay-from-empty", flags.from_empty,
                    "play each crash case, and each try of its repro, from an empty world, not "
@@ -428,7 +433,8 @@ int RunCheckMigrationsCommand(const CheckFlags& flags) {
   const scenarios::MigrationCheckReport& report = *checked;
   scenarios::ReportContext context{.folder = flags.folder,
                                    .repro_files = scenarios::ReproFileNames(report),
-                                   .repro_written = !flags.out.empty()};
+                                   .repro_written = !flags.out.empty(),
+                                   .verbose = flags.verbose};
   if (!flags.out.empty()) {
     if (const int status = WriteOut(flags.out, report, context); status != kExitOk) return status;
   }

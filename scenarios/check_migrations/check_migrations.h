@@ -66,7 +66,8 @@ struct RunnerRisk {
   // Whether a finding of that runner, check and verdict is this risk and no
   // more: the folder's content made no part of it.
   bool (*applies)(const DynamicFinding& finding, const models::migrate::MigrationSource& source);
-  std::string_view says;  // What it is, once.
+  std::string_view brief;  // A few words, for the short report.
+  std::string_view says;   // What it is and why, once.
 };
 const std::vector<RunnerRisk>& RunnerRisks();
 // The risk `finding` is; nullptr: the folder's own finding.
@@ -74,8 +75,7 @@ const RunnerRisk* RiskOf(const DynamicFinding& finding,
                          const models::migrate::MigrationSource& source);
 const RunnerRisk& RunnerRiskNamed(std::string_view id);
 inline constexpr std::string_view kRunnerRiskFix =
-    "a runner that takes a lock and records its progress statement by statement has none of "
-    "these: faultline's `safe` runner is one (`--runner safe` checks this folder with it)";
+    "a runner with a lock and per-statement progress has none (`--runner safe` shows one)";
 
 // The checks, in the order they run and reports list them.
 inline constexpr std::string_view kChecks[] = {"clean",    "crash",      "upgrade",

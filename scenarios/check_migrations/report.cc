@@ -8,6 +8,7 @@
 #include <set>
 
 #include "models/migrate/folder.h"
+#include "scenarios/check_migrations/report_parts.h"
 #include "scenarios/file/scenario_file.h"
 #include "sim/assert.h"
 
@@ -19,8 +20,8 @@ using models::migrate::RuleOf;
 using models::migrate::Severity;
 using models::migrate::SeverityName;
 using Json = nlohmann::ordered_json;
+using namespace reporting;  // NOLINT: the shared parts, named as before.
 
-constexpr const char* kFolderItself = "(folder)";
 constexpr const char* kToolName = "faultline check-migrations";
 constexpr const char* kToolVersion = "0.1.0";
 constexpr const char* kInformationUri =
@@ -30,39 +31,6 @@ constexpr const char* kInformationUri =
 // are not UTF-8 become U+FFFD, never pass through.
 std::string Dumped(const Json& json) {
   return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-}
-
-std::string FileOf(const DynamicFinding& finding) {
-  return finding.file.empty() ? kFolderItself : finding.file;
-}
-std::string FileOf(const LintFinding& finding) {
-  return finding.file.empty() ? kFolderItself : finding.file;
-}
-
-// The files findings name, in the folder's order; then any other path they
-// name (the sum file); the folder itself last. With `every_file`, each file
-// of the folder, findings or not.
-std::vector<std::string> FilesInOrder(const MigrationCheckReport& report, bool every_file = false) {
-  std::vector<std::string> named;
-  const auto add = [&](const std::string& file) {
-    if (std::find(named.begin(), named.end(), file) == named.end()) named.push_back(file);
-  };
-  for (const LintFinding& finding : report.lint) add(FileOf(finding));
-  for (const DynamicFinding& finding : report.dynamic) add(FileOf(finding));
-  std::vector<std::string> files;
-  for (const std::string& file : report.files) {
-    const bool has = std::find(named.begin(), named.end(), file) != named.end();
-    if (has || every_file) files.push_back(file);
-  }
-  for (const std::string& file : named) {
-    const bool in_folder =
-        std::find(report.files.begin(), report.files.end(), file) != report.files.end();
-    if (!in_folder && file != kFolderItself) files.push_back(file);
-  }
-  if (std::find(named.begin(), named.end(), kFolderItself) != named.end()) {
-    files.push_back(kFolderItself);
-  }
-  return files;
 }
 
 // A path as a URI reference (RFC 3986): unreserved bytes and '/' as they
@@ -77,62 +45,6 @@ std::string UriOf(std::string_view path) {
     uri += unreserved ? std::string(1, c) : fmt::format("%{:02X}", byte);
   }
   return uri;
-}
-
-// Where a finding is, as a path: a file of the folder under the folder's
-// path, the folder itself, or a path given as it is (the sum file).
-std::string PathOf(const ReportContext& context, const std::string& file, bool in_folder = true) {
-  if (!in_folder) return file;
-  if (file.empty() || file == kFolderItself) return context.folder;
-  return context.folder.empty() || context.folder.ends_with('/') ? context.folder + file
-                                                                 : context.folder + "/" + file;
-}
-
-int CountLint(const MigrationCheckReport& report, Severity severity) {
-  return static_cast<int>(std::count_if(report.lint.begin(), report.lint.end(), [&](const auto& f) {
-    return RuleOf(f.rule).severity == severity;
-  }));
-}
-
-// The unsafe findings that fail the gate.
-int CountUnsafe(const MigrationCheckReport& report) {
-  return static_cast<int>(std::count_if(report.dynamic.begin(), report.dynamic.end(),
-                                        [&](const DynamicFinding& f) { return report.Fails(f); }));
-}
-
-// The runner's own risks that the run met, each once: how many cases in
-// how many files, and the first finding's repro.
-struct RiskMet {
-  const RunnerRisk* risk = nullptr;
-  std::size_t cases = 0;
-  std::set<std::string> files;
-  std::string repro;
-};
-std::vector<RiskMet> RisksMet(const MigrationCheckReport& report, const ReportContext& context,
-                              std::string_view runner) {
-  std::vector<RiskMet> met;
-  for (const RunnerRisk& risk : RunnerRisks()) {
-    if (risk.runner != runner) continue;
-    RiskMet one{.risk = &risk};
-    for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
-      const DynamicFinding& f = report.dynamic[i];
-      if (f.runner_risk != risk.id) continue;
-      one.cases += f.cases.size();
-      one.files.insert(FileOf(f));
-      if (one.repro.empty()) one.repro = context.repro_files.at(i);
-    }
-    if (one.cases > 0) met.push_back(std::move(one));
-  }
-  return met;
-}
-
-std::string ForceText(const std::string& to) {
-  if (to == "none") return "no force works";  // A lost version no force brings back.
-  return to == "-1" ? "force -- -1" : "force " + to;
-}
-
-std::string Plural(int n, std::string_view word) {
-  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
 // --- Text ------------------------------------------------------------------
@@ -158,24 +70,14 @@ std::string SummaryTable(const MigrationCheckReport& report) {
   return text;
 }
 
-std::string CasesText(const DynamicFinding& finding) {
-  constexpr std::size_t kShown = 3;
-  std::string text;
-  for (std::size_t i = 0; i < finding.cases.size() && i < kShown; ++i) {
-    text += (i == 0 ? "" : "; ") + finding.cases[i];
-  }
-  if (finding.cases.size() > kShown)
-    text += fmt::format("; and {} more", finding.cases.size() - kShown);
-  return text;
-}
-
 void DynamicText(std::string& text, const DynamicFinding& finding, const std::string& repro,
                  const ReportContext& context) {
   const VerdictInfo& info = InfoOf(finding.verdict);
-  text += fmt::format("  {:<8} {:<26} {} with {} on {}: {}\n", info.unsafe ? "unsafe" : "ok",
-                      info.name, finding.check, finding.runner, StoreName(finding.store),
+  const char* says = !info.unsafe ? "ok" : finding.runner_risk.empty() ? "unsafe" : "risk";
+  text += fmt::format("  {:<8} {:<26} {} with {} on {}: {}\n", says, info.name, finding.check,
+                      finding.runner, StoreName(finding.store),
                       Plural(static_cast<int>(finding.cases.size()), "case"));
-  text += fmt::format("           {}\n", CasesText(finding));
+  text += fmt::format("           {}\n", CasesText(finding, finding.cases.size()));
   text += fmt::format("           {}\n", finding.detail);
   if (!finding.error.empty()) text += fmt::format("           log: {}\n", finding.error);
   if (!repro.empty()) {
@@ -229,6 +131,7 @@ std::vector<std::string> ReproFileNames(const MigrationCheckReport& report) {
 }
 
 std::string TextReport(const MigrationCheckReport& report, const ReportContext& context) {
+  if (!context.verbose) return ShortTextReport(report, context);
   std::string text =
       fmt::format("check-migrations {} (keyspace {}; runners ", context.folder, report.keyspace);
   for (std::size_t i = 0; i < report.runners.size(); ++i) {
@@ -255,6 +158,12 @@ std::string TextReport(const MigrationCheckReport& report, const ReportContext& 
     for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
       const DynamicFinding& f = report.dynamic[i];
       if (FileOf(f) == file && InfoOf(f.verdict).unsafe && f.runner_risk.empty()) {
+        DynamicText(text, f, context.repro_files.at(i), context);
+      }
+    }
+    for (std::size_t i = 0; i < report.dynamic.size(); ++i) {  // The runner's risks here.
+      const DynamicFinding& f = report.dynamic[i];
+      if (FileOf(f) == file && !f.runner_risk.empty()) {
         DynamicText(text, f, context.repro_files.at(i), context);
       }
     }
@@ -578,6 +487,7 @@ const std::vector<ReportFormat>& ReportFormats() {
       {"json", "report.json", &JsonReport},
       {"sarif", "report.sarif", &SarifReport},
       {"junit", "report.junit.xml", &JunitReport},
+      {"github", "report.github.txt", &GithubReport},
   };
   return kFormats;
 }

@@ -54,18 +54,19 @@ const std::vector<RunnerRisk>& RunnerRisks() {
   static const std::vector<RunnerRisk> kRisks = {
       {"golang-migrate/dirty-until-forced", "golang-migrate", "crash", Verdict::kNeedsForce,
        &ForcedToTheVersionBefore,
+       "a crash mid-file leaves the version dirty until someone forces it",
        "a crash between SetVersion(dirty) and SetVersion(clean) leaves the version dirty: the "
        "service stays down until an operator runs `migrate force` to the version before and "
        "restarts it (golang-migrate records no progress inside a file, so it cannot resume "
        "one)"},
       {"golang-migrate/lost-version", "golang-migrate", "crash", Verdict::kLostVersion,
-       &RanAgainOrTheFileItselfCan,
+       &RanAgainOrTheFileItselfCan, "a crash inside SetVersion empties the version table",
        "SetVersion deletes the version row, then inserts the new one, with nothing to make the "
        "two one write: a crash between them empties the version table, and the next start runs "
        "every file again from the first (an earlier file that cannot run twice then keeps it "
        "down until `migrate force` to the version before the lost one)"},
       {"golang-migrate/rollback-needs-force", "golang-migrate", "rollback", Verdict::kNeedsForce,
-       &Always,
+       &Always, "an older image does not start on a newer version until forced",
        "an image whose folder lacks the database's newest version does not start (`no migration "
        "found for version N`): a release that adds a file is rolled back only with `migrate "
        "force`, or with `migrate down` run by the newer image first"},

@@ -100,7 +100,7 @@ expect_bad "symlink loop" "1_a.up.cql: cannot read" "$bad/loop"
 expect_bad "unknown flag" "unknown option --frmo" "$here/corpus/seed-kuri" --frmo x
 expect_bad "repeated flag" "--runner is given twice" "$here/corpus/seed-kuri" --runner safe --runner safe
 expect_bad "bad runner" "--runner is golang-migrate, safe, db-init or all" "$here/corpus/seed-kuri" --runner flyway
-expect_bad "bad format" "--format is text, json, sarif or junit" "$here/corpus/seed-kuri" --format yaml
+expect_bad "bad format" "--format is text, json, sarif, junit or github" "$here/corpus/seed-kuri" --format yaml
 expect_bad "bad jobs" "--jobs is from 1 to 64" "$here/corpus/seed-kuri" --jobs 0
 expect_bad "bad replicas" "--replicas is from 1 to 16" "$here/corpus/seed-kuri" --replicas 17
 expect_bad "proxy keyspace" "filecoingw_s3 is the simulated proxy's own keyspace" \
@@ -143,8 +143,21 @@ printf 'CREATE TABLE IF NOT EXISTS early (id text PRIMARY KEY);\n' \
   >"$repo/db/migrations/0_early.up.cql"
 expect_bad "a new file below the shipped ones" "0_early.up.cql is new but its version 0 is below" \
   "$repo/db/migrations" --keyspace app --since HEAD
+rm "$repo/db/migrations/0_early.up.cql"
 expect_bad "an unknown revision" "git cannot list" "$repo/db/migrations" --since no-such-ref
 expect_bad "an option for a revision" "'-x' is no git revision" "$repo/db/migrations" --since=-x
+
+# --format github: an annotation per finding the gate fails on, at its file.
+"$faultline" check-migrations "$repo/db/migrations" --keyspace app --format github \
+  >"$work/github" 2>/dev/null
+grep -q "^::error file=$repo/db/migrations/2_details.up.cql,line=1,col=1,title=needs-repair" \
+  "$work/github" || fail "github: no needs-repair annotation: $(head -3 "$work/github")"
+grep -q "^::warning file=.*title=golang-migrate/dirty-until-forced::" "$work/github" ||
+  fail "github: the runner's risk is no warning"
+grep -q "^UNSAFE: " "$work/github" || fail "github: no text report after the annotations"
+for f in report.txt report.json report.sarif report.junit.xml report.github.txt; do
+  [ -s "$out/$f" ] || fail "--out lacks $f"
+done
 
 # --write-sum, then --sum of it: nothing edited, removed or out of order.
 "$faultline" check-migrations "$here/corpus/seed-kuri" --static --write-sum "$work/kuri.sum" >/dev/null

@@ -7,9 +7,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "models/migrate/folder.h"
 #include "scenarios/check_migrations/check_migrations.h"
 #include "scenarios/check_migrations/report.h"
 
@@ -80,7 +82,7 @@ TEST(GateTest, AnIdempotentFolderPassesWithGolangMigratesOwnRisksSaidOnce) {
   const std::string text = Text(report);
   EXPECT_EQ(Count(text, "golang-migrate's own risks"), 1u) << text;
   EXPECT_EQ(Count(text, "dirty-until-forced"), 1u) << text;
-  EXPECT_EQ(Count(text, "\n  unsafe "), 0u) << text;
+  EXPECT_EQ(Count(text, "  unsafe   "), 0u) << text;
   EXPECT_NE(text.find("SAFE: "), std::string::npos) << text;
   // Each risk has one repro, not one per file.
   std::map<std::string, int> repros;
@@ -119,13 +121,62 @@ TEST(GateTest, AFileThatCannotRunTwiceFailsTheGateAndIsNamed) {
   EXPECT_TRUE(repair);
   EXPECT_TRUE(forced_to_itself);
   const std::string text = Text(report);
-  EXPECT_NE(text.find("4_user_details.up.cql\n  unsafe "), std::string::npos) << text;
+  EXPECT_NE(text.find("  unsafe   4_user_details.up.cql: "), std::string::npos) << text;
+  EXPECT_EQ(Count(text, "  unsafe   "), 1u) << text;
   EXPECT_EQ(Count(text, "golang-migrate's own risks"), 1u) << text;
   const auto sarif = nlohmann::json::parse(SarifReport(report, ContextOf(report)));
   for (const auto& result : sarif["runs"][0]["results"]) {
     const std::string rule = result["ruleId"];
     if (rule.starts_with("golang-migrate/")) {
       EXPECT_EQ(result["level"], "warning") << rule;
+    }
+  }
+}
+
+// The text with its wrapped lines joined again.
+std::string Unwrapped(const std::string& text) {
+  std::string joined;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      joined += text[i];
+      continue;
+    }
+    joined += ' ';
+    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+  }
+  return joined;
+}
+
+// The seed gateway's node folder, checked as its CLI line does by default:
+// the report a pull request shows fits on one screen, every line within
+// 100 columns; --verbose keeps every case.
+TEST(GateTest, TheSeedNodesFolderReportFitsOnOneScreen) {
+  auto files =
+      models::migrate::ReadMigrationFolder(std::string(FAULTLINE_CORPUS_DIR) + "/seed-kuri");
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  MigrationCheckOptions options;
+  options.files = *files;
+  options.keyspace = "filecoingw_kuri1";
+  const MigrationCheckReport report = CheckMigrations(options);
+  ReportContext context{.folder = "tests/check-migrations/corpus/seed-kuri",
+                        .repro_files = ReproFileNames(report)};
+  const std::string text = TextReport(report, context);
+  std::size_t lines = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line); ++lines) {
+    EXPECT_LE(line.size(), 100u) << line;
+  }
+  EXPECT_LE(lines, 40u) << text;
+  // Each distinct log line once, where it was three times.
+  EXPECT_EQ(Count(Unwrapped(text), "Dirty database version 1754293669. Fix and force version."), 1u)
+      << text;
+  EXPECT_EQ(Count(text, "  unsafe   1754293669_init_s3_object_index.up.cql: "), 1u) << text;
+  context.verbose = true;
+  const std::string verbose = TextReport(report, context);
+  EXPECT_GT(Count(verbose, "Dirty database version 1754293669. Fix and force version."), 1u);
+  for (const DynamicFinding& finding : report.dynamic) {
+    for (const std::string& label : finding.cases) {
+      EXPECT_NE(verbose.find(label), std::string::npos) << label;
     }
   }
 }
