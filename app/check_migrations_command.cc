@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "app/check_config.h"
 #include "app/command_util.h"
 #include "app/commands.h"
 #include "app/git_files.h"
@@ -45,6 +46,7 @@ struct CheckFlags {
   std::string store;  // Empty: yugabyte, and the concurrent check on both.
   std::string from;
   std::string since;
+  std::string config;  // --config; empty: the .faultline.toml found above the folder.
   std::string format = "text";
   std::string out;
   std::string sum;
@@ -55,6 +57,7 @@ struct CheckFlags {
   bool from_empty = false;
   bool fail_on_runner_risks = false;
   bool verbose = false;
+  std::vector<scenarios::Ignore> config_ignores;  // From the config file (ApplyConfig).
   scenarios::InputLimits limits;
 };
 
@@ -97,6 +100,13 @@ void DeclareCheckFlags(CLI::App& command, CheckFlags& flags) {
                   "history, applied first and not judged; upgrades start from each of their "
                   "versions")
       ->type_name("V|REF")
+      ->check(Given());
+  command
+      .add_option("--config", flags.config,
+                  "the config file to read (default: .faultline.toml in the folder or a folder "
+                  "above it, up to the repository's root; its [check-migrations] table gives "
+                  "runner, keyspace, store, since, fail-on-runner-risks and ignores; flags win)")
+      ->type_name(kFileValue)
       ->check(Given());
   command
       .add_option("--sum", flags.sum,
@@ -276,6 +286,11 @@ int ReadFolder(const CheckFlags& flags, scenarios::MigrationCheckOptions& option
     return Bad(fmt::format("{}: no migration files ({{version}}_{{title}}.up.cql)", flags.folder));
   }
   options.files = std::move(files).value();
+  sim::Result<std::vector<scenarios::Ignore>> ignores = scenarios::InFileIgnores(options.files);
+  if (!ignores.ok()) return Bad(ignores.status().message());
+  options.ignores = std::move(ignores).value();
+  options.ignores.insert(options.ignores.end(), flags.config_ignores.begin(),
+                         flags.config_ignores.end());
   options.seed = flags.seed;
   options.branch = !flags.from_empty;
   options.fail_on_runner_risks = flags.fail_on_runner_risks;
@@ -327,6 +342,32 @@ int ReadFrom(const CheckFlags& flags, scenarios::MigrationCheckOptions& options)
   if (older->empty()) return Bad(fmt::format("--from: {}: no migration files", flags.from));
   options.older = std::move(older).value();
   options.older_name = flags.from;
+  return kExitOk;
+}
+
+// The config file's settings where no flag gave them, and its ignores
+// (a file one names must be in the folder).
+int ApplyConfig(CheckFlags& flags, const std::function<bool(const char*)>& given) {
+  const sim::Result<std::optional<CheckConfig>> read = ReadCheckConfig(flags.folder, flags.config);
+  if (!read.ok()) return Bad(read.status().message());
+  if (!read->has_value()) return kExitOk;
+  const CheckConfig& config = **read;
+  if (config.runner && !given("--runner")) flags.runner = *config.runner;
+  if (config.keyspace && !given("--keyspace")) flags.keyspace = *config.keyspace;
+  if (config.store && !given("--store")) flags.store = *config.store;
+  if (config.since && !given("--since")) flags.since = *config.since;
+  if (config.fail_on_runner_risks && !given("--fail-on-runner-risks")) {
+    flags.fail_on_runner_risks = *config.fail_on_runner_risks;
+  }
+  for (const scenarios::Ignore& ignore : config.ignores) {
+    std::error_code error;
+    if (!ignore.file.empty() && !fs::is_regular_file(fs::path(flags.folder) / ignore.file, error)) {
+      return Bad(
+          fmt::format("{}: ignore: {} is no file of {}", ignore.where, ignore.file, flags.folder));
+    }
+    flags.config_ignores.push_back(ignore);
+  }
+  std::cerr << fmt::format("check-migrations: settings from {}\n", config.path);
   return kExitOk;
 }
 
@@ -451,7 +492,11 @@ int RunCheckMigrationsCommand(const CheckFlags& flags) {
 CommandRun DefineCheckMigrations(CLI::App& command) {
   auto flags = std::make_shared<CheckFlags>();
   DeclareCheckFlags(command, *flags);
-  return [flags] { return RunCheckMigrationsCommand(*flags); };
+  return [flags, &command] {
+    const auto given = [&command](const char* flag) { return command.count(flag) > 0; };
+    if (const int status = ApplyConfig(*flags, given); status != kExitOk) return status;
+    return RunCheckMigrationsCommand(*flags);
+  };
 }
 
 }  // namespace faultline::app

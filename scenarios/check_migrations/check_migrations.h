@@ -30,6 +30,7 @@
 
 #include "models/migrate/lint.h"
 #include "models/migrate/source.h"
+#include "scenarios/check_migrations/ignores.h"
 #include "scenarios/core/scenario.h"
 #include "scenarios/shrink/shrink.h"
 
@@ -99,6 +100,9 @@ struct MigrationCheckOptions {
   // never judged (no finding about them, no crash in them); upgrades start
   // from each of their versions. The new files are judged.
   std::optional<std::uint64_t> since;
+  // What the team leaves out, with why (ignores.h): from the files'
+  // comments and the config file.
+  std::vector<Ignore> ignores;
   // The gate: whether the runner's own risks (RunnerRisks) make the folder
   // unsafe too; by default only the folder's own findings do.
   bool fail_on_runner_risks = false;

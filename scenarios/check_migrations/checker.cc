@@ -185,6 +185,38 @@ void Checker::Merge(const std::vector<PlayedShard>& shards) {
       report_.notes.push_back(std::move(note));
     }
   }
+  LeaveOutIgnored();
+}
+
+// What the folder's ignores cover leaves the report (and its repros), and
+// the report says so: what, where, why, how many; or that one matched
+// nothing.
+void Checker::LeaveOutIgnored() {
+  for (const Ignore& ignore : options_.ignores) {
+    const auto covers = [&](const std::string& file, std::string_view rule) {
+      return (ignore.file.empty() || ignore.file == file) && ignore.rule == rule;
+    };
+    const std::size_t lint_before = report_.lint.size();
+    std::erase_if(report_.lint, [&](const models::migrate::LintFinding& finding) {
+      return finding.in_folder && covers(finding.file, finding.rule);
+    });
+    std::size_t left_out = lint_before - report_.lint.size();
+    std::erase_if(order_, [&](const Key& key) {
+      const DynamicFinding& finding = groups_.at(key).first;
+      const bool covered =
+          InfoOf(finding.verdict).unsafe &&
+          (covers(finding.file, InfoOf(finding.verdict).name) ||
+           (!finding.runner_risk.empty() && covers(finding.file, finding.runner_risk)));
+      if (covered) left_out += 1;
+      return covered;
+    });
+    const std::string what = ignore.file.empty() ? "the folder" : ignore.file;
+    report_.notes.push_back(
+        left_out == 0 ? fmt::format("{}: faultline:ignore {} matched nothing in {}", ignore.where,
+                                    ignore.rule, what)
+                      : fmt::format("ignored {} in {} ({}: {}): {} finding(s)", ignore.rule, what,
+                                    ignore.where, ignore.reason, left_out));
+  }
 }
 
 // The next case's index; whether this shard plays it.

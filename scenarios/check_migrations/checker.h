@@ -101,6 +101,10 @@ class Checker {
   // notes and store-refuses findings each shard said once.
   void Merge(const std::vector<PlayedShard>& shards);
 
+  // What options_.ignores cover leaves the grouped findings and the static
+  // rules' (so no repro is made of it); each ignore said as a note.
+  void LeaveOutIgnored();
+
   // The next case's index; whether this shard plays it.
   std::uint64_t TakeIndex();
 

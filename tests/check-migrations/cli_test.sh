@@ -147,6 +147,18 @@ rm "$repo/db/migrations/0_early.up.cql"
 expect_bad "an unknown revision" "git cannot list" "$repo/db/migrations" --since no-such-ref
 expect_bad "an option for a revision" "'-x' is no git revision" "$repo/db/migrations" --since=-x
 
+# The config file above the folder gives defaults; flags win; a mistake
+# in it is exit 2 at its place.
+printf '[check-migrations]\nkeyspace = "app"\nsince = "HEAD"\n' >"$repo/.faultline.toml"
+"$faultline" check-migrations "$repo/db/migrations" >/dev/null 2>"$work/err"
+[ $? -eq 0 ] && grep -q "settings from $repo/.faultline.toml" "$work/err" ||
+  fail "config: since = HEAD should pass: $(tail -2 "$work/err")"
+"$faultline" check-migrations "$repo/db/migrations" --since 1 >/dev/null 2>&1
+[ $? -eq 1 ] || fail "config: --since 1 should win over the file's since"
+printf '[check-migrations]\nkeyspace = "app"\nrunnr = "safe"\n' >"$repo/.faultline.toml"
+expect_bad "a config key" ".faultline.toml:3:1: [check-migrations] takes runner" "$repo/db/migrations"
+rm "$repo/.faultline.toml"
+
 # --format github: an annotation per finding the gate fails on, at its file.
 "$faultline" check-migrations "$repo/db/migrations" --keyspace app --format github \
   >"$work/github" 2>/dev/null
@@ -164,7 +176,9 @@ done
 "$faultline" check-migrations "$here/corpus/seed-kuri" --static --sum "$work/kuri.sum" --format json \
   >"$work/sum.json"
 grep -q "applied-file" "$work/sum.json" && fail "a sum file of the folder itself finds edits"
-"$faultline" check-migrations --help | grep -q -- "--write-sum FILE" || fail "--help"
+# (Read whole first: grep -q ending the pipe early would fail it under pipefail.)
+"$faultline" check-migrations --help >"$work/help"
+grep -q -- "--write-sum FILE" "$work/help" || fail "--help"
 
 [ $failures -eq 0 ] && echo "check-migrations CLI: all passed" || echo "$failures failed"
 exit $((failures > 0))

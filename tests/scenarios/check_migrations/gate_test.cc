@@ -13,6 +13,7 @@
 
 #include "models/migrate/folder.h"
 #include "scenarios/check_migrations/check_migrations.h"
+#include "scenarios/check_migrations/ignores.h"
 #include "scenarios/check_migrations/report.h"
 
 namespace faultline::scenarios {
@@ -247,6 +248,61 @@ TEST(GateTest, SinceTheNewestVersionJudgesNothingAndRunsNothing) {
   EXPECT_TRUE(std::any_of(report.notes.begin(), report.notes.end(), [](const std::string& note) {
     return note.find("nothing new to judge") != std::string::npos;
   }));
+}
+
+TEST(GateTest, AnIgnoreWithItsReasonLeavesItsFindingsOutAndIsSaid) {
+  std::vector<MigrationFile> files = WithATwoStatementFile();
+  files.back().contents =
+      "-- faultline:ignore needs-repair the runbook adds the column by hand\n"
+      "// faultline:ignore silent-drift never seen\n" +
+      files.back().contents;
+  const auto ignores = InFileIgnores(files);
+  ASSERT_TRUE(ignores.ok()) << ignores.status().ToString();
+  ASSERT_EQ(ignores->size(), 2u);
+  EXPECT_EQ(ignores->front().where, "4_user_details.up.cql:1");
+  EXPECT_EQ(ignores->front().reason, "the runbook adds the column by hand");
+  MigrationCheckOptions options;
+  options.files = files;
+  options.keyspace = "app";
+  options.race_seeds = 2;
+  options.ignores = *ignores;
+  const MigrationCheckReport report = CheckMigrations(options);
+  bool other_unsafe = false;
+  for (const DynamicFinding& finding : report.dynamic) {
+    EXPECT_NE(finding.verdict, Verdict::kNeedsRepair) << finding.file;
+    other_unsafe |= report.Fails(finding);
+  }
+  EXPECT_TRUE(other_unsafe);  // The file's other findings still fail the gate.
+  const auto said = [&](const std::string& text) {
+    return std::any_of(report.notes.begin(), report.notes.end(), [&](const std::string& note) {
+      return note.find(text) != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(
+      said("ignored needs-repair in 4_user_details.up.cql (4_user_details.up.cql:1: the "
+           "runbook adds the column by hand)"));
+  EXPECT_TRUE(said("4_user_details.up.cql:2: faultline:ignore silent-drift matched nothing"));
+}
+
+TEST(GateTest, AnIgnoreOfNoRuleOrWithoutAReasonIsRefusedWhereItIs) {
+  const auto unknown =
+      InFileIgnores({{"2_a.up.cql", "SELECT 1;\n  -- faultline:ignore needs-forse x\n"}});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(
+      unknown.status().message().find("2_a.up.cql:2:6: faultline:ignore needs-forse: no such"),
+      std::string::npos)
+      << unknown.status().message();
+  const auto bare = InFileIgnores({{"2_a.up.cql", "-- faultline:ignore not-idempotent\n"}});
+  ASSERT_FALSE(bare.ok());
+  EXPECT_NE(bare.status().message().find("2_a.up.cql:1:4: faultline:ignore not-idempotent says no "
+                                         "reason"),
+            std::string::npos)
+      << bare.status().message();
+  // Inside a statement's line it is no ignore: only a comment line is.
+  const auto inline_text =
+      InFileIgnores({{"2_a.up.cql", "SELECT 1; -- faultline:ignore not-idempotent x\n"}});
+  ASSERT_TRUE(inline_text.ok());
+  EXPECT_TRUE(inline_text->empty());
 }
 
 }  // namespace
