@@ -336,23 +336,31 @@ void Checker::HoldCaseEnd(Cluster& cluster) {
 // Only its first few clean versions are read: each read is the whole
 // store's, and a force whose store differs there stays different.
 void Checker::StopAtTheCleanRun(Cluster& cluster, HeldRun& held) {
-  constexpr int kReads = 2;
-  if (clean_contents_.empty()) return;  // No clean site, or never passed.
+  if (clean_trunk_.contents.empty()) return;  // No clean site, or never passed.
   const sim::TimePoint asked = cluster.world().simulation.Now();
   cluster.world().simulation.faults().SetPassOverride(
       [this, &cluster, &held, asked,
        reads = 0](const sim::FaultPass& pass) mutable -> std::optional<sim::FaultDecision> {
-        if (pass.process != kSubject || pass.site != clean_site_ || reads >= kReads) {
-          return std::nullopt;
-        }
-        ++reads;
-        const std::optional<std::uint64_t> content = StoreContent(cluster.world());
-        const auto trunk = content ? clean_contents_.find(*content) : clean_contents_.end();
-        if (trunk == clean_contents_.end()) return std::nullopt;
-        const sim::Duration spent = cluster.world().simulation.Now() - asked;
-        if (spent + trunk->second < kRetriesGiveUp / 2) held.AnswerNow("11");
+        if (JoinsTheCleanRun(cluster.world(), asked, pass, reads)) held.AnswerNow("11");
         return std::nullopt;
       });
+}
+
+// Whether kuri-1, passing its clean site at most `kReads` times since
+// `since` (counted in `reads`), has recorded a version clean on a store the
+// crash trunk had at that version, early enough that the trunk's time from
+// there fits well inside the wait that follows.
+bool Checker::JoinsTheCleanRun(World& world, sim::TimePoint since, const sim::FaultPass& pass,
+                               int& reads) const {
+  constexpr int kReads = 2;
+  if (pass.process != kSubject || pass.site != clean_site_ || reads >= kReads) return false;
+  ++reads;
+  const std::optional<std::uint64_t> content = StoreContent(world);
+  const auto& contents = clean_trunk_.contents;
+  const auto trunk = content ? contents.find(*content) : contents.end();
+  if (trunk == contents.end()) return false;
+  const sim::Duration spent = world.simulation.Now() - since;
+  return spent + trunk->second < kRetriesGiveUp / 2;
 }
 
 // Every crash case of this shard as a future of one run (branches.h): the
@@ -378,10 +386,11 @@ void Checker::CrashCasesBranched(const std::string& runner,
        models::migrate::MakeRunner(runner)->FaultSites(options_.keyspace)) {
     if (site.ends_with(".after_set_clean")) clean_site_ = site;
   }
-  clean_contents_.clear();
+  clean_trunk_ = CleanTrunk{};
   if (!clean_site_.empty()) {
     if (options_.shard.index == 0) ++played_.runs;  // Every shard plays it; one counts it.
-    clean_contents_ = CleanContents(trunk.scenario, options_.seed, clean_site_);
+    clean_trunk_ = CleanContents(trunk.scenario, options_.seed, clean_site_, options_.keyspace,
+                                 Moment::kRestarted);
   }
   Played played;
   InFlight in_flight(options_.keyspace);
@@ -406,8 +415,43 @@ void Checker::CrashCasesBranched(const std::string& runner,
     }
   };
   BranchCallbacks callbacks{.ended = progress};
-  callbacks.in_child = [&](const BranchPoint&) { in_future_ = true; };
+  const BranchPoint* taken = nullptr;  // In a future: its point.
+  callbacks.in_child = [&](const BranchPoint& point) {
+    in_future_ = true;
+    taken = &point;
+  };
   RunOptions run = Observing(played, in_flight, options_.seed, moments, 1);
+  // A case whose restart migrates on from a version the crash trunk
+  // recorded clean, on the store the trunk had there, runs the trunk's
+  // statements on the trunk's store from then on: it ends as the trunk
+  // ends (CleanContents read it: kuri-1 serving the folder, the trunk's
+  // checkers), so it stops there and is judged so, instead of migrating
+  // every later file again. Not the trunk's world to the bit (its virtual
+  // time and the scheduler's draws differ); one node migrating alone does
+  // not race, and the corpus and the N-file folders give the reports of
+  // every case played to its end (--replay-from-empty, and the suite).
+  World* world = nullptr;  // A future's, once its first step is observed.
+  sim::TimePoint restarted{};
+  int reads = 0;
+  const auto observe = run.observe;
+  run.observe = [&, observe](std::size_t step, World& at) {
+    world = &at;
+    observe(step, at);
+  };
+  run.before_step = [&](std::size_t step) {
+    if (step == Moment::kRestarted - 1 && world != nullptr) restarted = world->simulation.Now();
+  };
+  const bool can_join = !clean_trunk_.contents.empty() && clean_trunk_.end.serving;
+  callbacks.end_at_pass = [&](const sim::FaultPass& pass) -> std::optional<std::string> {
+    if (!can_join || world == nullptr || restarted == sim::TimePoint{} ||
+        !played.seen.contains(Moment::kCrashed) ||
+        !JoinsTheCleanRun(*world, restarted, pass, reads)) {
+      return std::nullopt;
+    }
+    FL_ASSERT(taken != nullptr);
+    played.seen[Moment::kRestarted] = {clean_trunk_.end};
+    return judge_future(*taken, clean_trunk_.result);
+  };
   // A future holds its world at its last step: the force search plays
   // each version it tries from there, not from empty (ForceThatWorks).
   // Only a case that does not serve the folder after its restart may try

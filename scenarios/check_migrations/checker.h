@@ -22,6 +22,7 @@
 #include "models/migrate/schema_model.h"
 #include "models/migrate/source.h"
 #include "scenarios/check_migrations/check_migrations.h"
+#include "scenarios/check_migrations/clean_contents.h"
 #include "scenarios/check_migrations/observe.h"
 #include "scenarios/harness/branches.h"
 #include "scenarios/harness/runner.h"
@@ -207,6 +208,10 @@ class Checker {
 
   void HoldCaseEnd(Cluster& cluster);
   void StopAtTheCleanRun(Cluster& cluster, HeldRun& held);
+  // In a crash case's future, at a pass of kuri-1's after its restart:
+  // whether the run has joined the clean run (JoinTheCleanRun's comment).
+  bool JoinsTheCleanRun(World& world, sim::TimePoint restarted, const sim::FaultPass& pass,
+                        int& reads) const;
 
   void CrashCasesBranched(const std::string& runner,
                           const std::vector<std::pair<std::string, std::uint64_t>>& cases);
@@ -310,8 +315,8 @@ class Checker {
   std::string current_check_;
   std::unique_ptr<HeldRun> case_end_;  // In a forked case: its world at its last step.
   std::string clean_site_;  // The crash check's runner's, where it has recorded a version clean.
-  std::map<std::uint64_t, sim::Duration> clean_contents_;  // CleanContents (clean_contents.h).
-  bool in_future_ = false;        // In a forked child that judges one case.
+  CleanTrunk clean_trunk_;  // CleanContents (clean_contents.h); its contents empty: none.
+  bool in_future_ = false;  // In a forked child that judges one case.
   std::set<Key> first_of_group_;  // Of this shard's cases.
   std::map<Key, std::pair<DynamicFinding, Case>> groups_;
   std::vector<Key> order_;

@@ -7,6 +7,7 @@
 #include "models/cql/store_snapshot.h"
 #include "scenarios/check_migrations/observe.h"
 #include "scenarios/harness/cluster.h"
+#include "scenarios/harness/runner.h"
 #include "scenarios/world/world.h"
 #include "sim/assert.h"
 
@@ -18,34 +19,42 @@ std::optional<std::uint64_t> StoreContent(World& world) {
   return (*store)->ContentHash();
 }
 
-std::map<std::uint64_t, sim::Duration> CleanContents(const Scenario& trunk, std::uint64_t seed,
-                                                     const std::string& clean_site) {
+CleanTrunk CleanContents(const Scenario& trunk, std::uint64_t seed, const std::string& clean_site,
+                         const std::string& keyspace, std::size_t end_step) {
   constexpr std::size_t kMaxVersions = 1'000'000;
   std::vector<std::pair<std::uint64_t, sim::TimePoint>> clean;  // Content, when.
-  // The steps as RunScenario plays them (the same run: the trunk that
-  // branches is that run), with the world at hand to read the store.
-  Cluster cluster(trunk, {.seed = seed, .checkers = false});
-  World& world = cluster.world();
-  world.simulation.faults().SetPassOverride(
-      [&](const sim::FaultPass& pass) -> std::optional<sim::FaultDecision> {
-        if (pass.process != kSubject || pass.site != clean_site) return std::nullopt;
-        FL_ASSERT_MSG(clean.size() < kMaxVersions, "more than {} clean versions", kMaxVersions);
-        if (const std::optional<std::uint64_t> content = StoreContent(world)) {
-          clean.emplace_back(*content, world.simulation.Now());
-        }
-        return std::nullopt;
-      });
-  for (const Step& step : trunk.steps) {
-    (void)cluster.Play(step);
-    if (!cluster.stopped().empty()) break;
-  }
-  std::map<std::uint64_t, sim::Duration> contents;
+  CleanTrunk read;
+  bool ended = false;
+  // The run RunBranched's trunk is (the same options but for the readers,
+  // which read and never act), with its world at hand to read the store.
+  World* world = nullptr;
+  RunOptions run{.seed = seed};
+  run.play_on_as = [&](std::size_t, Cluster& cluster) -> const Scenario* {
+    world = &cluster.world();
+    return nullptr;  // It plays on as itself.
+  };
+  run.at_fault_pass = [&](const sim::FaultPass& pass) -> std::optional<sim::FaultDecision> {
+    if (pass.process != kSubject || pass.site != clean_site) return std::nullopt;
+    FL_ASSERT(world != nullptr);
+    FL_ASSERT_MSG(clean.size() < kMaxVersions, "more than {} clean versions", kMaxVersions);
+    if (const std::optional<std::uint64_t> content = StoreContent(*world)) {
+      clean.emplace_back(*content, world->simulation.Now());
+    }
+    return std::nullopt;
+  };
+  run.observe = [&](std::size_t step, World& at) {
+    if (step != end_step) return;
+    read.end = Observe(at, kSubject, keyspace);
+    ended = true;
+  };
+  read.result = RunScenario(trunk, run);
+  FL_ASSERT_MSG(ended, "the crash trunk never reached step {}", end_step);
   for (const auto& [content, when] : clean) {
     const sim::Duration left = clean.back().second - when;
-    auto [kept, added] = contents.try_emplace(content, left);
+    auto [kept, added] = read.contents.try_emplace(content, left);
     if (!added) kept->second = std::max(kept->second, left);
   }
-  return contents;
+  return read;
 }
 
 }  // namespace faultline::scenarios::check

@@ -227,7 +227,12 @@ BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
   const BranchPoint* taken = nullptr;  // In a child: its point.
   RunOptions run = options;
   run.at_fault_pass = [&](const sim::FaultPass& pass) -> std::optional<sim::FaultDecision> {
-    if (taken != nullptr) return std::nullopt;  // A future takes one point.
+    if (taken != nullptr) {  // A future takes one point; it may end here.
+      if (callbacks.end_at_pass) {
+        if (std::optional<std::string> text = callbacks.end_at_pass(pass)) branches.Return(*text);
+      }
+      return std::nullopt;
+    }
     const BranchPoint* point = nullptr;
     if (auto any = wanted.find({pass.site, std::string_view(), pass.hit}); any != wanted.end()) {
       point = any->second;

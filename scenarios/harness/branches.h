@@ -98,6 +98,10 @@ struct BranchCallbacks {
   // In the child, as it forks: which point it is the future of (before
   // its fault fires).
   std::function<void(const BranchPoint& point)> in_child;
+  // In the child, at each pass after its point's: a text to end the
+  // future with now, in place of finish's (a future that knows how its run
+  // ends before playing it), or nullopt to play on.
+  std::function<std::optional<std::string>(const sim::FaultPass& pass)> end_at_pass;
   // Children beside the parent (Branches).
   int max_beside = 0;
 };
