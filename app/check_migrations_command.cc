@@ -135,7 +135,7 @@ void DeclareCheckFlags(CLI::App& command, CheckFlags& flags) {
   AddNumber(command, "--seed", flags.seed, 0, UINT64_MAX, "the simulations' seed (default 1)");
   AddNumber(command, "--jobs", flags.jobs, 1, 64,
             "play the cases in N worker processes (the report is the same)");
-  command.add_flag("--fail-on-runner-risks", flags.fail_on_runner_risks,
+  command.add_flag("--fail-on-runner-risks,!--no-fail-on-runner-risks", flags.fail_on_runner_risks,
                    "the runner's own risks fail the check too (golang-migrate's: a crash "
                    "mid-file needs `migrate force`, its version write can be lost, a rollback "
                    "needs a force); by default they are said once, and only the folder's own "
@@ -356,14 +356,20 @@ int ApplyConfig(CheckFlags& flags, const std::function<bool(const char*)>& given
   if (config.keyspace && !given("--keyspace")) flags.keyspace = *config.keyspace;
   if (config.store && !given("--store")) flags.store = *config.store;
   if (config.since && !given("--since")) flags.since = *config.since;
-  if (config.fail_on_runner_risks && !given("--fail-on-runner-risks")) {
+  if (config.fail_on_runner_risks && !given("--fail-on-runner-risks")) {  // Either spelling.
     flags.fail_on_runner_risks = *config.fail_on_runner_risks;
   }
   for (const scenarios::Ignore& ignore : config.ignores) {
+    // A file is named as the folder lists it: by its name alone, wherever
+    // the config is.
     std::error_code error;
-    if (!ignore.file.empty() && !fs::is_regular_file(fs::path(flags.folder) / ignore.file, error)) {
+    const bool named_alone = ignore.file.find('/') == std::string::npos;
+    if (!ignore.file.empty() &&
+        (!named_alone || !fs::is_regular_file(fs::path(flags.folder) / ignore.file, error))) {
       return Bad(
-          fmt::format("{}: ignore: {} is no file of {}", ignore.where, ignore.file, flags.folder));
+          fmt::format("{}: ignore: {} is no file of {} (name a file of the migration "
+                      "folder by its name alone)",
+                      ignore.where, ignore.file, flags.folder));
     }
     flags.config_ignores.push_back(ignore);
   }
@@ -379,11 +385,22 @@ int ReadSince(const CheckFlags& flags, scenarios::MigrationCheckOptions& options
   const sim::Result<models::migrate::MigrationSource> source =
       models::migrate::MigrationSource::FromFiles(options.files);
   if (!source.ok()) return Bad(source.status().message());
-  if (const std::optional<std::uint64_t> version = ParseSeed(flags.since)) {
-    options.since = version;  // Any number: the files up to it are history.
+  // A number up to the newest version is a version (the files up to it
+  // are history); above it, it may be a commit's short hash, which git
+  // then reads.
+  const std::optional<std::uint64_t> version = ParseSeed(flags.since);
+  const std::uint64_t newest_here = source->migrations().rbegin()->first;
+  if (version && *version <= newest_here) {
+    options.since = version;
     return kExitOk;
   }
   const sim::Result<std::set<std::string>> shipped = FilesAtRevision(flags.folder, flags.since);
+  if (!shipped.ok() && version) {
+    return Bad(
+        fmt::format("--since {}: above every version of the folder (the newest is {}), and "
+                    "no git revision ({})",
+                    flags.since, newest_here, shipped.status().message()));
+  }
   if (!shipped.ok()) return Bad("--since: " + shipped.status().message());
   std::optional<std::uint64_t> newest;
   for (const auto& [version, migration] : source->migrations()) {

@@ -44,16 +44,27 @@ sim::Result<std::set<std::string>> FilesAtRevision(const std::string& folder,
   argv.push_back(nullptr);
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) return sim::Status::IoError("cannot make a pipe for git");
+  // git's own words (errors, and warnings such as an ambiguous name) go to
+  // a file of their own: in the listing they would read as a file name.
+  char said_path[] = "/tmp/faultline-git-XXXXXX";
+  const int said = mkstemp(said_path);
+  if (said < 0) {
+    close(out[0]);
+    close(out[1]);
+    return sim::Status::IoError("cannot make a file for git's messages");
+  }
+  unlink(said_path);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDERR_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, said, STDERR_FILENO);
   pid_t pid = -1;
   const int spawned = posix_spawnp(&pid, "git", &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(out[1]);
   if (spawned != 0) {
     close(out[0]);
+    close(said);
     return sim::Status::NotFound("git is not installed (--since GITREF runs `git ls-tree`)");
   }
   std::string text;
@@ -61,13 +72,22 @@ sim::Result<std::set<std::string>> FilesAtRevision(const std::string& folder,
   const bool read_whole = ReadGitOutput(out[0], text, kMaxListing);
   close(out[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!read_whole) return sim::Status::IoError("git ls-tree's listing is over 16 MiB");
+  pid_t reaped = -1;
+  do {
+    reaped = waitpid(pid, &status, 0);
+  } while (reaped < 0 && errno == EINTR);
+  std::string words;
+  const bool words_read = lseek(said, 0, SEEK_SET) == 0 && ReadGitOutput(said, words, 4096);
+  close(said);
+  if (reaped != pid) return sim::Status::IoError("cannot wait for git");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    const std::string said = text.substr(0, text.find('\n'));
+    const std::string first = words_read ? words.substr(0, words.find('\n')) : "";
     return sim::Status::InvalidArgument(
-        fmt::format("git cannot list {} at {}: {}", folder, ref, said));
+        fmt::format("git cannot list {} at {}: {}", folder, ref,
+                    first.empty() ? "it failed and said nothing" : first));
+  }
+  if (!read_whole) {
+    return sim::Status::IoError("cannot read git ls-tree's listing (or it is over 16 MiB)");
   }
   std::set<std::string> names;
   std::size_t start = 0;

@@ -76,7 +76,7 @@ const RunnerRisk* RiskOf(const DynamicFinding& finding,
                          const models::migrate::MigrationSource& source);
 const RunnerRisk& RunnerRiskNamed(std::string_view id);
 inline constexpr std::string_view kRunnerRiskFix =
-    "a runner with a lock and per-statement progress has none (`--runner safe` shows one)";
+    "a runner with a lock and per-statement progress is free of them (`--runner safe`)";
 
 // The checks, in the order they run and reports list them.
 inline constexpr std::string_view kChecks[] = {"clean",    "crash",      "upgrade",

@@ -203,10 +203,12 @@ void Checker::LeaveOutIgnored() {
     std::size_t left_out = lint_before - report_.lint.size();
     std::erase_if(order_, [&](const Key& key) {
       const DynamicFinding& finding = groups_.at(key).first;
+      // A verdict's name covers the folder's findings; a runner's risk is
+      // covered by its own id only.
       const bool covered =
           InfoOf(finding.verdict).unsafe &&
-          (covers(finding.file, InfoOf(finding.verdict).name) ||
-           (!finding.runner_risk.empty() && covers(finding.file, finding.runner_risk)));
+          (finding.runner_risk.empty() ? covers(finding.file, InfoOf(finding.verdict).name)
+                                       : covers(finding.file, finding.runner_risk));
       if (covered) left_out += 1;
       return covered;
     });

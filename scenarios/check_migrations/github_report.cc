@@ -36,17 +36,9 @@ std::string Escaped(std::string_view text, bool property) {
   return out;
 }
 
-// "error", "warning" or "notice" (GitHub's three).
+// "error", "warning" or "notice" (GitHub's three; a note is a notice).
 std::string_view CommandOf(Severity severity) {
-  switch (severity) {
-    case Severity::kError:
-      return "error";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kNote:
-      return "notice";
-  }
-  return "notice";
+  return severity == Severity::kNote ? "notice" : models::migrate::SeverityName(severity);
 }
 
 void Command(std::string& text, std::string_view command, const std::string& path, int line,
@@ -67,7 +59,9 @@ std::string GithubReport(const MigrationCheckReport& report, const ReportContext
   for (const DynamicFinding& f : report.dynamic) {
     if (!report.Fails(f)) continue;
     Command(text, "error", reporting::PathOf(context, f.file), 1, 1,
-            fmt::format("{} ({} with {})", InfoOf(f.verdict).name, f.check, f.runner),
+            fmt::format("{} ({} with {})",
+                        f.runner_risk.empty() ? InfoOf(f.verdict).name : f.runner_risk, f.check,
+                        f.runner),
             fmt::format("{}: {}", reporting::CasesText(f), f.detail));
   }
   // The runner's own risks: once each, at the first file (by name) it was met in.

@@ -66,6 +66,13 @@ bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
         "the crash left schema_migrations empty with {} table(s) in the keyspace; the restart "
         "runs every file again from the first{}",
         crashed.schema.size(), restarted.serving ? ", and they happened to succeed" : "");
+    const bool writes_rows =
+        std::any_of(source_.migrations().begin(), source_.migrations().end(),
+                    [](const auto& m) { return m.second.up && HasDataStatements(*m.second.up); });
+    if (writes_rows) {
+      c.detail += "; the folder's data statements (INSERT, UPDATE, DELETE) ran again too, "
+                  "writing back rows as they were when it first ran";
+    }
     c.error = restarted.last_line;
     if (!restarted.serving) LostVersionWayOut(c, restarted);
   } else if (restarted.serving && restarted.schema == expected_) {
@@ -138,6 +145,12 @@ bool Checker::JudgeConcurrent(Case& c) {
       }
     }
   } else {
+    // With --since, a race is the file's whose migration failed first
+    // (the version table two replicas wrote may name none): a shipped
+    // file's race is history, not judged.
+    if (options_.since && c.file.empty() && !played.failures.empty()) {
+      c.file = FileOf(static_cast<std::int64_t>(played.failures.front().version));
+    }
     Unserved(c, end, replicas, false);
   }
   return true;

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "scenarios/check_migrations/check_migrations.h"
+#include "scenarios/check_migrations/statements.h"
 #include "sim/assert.h"
 
 namespace faultline::scenarios {
@@ -39,7 +40,12 @@ bool ForcedToTheVersionBefore(const DynamicFinding& finding, const MigrationSour
 // is an earlier file that cannot run twice, judged in its own findings (or
 // history, with --since). Forced to the lost file's own version instead,
 // the lost file could not run again: the folder's.
+// A file that writes rows (INSERT, UPDATE, DELETE) makes a rerun the
+// folder's concern: the rows it writes again overwrite what changed since.
 bool RanAgainOrTheFileItselfCan(const DynamicFinding& finding, const MigrationSource& source) {
+  for (const auto& [version, migration] : source.migrations()) {
+    if (migration.up && check::HasDataStatements(*migration.up)) return false;
+  }
   return finding.force_to.empty() || ForcedToTheVersionBefore(finding, source);
 }
 

@@ -93,6 +93,25 @@ TEST(GateTest, AnIdempotentFolderPassesWithGolangMigratesOwnRisksSaidOnce) {
   for (const std::string& risk : risks) EXPECT_EQ(repros[risk], 1) << risk;
 }
 
+// A lost version makes every file run again: a file that writes rows
+// writes them back as they first were, which is the folder's concern, not
+// the runner's alone.
+TEST(GateTest, ALostVersionThatRewritesRowsIsTheFolders) {
+  std::vector<MigrationFile> files = IdempotentFolder();
+  files.push_back(
+      {"4_default_user.up.cql", "INSERT INTO users (id, name) VALUES ('admin', 'a');\n"});
+  const MigrationCheckReport report = Check(files);
+  bool lost = false;
+  for (const DynamicFinding& finding : report.dynamic) {
+    if (finding.verdict != Verdict::kLostVersion) continue;
+    lost = true;
+    EXPECT_TRUE(finding.runner_risk.empty()) << finding.file;
+    EXPECT_NE(finding.detail.find("data statements"), std::string::npos) << finding.detail;
+  }
+  EXPECT_TRUE(lost);
+  EXPECT_TRUE(report.Unsafe());
+}
+
 TEST(GateTest, TheRunnersRisksFailTheGateWhenAsked) {
   const MigrationCheckReport report = Check(IdempotentFolder(), true);
   EXPECT_TRUE(report.Unsafe());
