@@ -145,7 +145,8 @@ struct DynamicFinding {
 };
 
 struct MigrationCheckReport {
-  std::vector<std::string> files;  // The folder's, in its order (up, then down, by version).
+  std::vector<std::string> files;    // The folder's, in its order (up, then down, by version).
+  std::vector<std::string> history;  // Of those, the ones --since left unjudged.
   std::string keyspace;
   std::vector<std::string> runners;
   std::vector<models::migrate::LintFinding> lint;

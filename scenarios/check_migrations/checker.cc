@@ -133,6 +133,9 @@ void Checker::Merge(const std::vector<PlayedShard>& shards) {
   for (const auto& [version, migration] : source_.migrations()) {
     if (migration.up) report_.files.push_back(migration.up_name);
     if (migration.down) report_.files.push_back(migration.down_name);
+    for (const std::string& name : {migration.up_name, migration.down_name}) {
+      if (!name.empty() && History(name)) report_.history.push_back(name);
+    }
   }
   report_.keyspace = options_.keyspace;
   report_.fail_on_runner_risks = options_.fail_on_runner_risks;

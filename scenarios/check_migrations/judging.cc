@@ -70,8 +70,9 @@ bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
         std::any_of(source_.migrations().begin(), source_.migrations().end(),
                     [](const auto& m) { return m.second.up && HasDataStatements(*m.second.up); });
     if (writes_rows) {
-      c.detail += "; the folder's data statements (INSERT, UPDATE, DELETE) ran again too, "
-                  "writing back rows as they were when it first ran";
+      c.detail +=
+          "; the folder's data statements (INSERT, UPDATE, DELETE) ran again too, "
+          "writing back rows as they were when it first ran";
     }
     c.error = restarted.last_line;
     if (!restarted.serving) LostVersionWayOut(c, restarted);

@@ -218,6 +218,7 @@ std::string JsonReport(const MigrationCheckReport& report, const ReportContext& 
   }
   json["summary"] = std::move(summary);
   json["files"] = report.files;
+  json["history"] = report.history;
   Json lint = Json::array();
   for (const LintFinding& f : report.lint) {
     lint.push_back({{"rule", f.rule},

@@ -103,8 +103,10 @@ void FilesSummary(std::string& text, const MigrationCheckReport& report) {
         add(f.rule, severity == Severity::kError);
       }
     }
+    const bool history =
+        std::find(report.history.begin(), report.history.end(), file) != report.history.end();
     if (line.verdict.empty()) {
-      if (file != reporting::kFolderItself) ++quiet;
+      if (file != reporting::kFolderItself && !history) ++quiet;
     } else {
       if (line.verdict == "unsafe") {
         // Why it fails; its warnings are below.
@@ -118,6 +120,10 @@ void FilesSummary(std::string& text, const MigrationCheckReport& report) {
     std::string why;
     for (const std::string& one : line.why) why += (why.empty() ? "" : ", ") + one;
     Wrapped(text, fmt::format("  {:<8} {}: ", line.verdict, file), why, 13);
+  }
+  if (!report.history.empty()) {
+    text += fmt::format("  {:<8} {} shipped before (--since), applied first and not judged\n",
+                        "history", Plural(static_cast<int>(report.history.size()), "file"));
   }
   if (quiet > 0) {
     text += fmt::format("  {:<8} {}{} with nothing unsafe and no warning\n", "ok",

@@ -228,6 +228,9 @@ TEST(GateTest, SinceJudgesOnlyTheNewFilesAndCrashesNothingShipped) {
   options.since = 2;
   const MigrationCheckReport report = CheckMigrations(options);
   EXPECT_FALSE(report.Unsafe()) << Text(report);
+  EXPECT_EQ(report.history, (std::vector<std::string>{"1_users.up.cql", "2_details.up.cql"}));
+  EXPECT_NE(Text(report).find("  history  2 files shipped before (--since)"), std::string::npos)
+      << Text(report);
   for (const DynamicFinding& finding : report.dynamic) {
     EXPECT_TRUE(finding.file.empty() || finding.file == "3_buckets.up.cql")
         << finding.check << " " << finding.file;
