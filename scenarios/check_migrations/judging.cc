@@ -131,7 +131,10 @@ bool Checker::JudgeConcurrent(Case& c) {
     c.verdict = failed ? Verdict::kRecovers : Verdict::kSafe;
     c.detail = failed ? "a replica failed, and its restart or start-up retry finished the "
                         "migration"
-                      : "every replica came up";
+                      : fmt::format(
+                            "every replica came up in these schedules (of the {} "
+                            "drawn per store: a sample of the interleavings, not all)",
+                            options_.race_seeds);
     if (!played.failures.empty()) {
       const InFlight::Failure& first = played.failures.front();
       c.file = FileOf(static_cast<std::int64_t>(first.version));
