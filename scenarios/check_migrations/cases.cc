@@ -442,12 +442,13 @@ void Checker::CrashCasesBranched(const std::string& runner,
   };
   const bool can_join = !clean_trunk_.contents.empty() && clean_trunk_.end.serving;
   callbacks.end_at_pass = [&](const sim::FaultPass& pass) -> std::optional<std::string> {
-    if (!can_join || world == nullptr || restarted == sim::TimePoint{} ||
-        !played.seen.contains(Moment::kCrashed) ||
+    // `restarted` is set once the restart step begins, after the crash's
+    // moment was observed.
+    if (!can_join || restarted == sim::TimePoint{} ||
         !JoinsTheCleanRun(*world, restarted, pass, reads)) {
       return std::nullopt;
     }
-    FL_ASSERT(taken != nullptr);
+    FL_ASSERT(taken != nullptr && played.seen.contains(Moment::kCrashed));
     played.seen[Moment::kRestarted] = {clean_trunk_.end};
     return judge_future(*taken, clean_trunk_.result);
   };

@@ -64,10 +64,12 @@ std::string GithubReport(const MigrationCheckReport& report, const ReportContext
                         f.runner),
             fmt::format("{}: {}", reporting::CasesText(f), f.detail));
   }
-  // The runner's own risks: once each, at the first file (by name) it was met in.
+  // The runner's own risks: once each, at the first file (by name) it was
+  // met in; with --fail-on-runner-risks each of their findings is an error
+  // above.
+  if (report.fail_on_runner_risks) return text + ShortTextReport(report, context);
   for (const std::string& runner : report.runners) {
     for (const reporting::RiskMet& one : reporting::RisksMet(report, context, runner)) {
-      if (report.fail_on_runner_risks) continue;  // Said above, as errors.
       Command(text, "warning", reporting::PathOf(context, *one.files.begin()), 1, 1, one.risk->id,
               fmt::format("{} ({}): {}. Fix: {}", one.risk->brief,
                           reporting::Plural(static_cast<int>(one.cases), "case"), one.risk->says,

@@ -17,7 +17,6 @@ namespace {
 using models::migrate::LintFinding;
 using models::migrate::RuleOf;
 using models::migrate::Severity;
-using models::migrate::SeverityName;
 using reporting::FileOf;
 using reporting::Plural;
 
@@ -73,53 +72,46 @@ bool WorthALook(const DynamicFinding& finding) {
 }
 
 struct FileLine {
-  std::string verdict;  // "unsafe", "warning"
+  std::string file;
+  std::string_view verdict;  // "unsafe", "warning"
   std::vector<std::string> why;
 };
 
 // One line per file with something to say; the rest counted.
 void FilesSummary(std::string& text, const MigrationCheckReport& report) {
-  std::vector<std::pair<std::string, FileLine>> lines;
+  std::vector<FileLine> lines;
   std::size_t quiet = 0;
   for (const std::string& file : reporting::FilesInOrder(report, true)) {
-    FileLine line;
-    std::set<std::string, std::less<>> unsafe_reasons;
-    const auto add = [&](std::string_view why, bool unsafe) {
-      if (unsafe) unsafe_reasons.emplace(why);
-      if (unsafe) line.verdict = "unsafe";
-      if (line.verdict.empty()) line.verdict = "warning";
-      if (std::find(line.why.begin(), line.why.end(), why) == line.why.end()) {
-        line.why.emplace_back(why);
-      }
+    std::vector<std::string> unsafe;    // Why it fails, each once.
+    std::vector<std::string> warnings;  // What else to look at, each once.
+    const auto add = [](std::vector<std::string>& to, std::string_view why) {
+      if (std::find(to.begin(), to.end(), why) == to.end()) to.emplace_back(why);
     };
     for (const DynamicFinding& f : report.dynamic) {
       if (FileOf(f) != file) continue;
-      if (report.Fails(f)) add(InfoOf(f.verdict).name, true);
-      if (WorthALook(f)) add("a race its retry hid", false);
+      if (report.Fails(f)) add(unsafe, InfoOf(f.verdict).name);
+      if (WorthALook(f)) add(warnings, "a race its retry hid");
     }
     for (const LintFinding& f : report.lint) {
       const Severity severity = RuleOf(f.rule).severity;
-      if (FileOf(f) == file && severity != Severity::kNote) {
-        add(f.rule, severity == Severity::kError);
-      }
+      if (FileOf(f) != file || severity == Severity::kNote) continue;
+      add(severity == Severity::kError ? unsafe : warnings, f.rule);
     }
-    const bool history =
-        std::find(report.history.begin(), report.history.end(), file) != report.history.end();
-    if (line.verdict.empty()) {
-      if (file != reporting::kFolderItself && !history) ++quiet;
-    } else {
-      if (line.verdict == "unsafe") {
-        // Why it fails; its warnings are below.
-        std::erase_if(line.why,
-                      [&](const std::string& why) { return !unsafe_reasons.contains(why); });
-      }
-      lines.emplace_back(file, std::move(line));
+    // An unsafe file's line says why it fails; its warnings are below.
+    if (!unsafe.empty()) {
+      lines.push_back({file, "unsafe", std::move(unsafe)});
+    } else if (!warnings.empty()) {
+      lines.push_back({file, "warning", std::move(warnings)});
+    } else if (file != reporting::kFolderItself &&
+               std::find(report.history.begin(), report.history.end(), file) ==
+                   report.history.end()) {
+      ++quiet;
     }
   }
-  for (const auto& [file, line] : lines) {
+  for (const FileLine& line : lines) {
     std::string why;
     for (const std::string& one : line.why) why += (why.empty() ? "" : ", ") + one;
-    Wrapped(text, fmt::format("  {:<8} {}: ", line.verdict, file), why, 13);
+    Wrapped(text, fmt::format("  {:<8} {}: ", line.verdict, line.file), why, 13);
   }
   if (!report.history.empty()) {
     text += fmt::format("  {:<8} {} shipped before (--since), applied first and not judged\n",
@@ -167,13 +159,10 @@ std::string Where(const DynamicFinding& f) {
                      f.store == "2.20" ? "" : ", on " + std::string(StoreName(f.store)));
 }
 
-std::string OnKeyspace(const MigrationCheckReport& report) {
-  return " on keyspace " + report.keyspace;
-}
-
 // The folder's unsafe findings and static errors, by file.
 void ToFix(std::string& text, const MigrationCheckReport& report, const ReportContext& context,
            Logs& logs) {
+  const std::string on_keyspace = " on keyspace " + report.keyspace;  // The header says it.
   std::string section;
   for (const std::string& file : reporting::FilesInOrder(report)) {
     std::string part;
@@ -185,10 +174,10 @@ void ToFix(std::string& text, const MigrationCheckReport& report, const ReportCo
     for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
       const DynamicFinding& f = report.dynamic[i];
       if (FileOf(f) != file || !report.Fails(f)) continue;
-      std::string detail = f.detail;  // The header names the keyspace once.
-      for (std::size_t at = detail.find(OnKeyspace(report)); at != std::string::npos;
-           at = detail.find(OnKeyspace(report), at)) {
-        detail.erase(at, OnKeyspace(report).size());
+      std::string detail = f.detail;
+      for (std::size_t at = detail.find(on_keyspace); at != std::string::npos;
+           at = detail.find(on_keyspace, at)) {
+        detail.erase(at, on_keyspace.size());
       }
       std::string body = fmt::format("({}) {}{}", Where(f), detail, logs.Ref(f.error));
       if (context.repro_written && !context.repro_files.at(i).empty()) {
