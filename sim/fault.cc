@@ -162,7 +162,7 @@ FaultInjector::FaultInjector(Rng random, std::shared_ptr<const FaultPlan> plan)
     : random_(random), plan_(std::move(plan)) {}
 
 FaultInjector::Hit FaultInjector::OnHit(std::string_view site, bool may_crash,
-                                        std::string_view process) {
+                                        std::string_view process, std::uint64_t job) {
   auto it = sites_.find(site);
   if (it == sites_.end()) {
     FL_ASSERT_MSG(sites_.size() < kMaxSites, "more than {} fault sites", kMaxSites);
@@ -171,7 +171,7 @@ FaultInjector::Hit FaultInjector::OnHit(std::string_view site, bool may_crash,
   SiteState& state = it->second;
   Hit hit{++state.hits, {}};
   std::optional<FaultDecision> overridden;
-  if (pass_override_) overridden = pass_override_(FaultPass{site, process, hit.number});
+  if (pass_override_) overridden = pass_override_(FaultPass{site, process, hit.number, job});
   if (overridden) {
     hit.decision = *overridden;
   } else if (plan_ != nullptr && plan_->ScopesByProcess() && !process.empty()) {

@@ -180,6 +180,10 @@ struct FaultPass {
   std::string_view site;
   std::string_view process;  // The process passing it; empty: the root.
   std::uint64_t hit = 0;     // From 1, per site (by any process).
+  // The scheduler's job count when it passes (each job is one process's):
+  // between two passes of a process whose counts differ by at most one,
+  // no other process ran.
+  std::uint64_t job = 0;
 };
 
 // Asked at every pass before the plan: a decision to take instead of the
@@ -205,7 +209,9 @@ class FaultInjector {
   // process's own count of the scoped site first, when the plan scopes); a
   // crash decision where `may_crash` is false is taken as none (and not
   // counted as fired).
-  Hit OnHit(std::string_view site, bool may_crash = true, std::string_view process = {});
+  // `job` is the scheduler's job count, for the pass override.
+  Hit OnHit(std::string_view site, bool may_crash = true, std::string_view process = {},
+            std::uint64_t job = 0);
 
   // From now on no site fires (hits are still counted): the fault-free
   // phase at the end of a run, in which the system must converge.

@@ -61,7 +61,8 @@ Owner Simulation::CurrentOwner() const {
 FaultDecision Simulation::HitFaultPoint(std::string_view site, const Owner& caller) {
   Process& caller_process = process(caller.process);
   const bool may_crash = caller.process != kRootProcess && scheduler_.IsLive(caller);
-  const FaultInjector::Hit hit = faults_.OnHit(site, may_crash, caller_process.name());
+  const FaultInjector::Hit hit =
+      faults_.OnHit(site, may_crash, caller_process.name(), scheduler_.steps());
   if (hit.decision.action == FaultAction::kNone) return hit.decision;
   EmitFor(caller.process, caller.incarnation, "fault.fire",
           {{"site", site}, {"hit", hit.number}, {"action", FaultActionName(hit.decision.action)}});

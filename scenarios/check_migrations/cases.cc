@@ -413,7 +413,9 @@ void Checker::CrashCasesBranched(const std::string& runner,
       options_.on_progress(current_check_, report_.runs + played_.runs + static_cast<int>(ended));
     }
   };
-  BranchCallbacks callbacks{.ended = progress};
+  // A crash at the pass just after another's, with nothing run between,
+  // is judged as that one's run ends (SharedCase).
+  BranchCallbacks callbacks{.ended = progress, .share_quiet_points = true};
   const BranchPoint* taken = nullptr;  // In a future: its point.
   callbacks.in_child = [&](const BranchPoint& point) {
     in_future_ = true;
@@ -465,6 +467,11 @@ void Checker::CrashCasesBranched(const std::string& runner,
   case_end_.reset();
   played_.trunk_signatures[runner] = SignatureOf(trunk.scenario, branched.trunk);
   for (const BranchPoint& point : points) {
+    if (const auto shared = branched.shares.find(point.key); shared != branched.shares.end()) {
+      SharedCase(CrashCaseOf(point.key, runner, point.site, point.hit), shared->second,
+                 branched.futures);
+      continue;
+    }
     const auto future = branched.futures.find(point.key);
     if (future == branched.futures.end()) {
       // The trunk never forked there (a pass after the faults stopped, in
@@ -485,6 +492,44 @@ void Checker::CrashCasesBranched(const std::string& runner,
       Judged(c);
     }
   }
+}
+
+// Case `c`, whose crash shares the run of case `shares` (nothing ran
+// between their crashes: the same store, the same time, kuri-1's memory
+// lost either way), judged as that run ended, with its own crash named;
+// no run of its own. Played alone only if it would have another count of
+// the file's statements run (never seen: a statement's passes come in
+// separate jobs).
+void Checker::SharedCase(Case c, std::uint64_t shares,
+                         const std::map<std::uint64_t, std::string>& futures) {
+  const auto future = futures.find(shares);
+  FL_ASSERT_MSG(future != futures.end(), "case {} shares case {}, which has no run", c.index,
+                shares);
+  std::optional<PlayedShard> part = ShardFromJson(future->second);
+  FL_ASSERT_MSG(part.has_value() && part->cases.size() <= 1, "the future of case {} returned {}",
+                shares, future->second.substr(0, 200));
+  if (part->cases.empty()) return;  // That case came out with no finding: so does this one.
+  const Case& played = part->cases.front();
+  FL_ASSERT(played.index == shares && played.check == "crash" && !played.shares);
+  Case judged = played;
+  judged.index = c.index;
+  judged.label = std::move(c.label);
+  judged.scenario = std::move(c.scenario);
+  // What its run saw is the shared run's; its crash is its own.
+  FL_ASSERT(played.crash_seen.has_value());
+  judged.crash_seen->site = judged.scenario.faults.front().site;
+  judged.crash_seen->hit = judged.scenario.faults.front().hit;
+  judged.shares = shares;
+  RanAt(judged);
+  if (judged.ran != played.ran) {
+    Case alone = NewCase(judged.index, "crash", judged.runner, judged.store);
+    alone.label = judged.label;
+    alone.seed = judged.seed;
+    alone.scenario = std::move(judged.scenario);
+    if (Judge(alone)) Judged(alone);
+    return;
+  }
+  Judged(judged);
 }
 
 // Upgrades onto a kept volume: from an older release's folder (--from

@@ -198,6 +198,11 @@ struct JudgedCase {
   std::uint64_t seed = 0;
   Scenario scenario;  // Only a shard's first case of each group carries it (else empty).
   std::optional<CrashSeen> crash_seen;  // Crash cases.
+  // A crash case that shares the run of case `shares` (a crash at the pass
+  // just after that case's, nothing run between: BranchCallbacks::
+  // share_quiet_points): judged as that run ended, and saw what it saw
+  // (crash_seen, but for the crash); no run of its own.
+  std::optional<std::uint64_t> shares;
 };
 struct PlayedShard {
   std::vector<JudgedCase> cases;

@@ -215,6 +215,9 @@ class Checker {
 
   void CrashCasesBranched(const std::string& runner,
                           const std::vector<std::pair<std::string, std::uint64_t>>& cases);
+  // A crash case judged as the run it shares ends (JudgedCase::shares).
+  void SharedCase(Case c, std::uint64_t shares,
+                  const std::map<std::uint64_t, std::string>& futures);
 
   // Upgrades onto a kept volume: from an older release's folder (--from
   // DIR), from one version of this folder (--from VERSION), or from each.
@@ -239,6 +242,7 @@ class Checker {
 
   bool JudgeCrash(Case& c);
   bool JudgeCrashPlayed(Case& c, const Played& played);
+  void RanAt(Case& c) const;
 
   bool JudgeUpgrade(Case& c);
 

@@ -34,6 +34,18 @@ bool Checker::JudgeCrash(Case& c) {
   return JudgeCrashPlayed(c, Play(c.scenario, c.seed, {Moment::kCrashed, Moment::kRestarted}, 1));
 }
 
+// How many statements of its file had run at a golang-migrate crash case's
+// crash (kept unknown when the crash is in another file).
+void Checker::RanAt(Case& c) const {
+  c.ran.reset();
+  if (c.runner != "golang-migrate" || c.scenario.faults.empty()) return;
+  const FaultSpec& crash = c.scenario.faults.front();
+  if (const auto at = RanAtCrash(source_, options_.keyspace, crash.site, crash.hit);
+      at && at->first == c.file) {
+    c.ran = at->second;
+  }
+}
+
 bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
   const Observed& crashed = played.seen.at(Moment::kCrashed).front();
   const Observed& restarted = played.seen.at(Moment::kRestarted).front();
@@ -53,13 +65,7 @@ bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
                              .last_line_at_end = restarted.last_line,
                              .versions_at_end = restarted.versions};
   }
-  if (c.runner == "golang-migrate" && has_crash) {
-    const FaultSpec& crash = c.scenario.faults.front();
-    if (const auto at = RanAtCrash(source_, options_.keyspace, crash.site, crash.hit);
-        at && at->first == c.file) {
-      c.ran = at->second;
-    }
-  }
+  RanAt(c);
   if (c.runner == "golang-migrate" && crashed.versions == "none" && !crashed.schema.empty()) {
     c.verdict = Verdict::kLostVersion;
     c.detail = fmt::format(

@@ -154,6 +154,7 @@ Json CaseJson(const JudgedCase& c) {
                {"seed", c.seed}};
   if (!c.scenario.steps.empty()) json["scenario"] = ToToml(c.scenario);
   if (c.ran) json["ran"] = *c.ran;
+  if (c.shares) json["shares"] = *c.shares;
   if (const std::optional<CrashSeen>& seen = c.crash_seen) {
     json["crash_seen"] = {{"site", seen->site},
                           {"hit", seen->hit},
@@ -262,6 +263,7 @@ std::optional<PlayedShard> ShardFromJson(std::string_view text) {
       c.seed = item.at("seed").get<std::uint64_t>();
       if (item.contains("ran")) c.ran = item.at("ran").get<std::size_t>();
       if (item.contains("crash_seen")) c.crash_seen = CrashSeenFromJson(item.at("crash_seen"));
+      if (item.contains("shares")) c.shares = item.at("shares").get<std::uint64_t>();
       const bool known_check =
           std::find(std::begin(kChecks), std::end(kChecks), c.check) != std::end(kChecks);
       if (!known_check || c.label.empty() || models::migrate::MakeRunner(c.runner) == nullptr) {

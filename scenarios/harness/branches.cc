@@ -11,12 +11,34 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <string>
 
 #include "sim/assert.h"
+#include "sim/trace.h"
 
 namespace faultline::scenarios {
 
 namespace {
+
+// How many trace events a run has emitted: two passes with the same count
+// have none between them.
+class EventCount final : public sim::TraceSink {
+ public:
+  void Write(const sim::TraceEvent& /*event*/) override { ++count_; }
+  std::uint64_t count() const { return count_; }
+
+ private:
+  std::uint64_t count_ = 0;
+};
+
+// The point passed last in the trunk, for share_quiet_points.
+struct LastPoint {
+  const BranchPoint* point = nullptr;
+  std::uint64_t future = 0;  // The key of the future it forked or shares.
+  std::string process;
+  std::uint64_t job = 0;
+  std::uint64_t events = 0;
+};
 
 // Appends what `fd` has now to `text`; false at its end (or on an error).
 bool ReadSome(int fd, std::string& text) {
@@ -225,7 +247,25 @@ BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
   }
   Branches branches(callbacks.max_beside, points.size());
   const BranchPoint* taken = nullptr;  // In a child: its point.
+  BranchedRun branched;
+  EventCount events;
+  LastPoint last;
+  // Whether the point passed now shares the future of the point passed
+  // last (BranchCallbacks::share_quiet_points); notes it as passed last.
+  const auto shares_last = [&](const BranchPoint& point, const sim::FaultPass& pass) {
+    const bool quiet = callbacks.share_quiet_points && last.point != nullptr &&
+                       last.process == pass.process && pass.job - last.job <= 1 &&
+                       last.events == events.count() && last.point->decision == point.decision;
+    if (quiet) {
+      FL_ASSERT(!branched.shares.contains(last.future));
+      branched.shares.emplace(point.key, last.future);
+    }
+    last = {&point, quiet ? last.future : point.key, std::string(pass.process), pass.job,
+            events.count()};
+    return quiet;
+  };
   RunOptions run = options;
+  if (callbacks.share_quiet_points) run.sinks.push_back(&events);
   run.at_fault_pass = [&](const sim::FaultPass& pass) -> std::optional<sim::FaultDecision> {
     if (taken != nullptr) {  // A future takes one point; it may end here.
       if (callbacks.end_at_pass) {
@@ -241,7 +281,7 @@ BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
       const auto own = wanted.find({pass.site, pass.process, ++counted->second});
       if (own != wanted.end()) point = own->second;
     }
-    if (point == nullptr) return std::nullopt;
+    if (point == nullptr || shares_last(*point, pass)) return std::nullopt;
     if (!branches.Fork(point->key)) {
       if (callbacks.ended) callbacks.ended(branches.ended());
       return std::nullopt;
@@ -256,7 +296,6 @@ BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
     FL_ASSERT(taken != nullptr && taken->key == branches.child_key());
     branches.Return(finish(*taken, result));  // The world is left standing: the child ends.
   };
-  BranchedRun branched;
   branched.trunk = RunScenario(scenario, run);
   FL_ASSERT(!branches.in_child());
   branched.futures = branches.Gather();

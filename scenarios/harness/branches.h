@@ -104,6 +104,15 @@ struct BranchCallbacks {
   std::function<std::optional<std::string>(const sim::FaultPass& pass)> end_at_pass;
   // Children beside the parent (Branches).
   int max_beside = 0;
+  // A point passed right after the point before it by the same process,
+  // in the same job or the next (so that job was the process's own: no
+  // other process ran between) with no trace event between (nothing sent,
+  // written or logged), with the same decision, shares that
+  // point's future instead of forking its own: a crash there leaves the
+  // same world but for the crashed process's memory, which the crash
+  // loses. Its fault counters and the scheduler's draws may differ, so
+  // only for callers whose futures play no fault of their own after it.
+  bool share_quiet_points = false;
 };
 
 // Plays `scenario` (the trunk, in which no branch point fires), and at
@@ -115,6 +124,9 @@ struct BranchCallbacks {
 struct BranchedRun {
   ScenarioResult trunk;
   std::map<std::uint64_t, std::string> futures;
+  // With share_quiet_points: each point that shared a future, and the key
+  // of the future it shares (never itself a sharer's).
+  std::map<std::uint64_t, std::uint64_t> shares;
 };
 BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
                         const std::vector<BranchPoint>& points,

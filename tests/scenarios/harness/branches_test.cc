@@ -4,6 +4,7 @@
 // no future outlives a parent that is killed.
 #include "scenarios/harness/branches.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -17,6 +18,8 @@
 #include <thread>
 #include <tuple>
 
+#include "fakes/runtime.h"
+#include "models/cql/store_snapshot.h"
 #include "scenarios/catalogue/catalogue.h"
 #include "scenarios/world/world.h"
 
@@ -97,6 +100,60 @@ TEST(BranchesTest, SoakEveryPassOfEverySiteHasTheTraceFromEmpty) {
   const std::vector<BranchPoint> points = EveryPass(trunk);
   ASSERT_GE(points.size(), 500u);
   ExpectEachFutureHasTheTraceFromEmpty(trunk, points);
+}
+
+// The end of a run as a user could tell it apart: the store's content,
+// each service's state, restarts and last log line.
+std::string EndOf(World& world) {
+  std::string end;
+  if (auto store = ObserveStore(world); store.ok()) {
+    end += sim::FormatHash((*store)->ContentHash());
+  }
+  for (const fakes::ServiceSpec& service : world.spec.services) {
+    if (!world.runtime.HasContainer(service.name)) continue;
+    const std::vector<std::string> logs = world.runtime.Logs(service.name);
+    end += fmt::format("\n{} {} {} {}", service.name,
+                       fakes::ContainerStateName(world.runtime.state(service.name)),
+                       world.runtime.restart_count(service.name), logs.empty() ? "" : logs.back());
+  }
+  return end;
+}
+
+// A crash at a pass that nothing but the crashed process's own work
+// separates from the point before it shares that point's future
+// (share_quiet_points): played from empty, it ends as that future does.
+// Over every pass of a migration story's migration sites: a pass with a
+// statement, a version write or a log line between is not quiet.
+TEST(BranchesTest, AQuietPointEndsAsTheFutureItShares) {
+  const Scenario trunk = Trunk("crash-after-set-dirty");
+  const std::vector<BranchPoint> points = EveryPass(trunk, 0);
+  ASSERT_GE(points.size(), 10u);
+  std::string end;
+  RunOptions options;
+  options.observe = [&](std::size_t step, World& world) {
+    if (step == trunk.steps.size()) end = EndOf(world);
+  };
+  const auto with_end = [&](const BranchPoint&, const ScenarioResult& result) {
+    std::string checkers;
+    for (const CheckResult& checker : result.checkers) checkers += "\n" + checker.what;
+    return end + checkers;
+  };
+  const BranchedRun branched =
+      RunBranched(trunk, options, points, with_end, {.share_quiet_points = true});
+  ASSERT_FALSE(branched.shares.empty());
+  EXPECT_LT(branched.futures.size() + branched.shares.size(), points.size() + 1);
+  for (const BranchPoint& point : points) {
+    const auto shared = branched.shares.find(point.key);
+    if (shared == branched.shares.end()) continue;
+    ASSERT_TRUE(branched.futures.contains(shared->second)) << point.site << " " << point.hit;
+    EXPECT_FALSE(branched.shares.contains(shared->second));
+    Scenario with_fault = trunk;
+    with_fault.faults.push_back({.site = point.site, .hit = point.hit});
+    end.clear();
+    const ScenarioResult from_empty = RunScenario(with_fault, options);
+    EXPECT_EQ(with_end(point, from_empty), branched.futures.at(shared->second))
+        << "crash at " << point.site << " pass " << point.hit;
+  }
 }
 
 // A site that two processes pass in `trunk`'s run, and those two.
