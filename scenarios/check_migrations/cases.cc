@@ -9,6 +9,7 @@
 
 #include "models/migrate/runner.h"
 #include "models/migrate/schema_check.h"
+#include "models/s3/kuri_node.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/check_migrations/checker.h"
 #include "scenarios/check_migrations/clean_contents.h"
@@ -334,15 +335,52 @@ void Checker::HoldCaseEnd(Cluster& cluster) {
 // give the same reports as every force played to its end.
 // Only its first few clean versions are read: each read is the whole
 // store's, and a force whose store differs there stays different.
+// It also stops where kuri-1 is stuck (StuckOnAStillStore): then it does
+// not come up.
 void Checker::StopAtTheCleanRun(Cluster& cluster, HeldRun& held) {
-  if (clean_trunk_.contents.empty()) return;  // No clean site, or never passed.
   const sim::TimePoint asked = cluster.world().simulation.Now();
   cluster.world().simulation.faults().SetPassOverride(
-      [this, &cluster, &held, asked,
-       reads = 0](const sim::FaultPass& pass) mutable -> std::optional<sim::FaultDecision> {
-        if (JoinsTheCleanRun(cluster.world(), asked, pass, reads)) held.AnswerNow("11");
+      [this, &cluster, &held, asked, reads = 0, still = StillStore{}](
+          const sim::FaultPass& pass) mutable -> std::optional<sim::FaultDecision> {
+        // (No clean site, or never passed: clean_trunk_ has no contents.)
+        if (!clean_trunk_.contents.empty() &&
+            JoinsTheCleanRun(cluster.world(), asked, pass, reads)) {
+          held.AnswerNow("11");
+        }
+        if (StuckOnAStillStore(cluster.world(), pass, still)) held.AnswerNow("00");
         return std::nullopt;
       });
+}
+
+// Whether kuri-1, passing a site, is stuck: not serving, on a store whose
+// volume has not changed for longer than two of its longest waits between
+// start-up attempts (its retry policy's cap) and a margin. Then at least
+// one whole attempt ran on that store and failed, and each later attempt
+// runs on the same store (nothing else writes it: one node, db-init
+// done, the proxy's migrations long over; a write would restart the
+// count) and fails alike, until the retries give up: kuri-1 does not come
+// up. `still` keeps the volume's count of changes and since when.
+bool Checker::StuckOnAStillStore(World& world, const sim::FaultPass& pass,
+                                 StillStore& still) const {
+  if (pass.process != kSubject) return false;
+  const fakes::Volume* volume = StoreVolume(world);
+  if (volume == nullptr) return false;
+  const sim::TimePoint now = world.simulation.Now();
+  if (!still.since || volume->changes() != still.changes) {
+    still = {volume->changes(), now};
+    return false;
+  }
+  const auto node =
+      std::find_if(world.spec.services.begin(), world.spec.services.end(),
+                   [](const fakes::ServiceSpec& spec) { return spec.name == kSubject; });
+  FL_ASSERT(node != world.spec.services.end());
+  // Every seed node image keeps the default policy; its environment may
+  // change it.
+  const std::optional<models::s3::RetryPolicy> policy =
+      models::s3::NodeRetryPolicy(*node, models::s3::RetryPolicy{});
+  if (!policy) return false;
+  constexpr sim::Duration kMargin = std::chrono::seconds(10);
+  return now - *still.since > 2 * policy->cap + kMargin && !IsServing(world, kSubject);
 }
 
 // Whether kuri-1, passing its clean site at most `kReads` times since

@@ -212,6 +212,13 @@ class Checker {
   // whether the run has joined the clean run (JoinTheCleanRun's comment).
   bool JoinsTheCleanRun(World& world, sim::TimePoint restarted, const sim::FaultPass& pass,
                         int& reads) const;
+  // The store's volume as kuri-1 last saw it change: its count of changes
+  // and since when (none yet).
+  struct StillStore {
+    std::uint64_t changes = 0;
+    std::optional<sim::TimePoint> since;
+  };
+  bool StuckOnAStillStore(World& world, const sim::FaultPass& pass, StillStore& still) const;
 
   void CrashCasesBranched(const std::string& runner,
                           const std::vector<std::pair<std::string, std::uint64_t>>& cases);

@@ -176,32 +176,38 @@ bool IsServing(const World& world, const std::string& service) {
   return false;
 }
 
-sim::Result<models::cql::StoreSnapshot*> ObserveStore(World& world) {
+const fakes::Volume* StoreVolume(World& world) {
   for (const ServedService& service : world.served) {
-    if (service.image != models::cql::kStoreImage) continue;
-    const fakes::Volume* volume =
-        MountedVolume(world, service.name, models::cql::kStoreDataDirectory);
-    if (volume == nullptr) break;
-    const std::int64_t now_unix_ms =
-        fakes::SqliteVfs::kEpochUnixMs + std::chrono::duration_cast<std::chrono::milliseconds>(
-                                             world.simulation.Now().time_since_epoch())
-                                             .count();
-    World::ObservedStore& kept = world.observed_store;
-    // A retired volume is never freed (fakes::Runtime), so the pointer and
-    // the count of changes name the bytes the kept snapshot reads.
-    if (kept.snapshot != nullptr && kept.volume == volume && kept.changes == volume->changes()) {
-      kept.snapshot->SetNow(now_unix_ms);
-      return kept.snapshot.get();
+    if (service.image == models::cql::kStoreImage) {
+      return MountedVolume(world, service.name, models::cql::kStoreDataDirectory);
     }
-    kept = {};
-    sim::Result<std::unique_ptr<models::cql::StoreSnapshot>> opened =
-        models::cql::StoreSnapshot::Open(*volume, now_unix_ms);
-    if (!opened.ok()) return opened.status();
-    kept = {volume, volume->changes(), std::move(opened).value()};
-    FL_ASSERT(kept.snapshot != nullptr);
+  }
+  return nullptr;
+}
+
+sim::Result<models::cql::StoreSnapshot*> ObserveStore(World& world) {
+  const fakes::Volume* volume = StoreVolume(world);
+  if (volume == nullptr) {
+    return sim::Status::NotFound("the compose file has no store with a data volume");
+  }
+  const std::int64_t now_unix_ms =
+      fakes::SqliteVfs::kEpochUnixMs + std::chrono::duration_cast<std::chrono::milliseconds>(
+                                           world.simulation.Now().time_since_epoch())
+                                           .count();
+  World::ObservedStore& kept = world.observed_store;
+  // A retired volume is never freed (fakes::Runtime), so the pointer and
+  // the count of changes name the bytes the kept snapshot reads.
+  if (kept.snapshot != nullptr && kept.volume == volume && kept.changes == volume->changes()) {
+    kept.snapshot->SetNow(now_unix_ms);
     return kept.snapshot.get();
   }
-  return sim::Status::NotFound("the compose file has no store with a data volume");
+  kept = {};
+  sim::Result<std::unique_ptr<models::cql::StoreSnapshot>> opened =
+      models::cql::StoreSnapshot::Open(*volume, now_unix_ms);
+  if (!opened.ok()) return opened.status();
+  kept = {volume, volume->changes(), std::move(opened).value()};
+  FL_ASSERT(kept.snapshot != nullptr);
+  return kept.snapshot.get();
 }
 
 const fakes::Volume* MountedVolume(World& world, const std::string& service,

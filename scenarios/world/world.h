@@ -145,6 +145,9 @@ bool IsServing(const World& world, const ServedService& service);
 // for observers; NotFound when there is no store or it never wrote one. The
 // world owns it: read it now, and do not keep it past the next step.
 sim::Result<models::cql::StoreSnapshot*> ObserveStore(World& world);
+// The store's data volume (nullptr: the compose file has none), whose
+// count of changes tells that its bytes did or did not change.
+const fakes::Volume* StoreVolume(World& world);
 
 // The volume the compose file mounts at `target` in `service` (whether or
 // not its container exists now), or nullptr when there is none yet.
