@@ -124,6 +124,7 @@ void Checker::Finished(Played& played, const InFlight& in_flight, const Scenario
                        const std::set<std::size_t>& steps, int replicas) const {
   played.in_flight = in_flight.file();
   played.failures = in_flight.failures();
+  played.fault_fired = in_flight.any_fired();
   // A check's run always plays to its end: its budget is the default's.
   FL_ASSERT_MSG(played.result.stopped.empty(), "check run {} stopped: {}", scenario.name,
                 played.result.stopped);
@@ -307,20 +308,27 @@ Case Checker::CrashCaseOf(std::uint64_t index, const std::string& runner, const 
 // In a forked case, at its last step: the world held for the force search.
 // Each answer is whether kuri-1 serves the folder after `migrate force TO`
 // and a restart: with the folder's schema, and with any schema.
-void Checker::HoldCaseEnd(Cluster& cluster) {
+// (`replicas` nodes are forced and restarted; a run stops early only with
+// one, StopAtTheCleanRun's kuri-1.)
+void Checker::HoldCaseEnd(Cluster& cluster, int replicas) {
   FL_ASSERT(in_future_ && case_end_ == nullptr);
+  FL_ASSERT(replicas >= 1);
   // (The holder forks while HeldRun is made: in its children case_end_ is
   // not set yet, so the answer goes through `held`.)
-  case_end_ = std::make_unique<HeldRun>([this, &cluster](const std::string& to, HeldRun& held) {
-    StopAtTheCleanRun(cluster, held);
-    for (const Step& step : ForceSteps(to, 1)) {
-      cluster.Play(step);
-      FL_ASSERT_MSG(cluster.stopped().empty(), "the force run stopped: {}", cluster.stopped());
-    }
-    const std::vector<Observed> end = {Observe(cluster.world(), NodeName(1), options_.keyspace)};
-    return std::string{AllServeTheFolder(end, true) ? '1' : '0',
-                       AllServeTheFolder(end, false) ? '1' : '0'};
-  });
+  case_end_ =
+      std::make_unique<HeldRun>([this, &cluster, replicas](const std::string& to, HeldRun& held) {
+        if (replicas == 1) StopAtTheCleanRun(cluster, held);
+        for (const Step& step : ForceSteps(to, replicas)) {
+          cluster.Play(step);
+          FL_ASSERT_MSG(cluster.stopped().empty(), "the force run stopped: {}", cluster.stopped());
+        }
+        std::vector<Observed> end;
+        for (int node = 1; node <= replicas; ++node) {
+          end.push_back(Observe(cluster.world(), NodeName(node), options_.keyspace));
+        }
+        return std::string{AllServeTheFolder(end, true) ? '1' : '0',
+                           AllServeTheFolder(end, false) ? '1' : '0'};
+      });
 }
 
 // In a held case's answering child: the force's run stops where kuri-1
@@ -409,13 +417,17 @@ bool Checker::JoinsTheCleanRun(World& world, sim::TimePoint since, const sim::Fa
 // gives.
 void Checker::CrashCasesBranched(const std::string& runner,
                                  const std::vector<std::pair<std::string, std::uint64_t>>& cases) {
+  // Every case's point, another shard's too (passed, not forked), so that
+  // which cases share a run is the same whatever the shards.
   std::vector<BranchPoint> points;
   for (const auto& [site, hit] : cases) {
     const std::uint64_t index = TakeIndex();
-    if (Mine(index))
-      points.push_back({.key = index, .site = site, .process = kSubject, .hit = hit});
+    points.push_back(
+        {.key = index, .site = site, .process = kSubject, .hit = hit, .fork = Mine(index)});
   }
-  if (points.empty()) return;
+  if (std::none_of(points.begin(), points.end(), [](const BranchPoint& p) { return p.fork; })) {
+    return;
+  }
   const std::set<std::size_t> moments = {Moment::kCrashed, Moment::kRestarted};
   const Case trunk = CrashCaseOf(points.front().key, runner, "", 0);
   clean_site_.clear();
@@ -498,13 +510,14 @@ void Checker::CrashCasesBranched(const std::string& runner,
   // a force (Unserved, LostVersionWayOut): the others are not held.
   run.after_steps = [&](Cluster& cluster) {
     if (in_future_ && !AllServeTheFolder(played.seen.at(Moment::kRestarted))) {
-      HoldCaseEnd(cluster);
+      HoldCaseEnd(cluster, 1);
     }
   };
   const BranchedRun branched = RunBranched(trunk.scenario, run, points, judge_future, callbacks);
   case_end_.reset();
   played_.trunk_signatures[runner] = SignatureOf(trunk.scenario, branched.trunk);
   for (const BranchPoint& point : points) {
+    if (!point.fork) continue;  // Another shard's.
     if (const auto shared = branched.shares.find(point.key); shared != branched.shares.end()) {
       SharedCase(CrashCaseOf(point.key, runner, point.site, point.hit), shared->second,
                  branched.futures);
@@ -535,39 +548,53 @@ void Checker::CrashCasesBranched(const std::string& runner,
 // Case `c`, whose crash shares the run of case `shares` (nothing ran
 // between their crashes: the same store, the same time, kuri-1's memory
 // lost either way), judged as that run ended, with its own crash named;
-// no run of its own. Played alone only if it would have another count of
-// the file's statements run (never seen: a statement's passes come in
-// separate jobs).
+// no run of its own.
 void Checker::SharedCase(Case c, std::uint64_t shares,
                          const std::map<std::uint64_t, std::string>& futures) {
   const auto future = futures.find(shares);
-  FL_ASSERT_MSG(future != futures.end(), "case {} shares case {}, which has no run", c.index,
-                shares);
+  if (future == futures.end()) {
+    // Another shard plays that run: the shards' merge judges this one
+    // from that case (Merge, JudgedFromShared).
+    Case waits = NewCase(c.index, "crash", c.runner, c.store);
+    waits.label = std::move(c.label);
+    waits.seed = c.seed;
+    FL_ASSERT(c.scenario.faults.size() == 1);
+    waits.crash_seen =
+        CrashSeen{.site = c.scenario.faults.front().site, .hit = c.scenario.faults.front().hit};
+    waits.shares = shares;
+    waits.awaits_share = true;
+    played_.cases.push_back(std::move(waits));
+    return;
+  }
   std::optional<PlayedShard> part = ShardFromJson(future->second);
   FL_ASSERT_MSG(part.has_value() && part->cases.size() <= 1, "the future of case {} returned {}",
                 shares, future->second.substr(0, 200));
   if (part->cases.empty()) return;  // That case came out with no finding: so does this one.
-  const Case& played = part->cases.front();
-  FL_ASSERT(played.index == shares && played.check == "crash" && !played.shares);
+  Case alone = c;
+  if (std::optional<Case> judged = JudgedFromShared(std::move(c), part->cases.front())) {
+    Judged(*judged);
+  } else if (Judge(alone)) {
+    Judged(alone);
+  }
+}
+
+// Case `c` judged as case `played`'s run ended, whose run it shares; its
+// crash is its own. nullopt when it must be judged alone: it would have
+// another count of the file's statements run (never seen: a statement's
+// passes come in separate jobs).
+std::optional<Case> Checker::JudgedFromShared(Case c, const Case& played) const {
+  FL_ASSERT(played.check == "crash" && !played.shares && played.crash_seen.has_value());
   Case judged = played;
   judged.index = c.index;
   judged.label = std::move(c.label);
   judged.scenario = std::move(c.scenario);
   // What its run saw is the shared run's; its crash is its own.
-  FL_ASSERT(played.crash_seen.has_value());
   judged.crash_seen->site = judged.scenario.faults.front().site;
   judged.crash_seen->hit = judged.scenario.faults.front().hit;
-  judged.shares = shares;
+  judged.shares = played.index;
   RanAt(judged);
-  if (judged.ran != played.ran) {
-    Case alone = NewCase(judged.index, "crash", judged.runner, judged.store);
-    alone.label = judged.label;
-    alone.seed = judged.seed;
-    alone.scenario = std::move(judged.scenario);
-    if (Judge(alone)) Judged(alone);
-    return;
-  }
-  Judged(judged);
+  if (judged.ran != played.ran) return std::nullopt;
+  return judged;
 }
 
 // Upgrades onto a kept volume: from an older release's folder (--from
@@ -636,31 +663,6 @@ void Checker::RollbackCheck(const std::string& runner) {
   c.scenario.steps = ImageChange("The new image migrates and serves.", kShipped,
                                  fmt::format("Roll back to {}.", to));
   if (Judge(c)) Judged(c);
-}
-
-void Checker::ConcurrentCheck(const std::string& runner) {
-  current_check_ = fmt::format("concurrent with {}", runner);
-  if (options_.replicas < 2) {
-    Note(fmt::format("{}: --replicas 1: no replicas race", runner));
-    return;
-  }
-  for (const std::string& store : options_.stores) {
-    for (int i = 0; i < options_.race_seeds; ++i) {
-      const std::uint64_t index = TakeIndex();
-      if (!Mine(index)) continue;
-      Case c = NewCase(index, "concurrent", runner, store);
-      c.seed = options_.seed + static_cast<std::uint64_t>(i);
-      c.label = fmt::format("{} replicas on {}, seed {}", options_.replicas, store, c.seed);
-      c.scenario = Base("concurrent", runner, store, options_.replicas, kChecked);
-      c.scenario.steps = {
-          Do(Step::Kind::kUp,
-             fmt::format("{} replicas start together on one keyspace.", options_.replicas)),
-          Wait(kRetriesGiveUp, "Let their start-up retries finish (the policy restarts them)."),
-      };
-      FL_ASSERT(c.scenario.steps.size() == Moment::kStarted + 1);
-      if (Judge(c)) Judged(c);
-    }
-  }
 }
 
 // up, down -all, up again, with golang-migrate's CLI, when every file

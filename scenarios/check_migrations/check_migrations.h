@@ -203,6 +203,9 @@ struct JudgedCase {
   // share_quiet_points): judged as that run ended, and saw what it saw
   // (crash_seen, but for the crash); no run of its own.
   std::optional<std::uint64_t> shares;
+  // Sharded: the case it shares is another shard's, so it is judged when
+  // the shards' answers are merged (crash_seen names its crash alone).
+  bool awaits_share = false;
 };
 struct PlayedShard {
   std::vector<JudgedCase> cases;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <set>
 
@@ -127,6 +128,34 @@ std::vector<ReproMade> Checker::MakeRepros(const std::vector<PlayedShard>& shard
   return made;
 }
 
+// The crash cases that share a run another shard played
+// (JudgedCase::awaits_share), judged from that shard's case (none when it
+// had no finding), and taken out of `cases`.
+std::deque<JudgedCase> Checker::JudgedFromOtherShards(std::vector<const JudgedCase*>& cases) {
+  std::map<std::uint64_t, const JudgedCase*> played;
+  for (const JudgedCase* c : cases) {
+    if (!c->awaits_share) played.emplace(c->index, c);
+  }
+  std::deque<JudgedCase> judged;
+  for (const JudgedCase* waits : cases) {
+    if (!waits->awaits_share) continue;
+    FL_ASSERT(waits->shares && waits->crash_seen);
+    const auto it = played.find(*waits->shares);
+    if (it == played.end()) continue;  // That case had no finding (or is history's).
+    Case c =
+        CrashCaseOf(waits->index, waits->runner, waits->crash_seen->site, waits->crash_seen->hit);
+    Case alone = c;
+    if (std::optional<Case> copy = JudgedFromShared(std::move(c), *it->second)) {
+      if (!History(copy->file)) judged.push_back(std::move(*copy));
+    } else {
+      ++report_.runs;
+      if (Judge(alone) && !History(alone.file)) judged.push_back(std::move(alone));
+    }
+  }
+  std::erase_if(cases, [](const JudgedCase* c) { return c->awaits_share; });
+  return judged;
+}
+
 // Every shard's cases, grouped in their order; the static rules; the
 // notes and store-refuses findings each shard said once.
 void Checker::Merge(const std::vector<PlayedShard>& shards) {
@@ -166,6 +195,8 @@ void Checker::Merge(const std::vector<PlayedShard>& shards) {
       }
     }
   }
+  std::deque<JudgedCase> shared = JudgedFromOtherShards(cases);
+  for (const JudgedCase& judged : shared) cases.push_back(&judged);
   std::sort(cases.begin(), cases.end(),
             [](const JudgedCase* a, const JudgedCase* b) { return a->index < b->index; });
   for (std::size_t i = 1; i < cases.size(); ++i) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -43,6 +44,12 @@ inline constexpr sim::Duration kRetriesGiveUp = std::chrono::minutes(10);
 inline constexpr sim::Duration kSettle = std::chrono::minutes(1);
 inline constexpr std::size_t kMaxCrashCases =
     20'000;  // Per runner: beyond, the rest is said skipped.
+// The concurrent check's pauses: one replica paused this long at one pass
+// of a fault site, so that the others run ahead of it (shorter than the
+// safe runner's 30 s lease: a pause longer than a lease is another
+// failure, a lock lost to a stalled holder); at most this many per store.
+inline constexpr sim::Duration kRacePause = std::chrono::seconds(5);
+inline constexpr std::size_t kMaxRacePauses = 48;
 
 // The moments each check reads, as indices of the steps its cases play.
 // The builders in cases.cc make the steps and assert that they match.
@@ -110,6 +117,7 @@ class Checker {
   std::uint64_t TakeIndex();
 
   bool Mine(std::uint64_t index) const;
+  std::deque<JudgedCase> JudgedFromOtherShards(std::vector<const JudgedCase*>& cases);
 
   // A note every shard says (before the next case), and one only the shard
   // that plays a case says: keyed so that their order is the same whatever
@@ -206,7 +214,7 @@ class Checker {
   Case CrashCaseOf(std::uint64_t index, const std::string& runner, const std::string& site,
                    std::uint64_t hit) const;
 
-  void HoldCaseEnd(Cluster& cluster);
+  void HoldCaseEnd(Cluster& cluster, int replicas);
   void StopAtTheCleanRun(Cluster& cluster, HeldRun& held);
   // In a crash case's future, at a pass of kuri-1's after its restart:
   // whether the run has joined the clean run (JoinTheCleanRun's comment).
@@ -223,6 +231,7 @@ class Checker {
   void CrashCasesBranched(const std::string& runner,
                           const std::vector<std::pair<std::string, std::uint64_t>>& cases);
   // A crash case judged as the run it shares ends (JudgedCase::shares).
+  std::optional<Case> JudgedFromShared(Case c, const Case& played) const;
   void SharedCase(Case c, std::uint64_t shares,
                   const std::map<std::uint64_t, std::string>& futures);
 
@@ -237,7 +246,14 @@ class Checker {
   // migrated: golang-migrate finds a version its folder does not have.
   void RollbackCheck(const std::string& runner);
 
+  // ---- The concurrent check (races.cc) ----
+
   void ConcurrentCheck(const std::string& runner);
+  Case ConcurrentCaseOf(std::uint64_t index, const std::string& runner, const std::string& store,
+                        std::uint64_t seed, const std::optional<FaultSpec>& pause) const;
+  std::vector<FaultSpec> PausePoints(const std::string& runner) const;
+  std::string RaceBound(const std::string& runner) const;
+  void PauseSchedules(const std::string& runner, const std::string& store);
 
   // up, down -all, up again, with golang-migrate's CLI, when every file
   // has a down.
@@ -249,6 +265,7 @@ class Checker {
 
   bool JudgeCrash(Case& c);
   bool JudgeCrashPlayed(Case& c, const Played& played);
+  bool JudgeConcurrentPlayed(Case& c, const Played& played);
   void RanAt(Case& c) const;
 
   bool JudgeUpgrade(Case& c);

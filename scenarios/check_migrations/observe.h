@@ -51,6 +51,7 @@ class InFlight final : public sim::TraceSink {
   explicit InFlight(std::string keyspace) : keyspace_(std::move(keyspace)) {}
   void Write(const sim::TraceEvent& event) override {
     NoteFailure(event);
+    if (event.name == "fault.fire") any_fired_ = true;
     if (fired_ || event.process != kSubject) return;
     if (event.name == "migrate.begin") {
       const sim::TraceValue* keyspace = event.Find("keyspace");
@@ -70,6 +71,9 @@ class InFlight final : public sim::TraceSink {
     std::string text;
   };
   const std::vector<Failure>& failures() const { return failures_; }
+  // Whether a fault fired, in any process (a pause that a run never
+  // reached did not).
+  bool any_fired() const { return any_fired_; }
 
  private:
   void NoteFailure(const sim::TraceEvent& event) {
@@ -88,6 +92,7 @@ class InFlight final : public sim::TraceSink {
   std::string keyspace_;
   std::string file_;
   bool fired_ = false;
+  bool any_fired_ = false;
 };
 
 // Calls `begins(file)` at each migrate.begin of the subject in the
@@ -117,6 +122,7 @@ struct Played {
   std::map<std::size_t, std::vector<Observed>> seen;  // Step -> replica (from kuri-1).
   std::string in_flight;
   std::vector<InFlight::Failure> failures;
+  bool fault_fired = false;
 };
 
 }  // namespace faultline::scenarios::check

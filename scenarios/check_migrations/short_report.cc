@@ -6,10 +6,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
 #include "scenarios/check_migrations/report_parts.h"
+#include "sim/assert.h"
 
 namespace faultline::scenarios {
 namespace {
@@ -124,39 +126,123 @@ void FilesSummary(std::string& text, const MigrationCheckReport& report) {
 }
 
 // The number of each distinct log line, in the order first met.
+// A line two replicas both logged is one, with both names ("kuri-1,
+// kuri-2: ...").
 class Logs {
  public:
   std::string Ref(const std::string& error) {
     if (error.empty()) return "";
-    auto [it, added] = numbers_.emplace(LastCauses(error), numbers_.size() + 1);
-    if (added) order_.push_back(it->first);
-    return fmt::format(" [log {}]", it->second);
+    std::string line = LastCauses(error);
+    std::string who;
+    if (const std::size_t said = line.find(": ... "); said != std::string::npos) {
+      who = line.substr(0, said);
+      line.erase(0, said + 2);
+    }
+    auto [it, added] = numbers_.emplace(line, Entry{numbers_.size() + 1, {}});
+    if (added) order_.push_back(line);
+    std::vector<std::string>& whose = it->second.who;
+    if (!who.empty() && std::find(whose.begin(), whose.end(), who) == whose.end()) {
+      whose.push_back(who);
+    }
+    return fmt::format(" [log {}]", it->second.number);
   }
   void Write(std::string& text) const {
     if (order_.empty()) return;
     text += "\nlogs (each once; --verbose shows each finding's whole line)\n";
     for (const std::string& line : order_) {
-      Wrapped(text, fmt::format("  [{}] ", numbers_.at(line)), line, 6);
+      const Entry& entry = numbers_.at(line);
+      std::string who;
+      for (const std::string& one : entry.who) who += (who.empty() ? "" : ", ") + one;
+      Wrapped(text, fmt::format("  [{}] ", entry.number), who.empty() ? line : who + ": " + line,
+              6);
     }
   }
 
  private:
-  std::map<std::string, std::size_t> numbers_;
+  struct Entry {
+    std::size_t number = 0;
+    std::vector<std::string> who;  // In the order met.
+  };
+  std::map<std::string, Entry> numbers_;
   std::vector<std::string> order_;
 };
 
 // A race a retry hid, in one sentence: the detail repeats the log line.
-std::string RaceText(const DynamicFinding& f) {
+// (The same race on each store: who lost it on each, once each.)
+std::string RaceText(const std::vector<const DynamicFinding*>& races) {
+  const DynamicFinding& f = *races.front();
   if (f.runner != "golang-migrate") return f.detail;
+  std::string losers;
+  for (const DynamicFinding* race : races) {
+    const std::string loser = race->error.substr(0, race->error.find(':'));
+    if (losers.find(loser) == std::string::npos) losers += (losers.empty() ? "" : ", ") + loser;
+  }
   return fmt::format(
       "a replica lost the race ({}) and came up only because the winner's SetVersion overwrote "
       "its dirty flag: one timing away from needs-force",
-      f.error.substr(0, f.error.find(':')));
+      losers);
 }
 
-std::string Where(const DynamicFinding& f) {
-  return fmt::format("{}, {}{}", f.check, Plural(static_cast<int>(f.cases.size()), "case"),
-                     f.store == "2.20" ? "" : ", on " + std::string(StoreName(f.store)));
+// What a finding's log says, whoever said it (the part after "kuri-2:").
+std::string Said(const DynamicFinding& f) {
+  const std::string line = LastCauses(f.error);
+  return line.substr(line.find(": ... ") == std::string::npos ? 0 : line.find(": ... "));
+}
+
+// Findings of one file that say the same (a race on each store, or a race
+// and a crash that leave the same state), as one: their indices in
+// report.dynamic, in order.
+std::vector<std::vector<std::size_t>> MergedAcrossStores(
+    const MigrationCheckReport& report, const std::string& file,
+    const std::function<bool(const DynamicFinding&)>& shown) {
+  std::vector<std::vector<std::size_t>> merged;
+  for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
+    const DynamicFinding& f = report.dynamic[i];
+    if (FileOf(f) != file || !shown(f)) continue;
+    const auto same = std::find_if(merged.begin(), merged.end(), [&](const auto& members) {
+      const DynamicFinding& g = report.dynamic[members.front()];
+      // (A lost race's detail names who lost it; its line names each.)
+      const bool same_words = g.detail == f.detail || (WorthALook(f) && WorthALook(g));
+      return g.runner == f.runner && g.verdict == f.verdict && same_words &&
+             g.force_to == f.force_to && Said(g) == Said(f);
+    });
+    if (same == merged.end()) {
+      merged.push_back({i});
+    } else {
+      same->push_back(i);
+    }
+  }
+  return merged;
+}
+
+// "crash, 3 cases"; "concurrent, 2 cases, on cassandra"; "crash, 3 cases;
+// concurrent, 6 cases on yugabyte, 5 on cassandra".
+std::string Where(const MigrationCheckReport& report, const std::vector<std::size_t>& members) {
+  FL_ASSERT(!members.empty());
+  std::vector<std::string> checks;  // In the order met.
+  for (const std::size_t i : members) {
+    const std::string& check = report.dynamic[i].check;
+    if (std::find(checks.begin(), checks.end(), check) == checks.end()) checks.push_back(check);
+  }
+  std::string text;
+  for (const std::string& check : checks) {
+    std::vector<const DynamicFinding*> of_check;
+    for (const std::size_t i : members) {
+      if (report.dynamic[i].check == check) of_check.push_back(&report.dynamic[i]);
+    }
+    const auto cases = [](const DynamicFinding* f) { return static_cast<int>(f->cases.size()); };
+    text += (text.empty() ? "" : "; ") + check + ", " + Plural(cases(of_check.front()), "case");
+    if (of_check.size() == 1) {
+      const std::string& store = of_check.front()->store;
+      text += store == "2.20" ? "" : ", on " + std::string(StoreName(store));
+      continue;
+    }
+    for (std::size_t i = 0; i < of_check.size(); ++i) {
+      text += fmt::format("{} on {}", i == 0 ? "" : fmt::format(", {}", cases(of_check[i])),
+                          StoreName(of_check[i]->store));
+    }
+  }
+  return text;
 }
 
 // The folder's unsafe findings and static errors, by file.
@@ -171,17 +257,23 @@ void ToFix(std::string& text, const MigrationCheckReport& report, const ReportCo
         Wrapped(part, fmt::format("  {:<14}{}:{} ", f.rule, f.line, f.column), f.message, 16);
       }
     }
-    for (std::size_t i = 0; i < report.dynamic.size(); ++i) {
-      const DynamicFinding& f = report.dynamic[i];
-      if (FileOf(f) != file || !report.Fails(f)) continue;
+    const auto fails = [&](const DynamicFinding& f) { return report.Fails(f); };
+    for (const std::vector<std::size_t>& merged : MergedAcrossStores(report, file, fails)) {
+      const DynamicFinding& f = report.dynamic[merged.front()];
       std::string detail = f.detail;
       for (std::size_t at = detail.find(on_keyspace); at != std::string::npos;
            at = detail.find(on_keyspace, at)) {
         detail.erase(at, on_keyspace.size());
       }
-      std::string body = fmt::format("({}) {}{}", Where(f), detail, logs.Ref(f.error));
-      if (context.repro_written && !context.repro_files.at(i).empty()) {
-        body += "; repro " + context.repro_files.at(i);
+      std::string body = fmt::format("({}) {}", Where(report, merged), detail);
+      for (const std::size_t i : merged) {
+        const std::string ref = logs.Ref(report.dynamic[i].error);
+        if (body.find(ref) == std::string::npos) body += ref;
+      }
+      for (const std::size_t i : merged) {
+        if (context.repro_written && !context.repro_files.at(i).empty()) {
+          body += "; repro " + context.repro_files.at(i);
+        }
       }
       Wrapped(part, fmt::format("  {:<14}", InfoOf(f.verdict).name), body, 16);
     }
@@ -203,10 +295,11 @@ void WorthALookText(std::string& text, const MigrationCheckReport& report) {
       if (FileOf(f) != file || RuleOf(f.rule).severity != Severity::kWarning) continue;
       Wrapped(part, fmt::format("  {}:{} {}: ", f.line, f.column, f.rule), f.message, 4);
     }
-    for (const DynamicFinding& f : report.dynamic) {
-      if (FileOf(f) != file || !WorthALook(f)) continue;
-      Wrapped(part, fmt::format("  {} ", InfoOf(f.verdict).name),
-              fmt::format("({}) {}", Where(f), RaceText(f)), 4);
+    for (const std::vector<std::size_t>& merged : MergedAcrossStores(report, file, WorthALook)) {
+      std::vector<const DynamicFinding*> races;
+      for (const std::size_t i : merged) races.push_back(&report.dynamic[i]);
+      Wrapped(part, fmt::format("  {} ", InfoOf(races.front()->verdict).name),
+              fmt::format("({}) {}", Where(report, merged), RaceText(races)), 4);
     }
     if (!part.empty()) section += file + "\n" + part;
   }

@@ -155,6 +155,7 @@ Json CaseJson(const JudgedCase& c) {
   if (!c.scenario.steps.empty()) json["scenario"] = ToToml(c.scenario);
   if (c.ran) json["ran"] = *c.ran;
   if (c.shares) json["shares"] = *c.shares;
+  if (c.awaits_share) json["awaits_share"] = true;
   if (const std::optional<CrashSeen>& seen = c.crash_seen) {
     json["crash_seen"] = {{"site", seen->site},
                           {"hit", seen->hit},
@@ -264,6 +265,8 @@ std::optional<PlayedShard> ShardFromJson(std::string_view text) {
       if (item.contains("ran")) c.ran = item.at("ran").get<std::size_t>();
       if (item.contains("crash_seen")) c.crash_seen = CrashSeenFromJson(item.at("crash_seen"));
       if (item.contains("shares")) c.shares = item.at("shares").get<std::uint64_t>();
+      c.awaits_share = item.value("awaits_share", false);
+      if (c.awaits_share && (!c.shares || !c.crash_seen)) return std::nullopt;
       const bool known_check =
           std::find(std::begin(kChecks), std::end(kChecks), c.check) != std::end(kChecks);
       if (!known_check || c.label.empty() || models::migrate::MakeRunner(c.runner) == nullptr) {

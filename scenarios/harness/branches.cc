@@ -281,7 +281,7 @@ BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
       const auto own = wanted.find({pass.site, pass.process, ++counted->second});
       if (own != wanted.end()) point = own->second;
     }
-    if (point == nullptr || shares_last(*point, pass)) return std::nullopt;
+    if (point == nullptr || shares_last(*point, pass) || !point->fork) return std::nullopt;
     if (!branches.Fork(point->key)) {
       if (callbacks.ended) callbacks.ended(branches.ended());
       return std::nullopt;

@@ -88,6 +88,10 @@ struct BranchPoint {
   std::string process;
   std::uint64_t hit = 1;
   sim::FaultDecision decision{.action = sim::FaultAction::kCrash};
+  // false: never forked, only passed, so that the points after it share
+  // futures (share_quiet_points) as they would if it were forked (a
+  // point another shard of the same run forks).
+  bool fork = true;
 };
 
 // What RunBranched tells its caller, besides each future's text.
@@ -125,7 +129,8 @@ struct BranchedRun {
   ScenarioResult trunk;
   std::map<std::uint64_t, std::string> futures;
   // With share_quiet_points: each point that shared a future, and the key
-  // of the future it shares (never itself a sharer's).
+  // of the point whose future it shares (which shares none; with fork
+  // false, another run plays that future).
   std::map<std::uint64_t, std::uint64_t> shares;
 };
 BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
