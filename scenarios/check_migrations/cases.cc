@@ -9,7 +9,6 @@
 
 #include "models/migrate/runner.h"
 #include "models/migrate/schema_check.h"
-#include "models/s3/kuri_node.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/check_migrations/checker.h"
 #include "scenarios/check_migrations/clean_contents.h"
@@ -305,109 +304,6 @@ Case Checker::CrashCaseOf(std::uint64_t index, const std::string& runner, const 
   return c;
 }
 
-// In a forked case, at its last step: the world held for the force search.
-// Each answer is whether kuri-1 serves the folder after `migrate force TO`
-// and a restart: with the folder's schema, and with any schema.
-// (`replicas` nodes are forced and restarted; a run stops early only with
-// one, StopAtTheCleanRun's kuri-1.)
-void Checker::HoldCaseEnd(Cluster& cluster, int replicas) {
-  FL_ASSERT(in_future_ && case_end_ == nullptr);
-  FL_ASSERT(replicas >= 1);
-  // (The holder forks while HeldRun is made: in its children case_end_ is
-  // not set yet, so the answer goes through `held`.)
-  case_end_ =
-      std::make_unique<HeldRun>([this, &cluster, replicas](const std::string& to, HeldRun& held) {
-        if (replicas == 1) StopAtTheCleanRun(cluster, held);
-        for (const Step& step : ForceSteps(to, replicas)) {
-          cluster.Play(step);
-          FL_ASSERT_MSG(cluster.stopped().empty(), "the force run stopped: {}", cluster.stopped());
-        }
-        std::vector<Observed> end;
-        for (int node = 1; node <= replicas; ++node) {
-          end.push_back(Observe(cluster.world(), NodeName(node), options_.keyspace));
-        }
-        return std::string{AllServeTheFolder(end, true) ? '1' : '0',
-                           AllServeTheFolder(end, false) ? '1' : '0'};
-      });
-}
-
-// In a held case's answering child: the force's run stops where kuri-1
-// has recorded a version clean on a store the trunk had at that version
-// (CleanContents, clean_contents.h). From there kuri-1 runs the trunk's
-// statements on the trunk's store, which the trunk's kuri-1 ran to serve
-// the folder (CleanRun), so the answer is that it serves, when the trunk's
-// time from there fits well inside the force's wait. Not the trunk's world
-// to the bit: its virtual time and the scheduler's draws differ, and so
-// may how the other services' work interleaves with kuri-1's; one node
-// migrating alone does not race, and the corpus and the N-file folders
-// give the same reports as every force played to its end.
-// Only its first few clean versions are read: each read is the whole
-// store's, and a force whose store differs there stays different.
-// It also stops where kuri-1 is stuck (StuckOnAStillStore): then it does
-// not come up.
-void Checker::StopAtTheCleanRun(Cluster& cluster, HeldRun& held) {
-  const sim::TimePoint asked = cluster.world().simulation.Now();
-  cluster.world().simulation.faults().SetPassOverride(
-      [this, &cluster, &held, asked, reads = 0, still = StillStore{}](
-          const sim::FaultPass& pass) mutable -> std::optional<sim::FaultDecision> {
-        // (No clean site, or never passed: clean_trunk_ has no contents.)
-        if (!clean_trunk_.contents.empty() &&
-            JoinsTheCleanRun(cluster.world(), asked, pass, reads)) {
-          held.AnswerNow("11");
-        }
-        if (StuckOnAStillStore(cluster.world(), pass, still)) held.AnswerNow("00");
-        return std::nullopt;
-      });
-}
-
-// Whether kuri-1, passing a site, is stuck: not serving, on a store whose
-// volume has not changed for longer than two of its longest waits between
-// start-up attempts (its retry policy's cap) and a margin. Then at least
-// one whole attempt ran on that store and failed, and each later attempt
-// runs on the same store (nothing else writes it: one node, db-init
-// done, the proxy's migrations long over; a write would restart the
-// count) and fails alike, until the retries give up: kuri-1 does not come
-// up. `still` keeps the volume's count of changes and since when.
-bool Checker::StuckOnAStillStore(World& world, const sim::FaultPass& pass,
-                                 StillStore& still) const {
-  if (pass.process != kSubject) return false;
-  const fakes::Volume* volume = StoreVolume(world);
-  if (volume == nullptr) return false;
-  const sim::TimePoint now = world.simulation.Now();
-  if (!still.since || volume->changes() != still.changes) {
-    still = {volume->changes(), now};
-    return false;
-  }
-  const auto node =
-      std::find_if(world.spec.services.begin(), world.spec.services.end(),
-                   [](const fakes::ServiceSpec& spec) { return spec.name == kSubject; });
-  FL_ASSERT(node != world.spec.services.end());
-  // Every seed node image keeps the default policy; its environment may
-  // change it.
-  const std::optional<models::s3::RetryPolicy> policy =
-      models::s3::NodeRetryPolicy(*node, models::s3::RetryPolicy{});
-  if (!policy) return false;
-  constexpr sim::Duration kMargin = std::chrono::seconds(10);
-  return now - *still.since > 2 * policy->cap + kMargin && !IsServing(world, kSubject);
-}
-
-// Whether kuri-1, passing its clean site at most `kReads` times since
-// `since` (counted in `reads`), has recorded a version clean on a store the
-// crash trunk had at that version, early enough that the trunk's time from
-// there fits well inside the wait that follows.
-bool Checker::JoinsTheCleanRun(World& world, sim::TimePoint since, const sim::FaultPass& pass,
-                               int& reads) const {
-  constexpr int kReads = 2;
-  if (pass.process != kSubject || pass.site != clean_site_ || reads >= kReads) return false;
-  ++reads;
-  const std::optional<std::uint64_t> content = StoreContent(world);
-  const auto& contents = clean_trunk_.contents;
-  const auto trunk = content ? contents.find(*content) : contents.end();
-  if (trunk == contents.end()) return false;
-  const sim::Duration spent = world.simulation.Now() - since;
-  return spent + trunk->second < kRetriesGiveUp / 2;
-}
-
 // Every crash case of this shard as a future of one run (branches.h): the
 // run without a crash plays once, and each case forks from it at its pass,
 // so a case costs what follows its crash, not the migration before it.
@@ -425,19 +321,21 @@ void Checker::CrashCasesBranched(const std::string& runner,
     points.push_back(
         {.key = index, .site = site, .process = kSubject, .hit = hit, .fork = Mine(index)});
   }
-  if (std::none_of(points.begin(), points.end(), [](const BranchPoint& p) { return p.fork; })) {
-    return;
-  }
-  const std::set<std::size_t> moments = {Moment::kCrashed, Moment::kRestarted};
-  const Case trunk = CrashCaseOf(points.front().key, runner, "", 0);
   clean_site_.clear();
   for (const std::string& site :
        models::migrate::MakeRunner(runner)->FaultSites(options_.keyspace)) {
     if (site.ends_with(".after_set_clean")) clean_site_ = site;
   }
+  // The run CleanContents reads: every shard with a case plays it, shard 0
+  // counts it (with a case or not), so the count is the same for any --jobs.
+  if (!clean_site_.empty() && options_.shard.index == 0) ++played_.runs;
+  if (std::none_of(points.begin(), points.end(), [](const BranchPoint& p) { return p.fork; })) {
+    return;
+  }
+  const std::set<std::size_t> moments = {Moment::kCrashed, Moment::kRestarted};
+  const Case trunk = CrashCaseOf(points.front().key, runner, "", 0);
   clean_trunk_ = CleanTrunk{};
   if (!clean_site_.empty()) {
-    if (options_.shard.index == 0) ++played_.runs;  // Every shard plays it; one counts it.
     clean_trunk_ = CleanContents(trunk.scenario, options_.seed, clean_site_, options_.keyspace,
                                  Moment::kRestarted);
   }

@@ -147,9 +147,8 @@ std::deque<JudgedCase> Checker::JudgedFromOtherShards(std::vector<const JudgedCa
     Case alone = c;
     if (std::optional<Case> copy = JudgedFromShared(std::move(c), *it->second)) {
       if (!History(copy->file)) judged.push_back(std::move(*copy));
-    } else {
-      ++report_.runs;
-      if (Judge(alone) && !History(alone.file)) judged.push_back(std::move(alone));
+    } else if (Judge(alone) && !History(alone.file)) {  // Its run counts in played_.
+      judged.push_back(std::move(alone));
     }
   }
   std::erase_if(cases, [](const JudgedCase* c) { return c->awaits_share; });

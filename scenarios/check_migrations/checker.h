@@ -251,9 +251,13 @@ class Checker {
   void ConcurrentCheck(const std::string& runner);
   Case ConcurrentCaseOf(std::uint64_t index, const std::string& runner, const std::string& store,
                         std::uint64_t seed, const std::optional<FaultSpec>& pause) const;
-  std::vector<FaultSpec> PausePoints(const std::string& runner) const;
+  // (`cut`: set when kMaxRacePauses left some out.)
+  std::vector<FaultSpec> PausePoints(const std::string& runner, bool* cut = nullptr) const;
   std::string RaceBound(const std::string& runner) const;
   void PauseSchedules(const std::string& runner, const std::string& store);
+  BranchedRun PausedFutures(const std::string& runner, const std::string& store,
+                            const std::vector<BranchPoint>& points,
+                            const std::vector<std::pair<std::uint64_t, FaultSpec>>& planned);
 
   // up, down -all, up again, with golang-migrate's CLI, when every file
   // has a down.

@@ -11,6 +11,7 @@
 #include "models/migrate/runner.h"
 #include "scenarios/check_migrations/checker.h"
 #include "scenarios/harness/branches.h"
+#include "scenarios/harness/cluster.h"
 #include "scenarios/harness/runner.h"
 #include "sim/assert.h"
 
@@ -62,7 +63,7 @@ void Checker::ConcurrentCheck(const std::string& runner) {
 // made, for each replica, the history's passes left out (--since), in the
 // order of the passes' numbers so that a bound keeps the earliest of every
 // site; at most kMaxRacePauses.
-std::vector<FaultSpec> Checker::PausePoints(const std::string& runner) const {
+std::vector<FaultSpec> Checker::PausePoints(const std::string& runner, bool* cut) const {
   std::vector<FaultSpec> points;
   const auto made = models::migrate::MakeRunner(runner);
   FL_ASSERT(made != nullptr);
@@ -80,7 +81,10 @@ std::vector<FaultSpec> Checker::PausePoints(const std::string& runner) const {
       const auto history = history_hits_.find(site);
       if (history != history_hits_.end() && hit <= history->second) continue;
       for (int replica = 1; replica <= options_.replicas; ++replica) {
-        if (points.size() == kMaxRacePauses) return points;
+        if (points.size() == kMaxRacePauses) {  // And this one more: the bound cuts.
+          if (cut != nullptr) *cut = true;
+          return points;
+        }
         points.push_back(FaultSpec{.site = site,
                                    .hit = hit,
                                    .action = sim::FaultAction::kDelay,
@@ -95,9 +99,9 @@ std::vector<FaultSpec> Checker::PausePoints(const std::string& runner) const {
 // What the concurrent check tried, for a safe verdict: the drawn
 // schedules, and the pauses with their bound.
 std::string Checker::RaceBound(const std::string& runner) const {
-  const std::size_t pauses = PausePoints(runner).size();
-  const std::string bounded =
-      pauses == kMaxRacePauses ? fmt::format(": the bound, not all of them") : std::string();
+  bool cut = false;
+  const std::size_t pauses = PausePoints(runner, &cut).size();
+  const std::string bounded = cut ? ": the bound, not all of them" : "";
   return fmt::format(
       "the {} drawn from seeds per store, and a {}s pause of one replica at each of its "
       "statement and version-write boundaries that a run reached (of {} per store{})",
@@ -134,7 +138,32 @@ void Checker::PauseSchedules(const std::string& runner, const std::string& store
                       .decision = {.action = sim::FaultAction::kDelay, .delay = pause.delay}});
     planned.emplace_back(index, std::move(pause));
   }
+  // The run they branch from: every shard with a pause plays it, shard 0
+  // counts it (with a pause or not), so the count is the same for any --jobs.
+  if (!pauses.empty() && options_.shard.index == 0) ++played_.runs;
   if (points.empty()) return;
+  const BranchedRun branched = PausedFutures(runner, store, points, planned);
+  for (const auto& [index, pause] : planned) {
+    const auto future = branched.futures.find(index);
+    if (future == branched.futures.end()) continue;  // Never paused there.
+    std::optional<PlayedShard> part = ShardFromJson(future->second);
+    FL_ASSERT_MSG(part.has_value() && part->cases.size() <= 1,
+                  "the future of pause {} returned no shard", index);
+    for (int run = 0; run < part->runs; ++run) CountRun();
+    for (Case& c : part->cases) {
+      FL_ASSERT(c.index == index);
+      c.scenario = ConcurrentCaseOf(index, runner, store, options_.seed, pause).scenario;
+      Judged(c);
+    }
+  }
+}
+
+// The first seed's run of the replicas, and a future forked at each point
+// (each `planned` pause's), judged in the child as a concurrent case is;
+// one whose replicas do not all serve holds its end for the force search.
+BranchedRun Checker::PausedFutures(
+    const std::string& runner, const std::string& store, const std::vector<BranchPoint>& points,
+    const std::vector<std::pair<std::uint64_t, FaultSpec>>& planned) {
   const Case trunk = ConcurrentCaseOf(points.front().key, runner, store, options_.seed, {});
   const std::set<std::size_t> moments = {Moment::kStarted};
   Played played;
@@ -163,29 +192,14 @@ void Checker::PauseSchedules(const std::string& runner, const std::string& store
     taken = &it->second;
   };
   RunOptions run = Observing(played, in_flight, options_.seed, moments, options_.replicas);
-  // A future holds its world at its last step for the force search, when
-  // a replica is down (as a crash case does).
   run.after_steps = [&](Cluster& cluster) {
     if (in_future_ && !AllServeTheFolder(played.seen.at(Moment::kStarted))) {
       HoldCaseEnd(cluster, options_.replicas);
     }
   };
-  if (options_.shard.index == 0) ++played_.runs;  // The trunk: every shard plays it.
-  const BranchedRun branched = RunBranched(trunk.scenario, run, points, judge_future, callbacks);
+  BranchedRun branched = RunBranched(trunk.scenario, run, points, judge_future, callbacks);
   case_end_.reset();
-  for (const auto& [index, pause] : planned) {
-    const auto future = branched.futures.find(index);
-    if (future == branched.futures.end()) continue;  // Never paused there.
-    std::optional<PlayedShard> part = ShardFromJson(future->second);
-    FL_ASSERT_MSG(part.has_value() && part->cases.size() <= 1,
-                  "the future of pause {} returned no shard", index);
-    for (int run = 0; run < part->runs; ++run) CountRun();
-    for (Case& c : part->cases) {
-      FL_ASSERT(c.index == index);
-      c.scenario = ConcurrentCaseOf(index, runner, store, options_.seed, pause).scenario;
-      Judged(c);
-    }
-  }
+  return branched;
 }
 
 }  // namespace faultline::scenarios::check

@@ -172,15 +172,19 @@ class Logs {
 std::string RaceText(const std::vector<const DynamicFinding*>& races) {
   const DynamicFinding& f = *races.front();
   if (f.runner != "golang-migrate") return f.detail;
-  std::string losers;
+  std::vector<std::string> losers;
   for (const DynamicFinding* race : races) {
-    const std::string loser = race->error.substr(0, race->error.find(':'));
-    if (losers.find(loser) == std::string::npos) losers += (losers.empty() ? "" : ", ") + loser;
+    std::string loser = race->error.substr(0, race->error.find(':'));
+    if (std::find(losers.begin(), losers.end(), loser) == losers.end()) {
+      losers.push_back(std::move(loser));
+    }
   }
+  std::string named;
+  for (const std::string& loser : losers) named += (named.empty() ? "" : ", ") + loser;
   return fmt::format(
       "a replica lost the race ({}) and came up only because the winner's SetVersion overwrote "
       "its dirty flag: one timing away from needs-force",
-      losers);
+      named);
 }
 
 // What a finding's log says, whoever said it (the part after "kuri-2:").

@@ -114,8 +114,13 @@ struct BranchCallbacks {
   // written or logged), with the same decision, shares that
   // point's future instead of forking its own: a crash there leaves the
   // same world but for the crashed process's memory, which the crash
-  // loses. Its fault counters and the scheduler's draws may differ, so
-  // only for callers whose futures play no fault of their own after it.
+  // loses. Not to the bit: its fault counters, its virtual time (a job
+  // later) and the scheduler's draws may differ, and the trace must show
+  // every effect of the process outside its memory (messages traced, the
+  // default; no disk of its own, whose writes are not traced). So only for
+  // callers whose futures play no fault of their own after it and whose
+  // points are such a process's (check-migrations' runner, whose reports
+  // are checked against every case played from empty).
   bool share_quiet_points = false;
 };
 
