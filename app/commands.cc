@@ -86,7 +86,9 @@ a node image of its own, with each runner asked for: a crash at every fault
 site it passes (every statement, every step of SetVersion) and a restart;
 an upgrade from each older version on a kept volume; a rollback to the image
 before the newest file; replicas starting together (on YCQL and on the
-Cassandra store); and up, down -all, up when every file has a down. Each
+Cassandra store), in drawn schedules and with one paused at each of its
+statement and version-write boundaries in turn (up to 48 a store); and up,
+down -all, up when every file has a down. Each
 outcome is safe, recovers, needs-force, needs-repair, silent-drift or
 lost-version; each unsafe one comes with a scenario file that
 `faultline run` replays. Exit 0 when nothing unsafe was found (warnings and
