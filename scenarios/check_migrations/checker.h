@@ -215,7 +215,7 @@ class Checker {
                    std::uint64_t hit) const;
 
   void HoldCaseEnd(Cluster& cluster, int replicas);
-  void StopAtTheCleanRun(Cluster& cluster, HeldRun& held);
+  void StopAtTheCleanRun(Cluster& cluster, HeldRun& held, bool may_join);
   // In a crash case's future, at a pass of kuri-1's after its restart:
   // whether the run has joined the clean run (JoinTheCleanRun's comment).
   bool JoinsTheCleanRun(World& world, sim::TimePoint restarted, const sim::FaultPass& pass,

@@ -20,8 +20,8 @@ namespace faultline::scenarios::check {
 // In a forked case, at its last step: the world held for the force search.
 // Each answer is whether kuri-1 serves the folder after `migrate force TO`
 // and a restart: with the folder's schema, and with any schema.
-// (`replicas` nodes are forced and restarted; a run stops early only with
-// one, StopAtTheCleanRun's kuri-1.)
+// (`replicas` nodes are forced and restarted; a run joins the clean run
+// only with one, StopAtTheCleanRun's kuri-1.)
 void Checker::HoldCaseEnd(Cluster& cluster, int replicas) {
   FL_ASSERT(in_future_ && case_end_ == nullptr);
   FL_ASSERT(replicas >= 1);
@@ -29,7 +29,7 @@ void Checker::HoldCaseEnd(Cluster& cluster, int replicas) {
   // not set yet, so the answer goes through `held`.)
   case_end_ =
       std::make_unique<HeldRun>([this, &cluster, replicas](const std::string& to, HeldRun& held) {
-        if (replicas == 1) StopAtTheCleanRun(cluster, held);
+        StopAtTheCleanRun(cluster, held, replicas == 1);
         for (const Step& step : ForceSteps(to, replicas)) {
           cluster.Play(step);
           FL_ASSERT_MSG(cluster.stopped().empty(), "the force run stopped: {}", cluster.stopped());
@@ -56,14 +56,15 @@ void Checker::HoldCaseEnd(Cluster& cluster, int replicas) {
 // Only its first few clean versions are read: each read is the whole
 // store's, and a force whose store differs there stays different.
 // It also stops where kuri-1 is stuck (StuckOnAStillStore): then it does
-// not come up.
-void Checker::StopAtTheCleanRun(Cluster& cluster, HeldRun& held) {
+// not come up; only that with replicas (`may_join` false): kuri-1 joining
+// the clean run says nothing of the others.
+void Checker::StopAtTheCleanRun(Cluster& cluster, HeldRun& held, bool may_join) {
   const sim::TimePoint asked = cluster.world().simulation.Now();
   cluster.world().simulation.faults().SetPassOverride(
-      [this, &cluster, &held, asked, reads = 0, still = StillStore{}](
+      [this, &cluster, &held, asked, may_join, reads = 0, still = StillStore{}](
           const sim::FaultPass& pass) mutable -> std::optional<sim::FaultDecision> {
         // (No clean site, or never passed: clean_trunk_ has no contents.)
-        if (!clean_trunk_.contents.empty() &&
+        if (may_join && !clean_trunk_.contents.empty() &&
             JoinsTheCleanRun(cluster.world(), asked, pass, reads)) {
           held.AnswerNow("11");
         }
@@ -75,11 +76,12 @@ void Checker::StopAtTheCleanRun(Cluster& cluster, HeldRun& held) {
 // Whether kuri-1, passing a site, is stuck: not serving, on a store whose
 // volume has not changed for longer than two of its longest waits between
 // start-up attempts (its retry policy's cap) and a margin. Then at least
-// one whole attempt ran on that store and failed, and each later attempt
-// runs on the same store (nothing else writes it: one node, db-init
-// done, the proxy's migrations long over; a write would restart the
-// count) and fails alike, until the retries give up: kuri-1 does not come
-// up. `still` keeps the volume's count of changes and since when.
+// one whole attempt of each node ran on that store (the others' alike:
+// every node has the same policy) and wrote nothing, kuri-1's failed, and
+// each later attempt runs on the same store and does the same (db-init
+// is done, the proxy's migrations long over; a write would restart the
+// count), until the retries give up: kuri-1 does not come up. `still`
+// keeps the volume's count of changes and since when.
 bool Checker::StuckOnAStillStore(World& world, const sim::FaultPass& pass,
                                  StillStore& still) const {
   if (pass.process != kSubject) return false;
