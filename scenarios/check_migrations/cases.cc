@@ -22,29 +22,6 @@
 
 namespace faultline::scenarios::check {
 
-namespace {
-
-// A runner's failure on one line, with the store's reason kept whole:
-// golang-migrate writes "migration failed in line 0: <statement> (details:
-// <reason>\n<the statement again, with a caret>\n (ql error -304))", and a
-// long statement must not push the reason out.
-std::string FailureWords(const std::string& text) {
-  constexpr std::size_t kStatement = 200;
-  constexpr std::size_t kReason = 300;
-  const std::size_t details = text.find("(details: ");
-  if (details == std::string::npos) return OneLine(text, kStatement + kReason);
-  const std::size_t reason_start = details + 10;
-  const std::size_t reason_end = std::min(text.find('\n', reason_start), text.size());
-  std::string words = OneLine(text.substr(0, details), kStatement) + " (details: " +
-                      OneLine(text.substr(reason_start, reason_end - reason_start), kReason);
-  const std::size_t code = text.rfind("(ql error ");
-  words += code != std::string::npos && code > reason_end ? " " + OneLine(text.substr(code)) : ")";
-  FL_ASSERT(words.size() <= kStatement + kReason + 150);
-  return words;
-}
-
-}  // namespace
-
 ImageSpec Checker::Image(const std::string& version, const std::string& runner,
                          std::vector<MigrationFile> files) const {
   ImageSpec image;

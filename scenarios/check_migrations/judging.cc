@@ -75,12 +75,12 @@ bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
     const bool writes_rows =
         std::any_of(source_.migrations().begin(), source_.migrations().end(),
                     [](const auto& m) { return m.second.up && HasDataStatements(*m.second.up); });
-    if (writes_rows) {
+    if (writes_rows && restarted.serving) {  // (A restart that failed may have run none.)
       c.detail +=
           "; the folder's data statements (INSERT, UPDATE, DELETE) ran again too, "
           "writing back rows as they were when it first ran";
     }
-    c.error = restarted.last_line;
+    c.error = restarted.serving ? "" : restarted.last_line;  // Serving: no error to show.
     if (!restarted.serving) LostVersionWayOut(c, restarted);
   } else if (restarted.serving && restarted.schema == expected_) {
     const bool clean = Consistent(crashed, c.runner);
@@ -148,9 +148,9 @@ bool Checker::JudgeConcurrentPlayed(Case& c, const Played& played) {
     if (!played.failures.empty()) {
       const InFlight::Failure& first = played.failures.front();
       c.file = FileOf(static_cast<std::int64_t>(first.version));
-      c.error = first.process + ": " + FirstLine(first.text);
+      c.error = first.process + ": " + FailureWords(first.text);
       c.detail = fmt::format("{}'s migration of {} failed ({}), and its retry found it done",
-                             first.process, first.version, FirstLine(first.text));
+                             first.process, first.version, FailureWords(first.text));
       if (c.runner == "golang-migrate") {
         // A loser's dirty flag is gone only because the winner's
         // SetVersion, later, replaced every row: a slower winner leaves
@@ -280,6 +280,21 @@ std::optional<std::string> Checker::ForceThatWorks(const Case& c, const Observed
     }
     if (migration == nullptr && !image.empty()) {
       candidates.push_back(std::to_string(image.migrations().rbegin()->first));
+    }
+  } else {
+    // Several rows (replicas' SetVersions interleaved: golang-migrate's
+    // Cassandra driver reads one of them, LIMIT 1): `migrate force V`
+    // leaves the one row V, clean. Each recorded version, newest first.
+    for (const std::int64_t version : RecordedVersionNumbers(seen.versions)) {
+      candidates.push_back(std::to_string(version));
+    }
+  }
+  // A race: another replica may have applied every file before the
+  // loser's SetVersion wrote its own version over the winner's.
+  if (c.check == "concurrent" && !image.empty()) {
+    const std::string newest = std::to_string(image.migrations().rbegin()->first);
+    if (std::find(candidates.begin(), candidates.end(), newest) == candidates.end()) {
+      candidates.push_back(newest);
     }
   }
   for (const std::string& to : candidates) {

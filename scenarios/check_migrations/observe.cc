@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "models/s3/seed_images.h"
 #include "scenarios/world/world.h"
+#include "sim/assert.h"
 
 namespace faultline::scenarios::check {
 
@@ -30,6 +33,29 @@ std::string Joined(const std::vector<std::string>& parts, std::string_view by) {
   std::string text;
   for (const std::string& part : parts) text += (text.empty() ? "" : std::string(by)) + part;
   return text;
+}
+
+// A runner's failure on one line, with the store's reason kept whole:
+// golang-migrate writes "migration failed in line 0: <statement> (details:
+// <reason>\n<the statement again, with a caret>\n (ql error -304))", or
+// with Cassandra's reason "(details: <reason>)" on one line; a long
+// statement must not push the reason out.
+std::string FailureWords(const std::string& text) {
+  constexpr std::size_t kStatement = 200;
+  constexpr std::size_t kReason = 300;
+  const std::size_t details = text.find("(details: ");
+  if (details == std::string::npos) return OneLine(text, kStatement + kReason);
+  const std::size_t reason_start = details + 10;
+  const std::size_t reason_end = std::min(text.find('\n', reason_start), text.size());
+  std::string reason = text.substr(reason_start, reason_end - reason_start);
+  // On one line (Cassandra's words): the details' own ')' ends it.
+  if (reason_end == text.size() && reason.ends_with(')')) reason.pop_back();
+  std::string words =
+      OneLine(text.substr(0, details), kStatement) + " (details: " + OneLine(reason, kReason);
+  const std::size_t code = text.rfind("(ql error ");
+  words += code != std::string::npos && code > reason_end ? " " + OneLine(text.substr(code)) : ")";
+  FL_ASSERT(words.size() <= kStatement + kReason + 150);
+  return words;
 }
 
 std::string FirstLine(const std::string& text) {

@@ -32,6 +32,9 @@ std::string NodeName(int node);  // "kuri-2"
 std::string Joined(const std::vector<std::string>& parts, std::string_view by = ", ");
 // The first line of `text`, at most 120 characters.
 std::string FirstLine(const std::string& text);
+// A runner's failure on one line, the store's reason kept whole (a
+// statement that begins with a line break leaves FirstLine nothing).
+std::string FailureWords(const std::string& text);
 
 // What an observer reads of one replica after a step.
 struct Observed {

@@ -206,9 +206,10 @@ std::vector<std::vector<std::size_t>> MergedAcrossStores(
     const auto same = std::find_if(merged.begin(), merged.end(), [&](const auto& members) {
       const DynamicFinding& g = report.dynamic[members.front()];
       // (A lost race's detail names who lost it; its line names each.)
-      const bool same_words = g.detail == f.detail || (WorthALook(f) && WorthALook(g));
+      const bool same_words =
+          (WorthALook(f) && WorthALook(g)) || (g.detail == f.detail && Said(g) == Said(f));
       return g.runner == f.runner && g.verdict == f.verdict && same_words &&
-             g.force_to == f.force_to && Said(g) == Said(f);
+             g.force_to == f.force_to;
     });
     if (same == merged.end()) {
       merged.push_back({i});
@@ -274,11 +275,14 @@ void ToFix(std::string& text, const MigrationCheckReport& report, const ReportCo
         const std::string ref = logs.Ref(report.dynamic[i].error);
         if (body.find(ref) == std::string::npos) body += ref;
       }
+      std::vector<std::string> repros;
       for (const std::size_t i : merged) {
         if (context.repro_written && !context.repro_files.at(i).empty()) {
-          body += "; repro " + context.repro_files.at(i);
+          repros.push_back(context.repro_files.at(i));
         }
       }
+      if (!repros.empty()) body += (repros.size() == 1 ? "; repro " : "; repros ");
+      for (std::size_t r = 0; r < repros.size(); ++r) body += (r == 0 ? "" : ", ") + repros[r];
       Wrapped(part, fmt::format("  {:<14}", InfoOf(f.verdict).name), body, 16);
     }
     if (!part.empty()) section += file + "\n" + part;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "models/cql/ast.h"
@@ -41,6 +42,25 @@ std::optional<std::pair<std::int64_t, bool>> OneVersion(const std::string& versi
   const auto [end, error] = std::from_chars(versions.data(), versions.data() + space, version);
   if (error != std::errc() || end != versions.data() + space) return std::nullopt;
   return std::make_pair(version, versions.substr(space + 1) == "dirty");
+}
+
+std::vector<std::int64_t> RecordedVersionNumbers(const std::string& versions) {
+  std::vector<std::int64_t> numbers;
+  std::size_t at = 0;
+  constexpr std::size_t kMaxRows = 10'000;
+  while (at < versions.size() && numbers.size() < kMaxRows) {
+    std::int64_t version = 0;
+    const auto [end, error] =
+        std::from_chars(versions.data() + at, versions.data() + versions.size(), version);
+    if (error != std::errc()) break;  // "none", or a store's error text.
+    numbers.push_back(version);
+    const std::size_t next = versions.find(", ", static_cast<std::size_t>(end - versions.data()));
+    if (next == std::string::npos) break;
+    at = next + 2;
+  }
+  std::sort(numbers.rbegin(), numbers.rend());
+  numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
+  return numbers;
 }
 
 std::size_t StatementCount(const models::migrate::Migration& migration) {

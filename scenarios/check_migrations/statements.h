@@ -25,6 +25,9 @@ models::migrate::SchemaModel SchemaAt(const models::migrate::MigrationSource& so
                                       std::optional<std::uint64_t> version);
 // "3 dirty" -> (3, true); nullopt for "none" or more than one row.
 std::optional<std::pair<std::int64_t, bool>> OneVersion(const std::string& versions);
+// Every version schema_migrations records ("3 dirty, 5 clean"), newest
+// first, once each; none for "none" or an error's text.
+std::vector<std::int64_t> RecordedVersionNumbers(const std::string& versions);
 // How many statements golang-migrate sends for the file: its pieces after
 // the ';' split that are not blank (CassandraDriver::Run).
 std::size_t StatementCount(const models::migrate::Migration& migration);
