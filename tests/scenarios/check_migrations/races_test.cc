@@ -64,6 +64,24 @@ TEST(RacesTest, TwoGolangMigrateReplicasAreUnsafeAndThePausesReproReplays) {
   EXPECT_FALSE(replayed.steps.back().checks.empty());
 }
 
+// Replicas whose SetVersions interleaved leave several version rows (the
+// loser's dirty one beside the winner's): golang-migrate reads one of
+// them, and `migrate force <newest>` leaves one clean row, so the race is
+// needs-force to the newest version, not needs-repair.
+TEST(RacesTest, ARaceThatLeftSeveralVersionRowsIsForcedToTheNewest) {
+  const MigrationCheckReport report = Races("golang-migrate");
+  bool several_rows = false;
+  for (const DynamicFinding& finding : report.dynamic) {
+    if (finding.check != "concurrent" || finding.detail.find(" dirty, ") == std::string::npos) {
+      continue;
+    }
+    several_rows = true;
+    EXPECT_EQ(finding.verdict, Verdict::kNeedsForce) << finding.detail;
+    EXPECT_EQ(finding.force_to, "2") << finding.detail;
+  }
+  EXPECT_TRUE(several_rows) << "no race left several version rows";
+}
+
 // The safe runner's replicas come up in every schedule tried, and the
 // verdict says what was tried: the drawn schedule and the pauses, bounded.
 TEST(RacesTest, TheSafeRunnersReplicasAreSafeToTheStatedBound) {
