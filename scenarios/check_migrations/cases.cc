@@ -445,31 +445,29 @@ void Checker::SharedCase(Case c, std::uint64_t shares,
   FL_ASSERT_MSG(part.has_value() && part->cases.size() <= 1, "the future of case {} returned {}",
                 shares, future->second.substr(0, 200));
   if (part->cases.empty()) return;  // That case came out with no finding: so does this one.
-  Case alone = c;
   if (std::optional<Case> judged = JudgedFromShared(std::move(c), part->cases.front())) {
     Judged(*judged);
-  } else if (Judge(alone)) {
-    Judged(alone);
   }
 }
 
 // Case `c` judged as case `played`'s run ended, whose run it shares; its
-// crash is its own. nullopt when it must be judged alone: it would have
-// another count of the file's statements run (never seen: a statement's
-// passes come in separate jobs).
-std::optional<Case> Checker::JudgedFromShared(Case c, const Case& played) const {
+// crash is its own. Played alone instead when it would have another count
+// of the file's statements run (never seen: a statement's passes come in
+// separate jobs). nullopt: no finding.
+std::optional<Case> Checker::JudgedFromShared(Case c, const Case& played) {
   FL_ASSERT(played.check == "crash" && !played.shares && played.crash_seen.has_value());
   Case judged = played;
   judged.index = c.index;
-  judged.label = std::move(c.label);
-  judged.scenario = std::move(c.scenario);
+  judged.label = c.label;
+  judged.scenario = c.scenario;
   // What its run saw is the shared run's; its crash is its own.
   judged.crash_seen->site = judged.scenario.faults.front().site;
   judged.crash_seen->hit = judged.scenario.faults.front().hit;
   judged.shares = played.index;
   RanAt(judged);
-  if (judged.ran != played.ran) return std::nullopt;
-  return judged;
+  if (judged.ran == played.ran) return judged;
+  if (!Judge(c)) return std::nullopt;
+  return c;
 }
 
 // Upgrades onto a kept volume: from an older release's folder (--from

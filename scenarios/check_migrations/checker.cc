@@ -142,14 +142,11 @@ std::deque<JudgedCase> Checker::JudgedFromOtherShards(std::vector<const JudgedCa
     FL_ASSERT(waits->shares && waits->crash_seen);
     const auto it = played.find(*waits->shares);
     if (it == played.end()) continue;  // That case had no finding (or is history's).
-    Case c =
-        CrashCaseOf(waits->index, waits->runner, waits->crash_seen->site, waits->crash_seen->hit);
-    Case alone = c;
-    if (std::optional<Case> copy = JudgedFromShared(std::move(c), *it->second)) {
-      if (!History(copy->file)) judged.push_back(std::move(*copy));
-    } else if (Judge(alone) && !History(alone.file)) {  // Its run counts in played_.
-      judged.push_back(std::move(alone));
-    }
+    // (A case played alone counts its run in played_.)
+    std::optional<Case> copy = JudgedFromShared(
+        CrashCaseOf(waits->index, waits->runner, waits->crash_seen->site, waits->crash_seen->hit),
+        *it->second);
+    if (copy && !History(copy->file)) judged.push_back(std::move(*copy));
   }
   std::erase_if(cases, [](const JudgedCase* c) { return c->awaits_share; });
   return judged;

@@ -221,17 +221,19 @@ class Checker {
   bool JoinsTheCleanRun(World& world, sim::TimePoint restarted, const sim::FaultPass& pass,
                         int& reads) const;
   // The store's volume as kuri-1 last saw it change: its count of changes
-  // and since when (none yet).
+  // and since when (none yet); and how long still says stuck (StuckAfter).
   struct StillStore {
     std::uint64_t changes = 0;
     std::optional<sim::TimePoint> since;
+    std::optional<sim::Duration> stuck_after;
   };
   bool StuckOnAStillStore(World& world, const sim::FaultPass& pass, StillStore& still) const;
+  static std::optional<sim::Duration> StuckAfter(const World& world);
 
   void CrashCasesBranched(const std::string& runner,
                           const std::vector<std::pair<std::string, std::uint64_t>>& cases);
   // A crash case judged as the run it shares ends (JudgedCase::shares).
-  std::optional<Case> JudgedFromShared(Case c, const Case& played) const;
+  std::optional<Case> JudgedFromShared(Case c, const Case& played);
   void SharedCase(Case c, std::uint64_t shares,
                   const std::map<std::uint64_t, std::string>& futures);
 

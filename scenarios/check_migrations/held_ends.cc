@@ -61,7 +61,8 @@ void Checker::HoldCaseEnd(Cluster& cluster, int replicas) {
 void Checker::StopAtTheCleanRun(Cluster& cluster, HeldRun& held, bool may_join) {
   const sim::TimePoint asked = cluster.world().simulation.Now();
   cluster.world().simulation.faults().SetPassOverride(
-      [this, &cluster, &held, asked, may_join, reads = 0, still = StillStore{}](
+      [this, &cluster, &held, asked, may_join, reads = 0,
+       still = StillStore{.stuck_after = StuckAfter(cluster.world())}](
           const sim::FaultPass& pass) mutable -> std::optional<sim::FaultDecision> {
         // (No clean site, or never passed: clean_trunk_ has no contents.)
         if (may_join && !clean_trunk_.contents.empty() &&
@@ -84,14 +85,22 @@ void Checker::StopAtTheCleanRun(Cluster& cluster, HeldRun& held, bool may_join) 
 // keeps the volume's count of changes and since when.
 bool Checker::StuckOnAStillStore(World& world, const sim::FaultPass& pass,
                                  StillStore& still) const {
-  if (pass.process != kSubject) return false;
+  if (pass.process != kSubject || !still.stuck_after) return false;
   const fakes::Volume* volume = StoreVolume(world);
   if (volume == nullptr) return false;
   const sim::TimePoint now = world.simulation.Now();
   if (!still.since || volume->changes() != still.changes) {
-    still = {volume->changes(), now};
+    still.changes = volume->changes();
+    still.since = now;
     return false;
   }
+  return now - *still.since > *still.stuck_after && !IsServing(world, kSubject);
+}
+
+// How long a still store takes to say kuri-1 is stuck (StuckOnAStillStore):
+// two of its longest waits between attempts and a margin; none when its
+// policy is malformed (it never starts).
+std::optional<sim::Duration> Checker::StuckAfter(const World& world) {
   const auto node =
       std::find_if(world.spec.services.begin(), world.spec.services.end(),
                    [](const fakes::ServiceSpec& spec) { return spec.name == kSubject; });
@@ -100,9 +109,9 @@ bool Checker::StuckOnAStillStore(World& world, const sim::FaultPass& pass,
   // change it.
   const std::optional<models::s3::RetryPolicy> policy =
       models::s3::NodeRetryPolicy(*node, models::s3::RetryPolicy{});
-  if (!policy) return false;
+  if (!policy) return std::nullopt;
   constexpr sim::Duration kMargin = std::chrono::seconds(10);
-  return now - *still.since > 2 * policy->cap + kMargin && !IsServing(world, kSubject);
+  return 2 * policy->cap + kMargin;
 }
 
 // Whether kuri-1, passing its clean site at most `kReads` times since
