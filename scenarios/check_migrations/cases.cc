@@ -117,6 +117,16 @@ void Checker::CountRun() {
   }
 }
 
+// Freeing the parent's cases would write to every page they are on, so
+// copy each (the child shares them with its parent until it writes): a
+// cost in proportion to every case judged before. Moved, they are not
+// touched; the child ends without freeing them (Branches::Return).
+void Checker::SetAsideTheParentsCases() {
+  FL_ASSERT(in_future_ && parents_.cases.empty());
+  parents_ = std::move(played_);
+  played_ = PlayedShard{};
+}
+
 Played Checker::Play(const Scenario& scenario, std::uint64_t seed,
                      const std::set<std::size_t>& steps, int replicas) {
   CountRun();
@@ -298,31 +308,22 @@ void Checker::CrashCasesBranched(const std::string& runner,
     points.push_back(
         {.key = index, .site = site, .process = kSubject, .hit = hit, .fork = Mine(index)});
   }
-  clean_site_.clear();
-  for (const std::string& site :
-       models::migrate::MakeRunner(runner)->FaultSites(options_.keyspace)) {
-    if (site.ends_with(".after_set_clean")) clean_site_ = site;
-  }
   // The run CleanContents reads: every shard with a case plays it, shard 0
   // counts it (with a case or not), so the count is the same for any --jobs.
-  if (!clean_site_.empty() && options_.shard.index == 0) ++played_.runs;
+  if (!CleanSiteOf(runner).empty() && options_.shard.index == 0) ++played_.runs;
   if (std::none_of(points.begin(), points.end(), [](const BranchPoint& p) { return p.fork; })) {
     return;
   }
   const std::set<std::size_t> moments = {Moment::kCrashed, Moment::kRestarted};
   const Case trunk = CrashCaseOf(points.front().key, runner, "", 0);
-  clean_trunk_ = CleanTrunk{};
-  if (!clean_site_.empty()) {
-    clean_trunk_ = CleanContents(trunk.scenario, options_.seed, clean_site_, options_.keyspace,
-                                 Moment::kRestarted);
-  }
+  ReadCleanTrunk(runner);
   Played played;
   InFlight in_flight(options_.keyspace);
   const auto judge_future = [&](const BranchPoint& point, const ScenarioResult& result) {
     played.result = result;
     Finished(played, in_flight, trunk.scenario, moments, 1);
     FL_ASSERT(in_future_);
-    played_ = PlayedShard{};
+    SetAsideTheParentsCases();
     CountRun();  // The case's own run.
     Case c = CrashCaseOf(point.key, runner, point.site, point.hit);
     if (JudgeCrashPlayed(c, played)) {
@@ -407,16 +408,50 @@ void Checker::CrashCasesBranched(const std::string& runner,
       if (Judge(c)) Judged(c);
       continue;
     }
-    std::optional<PlayedShard> part = ShardFromJson(future->second);
-    FL_ASSERT_MSG(part.has_value(), "the future of case {} returned no shard", point.key);
-    FL_ASSERT(part->cases.size() <= 1);
-    for (std::size_t run = 0; run < static_cast<std::size_t>(part->runs); ++run) CountRun();
-    for (auto& note : part->notes) played_.notes.push_back(std::move(note));
-    for (Case& c : part->cases) {
-      FL_ASSERT(c.index == point.key);
-      c.scenario = CrashCaseOf(point.key, runner, point.site, point.hit).scenario;
-      Judged(c);
-    }
+    JudgedFromFuture(point.key, future->second, [&] {
+      return CrashCaseOf(point.key, runner, point.site, point.hit).scenario;
+    });
+  }
+}
+
+// The site where `runner` has recorded a version clean (golang-migrate's
+// after_set_clean); empty when it has none.
+std::string Checker::CleanSiteOf(const std::string& runner) const {
+  std::string clean;
+  for (const std::string& site :
+       models::migrate::MakeRunner(runner)->FaultSites(options_.keyspace)) {
+    if (site.ends_with(".after_set_clean")) clean = site;
+  }
+  return clean;
+}
+
+// clean_site_ and clean_trunk_ for `runner`: read from the crash trunk
+// once per runner (the crash and upgrade checks' futures join it).
+void Checker::ReadCleanTrunk(const std::string& runner) {
+  if (clean_trunk_runner_ == runner) return;
+  clean_trunk_runner_ = runner;
+  clean_site_ = CleanSiteOf(runner);
+  clean_trunk_ = CleanTrunk{};
+  if (clean_site_.empty()) return;
+  clean_trunk_ = CleanContents(CrashCaseOf(0, runner, "", 0).scenario, options_.seed, clean_site_,
+                               options_.keyspace, Moment::kRestarted);
+}
+
+// A future's text (its part of the shard: at most the one case `key`, and
+// its runs and notes) taken into this shard's, the case with its scenario
+// made again (the future sends none: it holds the whole folder) only
+// where it is kept: its group's first case.
+void Checker::JudgedFromFuture(std::uint64_t key, const std::string& text,
+                               const std::function<Scenario()>& scenario_of) {
+  std::optional<PlayedShard> part = ShardFromJson(text);
+  FL_ASSERT_MSG(part.has_value() && part->cases.size() <= 1, "the future of case {} returned {}",
+                key, text.substr(0, 200));
+  for (int run = 0; run < part->runs; ++run) CountRun();
+  for (auto& note : part->notes) played_.notes.push_back(std::move(note));
+  for (Case& c : part->cases) {
+    FL_ASSERT(c.index == key);
+    if (!first_of_group_.contains(KeyOf(c))) c.scenario = scenario_of();
+    Judged(c);
   }
 }
 
@@ -468,74 +503,6 @@ std::optional<Case> Checker::JudgedFromShared(Case c, const Case& played) {
   if (judged.ran == played.ran) return judged;
   if (!Judge(c)) return std::nullopt;
   return c;
-}
-
-// Upgrades onto a kept volume: from an older release's folder (--from
-// DIR), from one version of this folder (--from VERSION), or from each.
-void Checker::UpgradeCheck(const std::string& runner) {
-  current_check_ = fmt::format("upgrade with {}", runner);
-  std::vector<std::pair<std::string, std::vector<MigrationFile>>> starts;
-  if (options_.older) {
-    starts.emplace_back("the older folder", *options_.older);
-  } else if (options_.from_version == source_.migrations().rbegin()->first) {
-    Note(fmt::format("{}: --from {} is the newest version: no upgrade to play", runner,
-                     *options_.from_version));
-  } else if (options_.from_version) {
-    starts.emplace_back(fmt::format("version {}", *options_.from_version),
-                        FilesUpTo(*options_.from_version));
-  } else {
-    // Each older version; with --since, each a deployed database can be
-    // at: the history's (the new files' own steps are not releases).
-    for (const auto& [version, migration] : source_.migrations()) {
-      if (version == source_.migrations().rbegin()->first) break;
-      if (options_.since && version > *options_.since) break;
-      starts.emplace_back(fmt::format("version {}", version), FilesUpTo(version));
-    }
-  }
-  for (auto& [from, files] : starts) UpgradeCase(runner, from, std::move(files));
-}
-
-void Checker::UpgradeCase(const std::string& runner, const std::string& from,
-                          std::vector<MigrationFile> files) {
-  const std::uint64_t index = TakeIndex();
-  if (!Mine(index)) return;
-  Case c = NewCase(index, "upgrade", runner, options_.stores.front());
-  c.label = "upgrade from " + from;
-  c.seed = options_.seed;
-  c.scenario = Base("upgrade", runner, c.store, 1, kShipped);
-  c.scenario.images.push_back(Image(kShipped, runner, std::move(files)));
-  c.scenario.steps = ImageChange(fmt::format("The release before runs ({}).", from), kChecked,
-                                 "The new image, with the folder checked.");
-  if (Judge(c)) Judged(c);
-}
-
-// Back to the image before the newest file, on the volume the new one
-// migrated: golang-migrate finds a version its folder does not have.
-void Checker::RollbackCheck(const std::string& runner) {
-  current_check_ = fmt::format("rollback with {}", runner);
-  std::vector<MigrationFile> previous;
-  std::string to;
-  if (options_.older) {
-    previous = *options_.older;
-    to = "the older folder";
-  } else {
-    const auto newest = source_.migrations().rbegin()->first;
-    const auto before = source_.Prev(newest);
-    if (!before) return;
-    previous = FilesUpTo(*before);
-    to = fmt::format("version {}", *before);
-  }
-  const std::uint64_t index = TakeIndex();
-  if (!Mine(index)) return;
-  Case c = NewCase(index, "rollback", runner, options_.stores.front());
-  c.label = "rollback to " + to;
-  c.seed = options_.seed;
-  c.file = source_.migrations().rbegin()->second.up_name;
-  c.scenario = Base("rollback", runner, c.store, 1, kChecked);
-  c.scenario.images.push_back(Image(kShipped, runner, previous));
-  c.scenario.steps = ImageChange("The new image migrates and serves.", kShipped,
-                                 fmt::format("Roll back to {}.", to));
-  if (Judge(c)) Judged(c);
 }
 
 // up, down -all, up again, with golang-migrate's CLI, when every file

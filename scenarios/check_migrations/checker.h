@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -204,6 +205,9 @@ class Checker {
 
   // One more run played (and the progress line, but not in a future).
   void CountRun();
+  // In a future, before it judges its case: played_ empty, the shard's
+  // cases so far (the parent's) set aside, not freed.
+  void SetAsideTheParentsCases();
 
   // The folder on an empty keyspace, no fault: every statement must be
   // accepted. Also counts the runner's passes through its fault sites.
@@ -230,6 +234,15 @@ class Checker {
   bool StuckOnAStillStore(World& world, const sim::FaultPass& pass, StillStore& still) const;
   static std::optional<sim::Duration> StuckAfter(const World& world);
 
+  // The site where `runner` has recorded a version clean (empty: none);
+  // clean_site_ and clean_trunk_ for `runner`, read once per runner.
+  std::string CleanSiteOf(const std::string& runner) const;
+  void ReadCleanTrunk(const std::string& runner);
+  // A future's text (its part of the shard) taken into this shard's; the
+  // case's scenario made again only where it is kept.
+  void JudgedFromFuture(std::uint64_t key, const std::string& text,
+                        const std::function<Scenario()>& scenario_of);
+
   void CrashCasesBranched(const std::string& runner,
                           const std::vector<std::pair<std::string, std::uint64_t>>& cases);
   // A crash case judged as the run it shares ends (JudgedCase::shares).
@@ -241,8 +254,14 @@ class Checker {
   // DIR), from one version of this folder (--from VERSION), or from each.
   void UpgradeCheck(const std::string& runner);
 
+  Case UpgradeCaseOf(std::uint64_t index, const std::string& runner, const std::string& from,
+                     std::vector<MigrationFile> files) const;
   void UpgradeCase(const std::string& runner, const std::string& from,
                    std::vector<MigrationFile> files);
+  // Each upgrade from one of `versions` as a future of one run (upgrades.cc).
+  void UpgradesBranched(const std::string& runner, const std::vector<std::uint64_t>& versions);
+  std::map<std::uint64_t, std::string> UpgradeFutures(const std::string& runner,
+                                                      const std::vector<BranchPoint>& points);
 
   // Back to the image before the newest file, on the volume the new one
   // migrated: golang-migrate finds a version its folder does not have.
@@ -275,6 +294,9 @@ class Checker {
   void RanAt(Case& c) const;
 
   bool JudgeUpgrade(Case& c);
+  // (`first_image_seen` false: a future paused the release before, so its
+  // moment is not read: UpgradesBranched.)
+  bool JudgeUpgradePlayed(Case& c, const Played& played, bool first_image_seen);
 
   bool JudgeRollback(Case& c);
 
@@ -337,6 +359,7 @@ class Checker {
 
   const MigrationCheckOptions& options_;
   PlayedShard played_;
+  PlayedShard parents_;  // In a future: the parent's played_ (SetAsideTheParentsCases).
   std::uint64_t next_case_ = 0;
   MigrationSource source_;
   SchemaModel expected_;
@@ -350,8 +373,9 @@ class Checker {
   std::unique_ptr<HeldRun> case_end_;  // In a forked case: its world at its last step.
   std::string clean_site_;  // The crash check's runner's, where it has recorded a version clean.
   CleanTrunk clean_trunk_;  // CleanContents (clean_contents.h); its contents empty: none.
-  bool in_future_ = false;  // In a forked child that judges one case.
-  std::set<Key> first_of_group_;  // Of this shard's cases.
+  std::string clean_trunk_runner_;  // Whose clean_site_ and clean_trunk_ are read.
+  bool in_future_ = false;          // In a forked child that judges one case.
+  std::set<Key> first_of_group_;    // Of this shard's cases.
   std::map<Key, std::pair<DynamicFinding, Case>> groups_;
   std::vector<Key> order_;
   // Every shard's crash cases (Merge), by runner, site and hit, each

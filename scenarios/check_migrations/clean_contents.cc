@@ -1,6 +1,8 @@
 #include "scenarios/check_migrations/clean_contents.h"
 
 #include <algorithm>
+#include <functional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -10,6 +12,7 @@
 #include "scenarios/harness/runner.h"
 #include "scenarios/world/world.h"
 #include "sim/assert.h"
+#include "sim/random.h"
 
 namespace faultline::scenarios::check {
 
@@ -17,6 +20,38 @@ std::optional<std::uint64_t> StoreContent(World& world) {
   const sim::Result<models::cql::StoreSnapshot*> store = ObserveStore(world);
   if (!store.ok()) return std::nullopt;
   return (*store)->ContentHash();
+}
+
+std::optional<std::uint64_t> StoreBytes(World& world) {
+  // SQLite's header counts the transactions that changed the file (its
+  // "file change counter", offset 24, and the "version-valid-for number",
+  // offset 92, a copy: sqlite.org/fileformat2.html, 1.3): a run that made
+  // the same pages in more transactions (a crashed runner's again) has
+  // other counts and the same database, so they are left out.
+  constexpr std::size_t kChangeCounter = 24;
+  constexpr std::size_t kVersionValidFor = 92;
+  constexpr std::size_t kCount = 4;
+  const fakes::Volume* volume = StoreVolume(world);
+  const fakes::SimFile* file =
+      volume == nullptr ? nullptr : volume->Find(models::cql::kStoreDatabaseFile);
+  if (file == nullptr || file->size() == 0) return std::nullopt;
+  const std::string_view bytes = file->contents();
+  const std::hash<std::string_view> hash;
+  if (bytes.size() < kVersionValidFor + kCount) return hash(bytes);
+  std::uint64_t folded = hash(bytes.substr(0, kChangeCounter));
+  folded = sim::Mix64(folded ^ hash(bytes.substr(kChangeCounter + kCount,
+                                                 kVersionValidFor - kChangeCounter - kCount)));
+  return sim::Mix64(folded ^ hash(bytes.substr(kVersionValidFor + kCount)));
+}
+
+std::optional<std::uint64_t> KnownContent(World& world, const CleanTrunk& trunk) {
+  if (const std::optional<std::uint64_t> bytes = StoreBytes(world)) {
+    if (const auto known = trunk.content_of_bytes.find(*bytes);
+        known != trunk.content_of_bytes.end()) {
+      return known->second;
+    }
+  }
+  return StoreContent(world);
 }
 
 CleanTrunk CleanContents(const Scenario& trunk, std::uint64_t seed, const std::string& clean_site,
@@ -39,6 +74,9 @@ CleanTrunk CleanContents(const Scenario& trunk, std::uint64_t seed, const std::s
     FL_ASSERT_MSG(clean.size() < kMaxVersions, "more than {} clean versions", kMaxVersions);
     if (const std::optional<std::uint64_t> content = StoreContent(*world)) {
       clean.emplace_back(*content, world->simulation.Now());
+      const std::optional<std::uint64_t> bytes = StoreBytes(*world);
+      FL_ASSERT(bytes.has_value());
+      read.content_of_bytes.emplace(*bytes, *content);
     }
     return std::nullopt;
   };

@@ -27,6 +27,10 @@ namespace faultline::scenarios::check {
 // trunk's store (Checker::StopAtTheCleanRun, Checker::JoinTheCleanRun).
 struct CleanTrunk {
   std::map<std::uint64_t, sim::Duration> contents;
+  // Each of those stores' bytes (StoreBytes), and its content: a run whose
+  // store has the same bytes has the same content, found without reading
+  // the store (KnownContent).
+  std::map<std::uint64_t, std::uint64_t> content_of_bytes;
   ScenarioResult result;  // With its checkers' verdicts.
   Observed end;           // kuri-1 after the step `end_step`.
 };
@@ -36,5 +40,16 @@ CleanTrunk CleanContents(const Scenario& trunk, std::uint64_t seed, const std::s
 // The store's content now (StoreSnapshot::ContentHash); none when there is
 // no store database to read. Reads, never acts.
 std::optional<std::uint64_t> StoreContent(World& world);
+
+// A hash of the store's database file, byte for byte (none: no file): two
+// equal say the same bytes, so the same content, at a fraction of the cost
+// of reading it (the reads open a snapshot, whose schema SQLite parses
+// whole). Never written to a trace or report: only compared within one run
+// of faultline, so std::hash's speed, not a stable value.
+std::optional<std::uint64_t> StoreBytes(World& world);
+
+// The store's content now, from `trunk`'s when the store's bytes are ones
+// it had, else read (StoreContent).
+std::optional<std::uint64_t> KnownContent(World& world, const CleanTrunk& trunk);
 
 }  // namespace faultline::scenarios::check

@@ -123,7 +123,7 @@ bool Checker::JoinsTheCleanRun(World& world, sim::TimePoint since, const sim::Fa
   constexpr int kReads = 2;
   if (pass.process != kSubject || pass.site != clean_site_ || reads >= kReads) return false;
   ++reads;
-  const std::optional<std::uint64_t> content = StoreContent(world);
+  const std::optional<std::uint64_t> content = KnownContent(world, clean_trunk_);
   const auto& contents = clean_trunk_.contents;
   const auto trunk = content ? contents.find(*content) : contents.end();
   if (trunk == contents.end()) return false;

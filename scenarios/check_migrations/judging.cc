@@ -96,13 +96,19 @@ bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
 }
 
 bool Checker::JudgeUpgrade(Case& c) {
-  const Played played =
-      Play(c.scenario, c.seed, {Moment::kFirstImageServes, Moment::kSecondImageStarted}, 1);
-  const Observed& before = played.seen.at(Moment::kFirstImageServes).front();
-  if (!before.serving) {
-    NoteOf(c, fmt::format("{}: {}: the release before does not start itself: {}", c.runner, c.label,
-                          before.last_line));
-    return false;
+  return JudgeUpgradePlayed(
+      c, Play(c.scenario, c.seed, {Moment::kFirstImageServes, Moment::kSecondImageStarted}, 1),
+      true);
+}
+
+bool Checker::JudgeUpgradePlayed(Case& c, const Played& played, bool first_image_seen) {
+  if (first_image_seen) {
+    const Observed& before = played.seen.at(Moment::kFirstImageServes).front();
+    if (!before.serving) {
+      NoteOf(c, fmt::format("{}: {}: the release before does not start itself: {}", c.runner,
+                            c.label, before.last_line));
+      return false;
+    }
   }
   const std::vector<Observed>& end = played.seen.at(Moment::kSecondImageStarted);
   if (AllServeTheFolder(end)) {

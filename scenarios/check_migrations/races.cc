@@ -146,15 +146,9 @@ void Checker::PauseSchedules(const std::string& runner, const std::string& store
   for (const auto& [index, pause] : planned) {
     const auto future = branched.futures.find(index);
     if (future == branched.futures.end()) continue;  // Never paused there.
-    std::optional<PlayedShard> part = ShardFromJson(future->second);
-    FL_ASSERT_MSG(part.has_value() && part->cases.size() <= 1,
-                  "the future of pause {} returned no shard", index);
-    for (int run = 0; run < part->runs; ++run) CountRun();
-    for (Case& c : part->cases) {
-      FL_ASSERT(c.index == index);
-      c.scenario = ConcurrentCaseOf(index, runner, store, options_.seed, pause).scenario;
-      Judged(c);
-    }
+    JudgedFromFuture(index, future->second, [&, index = index, &pause = pause] {
+      return ConcurrentCaseOf(index, runner, store, options_.seed, pause).scenario;
+    });
   }
 }
 
@@ -173,7 +167,7 @@ BranchedRun Checker::PausedFutures(
     FL_ASSERT(in_future_ && taken != nullptr);
     played.result = result;
     Finished(played, in_flight, trunk.scenario, moments, options_.replicas);
-    played_ = PlayedShard{};
+    SetAsideTheParentsCases();
     CountRun();  // The future's own run.
     Case c = ConcurrentCaseOf(point.key, runner, store, options_.seed, *taken);
     if (JudgeConcurrentPlayed(c, played)) {

@@ -274,6 +274,38 @@ TEST(CheckMigrationsTest, BranchedCrashCasesAndTheirReprosGiveTheReportOfRunsFro
   EXPECT_TRUE(forced_from_a_held_end);
 }
 
+// Upgrades from each older version, each a future forked where the trunk's
+// kuri-1 has recorded that version clean (UpgradesBranched), give the
+// report of each upgrade played from empty: the release at that version
+// migrating an empty keyspace, down, the new image, up. (A future paused
+// at another pass than its version's panics: the file in flight is said.)
+TEST(CheckMigrationsTest, UpgradesForkedFromOneRunGiveTheReportOfUpgradesFromEmpty) {
+  std::vector<MigrationFile> files = AlterAndInsertFolder();
+  files.emplace_back("3_t3.up.cql", "CREATE TABLE IF NOT EXISTS t3 (id text PRIMARY KEY);\n");
+  files.emplace_back("4_t1_more.up.cql", "ALTER TABLE t1 ADD more int;\n");
+  MigrationCheckOptions options;
+  options.files = files;
+  options.keyspace = "app";
+  options.runners = {"golang-migrate"};
+  options.replicas = 1;
+  options.branch = true;
+  const MigrationCheckReport branched = CheckMigrations(options);
+  options.branch = false;
+  const MigrationCheckReport from_empty = CheckMigrations(options);
+  const ReportContext context{.folder = "four", .repro_files = ReproFileNames(from_empty)};
+  MigrationCheckReport same_runs = branched;
+  same_runs.runs = from_empty.runs;
+  EXPECT_EQ(JsonReport(same_runs, context), JsonReport(from_empty, context));
+  std::vector<std::string> upgrades;
+  for (const DynamicFinding& finding : branched.dynamic) {
+    if (finding.check != "upgrade") continue;
+    EXPECT_EQ(finding.verdict, Verdict::kSafe) << finding.detail;
+    upgrades.insert(upgrades.end(), finding.cases.begin(), finding.cases.end());
+  }
+  EXPECT_EQ(upgrades, (std::vector<std::string>{"upgrade from version 1", "upgrade from version 2",
+                                                "upgrade from version 3"}));
+}
+
 TEST(CheckMigrationsTest, TheSameSeedGivesTheSameReport) {
   const MigrationCheckReport a = Check("seed-kuri", {"golang-migrate"});
   const MigrationCheckReport b = Check("seed-kuri", {"golang-migrate"});

@@ -1,0 +1,241 @@
+// The image changes on a kept volume (checker.h): upgrades to the folder
+// checked from each older state, and the rollback before its newest file.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <set>
+
+#include "scenarios/check_migrations/checker.h"
+#include "scenarios/harness/branches.h"
+#include "scenarios/harness/cluster.h"
+#include "scenarios/harness/runner.h"
+#include "scenarios/world/world.h"
+#include "sim/assert.h"
+
+namespace faultline::scenarios::check {
+
+// Upgrades onto a kept volume: from an older release's folder (--from
+// DIR), from one version of this folder (--from VERSION), or from each.
+void Checker::UpgradeCheck(const std::string& runner) {
+  current_check_ = fmt::format("upgrade with {}", runner);
+  const std::uint64_t newest = source_.migrations().rbegin()->first;
+  if (options_.older) {
+    UpgradeCase(runner, "the older folder", *options_.older);
+    return;
+  }
+  if (options_.from_version == newest) {
+    Note(fmt::format("{}: --from {} is the newest version: no upgrade to play", runner,
+                     *options_.from_version));
+    return;
+  }
+  std::vector<std::uint64_t> versions;
+  if (options_.from_version) {
+    versions.push_back(*options_.from_version);
+  } else {
+    // Each older version; with --since, each a deployed database can be
+    // at: the history's (the new files' own steps are not releases).
+    for (const auto& [version, migration] : source_.migrations()) {
+      if (version == newest) break;
+      if (options_.since && version > *options_.since) break;
+      versions.push_back(version);
+    }
+  }
+  if (options_.branch && !CleanSiteOf(runner).empty()) {
+    UpgradesBranched(runner, versions);
+    return;
+  }
+  for (const std::uint64_t version : versions) {
+    UpgradeCase(runner, fmt::format("version {}", version), FilesUpTo(version));
+  }
+}
+
+Case Checker::UpgradeCaseOf(std::uint64_t index, const std::string& runner, const std::string& from,
+                            std::vector<MigrationFile> files) const {
+  Case c = NewCase(index, "upgrade", runner, options_.stores.front());
+  c.label = "upgrade from " + from;
+  c.seed = options_.seed;
+  c.scenario = Base("upgrade", runner, c.store, 1, kShipped);
+  c.scenario.images.push_back(Image(kShipped, runner, std::move(files)));
+  c.scenario.steps = ImageChange(fmt::format("The release before runs ({}).", from), kChecked,
+                                 "The new image, with the folder checked.");
+  return c;
+}
+
+void Checker::UpgradeCase(const std::string& runner, const std::string& from,
+                          std::vector<MigrationFile> files) {
+  const std::uint64_t index = TakeIndex();
+  if (!Mine(index)) return;
+  Case c = UpgradeCaseOf(index, runner, from, std::move(files));
+  if (Judge(c)) Judged(c);
+}
+
+// Every upgrade from a version V of this folder as a future of one run
+// (branches.h), so that an upgrade costs the files after V, not the
+// release's migration before them (each from empty: the folder's length
+// squared). The trunk is the checked image migrating an empty keyspace;
+// a future forks where kuri-1 has recorded V clean (its pass of the clean
+// site), pauses kuri-1 there for good, as the release at V ends its files,
+// and plays the upgrade's steps on: down, the new image set, up. The
+// store then holds what that release leaves, which ran the same files in
+// the same order on the same cluster (and starts serving: after its
+// files kuri-1 only opens its gateway session, on what db-init made, as
+// the trunk's did before serving). A future whose kuri-1 records a
+// version clean on a store the crash trunk had there joins it, as a crash
+// case does (JoinsTheCleanRun): it serves the folder. The reports equal
+// every upgrade played from empty (--replay-from-empty, the corpus).
+void Checker::UpgradesBranched(const std::string& runner,
+                               const std::vector<std::uint64_t>& versions) {
+  // A pause past the trunk's first wait, which the migration fits in:
+  // kuri-1 is stopped by the down at its end, still paused.
+  constexpr sim::Duration kPausedForGood = kRetriesGiveUp + kSettle;
+  ReadCleanTrunk(runner);
+  FL_ASSERT(!clean_site_.empty());
+  std::vector<BranchPoint> points;
+  for (const std::uint64_t version : versions) {
+    const std::uint64_t index = TakeIndex();
+    if (!Mine(index)) continue;
+    const auto at = source_.migrations().find(version);
+    FL_ASSERT_MSG(at != source_.migrations().end(), "no version {} to upgrade from", version);
+    // golang-migrate's up records each version of the folder clean in
+    // turn (runMigrations), so V's pass is its place in the folder.
+    const auto pass = static_cast<std::uint64_t>(std::distance(source_.migrations().begin(), at));
+    points.push_back({.key = index,
+                      .site = clean_site_,
+                      .process = kSubject,
+                      .hit = pass + 1,
+                      .decision = {.action = sim::FaultAction::kDelay, .delay = kPausedForGood}});
+  }
+  // The trunk: every shard with an upgrade plays it, shard 0 counts it.
+  if (!versions.empty() && options_.shard.index == 0) ++played_.runs;
+  if (points.empty()) return;
+  const std::map<std::uint64_t, std::string> futures = UpgradeFutures(runner, points);
+  for (const BranchPoint& point : points) {
+    const std::uint64_t version =
+        std::next(source_.migrations().begin(), static_cast<std::ptrdiff_t>(point.hit - 1))->first;
+    const std::string from = fmt::format("version {}", version);
+    const auto future = futures.find(point.key);
+    if (future == futures.end()) {
+      // The trunk never got there: played from empty.
+      Case c = UpgradeCaseOf(point.key, runner, from, FilesUpTo(version));
+      if (Judge(c)) Judged(c);
+      continue;
+    }
+    JudgedFromFuture(point.key, future->second, [&] {
+      return UpgradeCaseOf(point.key, runner, from, FilesUpTo(version)).scenario;
+    });
+  }
+}
+
+// The trunk of UpgradesBranched and a future at each point, judged in the
+// child as an upgrade played from empty is (but for the first image's
+// moment: paused, it does not serve); one that does not serve the folder
+// holds its end for the force search.
+std::map<std::uint64_t, std::string> Checker::UpgradeFutures(
+    const std::string& runner, const std::vector<BranchPoint>& points) {
+  Scenario trunk = Base("upgrade", runner, options_.stores.front(), 1, kChecked);
+  trunk.steps = ImageChange(
+      "kuri-1 migrates the folder; each upgrade's future pauses it where "
+      "the release it upgrades from ends.",
+      kChecked, "The new image, with the folder checked.");
+  // Long enough for the whole folder: its first wait ends with a down.
+  trunk.steps[Moment::kFirstImageServes].duration = kRetriesGiveUp;
+  const std::set<std::size_t> moments = {Moment::kSecondImageStarted};
+  Played played;
+  InFlight in_flight(options_.keyspace);
+  const auto judge_future = [&](const BranchPoint& point, const ScenarioResult& result) {
+    FL_ASSERT(in_future_);
+    played.result = result;
+    Finished(played, in_flight, trunk, moments, 1);
+    SetAsideTheParentsCases();
+    CountRun();  // The future's own run.
+    const auto version =
+        std::next(source_.migrations().begin(), static_cast<std::ptrdiff_t>(point.hit - 1));
+    FL_ASSERT_MSG(played.in_flight == version->second.up_name, "the upgrade from {} paused in {}",
+                  version->first, played.in_flight);
+    Case c = UpgradeCaseOf(point.key, runner, fmt::format("version {}", version->first),
+                           FilesUpTo(version->first));
+    if (JudgeUpgradePlayed(c, played, false)) {
+      c.scenario = Scenario();  // The parent makes it again.
+      played_.cases.push_back(std::move(c));
+    }
+    case_end_.reset();
+    return ShardToJson(played_);
+  };
+  const BranchPoint* taken = nullptr;  // In a future: its point.
+  BranchCallbacks callbacks{.ended = [&](std::size_t ended) {
+    if (options_.on_progress) {
+      options_.on_progress(current_check_, report_.runs + played_.runs + static_cast<int>(ended));
+    }
+  }};
+  callbacks.in_child = [&](const BranchPoint& point) {
+    in_future_ = true;
+    taken = &point;
+  };
+  RunOptions run = Observing(played, in_flight, options_.seed, moments, 1);
+  // From the new image's up on: a future that joins the clean run ends
+  // there, serving the folder (UpgradesBranched).
+  World* world = nullptr;
+  sim::TimePoint up_again{};
+  int reads = 0;
+  const auto observe = run.observe;
+  run.observe = [&, observe](std::size_t step, World& at) {
+    world = &at;
+    observe(step, at);
+  };
+  run.before_step = [&](std::size_t step) {
+    if (step == Moment::kSecondImageStarted - 1 && world != nullptr) {
+      up_again = world->simulation.Now();
+    }
+  };
+  const bool can_join = !clean_trunk_.contents.empty() && clean_trunk_.end.serving;
+  callbacks.end_at_pass = [&](const sim::FaultPass& pass) -> std::optional<std::string> {
+    if (!can_join || up_again == sim::TimePoint{} ||
+        !JoinsTheCleanRun(*world, up_again, pass, reads)) {
+      return std::nullopt;
+    }
+    FL_ASSERT(taken != nullptr);
+    played.seen[Moment::kSecondImageStarted] = {clean_trunk_.end};
+    return judge_future(*taken, clean_trunk_.result);
+  };
+  run.after_steps = [&](Cluster& cluster) {
+    if (in_future_ && !AllServeTheFolder(played.seen.at(Moment::kSecondImageStarted))) {
+      HoldCaseEnd(cluster, 1);
+    }
+  };
+  const BranchedRun branched = RunBranched(trunk, run, points, judge_future, callbacks);
+  case_end_.reset();
+  return branched.futures;
+}
+
+// Back to the image before the newest file, on the volume the new one
+// migrated: golang-migrate finds a version its folder does not have.
+void Checker::RollbackCheck(const std::string& runner) {
+  current_check_ = fmt::format("rollback with {}", runner);
+  std::vector<MigrationFile> previous;
+  std::string to;
+  if (options_.older) {
+    previous = *options_.older;
+    to = "the older folder";
+  } else {
+    const auto newest = source_.migrations().rbegin()->first;
+    const auto before = source_.Prev(newest);
+    if (!before) return;
+    previous = FilesUpTo(*before);
+    to = fmt::format("version {}", *before);
+  }
+  const std::uint64_t index = TakeIndex();
+  if (!Mine(index)) return;
+  Case c = NewCase(index, "rollback", runner, options_.stores.front());
+  c.label = "rollback to " + to;
+  c.seed = options_.seed;
+  c.file = source_.migrations().rbegin()->second.up_name;
+  c.scenario = Base("rollback", runner, c.store, 1, kChecked);
+  c.scenario.images.push_back(Image(kShipped, runner, previous));
+  c.scenario.steps = ImageChange("The new image migrates and serves.", kShipped,
+                                 fmt::format("Roll back to {}.", to));
+  if (Judge(c)) Judged(c);
+}
+
+}  // namespace faultline::scenarios::check
