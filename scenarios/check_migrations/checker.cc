@@ -33,15 +33,12 @@ Checker::Checker(const MigrationCheckOptions& options) : options_(options) {
   source_ = std::move(source).value();
   FL_ASSERT_MSG(!source_.empty(), "an empty folder is refused when read");
   SchemaModel schema;
+  std::size_t read = 0;
   for (const auto& [version, migration] : source_.migrations()) {
-    if (migration.up) {
-      for (const auto& statement : models::migrate::StatementsOf(*migration.up)) {
-        models::migrate::ApplyStatement(statement.statement, options.keyspace, schema);
-      }
-    }
-    schema_at_.emplace(version, schema);
+    ApplyUp(migration, schema);
+    if (++read % kSchemaEvery == 0) schema_marks_.emplace(version, schema);
   }
-  expected_ = schema_at_.rbegin()->second;
+  expected_ = std::move(schema);
   FL_ASSERT(options.replicas >= 1 && options.replicas <= models::s3::kMaxNodes);
   FL_ASSERT(!options.stores.empty());
   FL_ASSERT(KeyspaceProblem(options.keyspace).empty());

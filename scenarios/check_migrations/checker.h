@@ -149,6 +149,8 @@ class Checker {
   // version (a case asks for many; reading the prefix again each time
   // would cost in proportion to the folder).
   const SchemaModel& SchemaAt(std::optional<std::uint64_t> version) const;
+  // The schema `migration`'s up file makes of `schema`.
+  void ApplyUp(const models::migrate::Migration& migration, SchemaModel& schema) const;
 
   // Whether the state a crash left is one the folder defines: no version
   // and no table, or a clean version with exactly its files' schema (for a
@@ -363,7 +365,11 @@ class Checker {
   std::uint64_t next_case_ = 0;
   MigrationSource source_;
   SchemaModel expected_;
-  std::map<std::uint64_t, SchemaModel> schema_at_;  // After each version's files.
+  // The schema after every kSchemaEvery-th version's files, from which
+  // SchemaAt works out the others; the last one it worked out.
+  static constexpr std::size_t kSchemaEvery = 32;
+  std::map<std::uint64_t, SchemaModel> schema_marks_;
+  mutable std::optional<std::pair<std::uint64_t, SchemaModel>> schema_at_;
   MigrationCheckReport report_;
   std::map<std::string, std::uint64_t> site_hits_;  // From the clean run.
   // With --since: each site's passes in the clean run before the first new
