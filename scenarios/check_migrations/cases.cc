@@ -372,7 +372,7 @@ void Checker::CrashCasesBranched(const std::string& runner,
   callbacks.end_at_pass = [&](const sim::FaultPass& pass) -> std::optional<std::string> {
     // `restarted` is set once the restart step begins, after the crash's
     // moment was observed.
-    if (!can_join || restarted == sim::TimePoint{} ||
+    if (!can_join || restarted == sim::TimePoint{} || BeforeTheCrashedFile(in_flight) ||
         !JoinsTheCleanRun(*world, restarted, pass, reads)) {
       return std::nullopt;
     }
@@ -453,6 +453,17 @@ void Checker::JudgedFromFuture(std::uint64_t key, const std::string& text,
     if (!first_of_group_.contains(KeyOf(c))) c.scenario = scenario_of();
     Judged(c);
   }
+}
+
+// Whether kuri-1 migrates a file before the one it crashed in: a restart
+// that runs those again (a lost version: every file from the first) has
+// not the trunk's store there (it holds the later files' tables too), so
+// JoinsTheCleanRun's few reads are kept for the crashed file and after.
+bool Checker::BeforeTheCrashedFile(const InFlight& in_flight) const {
+  const auto crashed = version_of_file_.find(in_flight.file());
+  const auto now = version_of_file_.find(in_flight.latest_file());
+  return crashed != version_of_file_.end() && now != version_of_file_.end() &&
+         now->second < crashed->second;
 }
 
 // Case `c`, whose crash shares the run of case `shares` (nothing ran

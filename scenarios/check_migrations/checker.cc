@@ -37,6 +37,7 @@ Checker::Checker(const MigrationCheckOptions& options) : options_(options) {
   for (const auto& [version, migration] : source_.migrations()) {
     ApplyUp(migration, schema);
     if (++read % kSchemaEvery == 0) schema_marks_.emplace(version, schema);
+    if (migration.up) version_of_file_.emplace(migration.up_name, version);
   }
   expected_ = std::move(schema);
   FL_ASSERT(options.replicas >= 1 && options.replicas <= models::s3::kMaxNodes);

@@ -224,6 +224,7 @@ class Checker {
   void StopAtTheCleanRun(Cluster& cluster, HeldRun& held, bool may_join);
   // In a crash case's future, at a pass of kuri-1's after its restart:
   // whether the run has joined the clean run (JoinTheCleanRun's comment).
+  bool BeforeTheCrashedFile(const InFlight& in_flight) const;
   bool JoinsTheCleanRun(World& world, sim::TimePoint restarted, const sim::FaultPass& pass,
                         int& reads) const;
   // The store's volume as kuri-1 last saw it change: its count of changes
@@ -368,6 +369,7 @@ class Checker {
   // The schema after every kSchemaEvery-th version's files, from which
   // SchemaAt works out the others; the last one it worked out.
   static constexpr std::size_t kSchemaEvery = 32;
+  std::map<std::string, std::uint64_t, std::less<>> version_of_file_;  // Each up file's.
   std::map<std::uint64_t, SchemaModel> schema_marks_;
   mutable std::optional<std::pair<std::uint64_t, SchemaModel>> schema_at_;
   MigrationCheckReport report_;

@@ -55,17 +55,20 @@ class InFlight final : public sim::TraceSink {
   void Write(const sim::TraceEvent& event) override {
     NoteFailure(event);
     if (event.name == "fault.fire") any_fired_ = true;
-    if (fired_ || event.process != kSubject) return;
+    if (event.process != kSubject) return;
     if (event.name == "migrate.begin") {
       const sim::TraceValue* keyspace = event.Find("keyspace");
       const sim::TraceValue* file = event.Find("file");
       if (keyspace != nullptr && file != nullptr && keyspace->AsString() == keyspace_) {
-        file_ = file->AsString();
+        latest_file_ = file->AsString();
+        if (!fired_) file_ = latest_file_;
       }
     }
     if (event.name == "fault.fire") fired_ = true;
   }
   const std::string& file() const { return file_; }
+  // The file the subject migrates now (or last did), fault or not.
+  const std::string& latest_file() const { return latest_file_; }
   // Each failed migration of a file in the keyspace, in the order they
   // happened: who, which version, and the runner's words.
   struct Failure {
@@ -94,6 +97,7 @@ class InFlight final : public sim::TraceSink {
   std::vector<Failure> failures_;
   std::string keyspace_;
   std::string file_;
+  std::string latest_file_;
   bool fired_ = false;
   bool any_fired_ = false;
 };
