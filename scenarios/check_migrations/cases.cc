@@ -357,29 +357,13 @@ void Checker::CrashCasesBranched(const std::string& runner,
   // time and the scheduler's draws differ); one node migrating alone does
   // not race, and the corpus and the N-file folders give the reports of
   // every case played to its end (--replay-from-empty, and the suite).
-  World* world = nullptr;  // A future's, once its first step is observed.
-  sim::TimePoint restarted{};
-  int reads = 0;
-  const auto observe = run.observe;
-  run.observe = [&, observe](std::size_t step, World& at) {
-    world = &at;
-    observe(step, at);
-  };
-  run.before_step = [&](std::size_t step) {
-    if (step == Moment::kRestarted - 1 && world != nullptr) restarted = world->simulation.Now();
-  };
-  const bool can_join = !clean_trunk_.contents.empty() && clean_trunk_.end.serving;
-  callbacks.end_at_pass = [&](const sim::FaultPass& pass) -> std::optional<std::string> {
-    // `restarted` is set once the restart step begins, after the crash's
-    // moment was observed.
-    if (!can_join || restarted == sim::TimePoint{} || BeforeTheCrashedFile(in_flight) ||
-        !JoinsTheCleanRun(*world, restarted, pass, reads)) {
-      return std::nullopt;
-    }
-    FL_ASSERT(taken != nullptr && played.seen.contains(Moment::kCrashed));
-    played.seen[Moment::kRestarted] = {clean_trunk_.end};
-    return judge_future(*taken, clean_trunk_.result);
-  };
+  EndWhereItJoins(
+      run, callbacks, Moment::kRestarted - 1, [&] { return !BeforeTheCrashedFile(in_flight); },
+      [&] {
+        FL_ASSERT(taken != nullptr && played.seen.contains(Moment::kCrashed));
+        played.seen[Moment::kRestarted] = {clean_trunk_.end};
+        return judge_future(*taken, clean_trunk_.result);
+      });
   // A future holds its world at its last step: the force search plays
   // each version it tries from there, not from empty (ForceThatWorks).
   // Only a case that does not serve the folder after its restart may try

@@ -225,6 +225,10 @@ class Checker {
   // In a crash case's future, at a pass of kuri-1's after its restart:
   // whether the run has joined the clean run (JoinTheCleanRun's comment).
   bool BeforeTheCrashedFile(const InFlight& in_flight) const;
+  // A future that joins the clean run from step `from` on ends there
+  // (held_ends.cc).
+  void EndWhereItJoins(RunOptions& run, BranchCallbacks& callbacks, std::size_t from,
+                       std::function<bool()> may_read, std::function<std::string()> joined);
   bool JoinsTheCleanRun(World& world, sim::TimePoint restarted, const sim::FaultPass& pass,
                         int& reads) const;
   // The store's volume as kuri-1 last saw it change: its count of changes

@@ -3,6 +3,8 @@
 // run (it comes up) or stuck on a still store (it does not) (checker.h).
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -112,6 +114,37 @@ std::optional<sim::Duration> Checker::StuckAfter(const World& world) {
   if (!policy) return std::nullopt;
   constexpr sim::Duration kMargin = std::chrono::seconds(10);
   return 2 * policy->cap + kMargin;
+}
+
+// A future that, from step `from` on, joins the clean run
+// (JoinsTheCleanRun) at a pass `may_read` lets it read (none: any) ends
+// there, with the text `joined` gives.
+void Checker::EndWhereItJoins(RunOptions& run, BranchCallbacks& callbacks, std::size_t from,
+                              std::function<bool()> may_read, std::function<std::string()> joined) {
+  struct Watch {
+    World* world = nullptr;  // The run's, once its first step is observed.
+    sim::TimePoint since{};  // Step `from` began (after a moment was read).
+    int reads = 0;
+  };
+  auto watch = std::make_shared<Watch>();
+  run.observe = [watch, observe = std::move(run.observe)](std::size_t step, World& at) {
+    watch->world = &at;
+    if (observe) observe(step, at);
+  };
+  run.before_step = [watch, before = std::move(run.before_step), from](std::size_t step) {
+    if (before) before(step);
+    if (step == from && watch->world != nullptr) watch->since = watch->world->simulation.Now();
+  };
+  const bool can_join = !clean_trunk_.contents.empty() && clean_trunk_.end.serving;
+  callbacks.end_at_pass =
+      [this, watch, can_join, may_read = std::move(may_read),
+       joined = std::move(joined)](const sim::FaultPass& pass) -> std::optional<std::string> {
+    if (!can_join || watch->since == sim::TimePoint{} || (may_read && !may_read()) ||
+        !JoinsTheCleanRun(*watch->world, watch->since, pass, watch->reads)) {
+      return std::nullopt;
+    }
+    return joined();
+  };
 }
 
 // Whether kuri-1, passing its clean site at most `kReads` times since

@@ -11,7 +11,6 @@
 #include "scenarios/harness/branches.h"
 #include "scenarios/harness/cluster.h"
 #include "scenarios/harness/runner.h"
-#include "scenarios/world/world.h"
 #include "sim/assert.h"
 
 namespace faultline::scenarios::check {
@@ -176,29 +175,11 @@ std::map<std::uint64_t, std::string> Checker::UpgradeFutures(
   RunOptions run = Observing(played, in_flight, options_.seed, moments, 1);
   // From the new image's up on: a future that joins the clean run ends
   // there, serving the folder (UpgradesBranched).
-  World* world = nullptr;
-  sim::TimePoint up_again{};
-  int reads = 0;
-  const auto observe = run.observe;
-  run.observe = [&, observe](std::size_t step, World& at) {
-    world = &at;
-    observe(step, at);
-  };
-  run.before_step = [&](std::size_t step) {
-    if (step == Moment::kSecondImageStarted - 1 && world != nullptr) {
-      up_again = world->simulation.Now();
-    }
-  };
-  const bool can_join = !clean_trunk_.contents.empty() && clean_trunk_.end.serving;
-  callbacks.end_at_pass = [&](const sim::FaultPass& pass) -> std::optional<std::string> {
-    if (!can_join || up_again == sim::TimePoint{} ||
-        !JoinsTheCleanRun(*world, up_again, pass, reads)) {
-      return std::nullopt;
-    }
+  EndWhereItJoins(run, callbacks, Moment::kSecondImageStarted - 1, {}, [&] {
     FL_ASSERT(taken != nullptr);
     played.seen[Moment::kSecondImageStarted] = {clean_trunk_.end};
     return judge_future(*taken, clean_trunk_.result);
-  };
+  });
   run.after_steps = [&](Cluster& cluster) {
     if (in_future_ && !AllServeTheFolder(played.seen.at(Moment::kSecondImageStarted))) {
       HoldCaseEnd(cluster, 1);
