@@ -267,8 +267,9 @@ class Checker {
                    std::vector<MigrationFile> files);
   // Each upgrade from one of `versions` as a future of one run (upgrades.cc).
   void UpgradesBranched(const std::string& runner, const std::vector<std::uint64_t>& versions);
-  std::map<std::uint64_t, std::string> UpgradeFutures(const std::string& runner,
-                                                      const std::vector<BranchPoint>& points);
+  std::map<std::uint64_t, std::string> UpgradeFutures(
+      const std::string& runner, const std::vector<BranchPoint>& points,
+      const std::map<std::uint64_t, std::uint64_t>& version_of);
 
   // Back to the image before the newest file, on the volume the new one
   // migrated: golang-migrate finds a version its folder does not have.

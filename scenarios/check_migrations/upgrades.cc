@@ -5,15 +5,26 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "scenarios/check_migrations/checker.h"
 #include "scenarios/harness/branches.h"
 #include "scenarios/harness/cluster.h"
 #include "scenarios/harness/runner.h"
+#include "scenarios/world/world.h"
 #include "sim/assert.h"
 
 namespace faultline::scenarios::check {
+namespace {
+
+// A future's answer when the release it stands for would not serve by
+// the first image's moment (UpgradeFutures): the parent plays that
+// upgrade from empty, where that is seen and said.
+constexpr std::string_view kPlayFromEmpty = "play from empty";
+
+}  // namespace
 
 // Upgrades onto a kept volume: from an older release's folder (--from
 // DIR), from one version of this folder (--from VERSION), or from each.
@@ -89,34 +100,37 @@ void Checker::UpgradesBranched(const std::string& runner,
   // A pause past the trunk's first wait, which the migration fits in:
   // kuri-1 is stopped by the down at its end, still paused.
   constexpr sim::Duration kPausedForGood = kRetriesGiveUp + kSettle;
-  ReadCleanTrunk(runner);
-  FL_ASSERT(!clean_site_.empty());
+  FL_ASSERT(!CleanSiteOf(runner).empty());
+  // golang-migrate's up records each version of the folder clean in turn
+  // (runMigrations), so V's pass is its place in the folder.
+  std::map<std::uint64_t, std::uint64_t> pass_of;  // Version -> its pass.
+  for (const auto& [version, migration] : source_.migrations()) {
+    pass_of.emplace(version, pass_of.size() + 1);
+  }
   std::vector<BranchPoint> points;
+  std::map<std::uint64_t, std::uint64_t> version_of;  // Point's key -> version.
   for (const std::uint64_t version : versions) {
     const std::uint64_t index = TakeIndex();
     if (!Mine(index)) continue;
-    const auto at = source_.migrations().find(version);
-    FL_ASSERT_MSG(at != source_.migrations().end(), "no version {} to upgrade from", version);
-    // golang-migrate's up records each version of the folder clean in
-    // turn (runMigrations), so V's pass is its place in the folder.
-    const auto pass = static_cast<std::uint64_t>(std::distance(source_.migrations().begin(), at));
+    FL_ASSERT_MSG(pass_of.contains(version), "no version {} to upgrade from", version);
     points.push_back({.key = index,
-                      .site = clean_site_,
+                      .site = CleanSiteOf(runner),
                       .process = kSubject,
-                      .hit = pass + 1,
+                      .hit = pass_of.at(version),
                       .decision = {.action = sim::FaultAction::kDelay, .delay = kPausedForGood}});
+    version_of.emplace(index, version);
   }
   // The trunk: every shard with an upgrade plays it, shard 0 counts it.
   if (!versions.empty() && options_.shard.index == 0) ++played_.runs;
   if (points.empty()) return;
-  const std::map<std::uint64_t, std::string> futures = UpgradeFutures(runner, points);
+  ReadCleanTrunk(runner);
+  const std::map<std::uint64_t, std::string> futures = UpgradeFutures(runner, points, version_of);
   for (const BranchPoint& point : points) {
-    const std::uint64_t version =
-        std::next(source_.migrations().begin(), static_cast<std::ptrdiff_t>(point.hit - 1))->first;
+    const std::uint64_t version = version_of.at(point.key);
     const std::string from = fmt::format("version {}", version);
     const auto future = futures.find(point.key);
-    if (future == futures.end()) {
-      // The trunk never got there: played from empty.
+    if (future == futures.end() || future->second == kPlayFromEmpty) {
+      // The trunk never got there, or that release is slow to come up.
       Case c = UpgradeCaseOf(point.key, runner, from, FilesUpTo(version));
       if (Judge(c)) Judged(c);
       continue;
@@ -132,7 +146,11 @@ void Checker::UpgradesBranched(const std::string& runner,
 // moment: paused, it does not serve); one that does not serve the folder
 // holds its end for the force search.
 std::map<std::uint64_t, std::string> Checker::UpgradeFutures(
-    const std::string& runner, const std::vector<BranchPoint>& points) {
+    const std::string& runner, const std::vector<BranchPoint>& points,
+    const std::map<std::uint64_t, std::uint64_t>& version_of) {
+  // The time from recording its last version clean to serving (a session
+  // and the delete journal's replay: milliseconds) is well inside this.
+  constexpr sim::Duration kServesWithin = std::chrono::seconds(5);
   Scenario trunk = Base("upgrade", runner, options_.stores.front(), 1, kChecked);
   trunk.steps = ImageChange(
       "kuri-1 migrates the folder; each upgrade's future pauses it where "
@@ -143,18 +161,35 @@ std::map<std::uint64_t, std::string> Checker::UpgradeFutures(
   const std::set<std::size_t> moments = {Moment::kSecondImageStarted};
   Played played;
   InFlight in_flight(options_.keyspace);
+  RunOptions run = Observing(played, in_flight, options_.seed, moments, 1);
+  // A release whose last file is recorded clean late in the first wait
+  // would not serve by the moment the upgrade from empty reads (the end of
+  // a wait of kSettle): its future does not stand for that upgrade.
+  World* world = nullptr;
+  std::optional<sim::TimePoint> first_wait;  // When the trunk's began.
+  bool late = false;                         // In a future.
+  run.play_on_as = [&](std::size_t step, Cluster& cluster) -> const Scenario* {
+    world = &cluster.world();
+    if (step == Moment::kFirstImageServes) first_wait = world->simulation.Now();
+    return nullptr;  // It plays on as itself.
+  };
   const auto judge_future = [&](const BranchPoint& point, const ScenarioResult& result) {
     FL_ASSERT(in_future_);
+    if (late) {
+      case_end_.reset();
+      return std::string(kPlayFromEmpty);
+    }
     played.result = result;
     Finished(played, in_flight, trunk, moments, 1);
     SetAsideTheParentsCases();
     CountRun();  // The future's own run.
-    const auto version =
-        std::next(source_.migrations().begin(), static_cast<std::ptrdiff_t>(point.hit - 1));
-    FL_ASSERT_MSG(played.in_flight == version->second.up_name, "the upgrade from {} paused in {}",
-                  version->first, played.in_flight);
-    Case c = UpgradeCaseOf(point.key, runner, fmt::format("version {}", version->first),
-                           FilesUpTo(version->first));
+    const std::uint64_t version = version_of.at(point.key);
+    const models::migrate::Migration* migration = source_.Find(version);
+    FL_ASSERT(migration != nullptr);
+    FL_ASSERT_MSG(played.in_flight == migration->up_name, "the upgrade from {} paused in {}",
+                  version, played.in_flight);
+    Case c =
+        UpgradeCaseOf(point.key, runner, fmt::format("version {}", version), FilesUpTo(version));
     if (JudgeUpgradePlayed(c, played, false)) {
       c.scenario = Scenario();  // The parent makes it again.
       played_.cases.push_back(std::move(c));
@@ -171,8 +206,9 @@ std::map<std::uint64_t, std::string> Checker::UpgradeFutures(
   callbacks.in_child = [&](const BranchPoint& point) {
     in_future_ = true;
     taken = &point;
+    FL_ASSERT(world != nullptr);
+    late = first_wait && world->simulation.Now() + kServesWithin > *first_wait + kSettle;
   };
-  RunOptions run = Observing(played, in_flight, options_.seed, moments, 1);
   // From the new image's up on: a future that joins the clean run ends
   // there, serving the folder (UpgradesBranched).
   EndWhereItJoins(run, callbacks, Moment::kSecondImageStarted - 1, {}, [&] {
