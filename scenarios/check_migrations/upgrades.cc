@@ -93,14 +93,17 @@ void Checker::UpgradeCase(const std::string& runner, const std::string& from,
 // files kuri-1 only opens its gateway session, on what db-init made, as
 // the trunk's did before serving). A future whose kuri-1 records a
 // version clean on a store the crash trunk had there joins it, as a crash
-// case does (JoinsTheCleanRun): it serves the folder. The reports equal
-// every upgrade played from empty (--replay-from-empty, the corpus).
+// case does (JoinsTheCleanRun): it serves the folder. A release that
+// would not serve by the moment the upgrade from empty reads it is played
+// from empty (UpgradeFutures). The reports equal every upgrade played
+// from empty (--replay-from-empty, the corpus).
 void Checker::UpgradesBranched(const std::string& runner,
                                const std::vector<std::uint64_t>& versions) {
   // A pause past the trunk's first wait, which the migration fits in:
   // kuri-1 is stopped by the down at its end, still paused.
   constexpr sim::Duration kPausedForGood = kRetriesGiveUp + kSettle;
-  FL_ASSERT(!CleanSiteOf(runner).empty());
+  const std::string clean_site = CleanSiteOf(runner);
+  FL_ASSERT(!clean_site.empty());
   // golang-migrate's up records each version of the folder clean in turn
   // (runMigrations), so V's pass is its place in the folder.
   std::map<std::uint64_t, std::uint64_t> pass_of;  // Version -> its pass.
@@ -114,7 +117,7 @@ void Checker::UpgradesBranched(const std::string& runner,
     if (!Mine(index)) continue;
     FL_ASSERT_MSG(pass_of.contains(version), "no version {} to upgrade from", version);
     points.push_back({.key = index,
-                      .site = CleanSiteOf(runner),
+                      .site = clean_site,
                       .process = kSubject,
                       .hit = pass_of.at(version),
                       .decision = {.action = sim::FaultAction::kDelay, .delay = kPausedForGood}});
