@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "models/migrate/folder.h"
@@ -213,18 +214,22 @@ TEST(CheckMigrationsTest, TheSafeRunnerTurnsEveryUnsafeVerdictIntoSafeOrRecovers
   }
 }
 
+// Files 1_t1.up.cql to N_tN.up.cql, each `body` with {0} its number.
+std::vector<MigrationFile> NumberedFolder(int count, const std::string& body) {
+  std::vector<MigrationFile> files;
+  for (int i = 1; i <= count; ++i) {
+    files.emplace_back(fmt::format("{}_t{}.up.cql", i, i), fmt::format(fmt::runtime(body), i));
+  }
+  return files;
+}
+
 // Two files of three statements each: a crash after the ALTER leaves a
 // version only `migrate force` brings up (needs-force).
 std::vector<MigrationFile> AlterAndInsertFolder() {
-  std::vector<MigrationFile> files;
-  for (int i = 1; i <= 2; ++i) {
-    files.emplace_back(fmt::format("{}_t{}.up.cql", i, i),
-                       fmt::format("CREATE TABLE IF NOT EXISTS t{0} (id text PRIMARY KEY, v int);\n"
-                                   "ALTER TABLE t{0} ADD extra text;\n"
-                                   "INSERT INTO t{0} (id, v) VALUES ('a', {0});\n",
-                                   i));
-  }
-  return files;
+  return NumberedFolder(2,
+                        "CREATE TABLE IF NOT EXISTS t{0} (id text PRIMARY KEY, v int);\n"
+                        "ALTER TABLE t{0} ADD extra text;\n"
+                        "INSERT INTO t{0} (id, v) VALUES ('a', {0});\n");
 }
 
 // Crash cases forked from one run (scenarios/harness/branches.h), with
@@ -274,6 +279,28 @@ TEST(CheckMigrationsTest, BranchedCrashCasesAndTheirReprosGiveTheReportOfRunsFro
   EXPECT_TRUE(forced_from_a_held_end);
 }
 
+// `files` checked with golang-migrate on one replica (and `change`'s
+// options), forked and from empty: the same JSON report but for the runs.
+// Returns the forked one.
+MigrationCheckReport ForkedAsFromEmpty(std::vector<MigrationFile> files,
+                                       const std::function<void(MigrationCheckOptions&)>& change) {
+  MigrationCheckOptions options;
+  options.files = std::move(files);
+  options.keyspace = "app";
+  options.runners = {"golang-migrate"};
+  options.replicas = 1;
+  if (change) change(options);
+  options.branch = true;
+  const MigrationCheckReport branched = CheckMigrations(options);
+  options.branch = false;
+  const MigrationCheckReport from_empty = CheckMigrations(options);
+  const ReportContext context{.folder = "folder", .repro_files = ReproFileNames(from_empty)};
+  MigrationCheckReport same_runs = branched;
+  same_runs.runs = from_empty.runs;
+  EXPECT_EQ(JsonReport(same_runs, context), JsonReport(from_empty, context));
+  return branched;
+}
+
 // Upgrades from each older version, each a future forked where the trunk's
 // kuri-1 has recorded that version clean (UpgradesBranched), give the
 // report of each upgrade played from empty: the release at that version
@@ -283,19 +310,7 @@ TEST(CheckMigrationsTest, UpgradesForkedFromOneRunGiveTheReportOfUpgradesFromEmp
   std::vector<MigrationFile> files = AlterAndInsertFolder();
   files.emplace_back("3_t3.up.cql", "CREATE TABLE IF NOT EXISTS t3 (id text PRIMARY KEY);\n");
   files.emplace_back("4_t1_more.up.cql", "ALTER TABLE t1 ADD more int;\n");
-  MigrationCheckOptions options;
-  options.files = files;
-  options.keyspace = "app";
-  options.runners = {"golang-migrate"};
-  options.replicas = 1;
-  options.branch = true;
-  const MigrationCheckReport branched = CheckMigrations(options);
-  options.branch = false;
-  const MigrationCheckReport from_empty = CheckMigrations(options);
-  const ReportContext context{.folder = "four", .repro_files = ReproFileNames(from_empty)};
-  MigrationCheckReport same_runs = branched;
-  same_runs.runs = from_empty.runs;
-  EXPECT_EQ(JsonReport(same_runs, context), JsonReport(from_empty, context));
+  const MigrationCheckReport branched = ForkedAsFromEmpty(files, {});
   std::vector<std::string> upgrades;
   for (const DynamicFinding& finding : branched.dynamic) {
     if (finding.check != "upgrade") continue;
@@ -313,29 +328,16 @@ TEST(CheckMigrationsTest, UpgradesForkedFromOneRunGiveTheReportOfUpgradesFromEmp
 // gives way to the play from empty (UpgradeFutures). (--since the file
 // before the last: upgrades from every version, crashes in one file.)
 TEST(CheckMigrationsTest, AnUpgradeFromAReleaseSlowToServeIsTheNoteItIsFromEmpty) {
-  std::vector<MigrationFile> files;
-  for (int i = 1; i <= 45; ++i) {
-    files.emplace_back(fmt::format("{}_t{}.up.cql", i, i),
-                       fmt::format("CREATE TABLE IF NOT EXISTS t{0} (id text PRIMARY KEY);\n"
-                                   "CREATE TABLE IF NOT EXISTS t{0}_log (id text PRIMARY KEY);\n"
-                                   "CREATE TABLE IF NOT EXISTS t{0}_tag (id text PRIMARY KEY);\n",
-                                   i));
-  }
-  MigrationCheckOptions options;
-  options.files = files;
-  options.keyspace = "app";
-  options.runners = {"golang-migrate"};
-  options.stores = {"cassandra"};
-  options.replicas = 1;
-  options.since = 44;
-  options.branch = true;
-  const MigrationCheckReport branched = CheckMigrations(options);
-  options.branch = false;
-  const MigrationCheckReport from_empty = CheckMigrations(options);
-  const ReportContext context{.folder = "slow", .repro_files = ReproFileNames(from_empty)};
-  MigrationCheckReport same_runs = branched;
-  same_runs.runs = from_empty.runs;
-  EXPECT_EQ(JsonReport(same_runs, context), JsonReport(from_empty, context));
+  const std::vector<MigrationFile> files =
+      NumberedFolder(45,
+                     "CREATE TABLE IF NOT EXISTS t{0} (id text PRIMARY KEY);\n"
+                     "CREATE TABLE IF NOT EXISTS t{0}_log (id text PRIMARY KEY);\n"
+                     "CREATE TABLE IF NOT EXISTS t{0}_tag (id text PRIMARY KEY);\n");
+  const MigrationCheckReport branched =
+      ForkedAsFromEmpty(files, [](MigrationCheckOptions& options) {
+        options.stores = {"cassandra"};
+        options.since = 44;
+      });
   const auto slow =
       std::count_if(branched.notes.begin(), branched.notes.end(), [](const std::string& note) {
         return note.find("does not start itself") != std::string::npos;
@@ -347,11 +349,8 @@ TEST(CheckMigrationsTest, AnUpgradeFromAReleaseSlowToServeIsTheNoteItIsFromEmpty
 // folder defines: safe, at every version, past the schemas the checker
 // keeps (every 32nd version's: the others are worked out from them).
 TEST(CheckMigrationsTest, ACrashAfterACleanVersionIsSafeAtEveryVersionOfALongFolder) {
-  std::vector<MigrationFile> files;
-  for (int i = 1; i <= 40; ++i) {
-    files.emplace_back(fmt::format("{}_t{}.up.cql", i, i),
-                       fmt::format("CREATE TABLE IF NOT EXISTS t{} (id text PRIMARY KEY);\n", i));
-  }
+  const std::vector<MigrationFile> files =
+      NumberedFolder(40, "CREATE TABLE IF NOT EXISTS t{0} (id text PRIMARY KEY);\n");
   MigrationCheckOptions options;
   options.files = files;
   options.keyspace = "app";
