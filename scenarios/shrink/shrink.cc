@@ -23,7 +23,11 @@ class Shrinker {
  public:
   Shrinker(const Scenario& failing, std::uint64_t seed, const Signature& signature,
            const ShrinkOptions& options)
-      : shrunk_{failing, {}}, seed_(seed), signature_(signature), options_(options) {
+      : shrunk_{failing, {}},
+        seed_(seed),
+        signature_(signature),
+        options_(options),
+        images_read_back_(ReadsBack(failing)) {
     FL_ASSERT(options_.max_runs >= 0);
   }
 
@@ -129,15 +133,36 @@ class Shrinker {
     return text.find(service) != std::string::npos || text.find(keyspace) != std::string::npos;
   }
 
+  static bool ReadsBack(const Scenario& scenario) {
+    return std::holds_alternative<Scenario>(ParseScenario(ToToml(scenario), "candidate.toml"));
+  }
+
+  // A repro is a file that reads back: a change that leaves, say, a fault
+  // at a site no step reaches any more is no repro. A candidate's images
+  // are the failing scenario's (no change here touches them), whose files
+  // were read back once, whole: the candidate is read without their
+  // statements, which would make each try cost as much as the folder is
+  // long (check-migrations shrinks a repro per finding, each holding the
+  // whole folder).
+  bool CandidateReadsBack(const Scenario& candidate) const {
+    if (!images_read_back_) return false;
+    const std::vector<ImageSpec>& images = shrunk_.scenario.images;
+    FL_ASSERT(candidate.images.size() == images.size());
+    Scenario without_statements = candidate;
+    for (std::size_t i = 0; i < images.size(); ++i) {
+      FL_ASSERT(candidate.images[i].files.size() == images[i].files.size());
+      for (models::migrate::MigrationFile& file : without_statements.images[i].files) {
+        file.contents.clear();
+      }
+    }
+    return ReadsBack(without_statements);
+  }
+
   // Whether `candidate` still fails the same way (the checker and the kind
   // of violation; its faults are fewer, so its full signature differs).
   bool StillFails(const Scenario& candidate) {
     if (runs_ >= options_.max_runs) return false;
-    // A repro is a file that reads back: a change that leaves, say, a fault
-    // at a site no step reaches any more is no repro.
-    if (!std::holds_alternative<Scenario>(ParseScenario(ToToml(candidate), "candidate.toml"))) {
-      return false;
-    }
+    if (!CandidateReadsBack(candidate)) return false;
     ++runs_;
     if (options_.known) {
       if (const std::optional<bool> answer = options_.known(candidate)) return *answer;
@@ -162,7 +187,8 @@ class Shrinker {
   std::uint64_t seed_;
   const Signature& signature_;
   const ShrinkOptions& options_;
-  int runs_ = 0;  // Tries, played or answered.
+  bool images_read_back_;  // The failing scenario's images, statements and all.
+  int runs_ = 0;           // Tries, played or answered.
 };
 
 }  // namespace

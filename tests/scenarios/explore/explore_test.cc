@@ -391,5 +391,27 @@ TEST(ShrinkTest, AStepAndANodeTheFailureDoesNotNeedAreDropped) {
       }));
 }
 
+// A candidate is read back without its images' statements (the failing
+// scenario's, read whole once): a failing scenario whose image holds a
+// statement the reader refuses keeps no change, as when each candidate was
+// read whole.
+TEST(ShrinkTest, NoChangeIsKeptWhenTheImagesDoNotReadBack) {
+  const auto [failing, signature] = UnexpectedFailure([](Scenario& s) {
+    s.crash_site = "migrate.filecoingw_kuri1.statement.after";
+    s.crash_hit = 1000;  // Never reached: dropping it would be kept.
+    ImageSpec unused;
+    unused.service = "node";
+    unused.version = "unused";
+    unused.files = {{"1_first.up.cql", "CREATE TABLZ nothing (id int PRIMARY KEY);\n"}};
+    s.images.push_back(unused);
+  });
+  const Shrunk shrunk = Shrink(failing, failing.seed, signature);
+  EXPECT_EQ(shrunk.scenario.crash_site, failing.crash_site);
+  EXPECT_FALSE(shrunk.log.empty());
+  EXPECT_TRUE(std::none_of(shrunk.log.begin(), shrunk.log.end(),
+                           [](const ShrinkStep& step) { return step.kept; }));
+  EXPECT_EQ(shrunk.runs, 0);
+}
+
 }  // namespace
 }  // namespace faultline::scenarios
