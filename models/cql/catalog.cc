@@ -110,20 +110,6 @@ std::string SchemaSql() {
   return fmt::format(fmt::runtime(kSchema), fmt::arg("tokens", hex));
 }
 
-const char* RoleName(ColumnInfo::Role role) {
-  switch (role) {
-    case ColumnInfo::Role::kPartitionKey:
-      return "partition_key";
-    case ColumnInfo::Role::kClustering:
-      return "clustering";
-    case ColumnInfo::Role::kStatic:
-      return "static";
-    case ColumnInfo::Role::kRegular:
-      break;
-  }
-  return "regular";
-}
-
 ColumnInfo::Role RoleFromName(std::string_view name) {
   if (name == "partition_key") return ColumnInfo::Role::kPartitionKey;
   if (name == "clustering") return ColumnInfo::Role::kClustering;
@@ -203,6 +189,20 @@ std::string Unescaped(std::string_view text, std::size_t& at, char stop) {
 }
 
 }  // namespace
+
+const char* RoleName(ColumnInfo::Role role) {
+  switch (role) {
+    case ColumnInfo::Role::kPartitionKey:
+      return "partition_key";
+    case ColumnInfo::Role::kClustering:
+      return "clustering";
+    case ColumnInfo::Role::kStatic:
+      return "static";
+    case ColumnInfo::Role::kRegular:
+      break;
+  }
+  return "regular";
+}
 
 const ColumnInfo* TableInfo::Find(std::string_view column) const {
   for (const ColumnInfo& info : columns) {

@@ -185,6 +185,10 @@ std::vector<std::pair<std::string, std::string>> MapEntries(std::string_view tex
 // Catalog::Load.
 int RegisterCatalogFunctions(sqlite3* db);
 
+// A column's role as fl_columns stores it and system_schema.columns' kind
+// shows it: "partition_key", "clustering", "regular", "static".
+const char* RoleName(ColumnInfo::Role role);
+
 // Options as the catalog stores them ("name=value" lines) and back.
 std::string EncodeOptions(const Options& options);
 Options DecodeOptions(std::string_view text);

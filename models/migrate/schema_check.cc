@@ -4,9 +4,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <optional>
 #include <set>
 
+#include "models/cql/catalog.h"
 #include "models/cql/parser.h"
+#include "models/cql/value.h"
 #include "sim/assert.h"
 
 namespace faultline::models::migrate {
@@ -142,7 +148,90 @@ sim::Awaitable<sim::Result<SchemaModel>> LiveSchema(cql::CqlSession& session,
   co_return SchemaFromRows(answers);
 }
 
+namespace {
+
+// A compared option as system_schema.tables shows it: the view's
+// CAST(coalesce(fl_option(options, name), unset) AS INTEGER) for the
+// integer ones (catalog.cc), the unquoted text for comment. nullopt for a
+// stored integer option that is not plain decimal digits in an int's
+// range, which SQLite's CAST reads its own way.
+std::optional<std::string> ShownOption(const cql::Options& options, const ComparedOption& option) {
+  std::optional<std::string> value;
+  for (const auto& [name, written] : options) {
+    if (name == option.name) {
+      value = cql::UnquotedOptionValue(written);
+      break;  // fl_option takes the first.
+    }
+  }
+  if (option.name == "comment") return value.value_or(std::string(option.unset));
+  if (!value) return std::string(option.unset);
+  std::int64_t number = 0;
+  const char* end = value->data() + value->size();
+  const auto [stop, error] = std::from_chars(value->data(), end, number);
+  if (error != std::errc() || stop != end || number < std::numeric_limits<std::int32_t>::min() ||
+      number > std::numeric_limits<std::int32_t>::max()) {
+    return std::nullopt;
+  }
+  return std::to_string(number);
+}
+
+// The target or include option of an index, from its stored options (a
+// map<text, text> in the store's encoding), as OptionOf reads the row.
+std::string IndexOption(const cql::IndexInfo& index, std::string_view key) {
+  const cql::CqlType text{cql::CqlType::Kind::kText, false, {}};
+  const cql::CqlType map{cql::CqlType::Kind::kMap, false, {text, text}};
+  const std::optional<cql::Value> options = cql::DecodeCollection(index.options, map);
+  return options ? OptionOf(*options, key) : "";
+}
+
+}  // namespace
+
+// What SchemaFromRows makes of kQueries' answers, from the catalog the
+// views read: the same rows, without SQLite running the views, and in
+// time in proportion to the keyspace's tables only.
+std::optional<SchemaModel> SchemaFromCatalog(const cql::Catalog& catalog,
+                                             const std::string& keyspace) {
+  SchemaModel schema;
+  const cql::KeyspaceInfo* found = catalog.FindKeyspace(keyspace);
+  if (found == nullptr) return schema;
+  for (const auto& [name, table] : found->tables) {
+    if (BookkeepingTables().contains(name)) continue;
+    for (const cql::ColumnInfo& column : table.columns) {
+      schema[name][column.name] = DescribedType(column.type.ToString(), cql::RoleName(column.role));
+    }
+    auto& options = schema.options[name];
+    for (const ComparedOption& option : kComparedOptions) {
+      std::optional<std::string> shown = ShownOption(table.options, option);
+      if (!shown) return std::nullopt;
+      options[std::string(option.name)] = std::move(*shown);
+    }
+  }
+  for (const auto& [name, table] : found->tables) {
+    static const std::map<std::string, std::string> kNoColumns;
+    const auto columns_of = schema.find(name);
+    for (const cql::IndexInfo& index : table.indexes) {
+      schema.indexes[index.name] = IndexShape(
+          name, NamesIn(IndexOption(index, "target")), NamesIn(IndexOption(index, "include")),
+          columns_of == schema.end() ? kNoColumns : columns_of->second);
+    }
+  }
+  for (const auto& [name, type] : found->types) {
+    std::vector<std::string> types;
+    for (const cql::TypeName& field : type.field_types) types.push_back(field.ToString());
+    schema.types[name] = TypeShape(type.field_names, types);
+  }
+  return schema;
+}
+
 sim::Result<SchemaModel> SnapshotSchema(cql::StoreSnapshot& snapshot, const std::string& keyspace) {
+  if (std::optional<SchemaModel> schema = SchemaFromCatalog(snapshot.catalog(), keyspace)) {
+    return *std::move(schema);
+  }
+  return SnapshotSchemaByQueries(snapshot, keyspace);
+}
+
+sim::Result<SchemaModel> SnapshotSchemaByQueries(cql::StoreSnapshot& snapshot,
+                                                 const std::string& keyspace) {
   std::vector<Rows> answers;
   for (const char* query : kQueries) {
     std::vector<cql::Value> values;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "models/migrate/schema_check.h"
 #include "tests/models/cql_store_fixture.h"
 
 namespace faultline::models::cql {
@@ -94,6 +95,99 @@ TEST(StoreSnapshotTest, TheContentHashIsTheRowsNotTheirHistory) {
                   "INSERT INTO ks.t (k, v) VALUES ('b', 2)", "ALTER TABLE ks.t ADD w text"}),
             base);
   EXPECT_NE(base, 0u);
+}
+
+// The schema check reads a keyspace's schema from the snapshot's catalog
+// (SchemaFromCatalog), not by running system_schema's views: on a keyspace
+// with every kind of column, option, index and type, both give one model.
+void ExpectBothReadingsAgree(Dialect dialect, const std::vector<std::string>& statements) {
+  fakes::Volume volume("store-data", fakes::VolumeKind::kNamedVolume);
+  EngineOnVolume store(&volume);
+  store.UseDialect(dialect);
+  for (const std::string& statement : statements) {
+    const Outcome outcome = store.Run(statement);
+    ASSERT_TRUE(std::holds_alternative<QueryResult>(outcome))
+        << statement << ": " << std::get<CqlError>(outcome).message;
+  }
+  sim::Result<std::unique_ptr<StoreSnapshot>> snapshot = StoreSnapshot::Open(volume, 0);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+  const auto by_catalog = migrate::SchemaFromCatalog((*snapshot)->catalog(), "ks");
+  const auto by_queries = migrate::SnapshotSchemaByQueries(**snapshot, "ks");
+  ASSERT_TRUE(by_catalog.has_value());
+  ASSERT_TRUE(by_queries.ok()) << by_queries.status().ToString();
+  EXPECT_EQ(*by_catalog, *by_queries);
+  EXPECT_GE(by_catalog->size(), 3u);
+  EXPECT_FALSE(by_catalog->contains("schema_migrations"));  // Bookkeeping: left out by both.
+  EXPECT_EQ(by_catalog->indexes.size(), by_queries->indexes.size());
+  EXPECT_EQ(by_catalog->indexes, by_queries->indexes);
+  EXPECT_EQ(by_catalog->types, by_queries->types);
+  EXPECT_EQ(by_catalog->options, by_queries->options);
+  EXPECT_FALSE(by_catalog->types.empty());
+  EXPECT_FALSE(by_catalog->indexes.empty());
+  const auto missing = migrate::SchemaFromCatalog((*snapshot)->catalog(), "nothing");
+  ASSERT_TRUE(missing.has_value());
+  EXPECT_TRUE(missing->empty());
+}
+
+const std::vector<std::string> kRichKeyspace = {
+    "CREATE KEYSPACE ks",
+    "CREATE TYPE ks.address (street text, zip int)",
+    "CREATE TYPE ks.place (name text, at frozen<address>)",
+    "CREATE TABLE ks.events (id uuid, at timestamp, kind text, tags set<text>, "
+    "attrs map<text, bigint>, home frozen<place>, note_of text, PRIMARY KEY ((id), at)) WITH "
+    "CLUSTERING ORDER "
+    "BY (at DESC) AND default_time_to_live = 3600 AND comment = 'it''s the events'",
+    "CREATE TABLE ks.buckets (owner text, name text, total bigint static, note text, "
+    "PRIMARY KEY ((owner), name)) WITH gc_grace_seconds = 100",
+    "ALTER TABLE ks.buckets ADD size varchar",
+    "CREATE TABLE ks.plain (k int PRIMARY KEY, v blob)",
+    "CREATE TABLE ks.schema_migrations (version bigint PRIMARY KEY, dirty boolean)",
+};
+
+TEST(StoreSnapshotTest, TheSchemaFromTheCatalogIsTheSchemaTheViewsShowOnYcql) {
+  std::vector<std::string> statements = kRichKeyspace;
+  statements.push_back(
+      "CREATE TABLE ks.spans (id text PRIMARY KEY, service text, ts bigint) WITH "
+      "transactions = {'enabled': true}");
+  statements.push_back("CREATE INDEX by_service ON ks.spans (service) INCLUDE (ts)");
+  statements.push_back("CREATE INDEX ON ks.spans (ts)");
+  ExpectBothReadingsAgree(Dialect::kYcql, statements);
+}
+
+TEST(StoreSnapshotTest, TheSchemaFromTheCatalogIsTheSchemaTheViewsShowOnCassandra) {
+  std::vector<std::string> statements = kRichKeyspace;
+  statements.push_back("CREATE INDEX by_attr ON ks.events (keys(attrs))");
+  statements.push_back("CREATE INDEX ON ks.buckets (note)");
+  ExpectBothReadingsAgree(Dialect::kCassandra, statements);
+}
+
+// An option the views' SQL would read its own way (CAST of text that is not
+// plain digits) is left to the queries.
+TEST(StoreSnapshotTest, AnOptionThatIsNotPlainDigitsIsLeftToTheQueries) {
+  Catalog catalog;
+  catalog.ApplyKeyspace(KeyspaceInfo{"ks", {}, {}, false});
+  TableInfo table;
+  table.keyspace = "ks";
+  table.name = "t";
+  table.id = 1;
+  table.columns.push_back(ColumnInfo{.name = "k",
+                                     .type = CqlType{CqlType::Kind::kInt, false, {}},
+                                     .role = ColumnInfo::Role::kPartitionKey,
+                                     .position = 0,
+                                     .sql_name = "c0"});
+  table.options = {{"default_time_to_live", "'+5'"}};
+  catalog.ApplyTable(table);
+  EXPECT_FALSE(migrate::SchemaFromCatalog(catalog, "ks").has_value());
+  catalog.ApplyTable([&] {
+    TableInfo plain = table;
+    plain.options = {{"default_time_to_live", "5"}, {"comment", "'x'"}};
+    return plain;
+  }());
+  const auto read = migrate::SchemaFromCatalog(catalog, "ks");
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->options.at("t").at("default_time_to_live"), "5");
+  EXPECT_EQ(read->options.at("t").at("gc_grace_seconds"), "864000");
+  EXPECT_EQ(read->options.at("t").at("comment"), "x");
 }
 
 }  // namespace
