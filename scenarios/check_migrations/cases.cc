@@ -181,7 +181,7 @@ bool Checker::CleanRun(const std::string& runner) {
   }
   FL_ASSERT(played.seen.contains(Moment::kStarted));
   const Observed& seen = played.seen.at(Moment::kStarted).front();
-  if (seen.serving && seen.schema == expected_) return true;
+  if (seen.serving && seen.schema() == expected_) return true;
   if (seen.serving) {
     // It applies, and serves, but leaves another schema than its files
     // say (a CREATE ... IF NOT EXISTS of a table made before): drift from

@@ -22,9 +22,9 @@ namespace faultline::scenarios::check {
 bool Checker::JudgeClean(Case& c) {
   const Played played = Play(c.scenario, c.seed, {Moment::kStarted}, 1);
   const Observed& seen = played.seen.at(Moment::kStarted).front();
-  if (!seen.serving || seen.schema == expected_) return false;
+  if (!seen.serving || seen.schema() == expected_) return false;
   c.verdict = Verdict::kSilentDrift;
-  const auto diff = models::migrate::SchemaDiff(expected_, seen.schema);
+  const auto diff = models::migrate::SchemaDiff(expected_, seen.schema());
   c.detail = fmt::format("it serves, but {}", diff.empty() ? "the schema differs" : diff.front());
   c.error = seen.last_line;
   return true;
@@ -66,12 +66,12 @@ bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
                              .versions_at_end = restarted.versions};
   }
   RanAt(c);
-  if (c.runner == "golang-migrate" && crashed.versions == "none" && !crashed.schema.empty()) {
+  if (c.runner == "golang-migrate" && crashed.versions == "none" && !crashed.schema().empty()) {
     c.verdict = Verdict::kLostVersion;
     c.detail = fmt::format(
         "the crash left schema_migrations empty with {} table(s) in the keyspace; the restart "
         "runs every file again from the first{}",
-        crashed.schema.size(), restarted.serving ? ", and they happened to succeed" : "");
+        crashed.schema().size(), restarted.serving ? ", and they happened to succeed" : "");
     const bool writes_rows =
         std::any_of(source_.migrations().begin(), source_.migrations().end(),
                     [](const auto& m) { return m.second.up && HasDataStatements(*m.second.up); });
@@ -82,7 +82,7 @@ bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
     }
     c.error = restarted.serving ? "" : restarted.last_line;  // Serving: no error to show.
     if (!restarted.serving) LostVersionWayOut(c, restarted);
-  } else if (restarted.serving && restarted.schema == expected_) {
+  } else if (restarted.serving && restarted.schema() == expected_) {
     const bool clean = Consistent(crashed, c.runner);
     c.verdict = clean ? Verdict::kSafe : Verdict::kRecovers;
     c.detail = clean
@@ -181,16 +181,16 @@ bool Checker::JudgeDownUp(Case& c) {
   const Observed& undone = played.seen.at(Moment::kAllDown).front();
   const Observed& again = played.seen.at(Moment::kUpAgain).front();
   const std::string newest = std::to_string(source_.migrations().rbegin()->first) + " clean";
-  if (!undone.schema.empty()) {
+  if (!undone.schema().empty()) {
     c.verdict = Verdict::kNeedsRepair;
     std::vector<std::string> left;
-    for (const auto& [table, columns] : undone.schema) left.push_back(table);
+    for (const auto& [table, columns] : undone.schema()) left.push_back(table);
     c.detail = fmt::format(
         "down -all leaves {} table(s) ({}) and schema_migrations at {}: the "
         "down files that failed or that dropped too little are to fix",
         left.size(), Joined(left), undone.versions);
     c.error = FirstLine(played.result.steps[Moment::kAllDown].outcome);
-  } else if (again.schema != expected_ || again.versions != newest) {
+  } else if (again.schema() != expected_ || again.versions != newest) {
     c.verdict = Verdict::kNeedsRepair;
     c.detail = fmt::format("up after down -all ends at {}", again.versions);
     c.error = FirstLine(played.result.steps[Moment::kUpAgain].outcome);
@@ -207,7 +207,7 @@ void Checker::Unserved(Case& c, const std::vector<Observed>& end, int replicas, 
   const Observed* down = FirstDown(end);
   if (down == nullptr) {
     c.verdict = Verdict::kSilentDrift;
-    const auto diff = models::migrate::SchemaDiff(expected_, end.front().schema);
+    const auto diff = models::migrate::SchemaDiff(expected_, end.front().schema());
     c.detail = fmt::format("it serves, but {}", diff.empty() ? "the schema differs" : diff.front());
     c.error = end.front().last_line;
     return;
@@ -258,7 +258,7 @@ void Checker::Unserved(Case& c, const std::vector<Observed>& end, int replicas, 
   }
   c.detail = fmt::format(
       "it stays down ({}), and no force brings it up: {}", StateText(*down, c.runner),
-      StatementsThatRan(source_, options_.keyspace, one ? one->first : -1, down->schema, c.ran));
+      StatementsThatRan(source_, options_.keyspace, one ? one->first : -1, down->schema(), c.ran));
 }
 
 // `migrate force X` then a restart of every replica, for each X an

@@ -70,7 +70,8 @@ Observed Observe(World& world, const std::string& service, const std::string& ke
   seen.versions = RecordedVersions(world, keyspace);
   if (auto store = ObserveStore(world); store.ok()) {
     if (auto schema = models::migrate::SnapshotSchema(**store, keyspace); schema.ok()) {
-      seen.schema = std::move(schema).value();
+      seen.schema_read =
+          std::make_shared<const models::migrate::SchemaModel>(std::move(schema).value());
     }
   }
   if (seen.exists) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,7 +41,12 @@ std::string FailureWords(const std::string& text);
 struct Observed {
   bool serving = false;
   std::string versions;  // "3 dirty", "none" (RecordedVersions)
-  models::migrate::SchemaModel schema;
+  // The keyspace's schema, shared: a case that ends where it joins the
+  // clean run is judged by the trunk's end, and a copy would cost as much
+  // as the schema is large.
+  const models::migrate::SchemaModel& schema() const { return *schema_read; }
+  std::shared_ptr<const models::migrate::SchemaModel> schema_read =
+      std::make_shared<const models::migrate::SchemaModel>();
   std::string last_line;  // Its log's last line that is not a start banner.
   int restarts = 0;
   bool exists = false;

@@ -72,23 +72,23 @@ const SchemaModel& Checker::SchemaAt(std::optional<std::uint64_t> version) const
 // runner that keeps no golang-migrate table: any version's schema).
 bool Checker::Consistent(const Observed& seen, const std::string& runner) const {
   if (seen.versions == "none") {
-    if (seen.schema.empty()) return true;
+    if (seen.schema().empty()) return true;
     if (runner == "golang-migrate") return false;
     SchemaModel schema;  // Each version's in turn.
     for (const auto& [version, migration] : source_.migrations()) {
       ApplyUp(migration, schema);
-      if (seen.schema == schema) return true;
+      if (seen.schema() == schema) return true;
     }
     return false;
   }
   const auto one = OneVersion(seen.versions);
   return one && !one->second && one->first >= 0 &&
-         seen.schema == SchemaAt(static_cast<std::uint64_t>(one->first));
+         seen.schema() == SchemaAt(static_cast<std::uint64_t>(one->first));
 }
 
 bool Checker::AllServeTheFolder(const std::vector<Observed>& seen, bool compare_schema) const {
   return std::all_of(seen.begin(), seen.end(), [&](const Observed& s) {
-    return s.serving && (!compare_schema || s.schema == expected_);
+    return s.serving && (!compare_schema || s.schema() == expected_);
   });
 }
 
@@ -96,7 +96,7 @@ bool Checker::AllServeTheFolder(const std::vector<Observed>& seen, bool compare_
 // the folder's schema is there.
 std::string Checker::StateText(const Observed& seen, const std::string& runner) const {
   std::size_t present = 0;
-  for (const auto& [table, columns] : expected_) present += seen.schema.contains(table) ? 1 : 0;
+  for (const auto& [table, columns] : expected_) present += seen.schema().contains(table) ? 1 : 0;
   const std::string tables =
       fmt::format("{} of the folder's {} table(s)", present, expected_.size());
   // Only golang-migrate keeps its version in schema_migrations.
