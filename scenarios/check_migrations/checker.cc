@@ -38,6 +38,7 @@ Checker::Checker(const MigrationCheckOptions& options) : options_(options) {
     ApplyUp(migration, schema);
     if (++read % kSchemaEvery == 0) schema_marks_.emplace(version, schema);
     if (migration.up) version_of_file_.emplace(migration.up_name, version);
+    writes_rows_ = writes_rows_ || (migration.up && HasDataStatements(*migration.up));
   }
   expected_ = std::move(schema);
   FL_ASSERT(options.replicas >= 1 && options.replicas <= models::s3::kMaxNodes);

@@ -141,7 +141,8 @@ class Checker {
 
   // The folder the subject runs at the end of the case's run: the image
   // rolled back to, for a rollback; else the folder checked.
-  MigrationSource ImageAtEnd(const Case& c) const;
+  // (`kept` holds a rollback's: the shipped image's folder, made for it.)
+  const MigrationSource& ImageAtEnd(const Case& c, std::optional<MigrationSource>& kept) const;
 
   std::vector<MigrationFile> FilesUpTo(std::uint64_t version) const;
 
@@ -371,6 +372,7 @@ class Checker {
   std::uint64_t next_case_ = 0;
   MigrationSource source_;
   SchemaModel expected_;
+  bool writes_rows_ = false;  // A file of the folder has INSERT, UPDATE or DELETE.
   // The schema after every kSchemaEvery-th version's files, from which
   // SchemaAt works out the others; the last one it worked out.
   static constexpr std::size_t kSchemaEvery = 32;

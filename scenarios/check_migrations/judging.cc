@@ -72,10 +72,7 @@ bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
         "the crash left schema_migrations empty with {} table(s) in the keyspace; the restart "
         "runs every file again from the first{}",
         crashed.schema().size(), restarted.serving ? ", and they happened to succeed" : "");
-    const bool writes_rows =
-        std::any_of(source_.migrations().begin(), source_.migrations().end(),
-                    [](const auto& m) { return m.second.up && HasDataStatements(*m.second.up); });
-    if (writes_rows && restarted.serving) {  // (A restart that failed may have run none.)
+    if (writes_rows_ && restarted.serving) {  // (A restart that failed may have run none.)
       c.detail +=
           "; the folder's data statements (INSERT, UPDATE, DELETE) ran again too, "
           "writing back rows as they were when it first ran";
@@ -203,7 +200,8 @@ bool Checker::JudgeDownUp(Case& c) {
 
 // The verdict for replicas that do not all serve the folder at the end.
 void Checker::Unserved(Case& c, const std::vector<Observed>& end, int replicas, bool any_schema) {
-  const MigrationSource image = ImageAtEnd(c);
+  std::optional<MigrationSource> rollback_image;
+  const MigrationSource& image = ImageAtEnd(c, rollback_image);
   const Observed* down = FirstDown(end);
   if (down == nullptr) {
     c.verdict = Verdict::kSilentDrift;

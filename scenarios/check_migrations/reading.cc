@@ -18,13 +18,14 @@ namespace faultline::scenarios::check {
 
 // The folder the subject runs at the end of the case's run: the image
 // rolled back to, for a rollback; else the folder checked.
-MigrationSource Checker::ImageAtEnd(const Case& c) const {
+const MigrationSource& Checker::ImageAtEnd(const Case& c,
+                                           std::optional<MigrationSource>& kept) const {
   if (c.check != "rollback") return source_;
   for (const ImageSpec& image : c.scenario.images) {
     if (image.version != kShipped) continue;
     sim::Result<MigrationSource> source = MigrationSource::FromFiles(image.files);
     FL_ASSERT(source.ok());
-    return std::move(source).value();
+    return kept.emplace(std::move(source).value());
   }
   FL_PANIC("rollback case {} without the image it rolls back to", c.index);
 }
