@@ -291,19 +291,39 @@ Checker::Key Checker::KeyOf(const Case& c) {
 const std::vector<Checker::CheckEntry>& Checker::Checks() {
   static const std::vector<CheckEntry> kEntries = [] {
     std::vector<CheckEntry> entries = {
-        {"clean", true, nullptr, &Checker::JudgeClean},
-        {"crash", true, &Checker::CrashCheck, &Checker::JudgeCrash},
-        {"upgrade", true, &Checker::UpgradeCheck, &Checker::JudgeUpgrade},
-        {"rollback", true, &Checker::RollbackCheck, &Checker::JudgeRollback},
-        {"concurrent", true, &Checker::ConcurrentCheck, &Checker::JudgeConcurrent},
+        {"clean", true, nullptr, {Moment::kStarted}, &Checker::JudgeClean},
+        {"crash",
+         true,
+         &Checker::CrashCheck,
+         {Moment::kCrashed, Moment::kRestarted},
+         &Checker::JudgeCrashPlayed},
+        {"upgrade",
+         true,
+         &Checker::UpgradeCheck,
+         {Moment::kFirstImageServes, Moment::kSecondImageStarted},
+         &Checker::JudgeUpgradeFromEmpty},
+        {"rollback",
+         true,
+         &Checker::RollbackCheck,
+         {Moment::kSecondImageStarted},
+         &Checker::JudgeRollback},
+        {"concurrent",
+         true,
+         &Checker::ConcurrentCheck,
+         {Moment::kStarted},
+         &Checker::JudgeConcurrentPlayed},
         // golang-migrate's CLI: once, when that runner applies the folder.
-        {"down-up", false, &Checker::DownUpCheck, &Checker::JudgeDownUp},
+        {"down-up",
+         false,
+         &Checker::DownUpCheck,
+         {Moment::kAllDown, Moment::kUpAgain},
+         &Checker::JudgeDownUp},
     };
     FL_ASSERT(entries.size() == std::size(kChecks));
     for (std::size_t i = 0; i < entries.size(); ++i) {
       FL_ASSERT_MSG(entries[i].name == kChecks[i], "check {} is not kChecks' {}", entries[i].name,
                     kChecks[i]);
-      FL_ASSERT(entries[i].judge != nullptr);
+      FL_ASSERT(entries[i].judge != nullptr && !entries[i].moments.empty());
       FL_ASSERT(entries[i].play != nullptr || entries[i].name == "clean");
     }
     return entries;
@@ -311,9 +331,24 @@ const std::vector<Checker::CheckEntry>& Checker::Checks() {
   return kEntries;
 }
 
-bool Checker::Judge(Case& c) {
+bool Checker::Judge(Case& c) { return JudgePlayed(c, PlayToJudge(c)); }
+
+// Every check's case reads its last step (the shrinker's repro takes what
+// it saw there for its expectations: Repro).
+Played Checker::PlayToJudge(const Case& c) {
+  const CheckEntry& check = CheckOf(c);
+  FL_ASSERT_MSG(check.moments.contains(c.scenario.steps.size() - 1),
+                "check {} does not read case {}'s last step", c.check, c.index);
+  return Play(c.scenario, c.seed, check.moments, c.scenario.nodes);
+}
+
+bool Checker::JudgePlayed(Case& c, const Played& played) {
+  return (this->*CheckOf(c).judge)(c, played);
+}
+
+const Checker::CheckEntry& Checker::CheckOf(const Case& c) {
   for (const CheckEntry& check : Checks()) {
-    if (check.name == c.check) return (this->*check.judge)(c);
+    if (check.name == c.check) return check;
   }
   FL_PANIC("no check {}", c.check);
 }

@@ -100,9 +100,12 @@ class Checker {
     std::string_view name;                             // One of kChecks.
     bool per_runner;                                   // For each runner, or once for the folder.
     void (Checker::*play)(const std::string& runner);  // Makes and plays its cases.
-    bool (Checker::*judge)(Case& c);                   // Judges one; false: no finding.
+    std::set<std::size_t> moments;                     // The steps its judge reads (Moment).
+    // Judges one from its run, played from empty; false: no finding.
+    bool (Checker::*judge)(Case& c, const Played& played);
   };
   static const std::vector<CheckEntry>& Checks();
+  static const CheckEntry& CheckOf(const Case& c);
 
   // ---- Shards and merging (checker.cc) ----
 
@@ -135,7 +138,11 @@ class Checker {
 
   static Key KeyOf(const Case& c);
 
+  // Plays `c` from an empty world, as its check reads it, and judges it.
   bool Judge(Case& c);
+  // The same from its run, played with PlayToJudge (the shrinker's tries).
+  Played PlayToJudge(const Case& c);
+  bool JudgePlayed(Case& c, const Played& played);
 
   // ---- Reading (reading.cc) ----
 
@@ -295,23 +302,17 @@ class Checker {
 
   // ---- Judging (judging.cc) ----
 
-  bool JudgeClean(Case& c);
-
-  bool JudgeCrash(Case& c);
+  // Each check's judge (CheckEntry), from the case's run.
+  bool JudgeClean(Case& c, const Played& played);
   bool JudgeCrashPlayed(Case& c, const Played& played);
   bool JudgeConcurrentPlayed(Case& c, const Played& played);
   void RanAt(Case& c) const;
-
-  bool JudgeUpgrade(Case& c);
+  bool JudgeUpgradeFromEmpty(Case& c, const Played& played);
   // (`first_image_seen` false: a future paused the release before, so its
   // moment is not read: UpgradesBranched.)
   bool JudgeUpgradePlayed(Case& c, const Played& played, bool first_image_seen);
-
-  bool JudgeRollback(Case& c);
-
-  bool JudgeConcurrent(Case& c);
-
-  bool JudgeDownUp(Case& c);
+  bool JudgeRollback(Case& c, const Played& played);
+  bool JudgeDownUp(Case& c, const Played& played);
 
   // The verdict for replicas that do not all serve the folder at the end.
   void Unserved(Case& c, const std::vector<Observed>& end, int replicas, bool any_schema);

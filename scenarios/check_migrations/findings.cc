@@ -99,26 +99,50 @@ void Checker::Repro(DynamicFinding& finding, const Case& first_case) {
   const CrashSeen* seen =
       options_.branch && first_case.crash_seen ? &*first_case.crash_seen : nullptr;
   FL_ASSERT(seen == nullptr || crash);
+  FL_ASSERT(first_case.seed == finding.seed);
+  // Played here (no case's run says): the run of the repro as it stands,
+  // which gives its signature, and what its last step saw.
+  std::optional<Played> played;
+  const auto play = [&](const Scenario& candidate) {
+    Case again = first_case;
+    again.scenario = candidate;
+    return PlayToJudge(again);
+  };
   std::optional<Signature> signature;
   if (seen) {
     signature = seen->signature;
   } else {
-    signature = SignatureOf(scenario, RunScenario(scenario, {.seed = finding.seed}));
-    ++report_.runs;
+    played = play(scenario);
+    signature = SignatureOf(scenario, played->result);
   }
   // A simpler case is kept only if it is judged the same: the same
   // verdict, file and version to force, not only the same failed checker.
-  const auto same_verdict = [&](const Scenario& candidate) {
+  const auto same_verdict = [&](const Scenario& candidate, const Played& run) {
     Case again = first_case;
     again.scenario = candidate;
-    return Judge(again) && again.verdict == first_case.verdict && again.file == first_case.file &&
-           again.force_to == first_case.force_to;
+    return JudgePlayed(again, run) && again.verdict == first_case.verdict &&
+           again.file == first_case.file && again.force_to == first_case.force_to;
   };
   if (signature) {
-    ShrinkOptions shrinking{.max_runs = 100, .keep_steps = true, .also_holds = same_verdict};
+    ShrinkOptions shrinking{.max_runs = 100, .keep_steps = true};
     if (seen) {
       shrinking.known = [&](const Scenario& candidate) {
         return KnownCrashCandidate(first_case, *signature, candidate);
+      };
+      shrinking.also_holds = [&](const Scenario& candidate) {
+        return same_verdict(candidate, play(candidate));
+      };
+    } else {
+      // One run answers a try: its signature, then its verdict (the
+      // shrinker would play it, and judging it would play it again).
+      shrinking.known = [&](const Scenario& candidate) -> std::optional<bool> {
+        Played run = play(candidate);
+        const std::optional<Signature> found = SignatureOf(candidate, run.result);
+        if (!found || !SameFailure(*found, *signature) || !same_verdict(candidate, run)) {
+          return false;
+        }
+        played = std::move(run);  // Kept: the repro is this candidate now.
+        return true;
       };
     }
     Shrunk shrunk = Shrink(scenario, finding.seed, *signature, shrinking);
@@ -136,13 +160,15 @@ void Checker::Repro(DynamicFinding& finding, const Case& first_case) {
                               .last_line = end.last_line_at_end}},
                     end.versions_at_crash);
   } else {
+    // The repro's own run: the first case's, or the last try kept (a
+    // crash repro the shrinker played is played here).
+    if (!played) {
+      FL_ASSERT(seen != nullptr);
+      played = play(scenario);
+    }
     const std::size_t last = scenario.steps.size() - 1;
-    const Played played =
-        Play(scenario, finding.seed,
-             crash ? std::set<std::size_t>{Moment::kCrashed, last} : std::set<std::size_t>{last},
-             scenario.nodes);
-    ExpectWhatItSaw(scenario, crash, played.seen.at(last),
-                    crash ? played.seen.at(Moment::kCrashed).front().versions : "");
+    ExpectWhatItSaw(scenario, crash, played->seen.at(last),
+                    crash ? played->seen.at(Moment::kCrashed).front().versions : "");
   }
   finding.repro = std::move(scenario);
 }

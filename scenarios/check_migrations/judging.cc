@@ -19,8 +19,7 @@
 
 namespace faultline::scenarios::check {
 
-bool Checker::JudgeClean(Case& c) {
-  const Played played = Play(c.scenario, c.seed, {Moment::kStarted}, 1);
+bool Checker::JudgeClean(Case& c, const Played& played) {
   const Observed& seen = played.seen.at(Moment::kStarted).front();
   if (!seen.serving || seen.schema() == expected_) return false;
   c.verdict = Verdict::kSilentDrift;
@@ -28,10 +27,6 @@ bool Checker::JudgeClean(Case& c) {
   c.detail = fmt::format("it serves, but {}", diff.empty() ? "the schema differs" : diff.front());
   c.error = seen.last_line;
   return true;
-}
-
-bool Checker::JudgeCrash(Case& c) {
-  return JudgeCrashPlayed(c, Play(c.scenario, c.seed, {Moment::kCrashed, Moment::kRestarted}, 1));
 }
 
 // How many statements of its file had run at a golang-migrate crash case's
@@ -92,10 +87,8 @@ bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
   return true;
 }
 
-bool Checker::JudgeUpgrade(Case& c) {
-  return JudgeUpgradePlayed(
-      c, Play(c.scenario, c.seed, {Moment::kFirstImageServes, Moment::kSecondImageStarted}, 1),
-      true);
+bool Checker::JudgeUpgradeFromEmpty(Case& c, const Played& played) {
+  return JudgeUpgradePlayed(c, played, true);
 }
 
 bool Checker::JudgeUpgradePlayed(Case& c, const Played& played, bool first_image_seen) {
@@ -117,8 +110,7 @@ bool Checker::JudgeUpgradePlayed(Case& c, const Played& played, bool first_image
   return true;
 }
 
-bool Checker::JudgeRollback(Case& c) {
-  const Played played = Play(c.scenario, c.seed, {Moment::kSecondImageStarted}, 1);
+bool Checker::JudgeRollback(Case& c, const Played& played) {
   const std::vector<Observed>& end = played.seen.at(Moment::kSecondImageStarted);
   if (AllServeTheFolder(end, false)) {
     c.verdict = Verdict::kSafe;
@@ -127,10 +119,6 @@ bool Checker::JudgeRollback(Case& c) {
     Unserved(c, end, 1, true);
   }
   return true;
-}
-
-bool Checker::JudgeConcurrent(Case& c) {
-  return JudgeConcurrentPlayed(c, Play(c.scenario, c.seed, {Moment::kStarted}, c.scenario.nodes));
 }
 
 bool Checker::JudgeConcurrentPlayed(Case& c, const Played& played) {
@@ -173,8 +161,7 @@ bool Checker::JudgeConcurrentPlayed(Case& c, const Played& played) {
   return true;
 }
 
-bool Checker::JudgeDownUp(Case& c) {
-  const Played played = Play(c.scenario, c.seed, {Moment::kAllDown, Moment::kUpAgain}, 1);
+bool Checker::JudgeDownUp(Case& c, const Played& played) {
   const Observed& undone = played.seen.at(Moment::kAllDown).front();
   const Observed& again = played.seen.at(Moment::kUpAgain).front();
   const std::string newest = std::to_string(source_.migrations().rbegin()->first) + " clean";
