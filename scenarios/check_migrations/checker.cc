@@ -41,6 +41,7 @@ Checker::Checker(const MigrationCheckOptions& options) : options_(options) {
     writes_rows_ = writes_rows_ || (migration.up && HasDataStatements(*migration.up));
   }
   expected_ = std::move(schema);
+  passes_.emplace(source_);
   FL_ASSERT(options.replicas >= 1 && options.replicas <= models::s3::kMaxNodes);
   FL_ASSERT(!options.stores.empty());
   FL_ASSERT(KeyspaceProblem(options.keyspace).empty());

@@ -26,6 +26,7 @@
 #include "scenarios/check_migrations/check_migrations.h"
 #include "scenarios/check_migrations/clean_contents.h"
 #include "scenarios/check_migrations/observe.h"
+#include "scenarios/check_migrations/statements.h"
 #include "scenarios/harness/branches.h"
 #include "scenarios/harness/runner.h"
 #include "sim/clock.h"
@@ -78,6 +79,9 @@ Case NewCase(std::uint64_t index, std::string check, std::string runner, std::st
 class Checker {
  public:
   explicit Checker(const MigrationCheckOptions& options);
+  // passes_ points into source_: a copy would point into another's.
+  Checker(const Checker&) = delete;
+  Checker& operator=(const Checker&) = delete;
 
   // The shard's part: the clean runs (every shard plays them; only shard
   // 0 counts them), then the cases the shard owns, judged.
@@ -373,7 +377,8 @@ class Checker {
   std::uint64_t next_case_ = 0;
   MigrationSource source_;
   SchemaModel expected_;
-  bool writes_rows_ = false;  // A file of the folder has INSERT, UPDATE or DELETE.
+  bool writes_rows_ = false;            // A file of the folder has INSERT, UPDATE or DELETE.
+  std::optional<FolderPasses> passes_;  // Of source_: where a crash's pass falls.
   // The schema after every kSchemaEvery-th version's files, from which
   // SchemaAt works out the others; the last one it worked out.
   static constexpr std::size_t kSchemaEvery = 32;

@@ -139,7 +139,10 @@ void Checker::EndWhereItJoins(RunOptions& run, BranchCallbacks& callbacks, std::
   callbacks.end_at_pass =
       [this, watch, can_join, may_read = std::move(may_read),
        joined = std::move(joined)](const sim::FaultPass& pass) -> std::optional<std::string> {
-    if (!can_join || watch->since == sim::TimePoint{} || (may_read && !may_read()) ||
+    // Most passes are no clean record of kuri-1's: they are let go first,
+    // as this is asked at every pass of every process.
+    if (!can_join || watch->since == sim::TimePoint{} || pass.process != kSubject ||
+        pass.site != clean_site_ || (may_read && !may_read()) ||
         !JoinsTheCleanRun(*watch->world, watch->since, pass, watch->reads)) {
       return std::nullopt;
     }

@@ -35,7 +35,7 @@ void Checker::RanAt(Case& c) const {
   c.ran.reset();
   if (c.runner != "golang-migrate" || c.scenario.faults.empty()) return;
   const FaultSpec& crash = c.scenario.faults.front();
-  if (const auto at = RanAtCrash(source_, options_.keyspace, crash.site, crash.hit);
+  if (const auto at = passes_->RanAtCrash(options_.keyspace, crash.site, crash.hit);
       at && at->first == c.file) {
     c.ran = at->second;
   }

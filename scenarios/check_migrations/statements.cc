@@ -91,19 +91,35 @@ std::optional<std::pair<std::string, std::size_t>> RanAtCrash(const MigrationSou
                                                               const std::string& keyspace,
                                                               std::string_view site,
                                                               std::uint64_t hit) {
+  return FolderPasses(source).RanAtCrash(keyspace, site, hit);
+}
+
+FolderPasses::FolderPasses(const MigrationSource& source) {
+  // Up passes every version, a down-only one too (with no statement).
+  std::uint64_t sent = 0;
+  for (const auto& [version, migration] : source.migrations()) {
+    versions_.push_back(&migration);
+    statements_.push_back(StatementCount(migration));
+    sent_before_.push_back(sent);
+    sent += statements_.back();
+  }
+  sent_before_.push_back(sent);
+  FL_ASSERT(sent_before_.size() == versions_.size() + 1);
+}
+
+std::optional<std::pair<std::string, std::size_t>> FolderPasses::RanAtCrash(
+    const std::string& keyspace, std::string_view site, std::uint64_t hit) const {
   const std::string prefix = fmt::format("migrate.{}.", keyspace);
   if (!site.starts_with(prefix) || hit == 0) return std::nullopt;
   const std::string_view point = site.substr(prefix.size());
-  // Up passes every version, a down-only one too (with no statement).
-  std::vector<const models::migrate::Migration*> versions;
-  for (const auto& [version, migration] : source.migrations()) versions.push_back(&migration);
-  const auto nth = [&](std::uint64_t n) -> const models::migrate::Migration* {
-    return n >= 1 && n <= versions.size() ? versions[n - 1] : nullptr;
+  const auto nth = [&](std::uint64_t n) -> std::optional<std::size_t> {
+    if (n < 1 || n > versions_.size()) return std::nullopt;
+    return static_cast<std::size_t>(n - 1);
   };
-  const auto at = [](const models::migrate::Migration* m,
-                     bool all_ran) -> std::optional<std::pair<std::string, std::size_t>> {
-    if (m == nullptr || !m->up) return std::nullopt;
-    return std::make_pair(m->up_name, all_ran ? StatementCount(*m) : 0);
+  const auto at = [&](std::optional<std::size_t> i,
+                      bool all_ran) -> std::optional<std::pair<std::string, std::size_t>> {
+    if (!i || !versions_[*i]->up) return std::nullopt;
+    return std::make_pair(versions_[*i]->up_name, all_ran ? statements_[*i] : 0);
   };
   // Migrate's own points: once a version, before and after its statements.
   if (point == "before_set_dirty" || point == "after_set_dirty") return at(nth(hit), false);
@@ -118,15 +134,31 @@ std::optional<std::pair<std::string, std::size_t>> RanAtCrash(const MigrationSou
   // then pass h is version h/2 + 1's, dirty when h is even.
   if (point == "set_version.after_delete") return at(nth(hit / 2 + 1), hit % 2 == 1);
   if (point == "statement.before" || point == "statement.after") {
-    std::uint64_t done = hit - (point == "statement.before" ? 1 : 0);  // Statements done.
-    for (const auto* m : versions) {
-      const std::size_t count = StatementCount(*m);
-      if (count == 0) continue;
-      if (point == "statement.before" ? done < count : done <= count) {
-        return std::make_pair(m->up_name, static_cast<std::size_t>(done));
+    // The statement pass `hit` is the (hit)-th statement sent: before it,
+    // hit - 1 were done; after it, hit. The version is the first whose
+    // statements reach past that (a version without statements is never
+    // the one: upper_bound skips it).
+    const bool before = point == "statement.before";
+    const std::uint64_t done = hit - (before ? 1 : 0);
+    // The first version whose statements end past `done` (before) or at
+    // or past it (after).
+    const auto ends = [&](std::size_t i) { return sent_before_[i + 1]; };
+    std::size_t low = 0;
+    std::size_t high = versions_.size();
+    while (low < high) {  // Binary search on the versions' ends.
+      const std::size_t mid = low + (high - low) / 2;
+      if (before ? ends(mid) > done : ends(mid) >= done) {
+        high = mid;
+      } else {
+        low = mid + 1;
       }
-      done -= count;
     }
+    // Skip versions without statements (their end equals the one before).
+    while (low < versions_.size() && statements_[low] == 0) ++low;
+    if (low == versions_.size()) return std::nullopt;
+    FL_ASSERT(done >= sent_before_[low] && done - sent_before_[low] <= statements_[low]);
+    return std::make_pair(versions_[low]->up_name,
+                          static_cast<std::size_t>(done - sent_before_[low]));
   }
   return std::nullopt;
 }

@@ -39,9 +39,25 @@ std::string ForceCommand(const std::string& to);
 // The file in flight and how many of its statements had run when
 // golang-migrate crashed at the `hit`-th pass of `site` (its sites:
 // kGolangMigrateFaultPoints); nullopt for a site before any file.
+// FolderPasses works it out once a folder, in time that does not grow with
+// the folder's length a crash.
 std::optional<std::pair<std::string, std::size_t>> RanAtCrash(
     const models::migrate::MigrationSource& source, const std::string& keyspace,
     std::string_view site, std::uint64_t hit);
+class FolderPasses {
+ public:
+  // `source` must outlive it (it keeps pointers to its migrations).
+  explicit FolderPasses(const models::migrate::MigrationSource& source);
+  std::optional<std::pair<std::string, std::size_t>> RanAtCrash(const std::string& keyspace,
+                                                                std::string_view site,
+                                                                std::uint64_t hit) const;
+
+ private:
+  std::vector<const models::migrate::Migration*> versions_;  // In order.
+  std::vector<std::size_t> statements_;                      // StatementCount of each.
+  // Statements sent before each version's first, and after the last.
+  std::vector<std::uint64_t> sent_before_;
+};
 // Which statements of the file of `version` ran (`ran` when known, else
 // read from the DDL's effect on `live`), and what an operator must do:
 // "statements 1-2 of 3 of F ran (line 1: CREATE TABLE a ...): undo them

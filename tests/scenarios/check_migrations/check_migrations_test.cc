@@ -16,6 +16,7 @@
 #include "models/migrate/schema_check.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/catalogue/catalogue.h"
+#include "scenarios/check_migrations/observe.h"
 #include "scenarios/check_migrations/report.h"
 #include "scenarios/check_migrations/statements.h"
 #include "scenarios/harness/runner.h"
@@ -279,7 +280,8 @@ TEST(CheckMigrationsTest, StatementsCountedFromASiteAreTheOnesThatRan) {
       Scenario crashed = scenario;
       crashed.faults.push_back({.site = site, .hit = hit, .service = "kuri-1"});
       std::set<std::string> tables;
-      RunOptions run{.seed = 1};
+      check::InFlight in_flight(keyspace);
+      RunOptions run{.seed = 1, .sinks = {&in_flight}};
       run.observe = [&](std::size_t step, World& world) {
         if (step != 1) return;
         auto store = ObserveStore(world);
@@ -300,6 +302,9 @@ TEST(CheckMigrationsTest, StatementsCountedFromASiteAreTheOnesThatRan) {
           std::count_if(tables.begin(), tables.end(),
                         [&](const std::string& t) { return t.starts_with(prefix); }));
       EXPECT_EQ(said->second, ran) << site << " hit " << hit << " in " << said->first;
+      // The file is the one in flight (a file all of whose statements ran
+      // is not the next one with none yet).
+      EXPECT_EQ(said->first, in_flight.file()) << site << " hit " << hit;
       ++checked;
     }
   }
