@@ -318,6 +318,7 @@ std::vector<std::pair<std::string, std::string>> MapEntries(std::string_view tex
 
 sim::Status Catalog::Load(sqlite3* db, Dialect dialect) {
   keyspaces_.clear();
+  index_tables_.clear();
   next_table_id_ = 1;
   std::int64_t current_layout = -1;
   {
@@ -343,7 +344,11 @@ sim::Status Catalog::Load(sqlite3* db, Dialect dialect) {
   if (!next.ok()) return CatalogSqlError(db, "reading fl_meta");
   if (next.Step() == SQLITE_ROW) next_table_id_ = std::max(next_table_id_, next.Int(0));
   FL_ASSERT(next_table_id_ >= 1);
-  return LoadColumns(db);
+  if (sim::Status status = LoadColumns(db); !status.ok()) return status;
+  for (const auto& [name, keyspace] : keyspaces_) {
+    for (const auto& [table_name, table] : keyspace.tables) RememberIndexesOf(table);
+  }
+  return sim::Status::Ok();
 }
 
 sim::Status Catalog::LoadKeyspaces(sqlite3* db) {
@@ -521,19 +526,45 @@ const TableInfo* Catalog::FindTable(const std::string& keyspace, const std::stri
 
 void Catalog::ApplyKeyspace(KeyspaceInfo keyspace) {
   std::string name = keyspace.name;
+  index_tables_.erase(name);
+  for (const auto& [table_name, table] : keyspace.tables) RememberIndexesOf(table);
   keyspaces_.insert_or_assign(std::move(name), std::move(keyspace));
 }
 
-void Catalog::ApplyKeyspaceDropped(const std::string& keyspace) { keyspaces_.erase(keyspace); }
+void Catalog::ApplyKeyspaceDropped(const std::string& keyspace) {
+  keyspaces_.erase(keyspace);
+  index_tables_.erase(keyspace);
+}
 
 void Catalog::ApplyTable(TableInfo table) {
   auto& tables = keyspaces_.at(table.keyspace).tables;
+  if (const auto old = tables.find(table.name); old != tables.end()) ForgetIndexesOf(old->second);
+  RememberIndexesOf(table);
   std::string name = table.name;
   tables.insert_or_assign(std::move(name), std::move(table));
 }
 
 void Catalog::ApplyTableDropped(const std::string& keyspace, const std::string& name) {
-  keyspaces_.at(keyspace).tables.erase(name);
+  auto& tables = keyspaces_.at(keyspace).tables;
+  if (const auto old = tables.find(name); old != tables.end()) ForgetIndexesOf(old->second);
+  tables.erase(name);
+}
+
+void Catalog::RememberIndexesOf(const TableInfo& table) {
+  if (table.indexes.empty()) return;
+  auto& names = index_tables_[table.keyspace];
+  for (const IndexInfo& index : table.indexes) names.emplace(index.name, table.name);
+}
+
+void Catalog::ForgetIndexesOf(const TableInfo& table) {
+  const auto keyspace = index_tables_.find(table.keyspace);
+  if (keyspace == index_tables_.end()) return;
+  for (const IndexInfo& index : table.indexes) {
+    const auto named = keyspace->second.find(index.name);
+    if (named != keyspace->second.end() && named->second == table.name) {
+      keyspace->second.erase(named);
+    }
+  }
 }
 
 }  // namespace faultline::models::cql

@@ -158,8 +158,15 @@ class Catalog {
   sim::Status LoadTypes(sqlite3* db);
   void ResolveColumnTypes(KeyspaceInfo& keyspace);
   void AddSystemKeyspace(Dialect dialect);
+  // index_tables_ kept as tables come and go.
+  void RememberIndexesOf(const TableInfo& table);
+  void ForgetIndexesOf(const TableInfo& table);
 
   std::map<std::string, KeyspaceInfo> keyspaces_;
+  // Keyspace -> index name -> the table holding it: FindIndexTable without
+  // looking through every table (YCQL asks at each CREATE TABLE, so a
+  // folder's cost would grow with the tables made before).
+  std::map<std::string, std::map<std::string, std::string, std::less<>>> index_tables_;
   std::int64_t next_table_id_ = 1;
 };
 

@@ -274,11 +274,15 @@ void Catalog::ResolveColumnTypes(KeyspaceInfo& keyspace) {
 const TableInfo* Catalog::FindIndexTable(const std::string& keyspace,
                                          std::string_view index) const {
   const KeyspaceInfo* info = FindKeyspace(keyspace);
-  if (info == nullptr) return nullptr;
-  for (const auto& [name, table] : info->tables) {
-    if (table.FindIndex(index) != nullptr) return &table;
-  }
-  return nullptr;
+  const auto names = index_tables_.find(keyspace);
+  if (info == nullptr || names == index_tables_.end()) return nullptr;
+  const auto named = names->second.find(index);
+  if (named == names->second.end()) return nullptr;
+  const TableInfo* table = FindTable(keyspace, named->second);
+  FL_ASSERT_MSG(table != nullptr && table->FindIndex(index) != nullptr,
+                "index {}.{} kept for table {}, which does not hold it", keyspace, index,
+                named->second);
+  return table;
 }
 
 std::string IndexTargetText(const IndexTarget& target) {

@@ -104,6 +104,25 @@ TEST(CqlEngineTest, IndexesAndTypesReadBackAfterAReopen) {
             "ks.c as it would create a circular reference");
 }
 
+// YCQL: an index is a table, so its name is taken (catalog_manager.cc);
+// the catalog keeps which table holds each index, and after a reopen too.
+TEST(CqlEngineTest, AnIndexNameStaysTakenAfterAReopenAndIsFreedWithItsIndex) {
+  EngineOnVolume store;
+  for (const char* statement : {
+           "CREATE KEYSPACE ks",
+           "CREATE TABLE ks.t (k int PRIMARY KEY, v int) WITH transactions = {'enabled': true}",
+           "CREATE INDEX by_v ON ks.t (v)",
+       }) {
+    ASSERT_EQ(Shown(store.Run(statement)), "ok") << statement;
+  }
+  store.Reopen();
+  EXPECT_NE(Shown(store.Run("CREATE TABLE ks.by_v (k int PRIMARY KEY)")).find("Duplicate Object"),
+            std::string::npos);
+  EXPECT_EQ(Shown(store.Run("CREATE TABLE IF NOT EXISTS ks.by_v (k int PRIMARY KEY)")), "ok");
+  EXPECT_EQ(Shown(store.Run("DROP INDEX ks.by_v")), "ok");
+  EXPECT_EQ(Shown(store.Run("CREATE TABLE ks.by_v (k int PRIMARY KEY)")), "ok");
+}
+
 // Static columns live in a table of their own (catalog.h): they read back
 // after a reopen, expire with their own TTL, page with the rows, and leave
 // with their column and their table.
