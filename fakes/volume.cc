@@ -57,6 +57,9 @@ void SimFile::Write(std::uint64_t offset, std::string_view data) {
   const std::uint64_t old_size = current_.size();
   PendingOp op{false, offset, std::string(data)};
   Apply(current_, op);
+  // The gap a write past the end zero-fills changed too.
+  const std::uint64_t from = std::min(offset, old_size);
+  digest_.Changed(from, offset + data.size() - from);
   pending_.push_back(std::move(op));
   Changed(old_size);
 }
@@ -66,6 +69,10 @@ void SimFile::Truncate(std::uint64_t size) {
   const std::uint64_t old_size = current_.size();
   PendingOp op{true, size, {}};
   Apply(current_, op);
+  // The bytes between the old end and the new (cut, or zero-filled): the
+  // block the lower end falls in is among them.
+  const std::uint64_t from = std::min(size, old_size);
+  digest_.Changed(from, std::max(size, old_size) - from);
   pending_.push_back(std::move(op));
   Changed(old_size);
 }
@@ -107,6 +114,7 @@ void SimFile::LoseUnsynced(sim::Rng& random, const CrashModel& model) {
   const std::uint64_t old_size = current_.size();
   durable_ = image;
   current_ = std::move(image);
+  digest_.Reset();
   pending_.clear();
   Changed(old_size);
 }

@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fakes/block_digest.h"
 #include "sim/fault.h"
 #include "sim/names.h"
 #include "sim/random.h"
@@ -76,6 +77,9 @@ class SimFile {
 
   // What the process sees, and what a power loss would keep at least.
   const std::string& contents() const { return current_; }
+  // A hash of contents() (BlockDigest), at the cost of what was written
+  // since it was last asked.
+  std::uint64_t Digest() const { return digest_.Of(current_); }
   const std::string& durable_contents() const { return durable_; }
 
  private:
@@ -97,6 +101,7 @@ class SimFile {
   std::string durable_;
   std::string current_;
   std::vector<PendingOp> pending_;
+  mutable BlockDigest digest_;  // Of current_ (a copy starts it afresh).
 };
 
 enum class VolumeKind : unsigned char {

@@ -27,7 +27,10 @@ std::optional<std::uint64_t> StoreBytes(World& world) {
   // "file change counter", offset 24, and the "version-valid-for number",
   // offset 92, a copy: sqlite.org/fileformat2.html, 1.3): a run that made
   // the same pages in more transactions (a crashed runner's again) has
-  // other counts and the same database, so they are left out.
+  // other counts and the same database, so they are left out: the file's
+  // digest (kept at the cost of what was written since it was last asked,
+  // not of the database's size) with its first block's term taken again
+  // without them.
   constexpr std::size_t kChangeCounter = 24;
   constexpr std::size_t kVersionValidFor = 92;
   constexpr std::size_t kCount = 4;
@@ -35,13 +38,13 @@ std::optional<std::uint64_t> StoreBytes(World& world) {
   const fakes::SimFile* file =
       volume == nullptr ? nullptr : volume->Find(models::cql::kStoreDatabaseFile);
   if (file == nullptr || file->size() == 0) return std::nullopt;
-  const std::string_view bytes = file->contents();
-  const std::hash<std::string_view> hash;
-  if (bytes.size() < kVersionValidFor + kCount) return hash(bytes);
-  std::uint64_t folded = hash(bytes.substr(0, kChangeCounter));
-  folded = sim::Mix64(folded ^ hash(bytes.substr(kChangeCounter + kCount,
-                                                 kVersionValidFor - kChangeCounter - kCount)));
-  return sim::Mix64(folded ^ hash(bytes.substr(kVersionValidFor + kCount)));
+  const std::string_view first =
+      std::string_view(file->contents()).substr(0, fakes::BlockDigest::kBlock);
+  std::string header(first);
+  for (const std::size_t at : {kChangeCounter, kVersionValidFor}) {
+    if (header.size() >= at + kCount) std::fill_n(header.begin() + at, kCount, '\0');
+  }
+  return file->Digest() - fakes::BlockDigest::Term(0, first) + fakes::BlockDigest::Term(0, header);
 }
 
 std::optional<std::uint64_t> KnownContent(World& world, const CleanTrunk& trunk) {
