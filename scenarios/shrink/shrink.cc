@@ -27,7 +27,7 @@ class Shrinker {
         seed_(seed),
         signature_(signature),
         options_(options),
-        images_read_back_(ReadsBack(failing)) {
+        statements_read_back_(StatementsReadBack(failing)) {
     FL_ASSERT(options_.max_runs >= 0);
   }
 
@@ -139,13 +139,13 @@ class Shrinker {
 
   // A repro is a file that reads back: a change that leaves, say, a fault
   // at a site no step reaches any more is no repro. A candidate's images
-  // are the failing scenario's (no change here touches them), whose files
-  // were read back once, whole: the candidate is read without their
-  // statements, which would make each try cost as much as the folder is
-  // long (check-migrations shrinks a repro per finding, each holding the
-  // whole folder).
+  // are the failing scenario's (no change here touches them): once their
+  // statements are known to read back, a candidate is read without them,
+  // which would make each try cost as much as the folder is long
+  // (check-migrations shrinks a repro per finding, each holding the whole
+  // folder); else each is read whole.
   bool CandidateReadsBack(const Scenario& candidate) const {
-    if (!images_read_back_) return false;
+    if (!statements_read_back_) return ReadsBack(candidate);
     const std::vector<ImageSpec>& images = shrunk_.scenario.images;
     FL_ASSERT(candidate.images.size() == images.size());
     Scenario without_statements = candidate;
@@ -156,6 +156,17 @@ class Shrinker {
       }
     }
     return ReadsBack(without_statements);
+  }
+
+  // Whether the failing scenario's image statements read back: it does,
+  // without what a change may take away (its faults, the [crash], the
+  // steps' expectations), which may be what keeps it from reading back.
+  static bool StatementsReadBack(const Scenario& failing) {
+    Scenario images_only = failing;
+    images_only.faults.clear();
+    images_only.crash_site.clear();
+    for (Step& step : images_only.steps) step.expect.clear();
+    return ReadsBack(images_only);
   }
 
   // Whether `candidate` still fails the same way (the checker and the kind
@@ -187,8 +198,8 @@ class Shrinker {
   std::uint64_t seed_;
   const Signature& signature_;
   const ShrinkOptions& options_;
-  bool images_read_back_;  // The failing scenario's images, statements and all.
-  int runs_ = 0;           // Tries, played or answered.
+  bool statements_read_back_;  // StatementsReadBack of the failing scenario.
+  int runs_ = 0;               // Tries, played or answered.
 };
 
 }  // namespace
