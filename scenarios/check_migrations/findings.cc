@@ -124,7 +124,9 @@ void Checker::Repro(DynamicFinding& finding, const Case& first_case) {
            again.file == first_case.file && again.force_to == first_case.force_to;
   };
   if (signature) {
-    ShrinkOptions shrinking{.max_runs = 100, .keep_steps = true};
+    // Its images are the folder, read when the check began, and its
+    // own releases' (the same files, fewer).
+    ShrinkOptions shrinking{.max_runs = 100, .keep_steps = true, .images_read = true};
     if (seen) {
       shrinking.known = [&](const Scenario& candidate) {
         return KnownCrashCandidate(first_case, *signature, candidate);

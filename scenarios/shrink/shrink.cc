@@ -27,7 +27,7 @@ class Shrinker {
         seed_(seed),
         signature_(signature),
         options_(options),
-        statements_read_back_(StatementsReadBack(failing)) {
+        statements_read_back_(options.images_read || StatementsReadBack(failing)) {
     FL_ASSERT(options_.max_runs >= 0);
   }
 

@@ -38,6 +38,10 @@ struct ShrinkOptions {
   // when the caller knows without a run: a run it already played
   // (check-migrations' other crash cases). nullopt: play it.
   std::function<std::optional<bool>(const Scenario&)> known;
+  // The caller has read the images' statements itself (check-migrations
+  // read its folder): the shrinker does not read them again to know that
+  // a candidate without them stands for the whole.
+  bool images_read = false;
 };
 
 // Drops fault events, then workload steps, then simplifies what remains
