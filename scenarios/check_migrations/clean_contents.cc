@@ -1,18 +1,17 @@
 #include "scenarios/check_migrations/clean_contents.h"
 
 #include <algorithm>
-#include <functional>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "fakes/block_digest.h"
 #include "models/cql/store_snapshot.h"
 #include "scenarios/check_migrations/observe.h"
 #include "scenarios/harness/cluster.h"
 #include "scenarios/harness/runner.h"
 #include "scenarios/world/world.h"
 #include "sim/assert.h"
-#include "sim/random.h"
 
 namespace faultline::scenarios::check {
 
