@@ -13,6 +13,7 @@
 #include <iostream>
 #include <string>
 
+#include "scenarios/harness/child_heap.h"
 #include "sim/assert.h"
 #include "sim/trace.h"
 
@@ -157,6 +158,7 @@ bool Branches::Fork(std::uint64_t key) {
     // ended it (SIGKILL included); if the parent is already gone, the death
     // signal came too late to be set.
     DieWithParent(parent_);
+    EnterChildHeap();  // Its allocations leave the parent's pages alone.
     close(fds[0]);
     for (const Child& sibling : live_) close(sibling.read_end);
     live_.clear();
@@ -313,6 +315,7 @@ HeldRun::HeldRun(std::function<std::string(const std::string& request, HeldRun& 
   FL_ASSERT_MSG(pid >= 0, "cannot fork a held run");
   if (pid == 0) {
     DieWithParent(parent);
+    EnterChildHeap();
     close(requests[1]);
     close(answers[0]);
     Serve(requests[0], answers[1]);
@@ -340,6 +343,7 @@ void HeldRun::Serve(int requests, int answers) {
     if (pid < 0) _exit(5);
     if (pid == 0) {
       DieWithParent(holder);
+      EnterChildHeap();
       answering_ = answers;
       const std::string answer = play_(*request, *this);
       _exit(WriteFrame(answers, "1" + answer) ? 0 : 3);
