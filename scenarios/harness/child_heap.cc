@@ -42,6 +42,7 @@ std::size_t CapacityOf(int size_class) {
 
 }  // namespace child_heap
 
+#ifndef FAULTLINE_KEEP_THE_ALLOCATOR
 namespace {
 
 using child_heap::CapacityOf;
@@ -190,14 +191,12 @@ int SqliteRoundup(int bytes) { return (bytes + 7) & ~7; }
 int SqliteInit(void*) { return SQLITE_OK; }
 void SqliteShutdown(void*) {}
 
-#ifndef FAULTLINE_KEEP_THE_ALLOCATOR
 const sqlite3_mem_methods kSqliteMethods = {SqliteMalloc,  SqliteFree, SqliteRealloc,  SqliteSize,
                                             SqliteRoundup, SqliteInit, SqliteShutdown, nullptr};
 const bool kSqliteAllocatesHere =
     sqlite3_config(SQLITE_CONFIG_MALLOC, &kSqliteMethods) == SQLITE_OK;
-#endif
-
 }  // namespace
+#endif
 
 void EnterChildHeap() {
 #ifndef FAULTLINE_KEEP_THE_ALLOCATOR
@@ -215,15 +214,13 @@ void EnterChildHeap() {
 #endif
 }
 
-bool InChildHeap() { return heap.base != nullptr; }
-
-bool ChildHeapBuiltIn() {
 #ifdef FAULTLINE_KEEP_THE_ALLOCATOR
-  return false;
+bool InChildHeap() { return false; }
+bool ChildHeapBuiltIn() { return false; }
 #else
-  return true;
+bool InChildHeap() { return heap.base != nullptr; }
+bool ChildHeapBuiltIn() { return true; }
 #endif
-}
 
 }  // namespace faultline::scenarios
 
