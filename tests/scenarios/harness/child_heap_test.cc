@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -115,6 +116,29 @@ TEST(ChildHeapTest, WhatTheChildAllocatesAndFreesKeepsItsBytes) {
             0);
   EXPECT_EQ(parents, std::string(5000, 'p'));
   EXPECT_FALSE(InChildHeap());
+}
+
+// A request no heap holds is bad_alloc, in the parent and in a child,
+// aligned or not (an aligned size near SIZE_MAX must not wrap to a small one).
+bool RefusesTheHuge() {
+  for (const std::size_t bytes : {SIZE_MAX, SIZE_MAX - 8, std::size_t{1} << 62}) {
+    for (const std::size_t alignment : {std::size_t{0}, std::size_t{64}, std::size_t{4096}}) {
+      try {
+        void* got = alignment == 0 ? ::operator new(bytes)
+                                   : ::operator new (bytes, std::align_val_t{alignment});
+        ::operator delete(got);
+        return false;
+      } catch (const std::bad_alloc&) {
+      }
+    }
+  }
+  return true;
+}
+
+TEST(ChildHeapTest, ARequestNoHeapHoldsIsBadAlloc) {
+  if (!ChildHeapBuiltIn()) GTEST_SKIP() << "the sanitizers keep their own allocator";
+  EXPECT_TRUE(RefusesTheHuge());
+  EXPECT_EQ(InAChild([] { return RefusesTheHuge() ? 0 : 1; }), 0);
 }
 
 // SQLite allocates through the heap too: a block of the parent's (or of a
