@@ -52,7 +52,7 @@ using child_heap::CapacityOf;
 using child_heap::ClassOf;
 
 // Virtual space reserved for a child's heap (no memory until touched); a
-// child that uses it up allocates from its parent's allocator after it.
+// child that uses it up ends (Exhausted).
 constexpr std::size_t kReserved = std::size_t{8} << 30;
 constexpr std::size_t kHeader = 16;  // Keeps every block 16-aligned.
 constexpr std::size_t kLargest = kReserved / 2;
