@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <array>
-#include <bit>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -25,26 +24,6 @@
 #endif
 
 namespace faultline::scenarios {
-namespace child_heap {
-
-// 16-byte steps to 128 bytes, then four classes per doubling.
-int ClassOf(std::size_t bytes) {
-  if (bytes <= 128) return bytes == 0 ? 1 : static_cast<int>((bytes + 15) / 16);
-  const int power = static_cast<int>(std::bit_width(bytes - 1));  // 2^power >= bytes.
-  const std::size_t half = std::size_t{1} << (power - 1);
-  const std::size_t step = half / 4;
-  return 9 + (power - 8) * 4 + static_cast<int>((bytes - 1 - half) / step);
-}
-
-std::size_t CapacityOf(int size_class) {
-  if (size_class <= 8) return static_cast<std::size_t>(size_class) * 16;
-  const int power = 8 + (size_class - 9) / 4;
-  const std::size_t half = std::size_t{1} << (power - 1);
-  return half + static_cast<std::size_t>((size_class - 9) % 4 + 1) * (half / 4);
-}
-
-}  // namespace child_heap
-
 #ifndef FAULTLINE_KEEP_THE_ALLOCATOR
 namespace {
 
@@ -56,7 +35,7 @@ using child_heap::ClassOf;
 constexpr std::size_t kReserved = std::size_t{8} << 30;
 constexpr std::size_t kHeader = 16;  // Keeps every block 16-aligned.
 constexpr std::size_t kLargest = kReserved / 2;
-constexpr int kClasses = 136;                   // ClassOf(kLargest) fits.
+constexpr int kClasses = ClassOf(kLargest) + 1;
 constexpr std::uint32_t kBlock = 0x6b6c4246;    // A block: its class follows.
 constexpr std::uint32_t kAligned = 0x6e67696c;  // An aligned payload inside a block.
 
@@ -132,11 +111,11 @@ void* Allocate(std::size_t bytes) {
   return header + 1;
 }
 
+// The bytes from `payload` to its block's end.
 std::size_t Capacity(void* payload) {
-  const Header* block = HeaderOf(BlockPayload(payload));
-  return CapacityOf(static_cast<int>(block->value)) -
-         static_cast<std::size_t>(static_cast<char*>(payload) -
-                                  static_cast<char*>(BlockPayload(payload)));
+  void* block = BlockPayload(payload);
+  return CapacityOf(static_cast<int>(HeaderOf(block)->value)) -
+         static_cast<std::size_t>(static_cast<char*>(payload) - static_cast<char*>(block));
 }
 
 void Release(void* payload) {

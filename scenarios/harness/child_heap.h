@@ -21,6 +21,7 @@
 // the replacement is left out (they keep their own allocator).
 #pragma once
 
+#include <bit>
 #include <cstddef>
 
 namespace faultline::scenarios {
@@ -37,10 +38,23 @@ bool ChildHeapBuiltIn();
 
 namespace child_heap {
 
-// The size classes, exposed for their test: the class of an allocation of
-// `bytes`, and the bytes a block of `size_class` holds (at least `bytes`).
-int ClassOf(std::size_t bytes);
-std::size_t CapacityOf(int size_class);
+// The size classes (here for their test and the heap's compile-time
+// bounds): the class of an allocation of `bytes`, 16-byte steps to 128
+// bytes, then four classes per doubling; and the bytes a block of
+// `size_class` holds (at least `bytes`).
+constexpr int ClassOf(std::size_t bytes) {
+  if (bytes <= 128) return bytes == 0 ? 1 : static_cast<int>((bytes + 15) / 16);
+  const int power = static_cast<int>(std::bit_width(bytes - 1));  // 2^power >= bytes.
+  const std::size_t half = std::size_t{1} << (power - 1);
+  return 9 + (power - 8) * 4 + static_cast<int>((bytes - 1 - half) / (half / 4));
+}
+
+constexpr std::size_t CapacityOf(int size_class) {
+  if (size_class <= 8) return static_cast<std::size_t>(size_class) * 16;
+  const int power = 8 + (size_class - 9) / 4;
+  const std::size_t half = std::size_t{1} << (power - 1);
+  return half + static_cast<std::size_t>((size_class - 9) % 4 + 1) * (half / 4);
+}
 
 }  // namespace child_heap
 }  // namespace faultline::scenarios
