@@ -12,7 +12,7 @@ Simulation::Simulation(SimulationOptions options)
       recent_(std::max<std::size_t>(options_.recent_events, 1)),
       scheduler_(options_.scheduling, random_.Fork("scheduler"), *this),
       faults_(random_.Fork("faults"), options_.fault_plan) {
-  trace_.AddSink(&recent_);
+  trace_.KeepLastIn(&recent_);
   for (TraceSink* sink : options_.sinks) trace_.AddSink(sink);
   RegisterAssertionContext(this);
   Process& root = AddProcess("sim");

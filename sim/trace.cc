@@ -211,11 +211,13 @@ RingSink::RingSink(std::size_t capacity) : capacity_(capacity) {
   slots_.reserve(std::min<std::size_t>(capacity, 1024));
 }
 
-void RingSink::Write(const TraceEvent& event) {
+void RingSink::Write(const TraceEvent& event) { Take(TraceEvent(event)); }
+
+void RingSink::Take(TraceEvent&& event) {
   if (slots_.size() < capacity_) {
-    slots_.push_back(event);
+    slots_.push_back(std::move(event));
   } else {
-    slots_[written_ % capacity_] = event;
+    slots_[written_ % capacity_] = std::move(event);
   }
   ++written_;
 }
@@ -253,11 +255,18 @@ void Trace::AddSink(TraceSink* sink) {
 
 void Trace::RemoveSink(TraceSink* sink) { std::erase(sinks_, sink); }
 
+void Trace::KeepLastIn(RingSink* ring) {
+  FL_ASSERT(ring != nullptr && last_ == nullptr);
+  FL_ASSERT(std::find(sinks_.begin(), sinks_.end(), ring) == sinks_.end());
+  last_ = ring;
+}
+
 void Trace::Record(TraceEvent event) {
   event.index = event_count_++;
   event.hash = HashEvent(event);
   hash_ = Mix64(hash_ ^ event.hash);
   for (TraceSink* sink : sinks_) sink->Write(event);
+  if (last_ != nullptr) last_->Take(std::move(event));
 }
 
 std::string FormatHash(std::uint64_t hash) { return fmt::format("{:016x}", hash); }

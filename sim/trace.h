@@ -102,6 +102,8 @@ class RingSink final : public TraceSink {
   // REQUIRES: capacity > 0.
   explicit RingSink(std::size_t capacity);
   void Write(const TraceEvent& event) override;
+  // Write, taking the event instead of copying it (Trace::KeepLastIn).
+  void Take(TraceEvent&& event);
   // The kept events, oldest first.
   std::vector<TraceEvent> Events() const;
   std::uint64_t written() const { return written_; }
@@ -156,6 +158,10 @@ class Trace {
   // Sinks are not owned; each must outlive the Trace or be removed first.
   void AddSink(TraceSink* sink);
   void RemoveSink(TraceSink* sink);
+  // `ring` takes each event after every sink has seen it: moved, not
+  // copied (a simulation's recent events, kept for its assertions, would
+  // otherwise copy every event's strings once more).
+  void KeepLastIn(RingSink* ring);
 
   // Assigns event.index, folds the event into hash() and writes it to sinks.
   void Record(TraceEvent event);
@@ -168,6 +174,7 @@ class Trace {
   static constexpr std::uint64_t kEmptyHash = 0x6661756C746C696EULL;  // "faultlin"
 
   std::vector<TraceSink*> sinks_;
+  RingSink* last_ = nullptr;
   std::uint64_t hash_ = kEmptyHash;
   std::uint64_t event_count_ = 0;
 };

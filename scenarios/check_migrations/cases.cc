@@ -181,7 +181,7 @@ bool Checker::CleanRun(const std::string& runner) {
   }
   FL_ASSERT(played.seen.contains(Moment::kStarted));
   const Observed& seen = played.seen.at(Moment::kStarted).front();
-  if (seen.serving && seen.schema() == expected_) return true;
+  if (seen.serving && HasTheFoldersSchema(seen)) return true;
   if (seen.serving) {
     // It applies, and serves, but leaves another schema than its files
     // say (a CREATE ... IF NOT EXISTS of a table made before): drift from
@@ -419,6 +419,9 @@ void Checker::ReadCleanTrunk(const std::string& runner) {
   if (clean_site_.empty()) return;
   clean_trunk_ = CleanContents(CrashCaseOf(0, runner, "", 0).scenario, options_.seed, clean_site_,
                                options_.keyspace, Moment::kRestarted);
+  // Every case that joins the clean run is judged by this reading.
+  known_folders_schema_ = nullptr;
+  if (clean_trunk_.end.schema() == expected_) known_folders_schema_ = clean_trunk_.end.schema_read;
 }
 
 // A future's text (its part of the shard: at most the one case `key`, and

@@ -170,6 +170,10 @@ class Checker {
   bool Consistent(const Observed& seen, const std::string& runner) const;
 
   bool AllServeTheFolder(const std::vector<Observed>& seen, bool compare_schema = true) const;
+  // Whether `seen`'s schema is the folder's (expected_). A compare walks
+  // every table; the reading every joined case shares (the clean trunk's
+  // end) is compared once, in the parent, not again in each case.
+  bool HasTheFoldersSchema(const Observed& seen) const;
 
   // "1754293669 dirty, 1 of 2 tables": the version table and how much of
   // the folder's schema is there.
@@ -377,6 +381,9 @@ class Checker {
   std::uint64_t next_case_ = 0;
   MigrationSource source_;
   SchemaModel expected_;
+  // A reading known to be expected_ (HasTheFoldersSchema); held, so that
+  // no other reading is ever made at its address.
+  std::shared_ptr<const SchemaModel> known_folders_schema_;
   bool writes_rows_ = false;            // A file of the folder has INSERT, UPDATE or DELETE.
   std::optional<FolderPasses> passes_;  // Of source_: where a crash's pass falls.
   // The schema after every kSchemaEvery-th version's files, from which

@@ -131,6 +131,19 @@ void Checker::EndWhereItJoins(RunOptions& run, BranchCallbacks& callbacks, std::
     watch->world = &at;
     if (observe) observe(step, at);
   };
+  run.play_on_as = [watch, play_on_as = std::move(run.play_on_as)](
+                       std::size_t step, Cluster& cluster) -> const Scenario* {
+    watch->world = &cluster.world();
+    return play_on_as ? play_on_as(step, cluster) : nullptr;
+  };
+  // A join reads the store's digest (StoreBytes), kept at the cost of the
+  // writes since it was last asked: asked in the trunk before each fork,
+  // a future pays for its own writes, not for the whole database (which
+  // grows with the folder) again in every child.
+  FL_ASSERT(callbacks.before_fork == nullptr);
+  callbacks.before_fork = [watch] {
+    if (watch->world != nullptr) (void)StoreBytes(*watch->world);
+  };
   run.before_step = [watch, before = std::move(run.before_step), from](std::size_t step) {
     if (before) before(step);
     if (step == from && watch->world != nullptr) watch->since = watch->world->simulation.Now();

@@ -21,7 +21,7 @@ namespace faultline::scenarios::check {
 
 bool Checker::JudgeClean(Case& c, const Played& played) {
   const Observed& seen = played.seen.at(Moment::kStarted).front();
-  if (!seen.serving || seen.schema() == expected_) return false;
+  if (!seen.serving || HasTheFoldersSchema(seen)) return false;
   c.verdict = Verdict::kSilentDrift;
   const auto diff = models::migrate::SchemaDiff(expected_, seen.schema());
   c.detail = fmt::format("it serves, but {}", diff.empty() ? "the schema differs" : diff.front());
@@ -74,7 +74,7 @@ bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
     }
     c.error = restarted.serving ? "" : restarted.last_line;  // Serving: no error to show.
     if (!restarted.serving) LostVersionWayOut(c, restarted);
-  } else if (restarted.serving && restarted.schema() == expected_) {
+  } else if (restarted.serving && HasTheFoldersSchema(restarted)) {
     const bool clean = Consistent(crashed, c.runner);
     c.verdict = clean ? Verdict::kSafe : Verdict::kRecovers;
     c.detail = clean

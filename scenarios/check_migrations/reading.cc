@@ -89,15 +89,25 @@ bool Checker::Consistent(const Observed& seen, const std::string& runner) const 
 
 bool Checker::AllServeTheFolder(const std::vector<Observed>& seen, bool compare_schema) const {
   return std::all_of(seen.begin(), seen.end(), [&](const Observed& s) {
-    return s.serving && (!compare_schema || s.schema() == expected_);
+    return s.serving && (!compare_schema || HasTheFoldersSchema(s));
   });
+}
+
+bool Checker::HasTheFoldersSchema(const Observed& seen) const {
+  FL_ASSERT(seen.schema_read != nullptr);
+  if (known_folders_schema_ != nullptr && seen.schema_read == known_folders_schema_) return true;
+  return seen.schema() == expected_;
 }
 
 // "1754293669 dirty, 1 of 2 tables": the version table and how much of
 // the folder's schema is there.
 std::string Checker::StateText(const Observed& seen, const std::string& runner) const {
   std::size_t present = 0;
-  for (const auto& [table, columns] : expected_) present += seen.schema().contains(table) ? 1 : 0;
+  if (HasTheFoldersSchema(seen)) {
+    present = expected_.size();
+  } else {
+    for (const auto& [table, columns] : expected_) present += seen.schema().contains(table) ? 1 : 0;
+  }
   const std::string tables =
       fmt::format("{} of the folder's {} table(s)", present, expected_.size());
   // Only golang-migrate keeps its version in schema_migrations.

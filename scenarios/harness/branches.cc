@@ -284,6 +284,7 @@ BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
       if (own != wanted.end()) point = own->second;
     }
     if (point == nullptr || shares_last(*point, pass) || !point->fork) return std::nullopt;
+    if (callbacks.before_fork) callbacks.before_fork();
     if (!branches.Fork(point->key)) {
       if (callbacks.ended) callbacks.ended(branches.ended());
       return std::nullopt;

@@ -106,6 +106,12 @@ struct BranchCallbacks {
   // future with now, in place of finish's (a future that knows how its run
   // ends before playing it), or nullopt to play on.
   std::function<std::optional<std::string>(const sim::FaultPass& pass)> end_at_pass;
+  // In the parent, just before each fork: brings up to date, once, what
+  // every future would otherwise work out again for itself (a digest
+  // kept at the cost of the writes since it was last asked: asked here,
+  // each child pays for its own writes only, not for the trunk's).
+  // Reads, never acts.
+  std::function<void()> before_fork;
   // Children beside the parent (Branches).
   int max_beside = 0;
   // A point passed right after the point before it by the same process,

@@ -64,6 +64,30 @@ TEST(TraceTest, RingSinkKeepsTheLastEventsInOrder) {
   EXPECT_EQ(ring.written(), 5u);
 }
 
+// The ring kept last takes each event by move, after every sink: each
+// sink still sees the whole event, and the ring keeps what they saw.
+TEST(TraceTest, TheRingKeptLastTakesEachEventAfterTheSinksSawItWhole) {
+  Trace trace;
+  RingSink recent(2);
+  RecordingSink recorded(10);
+  trace.KeepLastIn(&recent);
+  trace.AddSink(&recorded);               // Added after, still sees each event first.
+  const std::string long_text(100, 'x');  // Past the short-string buffer.
+  for (int i = 0; i < 3; ++i) {
+    trace.Record(MakeEvent("e" + std::to_string(i), {{"text", long_text}, {"n", i}}));
+  }
+  ASSERT_EQ(recorded.events().size(), 3u);
+  for (const TraceEvent& seen : recorded.events()) {
+    EXPECT_EQ(seen.FieldText("text"), long_text);
+    EXPECT_NE(seen.hash, 0u);
+  }
+  const std::vector<TraceEvent> kept = recent.Events();
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[0], recorded.events()[1]);
+  EXPECT_EQ(kept[1], recorded.events()[2]);
+  EXPECT_EQ(recent.written(), 3u);
+}
+
 TEST(TraceTest, JsonLinesAndTextSinksWriteOneLinePerEvent) {
   Trace trace;
   std::ostringstream json;

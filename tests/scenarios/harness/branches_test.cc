@@ -156,6 +156,27 @@ TEST(BranchesTest, AQuietPointEndsAsTheFutureItShares) {
   }
 }
 
+// before_fork runs in the parent, once before each fork and never in a
+// child: each future sees the count as it was when it forked.
+TEST(BranchesTest, BeforeForkRunsInTheParentOnceBeforeEachFork) {
+  const Scenario trunk = Trunk("crash-after-set-dirty");
+  const std::vector<BranchPoint> points = EveryPass(trunk, 0);
+  ASSERT_GE(points.size(), 3u);
+  int calls = 0;
+  BranchCallbacks callbacks;
+  callbacks.before_fork = [&] { ++calls; };
+  const auto seen = [&](const BranchPoint&, const ScenarioResult&) {
+    return std::to_string(calls);
+  };
+  const BranchedRun branched = RunBranched(trunk, {}, points, seen, callbacks);
+  EXPECT_EQ(static_cast<std::size_t>(calls), branched.futures.size());
+  std::set<std::string> counts;
+  for (const auto& [key, text] : branched.futures) counts.insert(text);
+  EXPECT_EQ(counts.size(), branched.futures.size());  // One call between two forks.
+  EXPECT_TRUE(counts.contains(std::to_string(calls)));
+  EXPECT_TRUE(counts.contains("1"));
+}
+
 // A site that two processes pass in `trunk`'s run, and those two.
 std::tuple<std::string, std::string, std::string> ASiteTwoProcessesPass(const Scenario& trunk) {
   std::map<std::string, std::set<std::string>> passed_by;
