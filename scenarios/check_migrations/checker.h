@@ -400,7 +400,7 @@ class Checker {
   std::string current_check_;
   std::unique_ptr<HeldRun> case_end_;  // In a forked case: its world at its last step.
   std::string clean_site_;  // The crash check's runner's, where it has recorded a version clean.
-  CleanTrunk clean_trunk_;  // CleanContents (clean_contents.h); its contents empty: none.
+  CleanTrunk clean_trunk_;  // CleanContents (clean_contents.h); its bytes empty: none.
   std::string clean_trunk_runner_;  // Whose clean_site_ and clean_trunk_ are read.
   bool in_future_ = false;          // In a forked child that judges one case.
   std::set<Key> first_of_group_;    // Of this shard's cases.

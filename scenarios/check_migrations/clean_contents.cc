@@ -15,12 +15,6 @@
 
 namespace faultline::scenarios::check {
 
-std::optional<std::uint64_t> StoreContent(World& world) {
-  const sim::Result<models::cql::StoreSnapshot*> store = ObserveStore(world);
-  if (!store.ok()) return std::nullopt;
-  return (*store)->ContentHash();
-}
-
 std::optional<std::uint64_t> StoreBytes(World& world) {
   // SQLite's header counts the transactions that changed the file (its
   // "file change counter", offset 24, and the "version-valid-for number",
@@ -46,20 +40,10 @@ std::optional<std::uint64_t> StoreBytes(World& world) {
   return file->Digest() - fakes::BlockDigest::Term(0, first) + fakes::BlockDigest::Term(0, header);
 }
 
-std::optional<std::uint64_t> KnownContent(World& world, const CleanTrunk& trunk) {
-  if (const std::optional<std::uint64_t> bytes = StoreBytes(world)) {
-    if (const auto known = trunk.content_of_bytes.find(*bytes);
-        known != trunk.content_of_bytes.end()) {
-      return known->second;
-    }
-  }
-  return StoreContent(world);
-}
-
 CleanTrunk CleanContents(const Scenario& trunk, std::uint64_t seed, const std::string& clean_site,
                          const std::string& keyspace, std::size_t end_step) {
   constexpr std::size_t kMaxVersions = 1'000'000;
-  std::vector<std::pair<std::uint64_t, sim::TimePoint>> clean;  // Content, when.
+  std::vector<std::pair<std::uint64_t, sim::TimePoint>> clean;  // Bytes, when.
   CleanTrunk read;
   bool ended = false;
   // The run RunBranched's trunk is (the same options but for the readers,
@@ -74,11 +58,8 @@ CleanTrunk CleanContents(const Scenario& trunk, std::uint64_t seed, const std::s
     if (pass.process != kSubject || pass.site != clean_site) return std::nullopt;
     FL_ASSERT(world != nullptr);
     FL_ASSERT_MSG(clean.size() < kMaxVersions, "more than {} clean versions", kMaxVersions);
-    if (const std::optional<std::uint64_t> content = StoreContent(*world)) {
-      clean.emplace_back(*content, world->simulation.Now());
-      const std::optional<std::uint64_t> bytes = StoreBytes(*world);
-      FL_ASSERT(bytes.has_value());
-      read.content_of_bytes.emplace(*bytes, *content);
+    if (const std::optional<std::uint64_t> bytes = StoreBytes(*world)) {
+      clean.emplace_back(*bytes, world->simulation.Now());
     }
     return std::nullopt;
   };
@@ -89,9 +70,9 @@ CleanTrunk CleanContents(const Scenario& trunk, std::uint64_t seed, const std::s
   };
   read.result = RunScenario(trunk, run);
   FL_ASSERT_MSG(ended, "the crash trunk never reached step {}", end_step);
-  for (const auto& [content, when] : clean) {
+  for (const auto& [bytes, when] : clean) {
     const sim::Duration left = clean.back().second - when;
-    auto [kept, added] = read.contents.try_emplace(content, left);
+    auto [kept, added] = read.bytes.try_emplace(bytes, left);
     if (!added) kept->second = std::max(kept->second, left);
   }
   return read;

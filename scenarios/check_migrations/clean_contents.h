@@ -19,27 +19,25 @@ struct World;
 
 namespace faultline::scenarios::check {
 
-// The crash trunk's run, read: the store's content
-// (StoreSnapshot::ContentHash) at each pass of `clean_site` by kuri-1 (the
-// store at each version the runner records clean), each with the virtual
-// time from there to the last such pass; and how the run ends. A run that
-// reaches one of those contents there runs the trunk's statements on the
-// trunk's store (Checker::StopAtTheCleanRun, Checker::JoinTheCleanRun).
+// The crash trunk's run, read: the store's bytes (StoreBytes) at each
+// pass of `clean_site` by kuri-1 (the store at each version the runner
+// records clean), each with the virtual time from there to the last such
+// pass; and how the run ends. A run whose store has one of those bytes
+// there runs the trunk's statements on the trunk's store
+// (Checker::StopAtTheCleanRun, Checker::JoinsTheCleanRun).
+//
+// Bytes, not content (StoreSnapshot::ContentHash): reading the content
+// opens the whole store, so at every version it cost the folder's length
+// squared; and a run that took another path to the same content (other
+// bytes) is rare (one case in a hundred on the N-file folders) and only
+// plays on to its end instead of stopping early: the same verdict.
 struct CleanTrunk {
-  std::map<std::uint64_t, sim::Duration> contents;
-  // Each of those stores' bytes (StoreBytes), and its content: a run whose
-  // store has the same bytes has the same content, found without reading
-  // the store (KnownContent).
-  std::map<std::uint64_t, std::uint64_t> content_of_bytes;
+  std::map<std::uint64_t, sim::Duration> bytes;
   ScenarioResult result;  // With its checkers' verdicts.
   Observed end;           // kuri-1 after the step `end_step`.
 };
 CleanTrunk CleanContents(const Scenario& trunk, std::uint64_t seed, const std::string& clean_site,
                          const std::string& keyspace, std::size_t end_step);
-
-// The store's content now (StoreSnapshot::ContentHash); none when there is
-// no store database to read. Reads, never acts.
-std::optional<std::uint64_t> StoreContent(World& world);
 
 // A hash of the store's database file, byte for byte (none: no file): two
 // equal say the same bytes, so the same content, at a fraction of the cost
@@ -47,9 +45,5 @@ std::optional<std::uint64_t> StoreContent(World& world);
 // whole). Never written to a trace or report: only compared within one run
 // of faultline, so std::hash's speed, not a stable value.
 std::optional<std::uint64_t> StoreBytes(World& world);
-
-// The store's content now, from `trunk`'s when the store's bytes are ones
-// it had, else read (StoreContent).
-std::optional<std::uint64_t> KnownContent(World& world, const CleanTrunk& trunk);
 
 }  // namespace faultline::scenarios::check
