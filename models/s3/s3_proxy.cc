@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include "fakes/runtime.h"
 #include "models/cql/client.h"
 #include "models/s3/multipart.h"
@@ -37,11 +39,17 @@ class Proxy {
         image_(image),
         backends_(ParseBackends(context.Env("BACKENDS", "kuri-1:7001,kuri-2:7002"))),
         healthy_(backends_.size(), false),
+        probe_interval_(ProxyProbeInterval(context.spec(), image.probe_interval)),
         session_(context.network(), SessionOptions(context)) {
     FL_ASSERT(healthy_.size() == backends_.size());
   }
 
   sim::Awaitable<int> Run() {
+    if (!probe_interval_) {  // A scenario file's is refused when read.
+      context_.Log("s3-proxy: invalid PROBE_INTERVAL_MS '" + context_.Env("PROBE_INTERVAL_MS") +
+                   "'");
+      co_return 1;
+    }
     if (sim::Status migrated = co_await MigrateWithRetries(); !migrated.ok()) {
       context_.Log("s3-proxy: cannot start: " + migrated.message());
       co_return 1;
@@ -109,7 +117,7 @@ class Proxy {
     constexpr std::int64_t kMaxProbes = std::int64_t{1} << 30;
     bool answered = healthy_[i];
     for (std::int64_t probe = 0; probe < kMaxProbes; ++probe) {
-      co_await sim::SleepFor(image_.probe_interval);
+      co_await sim::SleepFor(*probe_interval_);
       co_await Probe(i);
       answered = answered || healthy_[i];
       // The no-reprobe image drops a backend that answered once and then
@@ -245,12 +253,27 @@ class Proxy {
   const ProxyImage& image_;
   std::vector<Endpoint> backends_;
   std::vector<bool> healthy_;
-  bool listening_ = false;  // Readiness is said only once requests are served.
+  std::optional<sim::Duration> probe_interval_;  // Empty: malformed (Run ends).
+  bool listening_ = false;                       // Readiness is said only once requests are served.
   std::size_t next_ = 0;
   cql::CqlSession session_;
 };
 
 }  // namespace
+
+std::optional<sim::Duration> ProxyProbeInterval(const fakes::ServiceSpec& service,
+                                                sim::Duration image) {
+  const auto found = service.environment.find("PROBE_INTERVAL_MS");
+  if (found == service.environment.end()) return image;
+  const std::string& text = found->second;
+  std::int64_t ms = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), ms);
+  if (error != std::errc() || end != text.data() + text.size() || ms < 1 ||
+      ms > kMaxProbeIntervalMs) {
+    return std::nullopt;
+  }
+  return std::chrono::milliseconds(ms);
+}
 
 fakes::EntryPoint ProxyEntryPoint(ProxyImage image) {
   auto shared = std::make_shared<const ProxyImage>(std::move(image));
@@ -263,7 +286,7 @@ fakes::EntryPoint ProxyEntryPoint(ProxyImage image) {
 fakes::ServiceSpec ProxyServiceSpec(const std::vector<fakes::Endpoint>& backends,
                                     const std::string& version) {
   fakes::ServiceSpec spec;
-  spec.name = "s3-proxy";
+  spec.name = kProxyService;
   spec.image = kProxyImage;
   spec.version = version;
   std::string list;

@@ -10,6 +10,8 @@
 // proxy runs its own migrations for filecoingw_s3, inside the retry wrapper.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,7 @@
 namespace faultline::models::s3 {
 
 inline constexpr const char* kProxyImage = "s3-proxy";
+inline constexpr const char* kProxyService = "s3-proxy";  // Its service's name.
 inline constexpr std::uint16_t kProxyPort = 8078;
 
 struct ProxyImage {
@@ -43,8 +46,15 @@ struct ProxyImage {
   sim::Duration backend_timeout = std::chrono::seconds(5);
 };
 
-// Environment: BACKENDS ("kuri-1:7001,kuri-2:7002"), STORE_HOST (yugabyte).
+// Environment: BACKENDS ("kuri-1:7001,kuri-2:7002"), STORE_HOST (yugabyte),
+// PROBE_INTERVAL_MS (ProxyProbeInterval).
 fakes::EntryPoint ProxyEntryPoint(ProxyImage image);
+
+// How often the proxy probes each backend: PROBE_INTERVAL_MS, 1 to
+// kMaxProbeIntervalMs, else the image's; empty when it is malformed.
+inline constexpr std::int64_t kMaxProbeIntervalMs = 3'600'000;
+std::optional<sim::Duration> ProxyProbeInterval(const fakes::ServiceSpec& service,
+                                                sim::Duration image);
 
 fakes::ServiceSpec ProxyServiceSpec(const std::vector<fakes::Endpoint>& backends,
                                     const std::string& version = "v2");

@@ -257,7 +257,7 @@ const std::vector<std::string>& EnvironmentKeys(std::string_view image) {
       {kNodeImage,
        {"KEYSPACE", "NODE_ID", "PORT", "RETRY_ATTEMPTS", "RETRY_CAP_MS", "RETRY_DELAY_MS",
         "STORE_HOST"}},
-      {kProxyImage, {"BACKENDS", "STORE_HOST"}},
+      {kProxyImage, {"BACKENDS", "PROBE_INTERVAL_MS", "STORE_HOST"}},
       {kDbInitImage, {"KEYSPACES", "STORE_HOST"}},
   };
   static const std::vector<std::string> kNone;

@@ -44,6 +44,8 @@ inline constexpr const char* kShipped =
 // to 15 s: about 7 minutes) to give up, so the log ends with its last word.
 inline constexpr sim::Duration kRetriesGiveUp = std::chrono::minutes(10);
 inline constexpr sim::Duration kSettle = std::chrono::minutes(1);
+// How often the check's proxy probes the nodes (Checker::Base).
+inline constexpr std::int64_t kProxyProbeIntervalMs = 10'000;
 inline constexpr std::size_t kMaxCrashCases =
     20'000;  // Per runner: beyond, the rest is said skipped.
 // The concurrent check's pauses: one replica paused this long at one pass

@@ -192,6 +192,15 @@ void Reader::CheckEnvValues(const toml::table& table, const std::string& service
   if (ImageOf(service) == models::s3::kProxyImage && env.contains("BACKENDS")) {
     CheckBackends(*table.get("BACKENDS"), env.at("BACKENDS"), where);
   }
+  if (ImageOf(service) == models::s3::kProxyImage && env.contains("PROBE_INTERVAL_MS")) {
+    fakes::ServiceSpec spec;
+    spec.environment = env;
+    if (!models::s3::ProxyProbeInterval(spec, std::chrono::seconds(1))) {
+      Fail(table.get("PROBE_INTERVAL_MS"),
+           fmt::format("{}env: PROBE_INTERVAL_MS is milliseconds, 1 to {}", where,
+                       models::s3::kMaxProbeIntervalMs));
+    }
+  }
   if (ImageOf(service) != models::s3::kNodeImage) return;
   fakes::ServiceSpec spec;
   spec.environment = env;

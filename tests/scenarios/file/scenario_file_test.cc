@@ -386,9 +386,41 @@ TEST(ScenarioFileTest, TheTopologyIsDataCheckedWhenRead) {
                          "[[step]]\ndo = \"up\"\n"),
             "story.toml:5:7: service 1: env: RETRY_ATTEMPTS is 1 to 10000; RETRY_DELAY_MS and "
             "RETRY_CAP_MS are milliseconds, 1 to 86400000");
+  EXPECT_EQ(Error(head + "[[service]]\nname = \"s3-proxy\"\nenv = { PROBE_INTERVAL_MS = \"0\" }\n"
+                         "[[step]]\ndo = \"up\"\n"),
+            "story.toml:5:29: service 1: env: PROBE_INTERVAL_MS is milliseconds, 1 to 3600000");
   EXPECT_EQ(Error(head + "[[service]]\nname = \"yugabyte\"\nenv = { X = \"1\" }\n"
                          "[[step]]\ndo = \"up\"\n"),
             "story.toml:5:13: service 1: yugabyte reads no variable 'X' (it reads: none)");
+}
+
+// The proxy's probes of a node that is down, in a run with a long wait.
+int ProbesOfKuri1(const std::string& proxy_env) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(
+      "name = \"probes\"\ntitle = \"t\"\n[[service]]\nname = \"kuri-1\"\nrestart = \"no\"\n" +
+          proxy_env +
+          "[[step]]\ndo = \"up\"\n[[step]]\ndo = \"kill\"\nservice = \"kuri-1\"\n"
+          "[[step]]\ndo = \"wait\"\nfor = \"100s\"\n",
+      "probes.toml");
+  EXPECT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  sim::RecordingSink events(1'000'000);
+  RunScenario(std::get<Scenario>(parsed), {.seed = 1, .sinks = {&events}, .checkers = false});
+  int probes = 0;
+  for (const sim::TraceEvent& event : events.events()) {
+    probes += event.name == "net.refused" && event.FieldText("from") == "s3-proxy" &&
+              event.FieldText("to").starts_with("kuri-1:");
+  }
+  return probes;
+}
+
+// PROBE_INTERVAL_MS sets how often the proxy probes each backend.
+TEST(ScenarioFileTest, TheProxyProbesAsOftenAsItsEnvironmentSays) {
+  const int every_second = ProbesOfKuri1("");
+  const int every_ten =
+      ProbesOfKuri1("[[service]]\nname = \"s3-proxy\"\nenv = { PROBE_INTERVAL_MS = \"10000\" }\n");
+  EXPECT_GE(every_second, 100);
+  EXPECT_GE(every_ten, 10);
+  EXPECT_LE(every_ten, 12);
 }
 
 TEST(ScenarioFileTest, ATopologyRoundTripsAndShapesTheCluster) {
