@@ -129,6 +129,9 @@ std::string Simulation::DescribeForAssertion() const {
   const std::vector<TraceEvent> events = recent_.Events();
   text += fmt::format("  last {} trace events:\n", events.size());
   for (const TraceEvent& event : events) text += "    " + FormatEventText(event) + "\n";
+  if (const TraceEvent* recording = trace_.recording()) {
+    text += "    (being recorded) " + FormatEventText(*recording) + "\n";
+  }
   text += fmt::format("  replay with the same seed ({}) to reproduce\n", options_.seed);
   return text;
 }

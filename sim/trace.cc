@@ -250,6 +250,7 @@ void Trace::AddSink(TraceSink* sink) {
   FL_ASSERT(sink != nullptr);
   FL_ASSERT(sinks_.size() < kMaxSinks);
   FL_ASSERT(std::find(sinks_.begin(), sinks_.end(), sink) == sinks_.end());
+  FL_ASSERT(sink != last_);  // The kept ring takes each event once, last.
   sinks_.push_back(sink);
 }
 
@@ -265,7 +266,9 @@ void Trace::Record(TraceEvent event) {
   event.index = event_count_++;
   event.hash = HashEvent(event);
   hash_ = Mix64(hash_ ^ event.hash);
+  recording_ = &event;
   for (TraceSink* sink : sinks_) sink->Write(event);
+  recording_ = nullptr;
   if (last_ != nullptr) last_->Take(std::move(event));
 }
 

@@ -162,6 +162,9 @@ class Trace {
   // copied (a simulation's recent events, kept for its assertions, would
   // otherwise copy every event's strings once more).
   void KeepLastIn(RingSink* ring);
+  // The event the sinks are being handed now (nullptr between events): an
+  // assertion inside a sink names it, as the ring has not taken it yet.
+  const TraceEvent* recording() const { return recording_; }
 
   // Assigns event.index, folds the event into hash() and writes it to sinks.
   void Record(TraceEvent event);
@@ -175,6 +178,7 @@ class Trace {
 
   std::vector<TraceSink*> sinks_;
   RingSink* last_ = nullptr;
+  const TraceEvent* recording_ = nullptr;
   std::uint64_t hash_ = kEmptyHash;
   std::uint64_t event_count_ = 0;
 };

@@ -112,9 +112,10 @@ class Proxy {
   }
   sim::Awaitable<void> ProbeForever(std::size_t i) {
     FL_ASSERT(i < backends_.size());
-    // A bound far past any run (a probe a second for 30 virtual years); a
+    // A bound far past any run (a probe a millisecond, the shortest
+    // PROBE_INTERVAL_MS, for 30 virtual years); a
     // stop or crash of the proxy ends it long before.
-    constexpr std::int64_t kMaxProbes = std::int64_t{1} << 30;
+    constexpr std::int64_t kMaxProbes = std::int64_t{1} << 40;
     bool answered = healthy_[i];
     for (std::int64_t probe = 0; probe < kMaxProbes; ++probe) {
       co_await sim::SleepFor(*probe_interval_);

@@ -6,7 +6,8 @@
 //   backend unhealthy -> 503, forwarding fails -> 502. An image that does
 //   not read node_id finds the holder by asking each healthy backend.
 // - GET /healthz: 200 when a backend is healthy, else 503.
-// Backends are probed on /healthz every `probe_interval`. At start-up the
+// Backends are probed on /healthz every `probe_interval` (PROBE_INTERVAL_MS
+// overrides the image's, ProxyProbeInterval). At start-up the
 // proxy runs its own migrations for filecoingw_s3, inside the retry wrapper.
 #pragma once
 

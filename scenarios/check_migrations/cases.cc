@@ -362,7 +362,7 @@ void Checker::CrashCasesBranched(const std::string& runner,
   // A case whose restart migrates on from a version the crash trunk
   // recorded clean, on the store the trunk had there, runs the trunk's
   // statements on the trunk's store from then on: it ends as the trunk
-  // ends (CleanContents read it: kuri-1 serving the folder, the trunk's
+  // ends (CleanContents read its end: kuri-1 serving the folder, the trunk's
   // checkers), so it stops there and is judged so, instead of migrating
   // every later file again. Not the trunk's world to the bit (its virtual
   // time and the scheduler's draws differ); one node migrating alone does
@@ -427,11 +427,11 @@ void Checker::ReadCleanTrunk(const std::string& runner) {
   clean_trunk_runner_ = runner;
   clean_site_ = CleanSiteOf(runner);
   clean_trunk_ = CleanTrunk{};
+  known_folders_schema_ = nullptr;
   if (clean_site_.empty()) return;
   clean_trunk_ = CleanContents(CrashCaseOf(0, runner, "", 0).scenario, options_.seed, clean_site_,
                                options_.keyspace, Moment::kRestarted);
   // Every case that joins the clean run is judged by this reading.
-  known_folders_schema_ = nullptr;
   if (clean_trunk_.end.schema() == expected_) known_folders_schema_ = clean_trunk_.end.schema_read;
 }
 

@@ -1,5 +1,5 @@
 // check-migrations' crash trunk, read before it branches
-// (internal to scenarios/check_migrations/): what the store holds at each
+// (internal to scenarios/check_migrations/): the store's bytes at each
 // version the runner records clean, and how the trunk ends.
 #pragma once
 

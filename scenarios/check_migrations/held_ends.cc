@@ -122,7 +122,7 @@ std::optional<sim::Duration> Checker::StuckAfter(const World& world) {
 void Checker::EndWhereItJoins(RunOptions& run, BranchCallbacks& callbacks, std::size_t from,
                               std::function<bool()> may_read, std::function<std::string()> joined) {
   struct Watch {
-    World* world = nullptr;  // The run's, once its first step is observed.
+    World* world = nullptr;  // The run's, from its first step to its result.
     sim::TimePoint since{};  // Step `from` began (after a moment was read).
     int reads = 0;
   };
@@ -135,6 +135,11 @@ void Checker::EndWhereItJoins(RunOptions& run, BranchCallbacks& callbacks, std::
                        std::size_t step, Cluster& cluster) -> const Scenario* {
     watch->world = &cluster.world();
     return play_on_as ? play_on_as(step, cluster) : nullptr;
+  };
+  // The world is taken apart after its result: nothing reads it after.
+  run.with_result = [watch, with_result = std::move(run.with_result)](const ScenarioResult& r) {
+    watch->world = nullptr;
+    if (with_result) with_result(r);
   };
   // A join reads the store's digest (StoreBytes), kept at the cost of the
   // writes since it was last asked: asked in the trunk before each fork,

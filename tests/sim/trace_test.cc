@@ -88,6 +88,25 @@ TEST(TraceTest, TheRingKeptLastTakesEachEventAfterTheSinksSawItWhole) {
   EXPECT_EQ(recent.written(), 3u);
 }
 
+// While the sinks see an event, the trace names it (an assertion inside a
+// sink prints it: the ring has not taken it yet).
+TEST(TraceTest, TheEventBeingRecordedIsNamedWhileTheSinksSeeIt) {
+  struct Checking final : TraceSink {
+    const Trace* trace = nullptr;
+    int matched = 0;
+    void Write(const TraceEvent& event) override { matched += trace->recording() == &event; }
+  };
+  Trace trace;
+  Checking sink;
+  sink.trace = &trace;
+  trace.AddSink(&sink);
+  EXPECT_EQ(trace.recording(), nullptr);
+  trace.Record(MakeEvent("a"));
+  trace.Record(MakeEvent("b"));
+  EXPECT_EQ(sink.matched, 2);
+  EXPECT_EQ(trace.recording(), nullptr);
+}
+
 TEST(TraceTest, JsonLinesAndTextSinksWriteOneLinePerEvent) {
   Trace trace;
   std::ostringstream json;
