@@ -99,15 +99,37 @@ bool Checker::HasTheFoldersSchema(const Observed& seen) const {
   return seen.schema() == expected_;
 }
 
+namespace {
+
+// How many of `folder`'s tables `seen` has: the two sorted maps walked
+// side by side (a lookup of each table cost the folder's length times its
+// logarithm, in every case that does not come up).
+std::size_t TablesOfTheFolderIn(const SchemaModel& seen, const SchemaModel& folder) {
+  std::size_t present = 0;
+  auto a = seen.begin();
+  auto b = folder.begin();
+  while (a != seen.end() && b != folder.end()) {
+    if (a->first < b->first) {
+      ++a;
+    } else if (b->first < a->first) {
+      ++b;
+    } else {
+      ++present;
+      ++a;
+      ++b;
+    }
+  }
+  FL_ASSERT(present <= std::min(seen.size(), folder.size()));
+  return present;
+}
+
+}  // namespace
+
 // "1754293669 dirty, 1 of 2 tables": the version table and how much of
 // the folder's schema is there.
 std::string Checker::StateText(const Observed& seen, const std::string& runner) const {
-  std::size_t present = 0;
-  if (HasTheFoldersSchema(seen)) {
-    present = expected_.size();
-  } else {
-    for (const auto& [table, columns] : expected_) present += seen.schema().contains(table) ? 1 : 0;
-  }
+  const std::size_t present =
+      HasTheFoldersSchema(seen) ? expected_.size() : TablesOfTheFolderIn(seen.schema(), expected_);
   const std::string tables =
       fmt::format("{} of the folder's {} table(s)", present, expected_.size());
   // Only golang-migrate keeps its version in schema_migrations.
