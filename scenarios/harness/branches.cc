@@ -1,5 +1,6 @@
 #include "scenarios/harness/branches.h"
 
+#include <malloc.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -224,6 +225,10 @@ BranchedRun RunBranched(const Scenario& scenario, const RunOptions& options,
                                                         const ScenarioResult& result)>& finish,
                         const BranchCallbacks& callbacks) {
   FL_ASSERT(options.at_fault_pass == nullptr);  // This sets it.
+  // Each fork copies the parent's page tables and write-protects its pages
+  // (and each exit takes the copy apart): what the parent freed before
+  // (a whole run's world, say) goes back to the system first.
+  (void)malloc_trim(0);
   // Each point by (site, process, hit); a process's passes counted apart.
   std::map<std::tuple<std::string_view, std::string_view, std::uint64_t>, const BranchPoint*>
       wanted;
