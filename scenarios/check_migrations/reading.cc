@@ -128,8 +128,7 @@ std::size_t TablesOfTheFolderIn(const SchemaModel& seen, const SchemaModel& fold
 // "1754293669 dirty, 1 of 2 tables": the version table and how much of
 // the folder's schema is there.
 std::string Checker::StateText(const Observed& seen, const std::string& runner) const {
-  const std::size_t present =
-      HasTheFoldersSchema(seen) ? expected_.size() : TablesOfTheFolderIn(seen.schema(), expected_);
+  const std::size_t present = TablesOfTheFolderIn(seen.schema(), expected_);
   const std::string tables =
       fmt::format("{} of the folder's {} table(s)", present, expected_.size());
   // Only golang-migrate keeps its version in schema_migrations.

@@ -12,6 +12,7 @@
 #include "fakes/volume.h"
 #include "models/migrate/safe_runner.h"
 #include "scenarios/file/scenario_file.h"
+#include "scenarios/harness/runner.h"
 #include "scenarios/world/world.h"
 #include "sim/assert.h"
 #include "sim/ops.h"
@@ -307,6 +308,35 @@ TEST(ClusterTest, AServiceAVersionOrASiteTheClusterLacksIsRefusedByName) {
   EXPECT_DEATH(cluster.Kill("kuri-9"), "no service 'kuri-9' in this cluster");
   EXPECT_DEATH(cluster.Upgrade("kuri-1", "v9"), "no image kuri:v9");
   EXPECT_DEATH(cluster.CrashAt("migrate.nowhere.statement.after"), "no fault site");
+}
+
+// The proxy's probes of a node that is down, in a run with a long wait.
+int ProbesOfKuri1(const std::string& proxy_env) {
+  std::variant<Scenario, FileError> parsed = ParseScenario(
+      "name = \"probes\"\ntitle = \"t\"\n[[service]]\nname = \"kuri-1\"\nrestart = \"no\"\n" +
+          proxy_env +
+          "[[step]]\ndo = \"up\"\n[[step]]\ndo = \"kill\"\nservice = \"kuri-1\"\n"
+          "[[step]]\ndo = \"wait\"\nfor = \"100s\"\n",
+      "probes.toml");
+  EXPECT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<FileError>(parsed).message;
+  sim::RecordingSink events(1'000'000);
+  RunScenario(std::get<Scenario>(parsed), {.seed = 1, .sinks = {&events}, .checkers = false});
+  int probes = 0;
+  for (const sim::TraceEvent& event : events.events()) {
+    probes += event.name == "net.refused" && event.FieldText("from") == "s3-proxy" &&
+              event.FieldText("to").starts_with("kuri-1:");
+  }
+  return probes;
+}
+
+// PROBE_INTERVAL_MS sets how often the proxy probes each backend.
+TEST(ClusterTest, TheProxyProbesAsOftenAsItsEnvironmentSays) {
+  const int every_second = ProbesOfKuri1("");
+  const int every_ten =
+      ProbesOfKuri1("[[service]]\nname = \"s3-proxy\"\nenv = { PROBE_INTERVAL_MS = \"10000\" }\n");
+  EXPECT_GE(every_second, 100);
+  EXPECT_GE(every_ten, 10);
+  EXPECT_LE(every_ten, 12);
 }
 
 }  // namespace
