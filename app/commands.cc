@@ -46,7 +46,9 @@ crashes and 1 power loss), plays it, and asks the whole-run checkers. The
 runs of a batch (--batch) play on one world seed, so they play alike up to
 their first drawn event: the workload is played once per batch and each run
 is forked from it there, and plays as it would have from scratch (a group's
-repro.toml holds the world seed it replays on). Failures are grouped by the
+repro.toml holds the world seed it replays on); where a fork costs more on
+this machine than the past it saves, each run is played from empty on its
+batch's seed instead, with the same results. Failures are grouped by the
 failing checker, the kind of its first violation and the faults involved;
 each group's first failure is shrunk to a scenario file that `faultline
 run` replays. The results directory holds summary.json, groups.tsv and, per

@@ -46,6 +46,7 @@ struct ExploreFlags {
   int jobs = 1;
   int batch = scenarios::kDefaultBatch;
   bool replay_from_empty = false;
+  bool fork_runs = false;
   std::optional<std::chrono::seconds> time;
   scenarios::ExploreBounds bounds;
   scenarios::InputLimits limits;
@@ -75,11 +76,19 @@ void DeclareExploreFlags(CLI::App& command, ExploreFlags& flags) {
             fmt::format("runs that share one world seed (the simulated world's timing: "
                         "latencies, scheduling), their batch's first run's seed; the workload "
                         "is played once per batch and each run forks from it at its first "
-                        "fault (1 to {}, default {}; 1: every run on its own seed)",
+                        "fault, where that costs less than playing each from empty (1 to {}, "
+                        "default {}; 1: every run on its own seed)",
                         scenarios::kMaxBatch, scenarios::kDefaultBatch));
-  command.add_flag("--replay-from-empty", flags.replay_from_empty,
-                   "play each run from an empty world instead of forking it where it parts "
-                   "from its batch (the same results, slower: to measure or to check)");
+  auto* from_empty = command.add_flag(
+      "--replay-from-empty", flags.replay_from_empty,
+      "play each run from an empty world on its batch's seed (the same results); by default "
+      "each batch is played the way that has cost less per run on this machine, forked or "
+      "from empty");
+  command
+      .add_flag("--fork-runs", flags.fork_runs,
+                "fork each run of a batch where it parts from the batch's workload run (the "
+                "same results), whatever it costs: to measure or to check")
+      ->excludes(from_empty);
   command
       .add_option("--out", flags.out,
                   "where to write the results (default: "
@@ -210,7 +219,10 @@ int RunExploreCommand(const ExploreFlags& flags) {
   scenarios::ExploreOptions options{.seed = flags.seed,
                                     .runs = flags.runs,
                                     .batch = flags.batch,
-                                    .replay_from_empty = flags.replay_from_empty,
+                                    .play = flags.replay_from_empty
+                                                ? scenarios::BatchPlay::kFromEmpty
+                                            : flags.fork_runs ? scenarios::BatchPlay::kForked
+                                                              : scenarios::BatchPlay::kAuto,
                                     .shard = flags.shard,
                                     .bounds = flags.bounds,
                                     .expectations = flags.expectations};

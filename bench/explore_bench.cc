@@ -53,8 +53,12 @@ scenarios::Scenario StartUpWorkload() {
 double RunsPerSecond(const scenarios::Scenario& workload, int runs, bool from_empty) {
   const auto started = Clock::now();
   int done = 0;
-  (void)scenarios::ExploreRuns(workload, {.seed = 1, .runs = runs, .replay_from_empty = from_empty},
-                               &done);
+  (void)scenarios::ExploreRuns(
+      workload,
+      {.seed = 1,
+       .runs = runs,
+       .play = from_empty ? scenarios::BatchPlay::kFromEmpty : scenarios::BatchPlay::kForked},
+      &done);
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   if (done != runs) {
     std::fprintf(stderr, "explore_bench: %d of %d runs\n", done, runs);

@@ -64,9 +64,10 @@ std::optional<Signature> SignatureOfText(const Scenario& drawn, std::string_view
 // workload played once, each run forked where it parts from it; or each
 // from empty.
 std::vector<std::string> PlayBatch(const Scenario& workload, const std::vector<Scenario>& drawn,
-                                   std::uint64_t world_seed, const ExploreOptions& options) {
+                                   std::uint64_t world_seed, const ExploreOptions& options,
+                                   bool forked) {
   FL_ASSERT(!drawn.empty());
-  if (options.replay_from_empty || drawn.size() == 1) {
+  if (!forked || drawn.size() == 1) {
     std::vector<std::string> failed;
     for (const Scenario& run : drawn) {
       failed.push_back(
@@ -94,6 +95,7 @@ std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptio
   int done = 0;
   const auto runs = static_cast<std::uint64_t>(options.runs);
   const auto batch = static_cast<std::uint64_t>(options.batch);
+  BatchPlayChooser chooser(options.play);
   for (std::uint64_t first = 0; first < runs; first += batch) {
     if (!InShard(first, options.shard, options.batch)) continue;
     if (options.wall_time_limit &&
@@ -105,7 +107,10 @@ std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptio
       drawn.push_back(DrawSchedule(workload, options.seed + run, options.bounds));
     }
     const std::uint64_t world = WorldSeedOf(options.seed, first, options.batch);
-    const std::vector<std::string> failed = PlayBatch(workload, drawn, world, options);
+    const bool forked = chooser.Forks(drawn.size());
+    const auto batch_started = std::chrono::steady_clock::now();
+    const std::vector<std::string> failed = PlayBatch(workload, drawn, world, options, forked);
+    chooser.Played(forked, drawn.size(), std::chrono::steady_clock::now() - batch_started);
     FL_ASSERT(failed.size() == drawn.size());
     for (std::size_t i = 0; i < drawn.size(); ++i) {
       ++done;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "scenarios/core/scenario.h"
+#include "scenarios/explore/batch_play.h"
 #include "scenarios/harness/runner.h"
 #include "scenarios/shrink/shrink.h"
 #include "scenarios/shrink/signature.h"
@@ -42,8 +43,10 @@ Scenario DrawSchedule(const Scenario& workload, std::uint64_t seed, const Explor
 // on the world seed of its batch (the batch's first run's seed), so the
 // runs of a batch play alike until their first drawn event. A batch is
 // played once up to each run's first event, and each run forks from
-// there (harness/variants.h): its past is not played again. Batches of 1:
-// every run on its own seed, played from empty.
+// there (harness/variants.h): its past is not played again; or, where a
+// fork costs more than the past it saves, each run is played from empty
+// on the batch's seed (batch_play.h). Batches of 1: every run on its own
+// seed, played from empty.
 inline constexpr int kDefaultBatch = 16;
 inline constexpr int kMaxBatch = 1'000;
 // Run r's world seed, in an exploration from `seed` in batches of `batch`.
@@ -65,9 +68,10 @@ struct ExploreOptions {
   std::uint64_t seed = 1;  // Run r draws its faults from seed + r.
   int runs = 100;
   int batch = kDefaultBatch;  // Runs that share a world (WorldSeedOf).
-  // Each run played from an empty world (on the same world seed, so with
-  // the same results): the old path, to measure what batches save.
-  bool replay_from_empty = false;
+  // How a batch's runs are played (batch_play.h): forked where each parts
+  // from the batch, or each from an empty world on the same world seed
+  // (the same results); by default whichever costs less on this machine.
+  BatchPlay play = BatchPlay::kAuto;
   Shard shard;
   // Stop starting runs once this much wall time has passed (--time).
   std::optional<std::chrono::steady_clock::duration> wall_time_limit;

@@ -258,9 +258,9 @@ TEST(ExploreTest, TheFixedStoryHoldsUnderDrawnFaults) {
 // Each plays on its batch's world; in batches of 1, on its own seed.
 TEST(ExploreTest, BatchesForkedFindWhatRunsFromEmptyFind) {
   const Scenario workload = StartUpWorkload();
-  const ExploreOptions forked{.seed = 3, .runs = 24, .batch = 8};
+  const ExploreOptions forked{.seed = 3, .runs = 24, .batch = 8, .play = BatchPlay::kForked};
   ExploreOptions from_empty = forked;
-  from_empty.replay_from_empty = true;
+  from_empty.play = BatchPlay::kFromEmpty;
   const std::vector<DrawnGroup> a = ExploreRuns(workload, forked);
   const std::vector<DrawnGroup> b = ExploreRuns(workload, from_empty);
   ASSERT_FALSE(a.empty());
