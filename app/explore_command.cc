@@ -79,16 +79,13 @@ void DeclareExploreFlags(CLI::App& command, ExploreFlags& flags) {
                         "fault, where that costs less than playing each from empty (1 to {}, "
                         "default {}; 1: every run on its own seed)",
                         scenarios::kMaxBatch, scenarios::kDefaultBatch));
-  auto* from_empty = command.add_flag(
-      "--replay-from-empty", flags.replay_from_empty,
-      "play each run from an empty world on its batch's seed (the same results); by default "
-      "each batch is played the way that has cost less per run on this machine, forked or "
-      "from empty");
-  command
-      .add_flag("--fork-runs", flags.fork_runs,
-                "fork each run of a batch where it parts from the batch's workload run (the "
-                "same results), whatever it costs: to measure or to check")
-      ->excludes(from_empty);
+  command.add_flag("--replay-from-empty", flags.replay_from_empty,
+                   "play each run from an empty world on its batch's seed (the same results); "
+                   "by default each batch is played the way that has cost less per run on this "
+                   "machine, forked or from empty");
+  command.add_flag("--fork-runs", flags.fork_runs,
+                   "fork each run of a batch where it parts from the batch's workload run (the "
+                   "same results), whatever it costs: to measure or to check");
   command
       .add_option("--out", flags.out,
                   "where to write the results (default: "
@@ -196,6 +193,9 @@ std::string ScenarioReference(const std::string& given, bool from_file) {
 }
 
 int RunExploreCommand(const ExploreFlags& flags) {
+  if (flags.fork_runs && flags.replay_from_empty) {
+    return BadInput("give --fork-runs or --replay-from-empty, not both", "explore");
+  }
   std::optional<scenarios::Scenario> from_file;
   const scenarios::Scenario* workload = NamedOrFile(flags.scenario, from_file, flags.limits);
   if (workload == nullptr) return kExitBadInput;
