@@ -5,7 +5,8 @@
 // 2. the start-up workload the tests explore: up, a 1 min wait, a PUT and a
 //    GET on dirty-migration's golang-migrate cluster, no written fault.
 // Each twice, in the same invocation: runs forked from their batch's
-// workload run where they part from it (explore's default), and each run
+// workload run where they part from it (--fork-runs; by default explore
+// plays each batch whichever way has cost less so far), and each run
 // played from an empty world (--replay-from-empty): the same results, and
 // the ratio of the two. The forked children run one at a time, so the wall
 // time is one core's. Also the curve over the number of runs (a run's cost

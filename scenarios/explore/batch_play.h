@@ -7,12 +7,13 @@
 // project's 2-core VM under PVM (2026-12-04, `explore dirty-migration-fixed
 // --runs 1000 --jobs 1`), a fault cost about 12 us and a forked run about
 // 8 ms more than its share of the work, more than a whole run from empty
-// (7 ms): forked 84 runs/s, from empty 141. Under nested paging the same
+// (7 ms): forked 77 runs/s, from empty 125. Under nested paging the same
 // day before (2026-12-03), forked was 1.48x the faster.
 //
 // BatchPlayChooser, in kAuto, times both ways on the batches as they are
-// played and plays each batch the way that has cost less per run, playing
-// the other now and then to follow a machine whose costs change. Wall time
+// played (after a first batch that warms the process, untimed) and plays
+// each batch the way that has cost less per run, playing the other now and
+// then to follow a machine whose costs change. Wall time
 // chooses only how a batch is played, never what it finds.
 #pragma once
 
@@ -51,6 +52,7 @@ class BatchPlayChooser {
   PerRun forked_;
   PerRun from_empty_;
   std::uint64_t batches_ = 0;  // Of more than one run, in kAuto.
+  bool warmed_ = false;        // The first of them played (not timed).
 };
 
 }  // namespace faultline::scenarios
