@@ -41,8 +41,9 @@ constexpr std::string_view kExploreDetails =
 from its seed (crashes, errors and delays at fault sites; kills, restarts,
 partitions, latency and loss, power losses, full and failing disks,
 upgrades and rollbacks, down/up and clean between or during the steps; each
-fault kind switched on or off for the whole run; at most 3 events, 3
-crashes and 1 power loss), plays it, and asks the whole-run checkers. The
+fault kind switched on or off for the whole run, among those --faults or
+--no-faults leave; at most 3 events, 3 crashes and 1 power loss), plays it,
+and asks the whole-run checkers. The
 runs of a batch (--batch) play on one world seed, so they play alike up to
 their first drawn event: the workload is played once per batch and each run
 is forked from it there, and plays as it would have from scratch (a group's

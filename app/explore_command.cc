@@ -20,6 +20,7 @@
 #include "app/commands.h"
 #include "app/explore_results.h"
 #include "app/worker_processes.h"
+#include "scenarios/explore/event_kinds.h"
 #include "scenarios/explore/explore.h"
 #include "scenarios/explore/shard_file.h"
 
@@ -47,6 +48,8 @@ struct ExploreFlags {
   int batch = scenarios::kDefaultBatch;
   bool replay_from_empty = false;
   bool fork_runs = false;
+  std::optional<std::string> faults;     // --faults KIND,...
+  std::optional<std::string> no_faults;  // --no-faults KIND,...
   std::optional<std::chrono::seconds> time;
   scenarios::ExploreBounds bounds;
   scenarios::InputLimits limits;
@@ -125,6 +128,15 @@ void DeclareExploreFlags(CLI::App& command, ExploreFlags& flags) {
                    "a failed expectation of the scenario's steps is a failure too (by default "
                    "only the whole-run checkers are the oracle)");
   constexpr std::uint64_t kMaxBound = 100;
+  command
+      .add_option(
+          "--faults", flags.faults,
+          "draw only these kinds of fault event, comma-separated: " + scenarios::EventKindNames())
+      ->type_name("KIND,...");
+  command
+      .add_option("--no-faults", flags.no_faults,
+                  "draw every kind of fault event but these, comma-separated")
+      ->type_name("KIND,...");
   AddNumber(command, "--max-events", flags.bounds.max_events, 1, kMaxBound,
             "the schedule's events at most (default 3, after studies of real cluster failures)");
   AddNumber(command, "--max-crashes", flags.bounds.max_crashes, 0, kMaxBound,
@@ -196,6 +208,12 @@ int RunExploreCommand(const ExploreFlags& flags) {
   if (flags.fork_runs && flags.replay_from_empty) {
     return BadInput("give --fork-runs or --replay-from-empty, not both", "explore");
   }
+  scenarios::ExploreBounds bounds = flags.bounds;
+  {
+    scenarios::ChosenEventKinds chosen = scenarios::ChooseEventKinds(flags.faults, flags.no_faults);
+    if (!chosen.error.empty()) return BadInput(chosen.error, "explore");
+    bounds.kinds = std::move(chosen.names);
+  }
   std::optional<scenarios::Scenario> from_file;
   const scenarios::Scenario* workload = NamedOrFile(flags.scenario, from_file, flags.limits);
   if (workload == nullptr) return kExitBadInput;
@@ -224,7 +242,7 @@ int RunExploreCommand(const ExploreFlags& flags) {
                                             : flags.fork_runs ? scenarios::BatchPlay::kForked
                                                               : scenarios::BatchPlay::kAuto,
                                     .shard = flags.shard,
-                                    .bounds = flags.bounds,
+                                    .bounds = bounds,
                                     .expectations = flags.expectations};
   if (flags.time) options.wall_time_limit = *flags.time;
   const bool terminal = !flags.json;
@@ -250,7 +268,7 @@ int RunExploreCommand(const ExploreFlags& flags) {
   shard.shard = flags.shard;
   shard.batch = flags.batch;
   shard.expectations = flags.expectations;
-  shard.bounds = flags.bounds;
+  shard.bounds = bounds;
   if (flags.jobs > 1) {
     if (!RunInWorkers(*workload, options, flags.jobs, shard.groups, shard.runs_done)) {
       out->Abandon();

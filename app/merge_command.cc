@@ -40,16 +40,23 @@ std::variant<std::vector<ShardFile>, std::string> ReadShards(
     const ShardFile& first = shards.front();
     const ShardFile& last = shards.back();
     const auto bounds = [](const scenarios::ExploreBounds& b) {
-      return std::tuple(b.max_events, b.max_crashes, b.max_power_losses);
+      return std::tuple(b.max_events, b.max_crashes, b.max_power_losses, b.kinds);
     };
     if (last.scenario != first.scenario || last.seed != first.seed || last.runs != first.runs ||
         last.batch != first.batch || last.expectations != first.expectations ||
         bounds(last.bounds) != bounds(first.bounds)) {
-      return fmt::format(
-          "{} is of another exploration ({} from seed {}, {} runs in batches of {}) than {} ({} "
-          "from seed {}, {} runs in batches of {})",
-          directory, last.scenario, last.seed, last.runs, last.batch, directories[0],
-          first.scenario, first.seed, first.runs, first.batch);
+      // Each exploration in words, its kinds of fault event when they differ.
+      const bool kinds_differ = last.bounds.kinds != first.bounds.kinds;
+      const auto words = [kinds_differ](const ShardFile& shard) {
+        const std::vector<std::string>& kinds = shard.bounds.kinds;
+        return fmt::format("{} from seed {}, {} runs in batches of {}{}", shard.scenario,
+                           shard.seed, shard.runs, shard.batch,
+                           !kinds_differ   ? ""
+                           : kinds.empty() ? ", every kind of fault event"
+                                           : fmt::format(", faults {}", fmt::join(kinds, ",")));
+      };
+      return fmt::format("{} is of another exploration ({}) than {} ({})", directory, words(last),
+                         directories[0], words(first));
     }
   }
   return shards;

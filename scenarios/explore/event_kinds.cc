@@ -1,13 +1,18 @@
 #include "scenarios/explore/event_kinds.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <set>
+#include <string>
+#include <variant>
 
 #include "fakes/compose.h"
 #include "models/s3/kuri_node.h"
 #include "models/s3/s3_proxy.h"
 #include "models/s3/seed_images.h"
+#include "scenarios/core/closest_name.h"
 #include "scenarios/core/topology.h"
 #include "scenarios/steps/steps.h"
 #include "sim/assert.h"
@@ -277,6 +282,62 @@ const EventKind* FindEventKind(std::string_view name) {
     if (kind.name == name) return &kind;
   }
   return nullptr;
+}
+
+std::string EventKindNames() {
+  std::string names;
+  for (const EventKind& kind : EventKinds()) {
+    names += fmt::format("{}{}", names.empty() ? "" : ", ", kind.name);
+  }
+  return names;
+}
+
+namespace {
+
+// The names of a comma-separated list, each a kind; or what is wrong.
+std::variant<std::set<std::string_view>, std::string> KindsNamed(std::string_view list,
+                                                                 std::string_view flag) {
+  std::set<std::string_view> named;
+  std::vector<std::string_view> choices;
+  for (const EventKind& kind : EventKinds()) choices.push_back(kind.name);
+  // A list longer than every kind named twice is no list of kinds.
+  const std::size_t bound = 2 * choices.size() + 1;
+  for (std::size_t start = 0, count = 0; start <= list.size(); ++count) {
+    if (count >= bound) return fmt::format("{}: more names than there are kinds", flag);
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string_view name = list.substr(start, comma - start);
+    start = comma + 1;
+    if (name.empty()) return fmt::format("{} '{}': an empty name", flag, list);
+    const EventKind* kind = FindEventKind(name);
+    if (kind == nullptr) {
+      const std::optional<std::string_view> near = ClosestName(name, choices);
+      return fmt::format("{}: '{}' is no kind of fault event{}; the kinds: {}", flag, name,
+                         near ? fmt::format(" (did you mean '{}'?)", *near) : "", EventKindNames());
+    }
+    named.insert(kind->name);
+  }
+  return named;
+}
+
+}  // namespace
+
+ChosenEventKinds ChooseEventKinds(const std::optional<std::string>& faults,
+                                  const std::optional<std::string>& no_faults) {
+  if (faults && no_faults) return {.error = "give --faults or --no-faults, not both"};
+  if (!faults && !no_faults) return {};
+  const bool only = faults.has_value();
+  const auto named = KindsNamed(only ? *faults : *no_faults, only ? "--faults" : "--no-faults");
+  if (const auto* error = std::get_if<std::string>(&named)) return {.error = *error};
+  const auto& listed = std::get<std::set<std::string_view>>(named);
+  ChosenEventKinds chosen;
+  for (const EventKind& kind : EventKinds()) {
+    if (listed.contains(kind.name) == only) chosen.names.emplace_back(kind.name);
+  }
+  if (chosen.names.empty()) {
+    return {.error = "--no-faults leaves no kind of fault event to draw; the kinds: " +
+                     EventKindNames()};
+  }
+  return chosen;
 }
 
 }  // namespace faultline::scenarios

@@ -52,4 +52,19 @@ const std::vector<EventKind>& EventKinds();
 // The kind named so, or nullptr.
 const EventKind* FindEventKind(std::string_view name);
 
+// The kinds a schedule may draw when a person names those it may
+// (`faults`, as "latency,loss") or those it may not (`no_faults`), not
+// both: their names in the table's order, every kind but those excluded;
+// empty with neither (every kind: ExploreBounds::kinds). Or, in `error`,
+// what is wrong in words: a name that is no kind (the nearest, and the
+// kinds), an empty name, both lists given, no kind left.
+struct ChosenEventKinds {
+  std::vector<std::string> names;
+  std::string error;
+};
+ChosenEventKinds ChooseEventKinds(const std::optional<std::string>& faults,
+                                  const std::optional<std::string>& no_faults);
+// The table's names, comma-separated, for help and errors.
+std::string EventKindNames();
+
 }  // namespace faultline::scenarios

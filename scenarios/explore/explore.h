@@ -32,6 +32,9 @@ struct ExploreBounds {
   int max_events = 3;        // Fault events per run, 1 to this.
   int max_crashes = 3;       // Crashes, kills and power losses among them.
   int max_power_losses = 1;  // Reboots among them.
+  // The kinds of event a schedule may draw (--faults, --no-faults), by
+  // name, in the registry's order (event_kinds.h); empty: every kind.
+  std::vector<std::string> kinds;
 };
 
 // The workload `scenario` under the fault schedule drawn from `seed`: the

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "scenarios/checkers/checkers.h"
@@ -17,15 +18,24 @@
 namespace faultline::scenarios {
 namespace {
 
-// The kinds on for a whole run: each with probability one half, and one at
-// least.
-std::vector<const EventKind*> SwarmOf(sim::Rng& random) {
-  std::vector<const EventKind*> on;
+// The kinds on for a whole run: each kind `chosen` allows (empty: every
+// kind) with probability one half, and one at least. With every kind
+// allowed the draws are those made before kinds could be chosen, so a
+// seed keeps its schedule.
+std::vector<const EventKind*> SwarmOf(sim::Rng& random, const std::vector<std::string>& chosen) {
+  std::vector<const EventKind*> allowed;
   for (const EventKind& kind : EventKinds()) {
-    if (random.Bernoulli(0.5)) on.push_back(&kind);
+    if (chosen.empty() || std::find(chosen.begin(), chosen.end(), kind.name) != chosen.end()) {
+      allowed.push_back(&kind);
+    }
   }
-  if (on.empty()) on.push_back(&EventKinds()[random.Uniform(EventKinds().size())]);
-  FL_ASSERT(!on.empty() && on.size() <= EventKinds().size());
+  FL_ASSERT_MSG(!allowed.empty(), "no event kind among the chosen: {}", fmt::join(chosen, ","));
+  std::vector<const EventKind*> on;
+  for (const EventKind* kind : allowed) {
+    if (random.Bernoulli(0.5)) on.push_back(kind);
+  }
+  if (on.empty()) on.push_back(allowed[random.Uniform(allowed.size())]);
+  FL_ASSERT(!on.empty() && on.size() <= allowed.size());
   return on;
 }
 
@@ -137,7 +147,7 @@ class Schedule {
 Scenario DrawSchedule(const Scenario& workload, std::uint64_t seed, const ExploreBounds& bounds) {
   FL_ASSERT(bounds.max_events >= 1);
   sim::Rng random = sim::Rng(seed).Fork("explore");
-  const std::vector<const EventKind*> on = SwarmOf(random);
+  const std::vector<const EventKind*> on = SwarmOf(random, bounds.kinds);
   const DrawContext cluster = DrawContextOf(workload);
   const int events =
       1 + static_cast<int>(random.Uniform(static_cast<std::uint64_t>(bounds.max_events)));

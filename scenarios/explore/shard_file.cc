@@ -6,7 +6,9 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "scenarios/explore/event_kinds.h"
 #include "sim/assert.h"
 
 namespace faultline::scenarios {
@@ -71,6 +73,11 @@ std::string ReadLine(std::string_view line, ShardFile& file) {
     (key == "max_events"    ? file.bounds.max_events
      : key == "max_crashes" ? file.bounds.max_crashes
                             : file.bounds.max_power_losses) = bound;
+  } else if (key == "faults") {
+    // The kinds the exploration drew (--faults, --no-faults); absent: every kind.
+    const ChosenEventKinds chosen = ChooseEventKinds(std::string(value), std::nullopt);
+    if (!chosen.error.empty()) return "a malformed faults: " + chosen.error;
+    file.bounds.kinds = chosen.names;
   } else if (key == "batch") {
     const std::optional<std::uint64_t> number = Number(value);
     if (!number || *number == 0 || *number > static_cast<std::uint64_t>(kMaxBatch)) {
@@ -142,6 +149,8 @@ std::string ShardText(const ShardFile& file) {
   text +=
       fmt::format("max_events\t{}\nmax_crashes\t{}\nmax_power_losses\t{}\n", file.bounds.max_events,
                   file.bounds.max_crashes, file.bounds.max_power_losses);
+  if (!file.bounds.kinds.empty())
+    text += fmt::format("faults\t{}\n", fmt::join(file.bounds.kinds, ","));
   for (const DrawnGroup& group : file.groups) text += GroupLine(group);
   return text;
 }

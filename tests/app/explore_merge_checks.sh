@@ -14,6 +14,13 @@ run() { "$faultline" "$@" >/dev/null 2>&1; echo $?; }
 grep -q "^max_events	2$" "$dir/a/groups.tsv" || { echo "the bound is not in groups.tsv"; exit 1; }
 grep -q "^shard	1/2$" "$dir/b/groups.tsv" || { echo "the shard is not in groups.tsv"; exit 1; }
 [ "$(run merge "$dir/a" "$dir/a" --out "$dir/m1")" = 2 ] || { echo "a shard twice"; exit 1; }
+# The kinds of fault event drawn (--faults) travel too: a shard that drew
+# other kinds is of another exploration, and the merge says which.
+[ "$(run explore dirty-migration-fixed --runs 6 --batch 2 --shard 1/2 --max-events 2 --faults latency,loss --out "$dir/k")" = 0 ] || exit 1
+grep -q "^faults	latency,loss$" "$dir/k/groups.tsv" || { echo "the kinds are not in groups.tsv"; exit 1; }
+"$faultline" merge "$dir/a" "$dir/k" --out "$dir/mk" 2>"$dir/mk.err" >/dev/null
+[ $? -eq 2 ] || { echo "shards of other kinds were merged"; exit 1; }
+grep -q "faults latency,loss" "$dir/mk.err" || { echo "the refusal did not name the kinds"; exit 1; }
 [ "$(run merge "$dir/a" "$dir/c" --out "$dir/m2")" = 2 ] || { echo "other bounds"; exit 1; }
 mkdir -p "$dir/bad" && printf 'scenario\tdirty-migration-fixed\ngroup\tx\n' > "$dir/bad/groups.tsv"
 [ "$(run merge "$dir/a" "$dir/bad" --out "$dir/m3")" = 2 ] || { echo "a malformed file"; exit 1; }

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "scenarios/catalogue/catalogue.h"
@@ -65,7 +67,7 @@ TEST(ExploreTest, TheSameSeedDrawsTheSameScheduleAndOthersDiffer) {
 // count), power losses.
 TEST(ExploreTest, DrawsStayWithinTheirBounds) {
   const Scenario workload = StartUpWorkload();
-  for (const ExploreBounds bounds : {ExploreBounds{1, 1, 0}, ExploreBounds{3, 0, 0}}) {
+  for (const ExploreBounds& bounds : {ExploreBounds{1, 1, 0}, ExploreBounds{3, 0, 0}}) {
     for (std::uint64_t seed = 1; seed <= 200; ++seed) {
       const Scenario drawn = DrawSchedule(workload, seed, bounds);
       EXPECT_LE(FaultEventCount(drawn), static_cast<std::size_t>(bounds.max_events));
@@ -80,6 +82,94 @@ TEST(ExploreTest, DrawsStayWithinTheirBounds) {
       EXPECT_LE(crashes, bounds.max_crashes) << "seed " << seed;
       EXPECT_LE(power_losses, bounds.max_power_losses) << "seed " << seed;
     }
+  }
+}
+
+// What a drawn schedule adds to its workload: the names of the steps it
+// put in (a split wait aside), and the actions of its [[fault]]s.
+std::multiset<std::string> AddedEvents(const Scenario& workload, const Scenario& drawn) {
+  std::multiset<std::string> added;
+  for (const Step& step : drawn.steps) {
+    if (step.kind != Step::Kind::kWait) added.insert(std::string(StepKindOf(step).name));
+  }
+  for (const Step& step : workload.steps) {
+    if (step.kind == Step::Kind::kWait) continue;
+    const auto own = added.find(std::string(StepKindOf(step).name));
+    if (own != added.end()) added.erase(own);
+  }
+  for (std::size_t i = workload.faults.size(); i < drawn.faults.size(); ++i) {
+    added.insert(std::string(sim::FaultActionName(drawn.faults[i].action)));
+  }
+  return added;
+}
+
+// --faults KIND (issue #29): a schedule draws only the kinds chosen, and
+// every kind of the registry, chosen alone, is drawn on some seed.
+TEST(ExploreTest, EachKindChosenAloneIsTheOnlyOneDrawnAndIsReachable) {
+  const Scenario workload = StartUpWorkload();
+  for (const EventKind& kind : EventKinds()) {
+    const ExploreBounds bounds{.kinds = {std::string(kind.name)}};
+    std::set<std::string> allowed(kind.inserts.begin(), kind.inserts.end());
+    if (kind.inserts.empty()) allowed = {std::string(kind.name)};  // crash, error, delay.
+    int drawn_with_it = 0;
+    for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+      const std::multiset<std::string> added =
+          AddedEvents(workload, DrawSchedule(workload, seed, bounds));
+      for (const std::string& event : added) {
+        EXPECT_TRUE(allowed.contains(event)) << kind.name << " drew " << event << ", seed " << seed;
+      }
+      drawn_with_it += added.empty() ? 0 : 1;
+    }
+    EXPECT_GT(drawn_with_it, 0) << kind.name << " is never drawn";
+  }
+}
+
+TEST(ExploreTest, TwoKindsChosenAreTheOnlyOnesDrawnAndEveryKindLeftOutIsNot) {
+  const Scenario workload = StartUpWorkload();
+  const ChosenEventKinds only = ChooseEventKinds("latency,loss", std::nullopt);
+  ASSERT_EQ(only.error, "");
+  EXPECT_EQ(only.names, (std::vector<std::string>{"latency", "loss"}));
+  const ChosenEventKinds but = ChooseEventKinds(std::nullopt, "crash,kill,power-loss");
+  ASSERT_EQ(but.error, "");
+  EXPECT_EQ(but.names.size(), EventKinds().size() - 3);
+  std::set<std::string> seen;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    for (const std::string& event :
+         AddedEvents(workload, DrawSchedule(workload, seed, {.kinds = only.names}))) {
+      seen.insert(event);
+    }
+    for (const std::string& event :
+         AddedEvents(workload, DrawSchedule(workload, seed, {.kinds = but.names}))) {
+      EXPECT_NE(event, "crash");
+      EXPECT_NE(event, "kill");
+      EXPECT_NE(event, "power-loss");
+    }
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{"latency", "loss"}));
+}
+
+TEST(ExploreTest, KindsChosenWronglyAreSaidSo) {
+  EXPECT_EQ(ChooseEventKinds("latency", "loss").error, "give --faults or --no-faults, not both");
+  EXPECT_NE(ChooseEventKinds("latncy", std::nullopt).error.find("did you mean 'latency'?"),
+            std::string::npos);
+  EXPECT_NE(ChooseEventKinds("latency,,loss", std::nullopt).error.find("an empty name"),
+            std::string::npos);
+  std::string every;
+  for (const EventKind& kind : EventKinds())
+    every += (every.empty() ? "" : ",") + std::string(kind.name);
+  EXPECT_NE(ChooseEventKinds(std::nullopt, every).error.find("leaves no kind"), std::string::npos);
+  EXPECT_TRUE(ChooseEventKinds(std::nullopt, std::nullopt).names.empty());  // Every kind.
+}
+
+// With every kind allowed, a seed draws the schedule it drew before kinds
+// could be chosen: naming every kind draws what naming none draws.
+TEST(ExploreTest, EveryKindNamedDrawsWhatNoneNamedDraws) {
+  const Scenario workload = StartUpWorkload();
+  ExploreBounds every;
+  for (const EventKind& kind : EventKinds()) every.kinds.emplace_back(kind.name);
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    EXPECT_EQ(ToToml(DrawSchedule(workload, seed, every)), ToToml(DrawSchedule(workload, seed, {})))
+        << "seed " << seed;
   }
 }
 

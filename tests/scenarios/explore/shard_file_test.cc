@@ -18,7 +18,8 @@ ShardFile Example() {
   file.shard = {1, 3};
   file.batch = 2;
   file.expectations = true;
-  file.bounds = {.max_events = 2, .max_crashes = 1, .max_power_losses = 0};
+  file.bounds = {
+      .max_events = 2, .max_crashes = 1, .max_power_losses = 0, .kinds = {"latency", "loss"}};
   file.groups.push_back(
       {{"converges", "stuck\tdirty", {"crash kuri.put", "kill kuri-1"}}, 3, 10, 9});
   file.groups.push_back({{"acknowledged-writes", "lost", {}}, 1, 13, 13});
@@ -42,6 +43,12 @@ TEST(ShardFileTest, WrittenThenReadIsTheSameFile) {
   EXPECT_EQ(file.groups[0].signature.violation, "stuck dirty");
   EXPECT_EQ(file.groups[0].signature.faults.size(), 2u);
   EXPECT_TRUE(file.groups[1].signature.faults.empty());
+  // The kinds it drew (--faults): a shard without the line drew every kind.
+  EXPECT_EQ(file.bounds.kinds, (std::vector<std::string>{"latency", "loss"}));
+  EXPECT_NE(text.find("faults\tlatency,loss\n"), std::string::npos);
+  ShardFile every = Example();
+  every.bounds.kinds.clear();
+  EXPECT_EQ(ShardText(every).find("faults"), std::string::npos);
 }
 
 // A file written before runs shared a world: no batch, group lines of six
@@ -68,6 +75,8 @@ TEST(ShardFileTest, AMalformedLineSaysWhere) {
   EXPECT_EQ(ErrorOf("scenario\tx\ngroup\t1\t1\tc\tv\tf\textra\n"),
             "groups.tsv:2: a malformed group line");
   EXPECT_EQ(ErrorOf("scenario\tx\nmax_events\t0\n"), "groups.tsv:2: a malformed max_events");
+  EXPECT_EQ(ErrorOf("scenario\tx\nfaults\tlatency,lost\n").substr(0, 64),
+            "groups.tsv:2: a malformed faults: --faults: 'lost' is no kind of");
   EXPECT_EQ(ErrorOf("colour\tblue\n"), "groups.tsv:1: unknown line 'colour'");
   EXPECT_EQ(ErrorOf("seed\t1\n"), "groups.tsv: names no scenario");
   EXPECT_EQ(ErrorOf(""), "groups.tsv: names no scenario");
