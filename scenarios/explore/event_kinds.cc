@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 #include <string>
 #include <variant>
@@ -27,13 +28,34 @@ const T& Pick(const std::vector<T>& from, sim::Rng& random) {
   return from[random.Uniform(from.size())];
 }
 
-// One product's consecutive releases, oldest first: an upgrade moves a
-// service one release on, a rollback one back. (The other built-in
-// versions are other runners, not releases.)
-const std::vector<std::string>* ReleasesOf(std::string_view image) {
-  static const std::vector<std::string> kEras = {"v1", "v2"};
-  if (image == models::s3::kNodeImage || image == models::s3::kProxyImage) return &kEras;
-  return nullptr;
+// The versions of each node and proxy image the workload uses: those its
+// services start at, those its set-image steps name, and its own images'.
+// An upgrade or a rollback moves a service among them, never to a built-in
+// release the story does not name: explored on a user's story with an
+// image of their own, rollbacks to the built-in v1 were the two largest
+// groups, and nothing to do with the story (issue #29).
+std::map<std::string, std::set<std::string>> VersionsUsed(const Scenario& workload,
+                                                          const fakes::ComposeSpec& compose) {
+  std::map<std::string, std::set<std::string>> used;
+  std::map<std::string, std::string> image_of;  // Service -> its image.
+  for (const fakes::ServiceSpec& service : compose.services) {
+    if (service.image != models::s3::kNodeImage && service.image != models::s3::kProxyImage) {
+      continue;
+    }
+    used[service.image].insert(service.version);
+    image_of.emplace(service.name, service.image);
+  }
+  for (const Step& step : workload.steps) {
+    if (step.kind != Step::Kind::kSetImage) continue;
+    if (const auto image = image_of.find(step.service); image != image_of.end()) {
+      used[image->second].insert(step.version);
+    }
+  }
+  for (const ImageSpec& image : workload.images) {
+    used[image.service == "proxy" ? models::s3::kProxyImage : models::s3::kNodeImage].insert(
+        image.version);
+  }
+  return used;
 }
 
 // --- [[fault]]s at fault sites ------------------------------------------------
@@ -205,7 +227,8 @@ std::vector<EventKind> MakeEventKinds() {
        .inserts = {"power-loss"},
        .draw = DrawPowerLoss},
       {.name = "upgrade",
-       .meaning = "a node or the proxy moves one release on or back, on its kept volumes",
+       .meaning = "a node or the proxy moves to another version the story uses (one it "
+                  "starts at, sets or defines), on its kept volumes",
        .inserts = {"set-image", "up"},
        .draw = DrawUpgrade},
       {.name = "compose",
@@ -254,15 +277,16 @@ void CheckEventKinds(const std::vector<EventKind>& kinds) {
 DrawContext DrawContextOf(const Scenario& workload) {
   DrawContext cluster;
   cluster.sites = FaultSitesOf(workload);
-  for (const fakes::ServiceSpec& service : ComposeSpecOf(workload).services) {
+  const fakes::ComposeSpec compose = ComposeSpecOf(workload);
+  const std::map<std::string, std::set<std::string>> used = VersionsUsed(workload, compose);
+  for (const fakes::ServiceSpec& service : compose.services) {
     if (service.image == models::s3::kDbInitImage) continue;  // A job: killing it is no story.
     cluster.services.push_back(service.name);
     if (!service.mounts.empty()) cluster.with_volumes.push_back(service.name);
-    if (const std::vector<std::string>* releases = ReleasesOf(service.image)) {
-      const auto at = std::find(releases->begin(), releases->end(), service.version);
-      if (at == releases->end()) continue;
-      if (at + 1 != releases->end()) cluster.upgradable.emplace_back(service.name, *(at + 1));
-      if (at != releases->begin()) cluster.upgradable.emplace_back(service.name, *(at - 1));
+    const auto versions = used.find(service.image);
+    if (versions == used.end()) continue;
+    for (const std::string& version : versions->second) {
+      if (version != service.version) cluster.upgradable.emplace_back(service.name, version);
     }
   }
   return cluster;

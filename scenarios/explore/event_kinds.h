@@ -23,7 +23,8 @@ struct DrawContext {
   std::vector<std::string> sites;         // Fault sites a run can pass (FaultSitesOf).
   std::vector<std::string> services;      // Services an event may hit (db-init, a job, is none).
   std::vector<std::string> with_volumes;  // Those that mount a volume.
-  // (service, version): an upgrade or a rollback one release away.
+  // (service, version): an upgrade or a rollback to another version of
+  // its image the workload uses (starts at, sets, or defines).
   std::vector<std::pair<std::string, std::string>> upgradable;
 };
 DrawContext DrawContextOf(const Scenario& workload);

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "scenarios/catalogue/catalogue.h"
+#include "scenarios/core/topology.h"
 #include "scenarios/explore/event_kinds.h"
 #include "scenarios/file/scenario_file.h"
 #include "scenarios/harness/runner.h"
@@ -44,6 +45,27 @@ Scenario StartUpWorkload(const char* name = "dirty-migration") {
   get.method = "GET";
   get.body.clear();
   workload.steps = {up, wait, put, get};
+  return workload;
+}
+
+// The start-up workload, then kuri-1 moved to the other built-in release
+// and up again: a story that uses two versions of the node image, so an
+// upgrade or a rollback has somewhere to go (DrawContextOf).
+Scenario StartUpThenAnotherRelease() {
+  Scenario workload = StartUpWorkload();
+  std::string version;
+  for (const fakes::ServiceSpec& service : ComposeSpecOf(workload).services) {
+    if (service.name == "kuri-1") version = service.version;
+  }
+  EXPECT_FALSE(version.empty());
+  Step set_image;
+  set_image.kind = Step::Kind::kSetImage;
+  set_image.service = "kuri-1";
+  set_image.version = version == "v1" ? "v2" : "v1";
+  Step up;
+  up.kind = Step::Kind::kUp;
+  workload.steps.push_back(set_image);
+  workload.steps.push_back(up);
   return workload;
 }
 
@@ -85,6 +107,30 @@ TEST(ExploreTest, DrawsStayWithinTheirBounds) {
   }
 }
 
+// Upgrades and rollbacks go among the versions the story uses (issue
+// #29): none in a story of one version; in one that sets another version
+// or defines an image of its own, to those, and never to a built-in
+// release it does not name.
+TEST(ExploreTest, UpgradesGoOnlyToVersionsTheStoryUses) {
+  EXPECT_TRUE(DrawContextOf(StartUpWorkload()).upgradable.empty());
+  const Scenario two = StartUpThenAnotherRelease();
+  const std::string other = two.steps[two.steps.size() - 2].version;
+  const DrawContext upgrading = DrawContextOf(two);
+  ASSERT_FALSE(upgrading.upgradable.empty());
+  for (const auto& [service, version] : upgrading.upgradable) {
+    EXPECT_EQ(version, other) << service;  // The proxy keeps its one version.
+    EXPECT_EQ(service.rfind("kuri-", 0), 0u) << service;
+  }
+  Scenario own = StartUpWorkload();
+  ImageSpec mine;
+  mine.service = "node";
+  mine.version = "v2-mine";
+  own.images.push_back(mine);
+  const DrawContext owned = DrawContextOf(own);
+  ASSERT_FALSE(owned.upgradable.empty());
+  for (const auto& [service, version] : owned.upgradable) EXPECT_EQ(version, "v2-mine") << service;
+}
+
 // What a drawn schedule adds to its workload: the names of the steps it
 // put in (a split wait aside), and the actions of its [[fault]]s.
 std::multiset<std::string> AddedEvents(const Scenario& workload, const Scenario& drawn) {
@@ -106,7 +152,7 @@ std::multiset<std::string> AddedEvents(const Scenario& workload, const Scenario&
 // --faults KIND (issue #29): a schedule draws only the kinds chosen, and
 // every kind of the registry, chosen alone, is drawn on some seed.
 TEST(ExploreTest, EachKindChosenAloneIsTheOnlyOneDrawnAndIsReachable) {
-  const Scenario workload = StartUpWorkload();
+  const Scenario workload = StartUpThenAnotherRelease();
   for (const EventKind& kind : EventKinds()) {
     const ExploreBounds bounds{.kinds = {std::string(kind.name)}};
     std::set<std::string> allowed(kind.inserts.begin(), kind.inserts.end());
@@ -208,7 +254,7 @@ TEST(ExploreTest, FindsADirtyKeyspaceAndShrinksItToOneFault) {
 // kind inserts: a kind the schedule never switches on would be no test at
 // all (network and disk events were once left out of the list that did).
 TEST(ExploreTest, EveryEventKindIsDrawnWithinAHundredSeeds) {
-  Scenario workload = StartUpWorkload();
+  Scenario workload = StartUpThenAnotherRelease();
   std::set<std::string_view> inserted;
   for (const EventKind& kind : EventKinds()) {
     for (const std::string_view step : kind.inserts) inserted.insert(step);
@@ -246,7 +292,7 @@ TEST(ExploreTest, EveryEventKindIsDrawnWithinAHundredSeeds) {
 TEST(ExploreTest, ANetworkOrDiskFaultShrinksToAReproThatReplays) {
   const Scenario* workload = FindScenario("ack-before-fsync-fixed");
   ASSERT_NE(workload, nullptr);
-  const ExploreResult found = Explore(*workload, {.seed = 1, .runs = 100});
+  const ExploreResult found = Explore(*workload, {.seed = 1, .runs = 200});
   int kept = 0;
   for (const FailureGroup& group : found.groups) {
     const Scenario& repro = group.repro.scenario;
