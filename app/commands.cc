@@ -50,7 +50,8 @@ is forked from it there, and plays as it would have from scratch (a group's
 repro.toml holds the world seed it replays on); where a fork costs more on
 this machine than the past it saves, each run is played from empty on its
 batch's seed instead, with the same results. Failures are grouped by the
-failing checker, the kind of its first violation and the faults involved;
+failing checker, the kind of its first violation and the fault events drawn
+(the workload's own steps and faults are not counted as faults);
 each group's first failure is shrunk to a scenario file that `faultline
 run` replays. The results directory holds summary.json, groups.tsv and, per
 group, repro.toml, shrink.log, trace.jsonl, perfetto.json and timeline.txt.

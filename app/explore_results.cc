@@ -74,9 +74,8 @@ std::string SummaryJson(const std::string& name, const ShardFile& shard,
         "\"first_seed\":{},\"world_seed\":{},\"fault_events\":{},\"repro_fault_events\":{},"
         "\"repro\":\"group-{}/repro.toml\"}}",
         i == 0 ? "" : ",", Escaped(group.signature.checker), Escaped(group.signature.violation),
-        faults, group.count, group.first_seed, group.world_seed,
-        scenarios::FaultEventCount(group.first), scenarios::FaultEventCount(group.repro.scenario),
-        i + 1);
+        faults, group.count, group.first_seed, group.world_seed, group.drawn_events,
+        group.repro_drawn_events, i + 1);
   }
   const double seconds = wall_ms / 1000.0;
   return fmt::format(
@@ -129,8 +128,7 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
           group.world_seed == group.first_seed
               ? ""
               : fmt::format(" (on the world of seed {})", group.world_seed),
-          scenarios::FaultEventCount(group.first), scenarios::FaultEventCount(group.repro.scenario),
-          group.signature.Key());
+          group.drawn_events, group.repro_drawn_events, group.signature.Key());
       std::cout << fmt::format(
           "    faultline run {}\n",
           (out.path() / fmt::format("group-{}", i + 1) / "repro.toml").string());

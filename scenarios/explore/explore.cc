@@ -50,14 +50,18 @@ std::string FailureText(const Scenario& drawn, const ScenarioResult& played, boo
                      signature->violation);
 }
 
-std::optional<Signature> SignatureOfText(const Scenario& drawn, std::string_view text) {
+// The signature of a run whose failure a child sent as `text`: its faults
+// those drawn, not the workload's own.
+std::optional<Signature> SignatureOfText(const Scenario& workload, const Scenario& drawn,
+                                         std::string_view text) {
   if (text.empty()) return std::nullopt;
   const std::size_t colon = text.find(':');
   FL_ASSERT_MSG(colon != std::string_view::npos, "a run's failure without its checker: {}", text);
   const std::size_t length = std::stoul(std::string(text.substr(0, colon)));
   FL_ASSERT(colon + 1 + length <= text.size());
   return Signature{std::string(text.substr(colon + 1, length)),
-                   std::string(text.substr(colon + 1 + length)), SignatureFaults(drawn)};
+                   std::string(text.substr(colon + 1 + length)),
+                   Distinct(DrawnFaultEvents(drawn, workload))};
 }
 
 // What failed in each of a batch's runs, all on `world_seed`: the
@@ -115,7 +119,8 @@ std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptio
     for (std::size_t i = 0; i < drawn.size(); ++i) {
       ++done;
       const std::uint64_t seed = options.seed + first + i;
-      if (const std::optional<Signature> signature = SignatureOfText(drawn[i], failed[i])) {
+      if (const std::optional<Signature> signature =
+              SignatureOfText(workload, drawn[i], failed[i])) {
         auto [found, inserted] = by_key.emplace(signature->Key(), groups.size());
         if (inserted) {
           groups.push_back(DrawnGroup{*signature, 0, seed, world});
@@ -153,29 +158,52 @@ std::vector<DrawnGroup> MergeDrawnGroups(const std::vector<std::vector<DrawnGrou
 
 namespace {
 
-// The repro's story: where it was found, the schedule that remains after
-// shrinking (each fault and fault step, in order), and what fails.
-std::string RemainingSchedule(const FailureGroup& group, const std::string& workload) {
+// The repro's story: where it was found, the drawn events that remain
+// after shrinking (each fault and fault step, in order), the workload's
+// own that remain, said apart, and what fails.
+std::string RemainingSchedule(const FailureGroup& group, const Scenario& workload) {
   const Scenario& repro = group.repro.scenario;
-  std::vector<std::string> events;
+  // Each event by its name (FaultEventNames) and in words, in order.
+  std::vector<std::pair<std::string, std::string>> events;
   if (!repro.crash_site.empty()) {
-    events.push_back(fmt::format("crash at {} (hit {})", repro.crash_site, repro.crash_hit));
+    events.emplace_back("crash@" + repro.crash_site,
+                        fmt::format("crash at {} (hit {})", repro.crash_site, repro.crash_hit));
   }
-  for (const FaultSpec& fault : repro.faults) events.push_back(DescribeFault(fault));
+  for (const FaultSpec& fault : repro.faults) {
+    events.emplace_back(fmt::format("{}@{}", sim::FaultActionName(fault.action), fault.site),
+                        DescribeFault(fault));
+  }
   for (std::size_t i = 0; i < repro.steps.size(); ++i) {
     const Step& step = repro.steps[i];
     if (StepKindOf(step).fault) {
-      events.push_back(fmt::format("{} at step {}", StepKindOf(step).show(step), i + 1));
+      events.emplace_back(std::string(StepKindOf(step).name),
+                          fmt::format("{} at step {}", StepKindOf(step).show(step), i + 1));
     }
   }
+  // The workload's own events are its first of each name (DrawnFaultEvents).
+  std::multiset<std::string> own = FaultEventNames(workload);
+  std::vector<std::string> drawn_words;
+  std::vector<std::string> own_words;
+  for (const auto& [name, words] : events) {
+    if (const auto found = own.find(name); found != own.end()) {
+      own.erase(found);
+      own_words.push_back(words);
+    } else {
+      drawn_words.push_back(words);
+    }
+  }
+  FL_ASSERT(drawn_words.size() == group.repro_drawn_events);
   return fmt::format(
-      "Found by faultline explore in {} from seed {}{} ({} fault events drawn), shrunk to {}: {}. "
-      "Then {} fails: {}.",
-      workload, group.first_seed,
+      "Found by faultline explore in {} from seed {}{} ({} fault events drawn), shrunk to {}: "
+      "{}{}. Then {} fails: {}.",
+      workload.name, group.first_seed,
       group.world_seed == group.first_seed
           ? ""
           : fmt::format(" (on the world of seed {})", group.world_seed),
-      FaultEventCount(group.first), FaultEventCount(repro), fmt::join(events, "; "),
+      group.drawn_events, group.repro_drawn_events,
+      drawn_words.empty() ? "none" : fmt::format("{}", fmt::join(drawn_words, "; ")),
+      own_words.empty() ? ""
+                        : fmt::format(" (with the workload's own: {})", fmt::join(own_words, "; ")),
       group.signature.checker, group.signature.violation);
 }
 
@@ -201,9 +229,13 @@ std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
         fmt::format("Found by faultline explore in {}: {} fails ({})", workload.name,
                     group.signature.checker, group.signature.violation);
     group.repro.scenario.lesson.clear();  // The workload's lesson is not this failure's.
-    group.repro.scenario.story = RemainingSchedule(group, workload.name);
-    // The signature of what remains: the same failure, fewer faults.
-    group.signature.faults = SignatureFaults(group.repro.scenario);
+    group.drawn_events = DrawnFaultEvents(group.first, workload).size();
+    const std::multiset<std::string> remaining = DrawnFaultEvents(group.repro.scenario, workload);
+    group.repro_drawn_events = remaining.size();
+    FL_ASSERT(group.repro_drawn_events <= group.drawn_events);
+    group.repro.scenario.story = RemainingSchedule(group, workload);
+    // The signature of what remains: the same failure, fewer drawn faults.
+    group.signature.faults = Distinct(remaining);
     auto [at, inserted] = by_repro.emplace(group.signature.Key(), merged.size());
     if (inserted) {
       merged.push_back(std::move(group));

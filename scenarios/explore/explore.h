@@ -95,6 +95,10 @@ struct FailureGroup {
   std::uint64_t world_seed = 0;  // The world its first failure played on.
   Scenario first;                // The drawn scenario of its first failure.
   Shrunk repro;                  // That failure, shrunk.
+  // The fault events drawn in `first` and those left in the repro, the
+  // workload's own not counted (DrawnFaultEvents).
+  std::size_t drawn_events = 0;
+  std::size_t repro_drawn_events = 0;
 };
 
 struct ExploreResult {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "scenarios/steps/steps.h"
+#include "sim/assert.h"
 #include "sim/clock.h"
 
 namespace faultline::scenarios {
@@ -61,16 +62,35 @@ std::size_t FaultEventCount(const Scenario& scenario) {
          static_cast<std::size_t>(steps);
 }
 
-std::vector<std::string> SignatureFaults(const Scenario& scenario) {
-  std::set<std::string> faults;
-  if (!scenario.crash_site.empty()) faults.insert("crash@" + scenario.crash_site);
+std::multiset<std::string> FaultEventNames(const Scenario& scenario) {
+  std::multiset<std::string> events;
+  if (!scenario.crash_site.empty()) events.insert("crash@" + scenario.crash_site);
   for (const FaultSpec& fault : scenario.faults) {
-    faults.insert(fmt::format("{}@{}", sim::FaultActionName(fault.action), fault.site));
+    events.insert(fmt::format("{}@{}", sim::FaultActionName(fault.action), fault.site));
   }
   for (const Step& step : scenario.steps) {
-    if (StepKindOf(step).fault) faults.insert(std::string(StepKindOf(step).name));
+    if (StepKindOf(step).fault) events.insert(std::string(StepKindOf(step).name));
   }
-  return {faults.begin(), faults.end()};
+  FL_ASSERT(events.size() == FaultEventCount(scenario));
+  return events;
+}
+
+std::vector<std::string> Distinct(const std::multiset<std::string>& events) {
+  const std::set<std::string> distinct(events.begin(), events.end());
+  return {distinct.begin(), distinct.end()};
+}
+
+std::vector<std::string> SignatureFaults(const Scenario& scenario) {
+  return Distinct(FaultEventNames(scenario));
+}
+
+std::multiset<std::string> DrawnFaultEvents(const Scenario& run, const Scenario& workload) {
+  std::multiset<std::string> drawn = FaultEventNames(run);
+  for (const std::string& own : FaultEventNames(workload)) {
+    // (A shrunk run may have lost one of the workload's own events.)
+    if (const auto found = drawn.find(own); found != drawn.end()) drawn.erase(found);
+  }
+  return drawn;
 }
 
 std::string Signature::Key() const {

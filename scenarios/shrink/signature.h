@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,16 @@ std::optional<Signature> SignatureOf(const Scenario& scenario, const ScenarioRes
 
 // A scenario's fault kinds and sites, as a signature names them, sorted.
 std::vector<std::string> SignatureFaults(const Scenario& scenario);
+// Its fault events by those names, each event once: "crash@<site>" for
+// its crash and each crashing [[fault]], "<action>@<site>" for the other
+// [[fault]]s, the step kind's name for each fault step.
+std::multiset<std::string> FaultEventNames(const Scenario& scenario);
+// The fault events of an explored `run` that are not its `workload`'s own
+// (its steps, [[fault]]s and crash): the run's names with the workload's
+// taken out, once each. A workload's own event is never a drawn fault.
+std::multiset<std::string> DrawnFaultEvents(const Scenario& run, const Scenario& workload);
+// The names of a multiset of events, each once, sorted (Signature::faults).
+std::vector<std::string> Distinct(const std::multiset<std::string>& events);
 
 // How many fault events a scenario has: its [[fault]]s and fault steps.
 std::size_t FaultEventCount(const Scenario& scenario);

@@ -131,6 +131,55 @@ TEST(ExploreTest, UpgradesGoOnlyToVersionsTheStoryUses) {
   for (const auto& [service, version] : owned.upgradable) EXPECT_EQ(version, "v2-mine") << service;
 }
 
+// A workload's own fault steps and faults are never counted or named as
+// drawn faults (issue #29: a user's own set-image step was listed as a
+// fault in 83 of 84 groups).
+TEST(ExploreTest, TheWorkloadsOwnFaultsAreNotDrawnFaults) {
+  Scenario workload = StartUpWorkload();
+  Step kill;
+  kill.kind = Step::Kind::kKill;
+  kill.service = "kuri-1";
+  workload.steps.push_back(kill);
+  workload.faults.push_back({.site = "s3.put", .action = sim::FaultAction::kError});
+  Scenario run = workload;
+  run.steps.push_back(kill);  // Drawn: a second kill.
+  run.faults.push_back({.site = "kuri.put", .action = sim::FaultAction::kCrash});
+  EXPECT_EQ(DrawnFaultEvents(run, workload),
+            (std::multiset<std::string>{"crash@kuri.put", "kill"}));
+  EXPECT_TRUE(DrawnFaultEvents(workload, workload).empty());
+  // A shrunk run that lost one of the workload's own events.
+  Scenario shrunk = run;
+  shrunk.faults.erase(shrunk.faults.begin());
+  EXPECT_EQ(DrawnFaultEvents(shrunk, workload),
+            (std::multiset<std::string>{"crash@kuri.put", "kill"}));
+  EXPECT_EQ(FaultEventNames(run).size(), FaultEventCount(run));
+}
+
+// Explored, a story with a power loss of its own, drawing only crashes:
+// no group names a power loss, and its counts are of drawn events alone.
+TEST(ExploreTest, GroupsOfAStoryWithItsOwnFaultNameOnlyTheDrawnOnes) {
+  const Scenario* story = FindScenario("ack-before-fsync-fixed");
+  ASSERT_NE(story, nullptr);
+  ASSERT_EQ(FaultEventNames(*story).count("power-loss"), 1u);
+  const ExploreOptions crashes{.seed = 1, .runs = 48, .bounds = {.kinds = {"crash"}}};
+  for (const DrawnGroup& group : ExploreRuns(*story, crashes)) {  // As drawn.
+    for (const std::string& fault : group.signature.faults) {
+      EXPECT_EQ(fault.rfind("crash@", 0), 0u) << group.signature.Key();
+    }
+  }
+  const ExploreResult found = Explore(*story, crashes);  // Shrunk.
+  ASSERT_FALSE(found.groups.empty());
+  for (const FailureGroup& group : found.groups) {
+    for (const std::string& fault : group.signature.faults) {
+      EXPECT_EQ(fault.rfind("crash@", 0), 0u) << group.signature.Key();
+    }
+    EXPECT_GE(group.drawn_events, 1u);
+    EXPECT_LE(group.drawn_events, 3u);
+    EXPECT_LE(group.repro_drawn_events, group.drawn_events);
+    EXPECT_NE(group.repro.scenario.story.find("fault events drawn"), std::string::npos);
+  }
+}
+
 // What a drawn schedule adds to its workload: the names of the steps it
 // put in (a split wait aside), and the actions of its [[fault]]s.
 std::multiset<std::string> AddedEvents(const Scenario& workload, const Scenario& drawn) {
