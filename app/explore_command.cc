@@ -48,6 +48,7 @@ struct ExploreFlags {
   int batch = scenarios::kDefaultBatch;
   bool replay_from_empty = false;
   bool fork_runs = false;
+  int top = kDefaultTop;
   std::optional<std::string> faults;     // --faults KIND,...
   std::optional<std::string> no_faults;  // --no-faults KIND,...
   std::optional<std::chrono::seconds> time;
@@ -96,6 +97,7 @@ void DeclareExploreFlags(CLI::App& command, ExploreFlags& flags) {
       ->type_name(kDirValue)
       ->check(FolderToWrite());
   command.add_flag("--json", flags.json, "print summary.json instead of the text report");
+  AddTop(command, flags.top);
   command
       .add_option_function<std::string>(
           "--shard",
@@ -277,7 +279,7 @@ int RunExploreCommand(const ExploreFlags& flags) {
   } else {
     shard.groups = scenarios::ExploreRuns(*workload, options, &shard.runs_done);
   }
-  return FinishExploration(*workload, std::move(shard), *out, flags.json, 0, started);
+  return FinishExploration(*workload, std::move(shard), *out, flags.json, flags.top, 0, started);
 }
 
 }  // namespace

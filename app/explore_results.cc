@@ -1,16 +1,23 @@
 #include "app/explore_results.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "app/command_util.h"
 #include "scenarios/explore/explore.h"
 #include "scenarios/file/scenario_file.h"
 #include "scenarios/harness/runner.h"
 #include "scenarios/report/perfetto.h"
+#include "sim/assert.h"
 #include "sim/trace.h"
 
 namespace faultline::app {
@@ -28,22 +35,26 @@ std::string ShrinkLog(const scenarios::Shrunk& shrunk) {
 }
 
 // The repro replayed once more, recorded: trace.jsonl, perfetto.json and
-// timeline.txt beside it. False when a file cannot be written.
-bool WriteReplay(const fs::path& dir, const scenarios::Scenario& repro) {
+// timeline.txt beside it, and in `example` its first violation in its own
+// words. False when a file cannot be written.
+bool WriteReplay(const fs::path& dir, const scenarios::Scenario& repro, bool expectations,
+                 std::string& example) {
   StagedFile trace(dir / "trace.jsonl");
   StagedFile timeline(dir / "timeline.txt");
   if (!trace.good() || !timeline.good()) return false;
   sim::JsonLinesSink json_sink(trace.stream());
   sim::TextSink text_sink(timeline.stream());
   scenarios::PerfettoSink perfetto;
-  (void)scenarios::RunScenario(repro,
-                               {.seed = repro.seed, .sinks = {&json_sink, &text_sink, &perfetto}});
+  const scenarios::ScenarioResult replayed = scenarios::RunScenario(
+      repro, {.seed = repro.seed, .sinks = {&json_sink, &text_sink, &perfetto}});
+  example = scenarios::FirstViolation(replayed, expectations);
   return trace.Commit() && timeline.Commit() && WriteWhole(dir / "perfetto.json", perfetto.Json());
 }
 
 // Group `number`'s folder, whole: written under a staging name, renamed
 // into place once every file is there.
-bool WriteGroup(ResultsFolder& out, std::size_t number, const scenarios::FailureGroup& group) {
+bool WriteGroup(ResultsFolder& out, std::size_t number, const scenarios::FailureGroup& group,
+                bool expectations, std::string& example) {
   const fs::path dir = out.path() / fmt::format("group-{}", number);
   const fs::path staging = dir.string() + ".partial";
   out.Made(staging);
@@ -52,7 +63,7 @@ bool WriteGroup(ResultsFolder& out, std::size_t number, const scenarios::Failure
   fs::create_directories(staging, error);
   if (error || !WriteWhole(staging / "repro.toml", scenarios::ToToml(group.repro.scenario)) ||
       !WriteWhole(staging / "shrink.log", ShrinkLog(group.repro)) ||
-      !WriteReplay(staging, group.repro.scenario)) {
+      !WriteReplay(staging, group.repro.scenario, expectations, example)) {
     return false;
   }
   fs::rename(staging, dir, error);
@@ -60,40 +71,138 @@ bool WriteGroup(ResultsFolder& out, std::size_t number, const scenarios::Failure
   return !error;
 }
 
+// What failed first, and the groups (fault sets) that led there: the
+// report's headings, the most runs first.
+struct Failure {
+  std::string checker;
+  std::string violation;  // Its kind, as the signature has it.
+  std::string example;    // Its first group's, in its own words.
+  std::int64_t runs = 0;
+  std::vector<std::size_t> groups;  // Indices, the most runs first.
+};
+
+std::vector<Failure> FailuresOf(const std::vector<scenarios::FailureGroup>& groups,
+                                const std::vector<std::string>& examples) {
+  FL_ASSERT(examples.size() == groups.size());
+  std::vector<Failure> failures;
+  std::map<std::pair<std::string, std::string>, std::size_t> by_kind;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const scenarios::Signature& signature = groups[i].signature;
+    const auto [at, added] =
+        by_kind.emplace(std::pair(signature.checker, signature.violation), failures.size());
+    if (added) failures.push_back({signature.checker, signature.violation, examples[i]});
+    Failure& failure = failures[at->second];
+    failure.runs += groups[i].count;
+    failure.groups.push_back(i);
+  }
+  for (Failure& failure : failures) {
+    std::stable_sort(
+        failure.groups.begin(), failure.groups.end(),
+        [&](std::size_t a, std::size_t b) { return groups[a].count > groups[b].count; });
+  }
+  std::stable_sort(failures.begin(), failures.end(),
+                   [](const Failure& a, const Failure& b) { return a.runs > b.runs; });
+  return failures;
+}
+
+std::string JsonStrings(const std::vector<std::string>& texts) {
+  std::string list;
+  for (const std::string& text : texts) {
+    list += fmt::format("{}\"{}\"", list.empty() ? "" : ",", Escaped(text));
+  }
+  return "[" + list + "]";
+}
+
 std::string SummaryJson(const std::string& name, const ShardFile& shard,
-                        const std::vector<scenarios::FailureGroup>& groups, double wall_ms) {
+                        const std::vector<scenarios::FailureGroup>& groups,
+                        const std::vector<std::string>& examples, double wall_ms) {
   std::string list;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const scenarios::FailureGroup& group = groups[i];
-    std::string faults;
-    for (const std::string& fault : group.signature.faults) {
-      faults += fmt::format("{}\"{}\"", faults.empty() ? "" : ",", Escaped(fault));
-    }
     list += fmt::format(
-        "{}{{\"checker\":\"{}\",\"violation\":\"{}\",\"faults\":[{}],\"count\":{},"
-        "\"first_seed\":{},\"world_seed\":{},\"fault_events\":{},\"repro_fault_events\":{},"
-        "\"repro\":\"group-{}/repro.toml\"}}",
+        "{}{{\"checker\":\"{}\",\"violation\":\"{}\",\"example\":\"{}\",\"faults\":{},"
+        "\"count\":{},\"first_seed\":{},\"world_seed\":{},\"fault_events\":{},"
+        "\"repro_fault_events\":{},\"repro\":\"group-{}/repro.toml\"}}",
         i == 0 ? "" : ",", Escaped(group.signature.checker), Escaped(group.signature.violation),
-        faults, group.count, group.first_seed, group.world_seed, group.drawn_events,
-        group.repro_drawn_events, i + 1);
+        Escaped(examples[i]), JsonStrings(group.signature.faults), group.count, group.first_seed,
+        group.world_seed, group.drawn_events, group.repro_drawn_events, i + 1);
+  }
+  std::string failures;
+  for (const Failure& failure : FailuresOf(groups, examples)) {
+    std::vector<std::string> numbers;
+    for (const std::size_t i : failure.groups) numbers.push_back(std::to_string(i + 1));
+    failures += fmt::format(
+        "{}{{\"checker\":\"{}\",\"violation\":\"{}\",\"example\":\"{}\",\"runs\":{},"
+        "\"groups\":[{}]}}",
+        failures.empty() ? "" : ",", Escaped(failure.checker), Escaped(failure.violation),
+        Escaped(failure.example), failure.runs, fmt::join(numbers, ","));
   }
   const double seconds = wall_ms / 1000.0;
   return fmt::format(
       "{{\"scenario\":\"{}\",\"runs\":{},\"first_seed\":{},\"batch\":{},\"wall_time_ms\":{:.1f},"
-      "\"runs_per_second\":{:.1f},\"groups\":[{}]}}\n",
+      "\"runs_per_second\":{:.1f},\"failures\":[{}],\"groups\":[{}]}}\n",
       Escaped(name), shard.runs_done, shard.seed, shard.batch, wall_ms,
-      seconds > 0 ? shard.runs_done / seconds : 0.0, list);
+      seconds > 0 ? shard.runs_done / seconds : 0.0, failures, list);
+}
+
+// The report, top-down: each failure (what failed first, an example in
+// its own words, its runs), then under it its groups, the most runs
+// first, at most `top` of them, each with the drawn faults that remain
+// and the command that replays its repro.
+void PrintReport(const scenarios::Scenario& workload, const ShardFile& shard,
+                 const ResultsFolder& out, const std::vector<scenarios::FailureGroup>& groups,
+                 const std::vector<std::string>& examples, double wall_ms, int top) {
+  const std::vector<Failure> failures = FailuresOf(groups, examples);
+  std::cout << fmt::format(
+      "{}: {} runs, {} failure(s) in {} group(s) ({:.0f} runs/s); results in {}\n", workload.name,
+      shard.runs_done, failures.size(), groups.size(),
+      wall_ms > 0 ? shard.runs_done * 1000.0 / wall_ms : 0.0, out.path().string());
+  for (const Failure& failure : failures) {
+    std::cout << fmt::format("\n{} failed: {} ({} run(s), {} group(s))\n", failure.checker,
+                             failure.example.empty() ? failure.violation : failure.example,
+                             failure.runs, failure.groups.size());
+    std::int64_t hidden_runs = 0;
+    for (std::size_t shown = 0; shown < failure.groups.size(); ++shown) {
+      const std::size_t i = failure.groups[shown];
+      const scenarios::FailureGroup& group = groups[i];
+      if (shown >= static_cast<std::size_t>(top)) {
+        hidden_runs += group.count;
+        continue;
+      }
+      const std::string faults = group.signature.faults.empty()
+                                     ? "no drawn fault"
+                                     : fmt::format("{}", fmt::join(group.signature.faults, ", "));
+      std::cout << fmt::format(
+          "  {} run(s): {} (group {}, seed {}; {} -> {} drawn event(s))\n    faultline run {}\n",
+          group.count, faults, i + 1, group.first_seed, group.drawn_events,
+          group.repro_drawn_events,
+          (out.path() / fmt::format("group-{}", i + 1) / "repro.toml").string());
+    }
+    if (failure.groups.size() > static_cast<std::size_t>(top)) {
+      std::cout << fmt::format("  and {} more group(s), {} run(s): --top or summary.json\n",
+                               failure.groups.size() - static_cast<std::size_t>(top), hidden_runs);
+    }
+  }
 }
 
 }  // namespace
 
+void AddTop(CLI::App& command, int& top) {
+  AddNumber(command, "--top", top, 1, kMaxTop,
+            fmt::format("the groups the report shows under each failure, the most runs first "
+                        "(default {}; summary.json holds every group)",
+                        kDefaultTop));
+}
+
 int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, ResultsFolder& out,
-                      bool json, double wall_ms_so_far,
+                      bool json, int top, double wall_ms_so_far,
                       std::chrono::steady_clock::time_point started) {
+  FL_ASSERT(top >= 1);
   const std::vector<scenarios::FailureGroup> groups =
       scenarios::ShrinkGroups(workload, shard.groups, shard.bounds, shard.expectations);
+  std::vector<std::string> examples(groups.size());
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    if (!WriteGroup(out, i + 1, groups[i])) {
+    if (!WriteGroup(out, i + 1, groups[i], shard.expectations, examples[i])) {
       const int status =
           CannotWrite("--out", (out.path() / fmt::format("group-{}", i + 1)).string());
       out.Abandon();
@@ -103,7 +212,7 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
   const double wall_ms =
       wall_ms_so_far +
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  const std::string summary = SummaryJson(workload.name, shard, groups, wall_ms);
+  const std::string summary = SummaryJson(workload.name, shard, groups, examples, wall_ms);
   // summary.json last: its presence says the folder is complete.
   out.Made(out.path() / "groups.tsv");
   out.Made(out.path() / "summary.json");
@@ -116,23 +225,7 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
   if (json) {
     std::cout << summary;
   } else {
-    std::cout << fmt::format(
-        "{}: {} runs, {} group(s) of failures ({:.0f} runs/s); results in {}\n", workload.name,
-        shard.runs_done, groups.size(), wall_ms > 0 ? shard.runs_done * 1000.0 / wall_ms : 0.0,
-        out.path().string());
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-      const scenarios::FailureGroup& group = groups[i];
-      std::cout << fmt::format(
-          "  group {}: {} run(s), first seed {}{}; {} -> {} fault event(s): {}\n", i + 1,
-          group.count, group.first_seed,
-          group.world_seed == group.first_seed
-              ? ""
-              : fmt::format(" (on the world of seed {})", group.world_seed),
-          group.drawn_events, group.repro_drawn_events, group.signature.Key());
-      std::cout << fmt::format(
-          "    faultline run {}\n",
-          (out.path() / fmt::format("group-{}", i + 1) / "repro.toml").string());
-    }
+    PrintReport(workload, shard, out, groups, examples, wall_ms, top);
   }
   return groups.empty() ? kExitOk : kExitFailureFound;
 }

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "app/cli.h"
 #include "app/output_files.h"
 #include "scenarios/core/scenario.h"
 #include "scenarios/explore/shard_file.h"
@@ -18,11 +19,19 @@ namespace faultline::app {
 // Shrinks the groups of `shard` and writes every file of the results
 // folder `out` (each group's folder whole, then groups.tsv, then
 // summary.json, which marks the results complete); prints the report (or
-// the summary with `json`). The exit status: 0 nothing failed, 1 a group
+// the summary with `json`): each failure, then under it at most `top` of
+// its groups, the most runs first. The exit status: 0 nothing failed, 1 a group
 // was found, 2 a file could not be written (and then what this command
 // wrote in `out` is removed).
+// How many groups the report shows under each failure by default (--top).
+inline constexpr int kDefaultTop = 5;
+inline constexpr int kMaxTop = 100'000;
+
+// --top N, on `command` (explore's and merge's).
+void AddTop(CLI::App& command, int& top);
+
 int FinishExploration(const scenarios::Scenario& workload, scenarios::ShardFile shard,
-                      ResultsFolder& out, bool json, double wall_ms_so_far,
+                      ResultsFolder& out, bool json, int top, double wall_ms_so_far,
                       std::chrono::steady_clock::time_point started);
 
 }  // namespace faultline::app

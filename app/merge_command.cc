@@ -139,7 +139,7 @@ std::variant<ShardFile, std::string> MergeShards(std::vector<ShardFile>& shards,
 }
 
 int RunMergeCommand(const std::vector<std::string>& directories, const std::string& out_flag,
-                    bool json, bool allow_missing, const scenarios::InputLimits& limits) {
+                    bool json, int top, bool allow_missing, const scenarios::InputLimits& limits) {
   // Everything is checked before the results directory is made: a refused
   // merge leaves nothing behind.
   auto read = ReadShards(directories, limits);
@@ -153,7 +153,7 @@ int RunMergeCommand(const std::vector<std::string>& directories, const std::stri
   std::optional<ResultsFolder> out = ResultsFolder::Open(
       out_flag, fmt::format("explore-{}-{}-merged", workload->name, shards.front().seed));
   if (!out) return kExitBadInput;
-  return FinishExploration(*workload, std::move(std::get<ShardFile>(merged)), *out, json, 0,
+  return FinishExploration(*workload, std::move(std::get<ShardFile>(merged)), *out, json, top, 0,
                            std::chrono::steady_clock::now());
 }
 
@@ -164,6 +164,7 @@ CommandRun DefineMerge(CLI::App& command) {
     std::vector<std::string> directories;
     std::string out;
     bool json = false;
+    int top = kDefaultTop;
     bool allow_missing = false;
     scenarios::InputLimits limits;
   };
@@ -175,12 +176,13 @@ CommandRun DefineMerge(CLI::App& command) {
       ->type_name(kDirValue)
       ->check(FolderToWrite());
   command.add_flag("--json", flags->json, "print summary.json instead of the text report");
+  AddTop(command, flags->top);
   command.add_flag("--allow-missing", flags->allow_missing,
                    "merge the shards given even when some of the exploration's are missing");
   AddLimits(command, flags->limits);
   return [flags] {
-    return RunMergeCommand(flags->directories, flags->out, flags->json, flags->allow_missing,
-                           flags->limits);
+    return RunMergeCommand(flags->directories, flags->out, flags->json, flags->top,
+                           flags->allow_missing, flags->limits);
   };
 }
 

@@ -97,6 +97,31 @@ std::string Signature::Key() const {
   return fmt::format("{} | {} | {}", checker, violation, fmt::join(faults, ", "));
 }
 
+std::string FirstViolation(const ScenarioResult& result, bool expectations) {
+  std::string_view text;
+  for (const CheckResult& check : result.checkers) {
+    if (check.checker.empty() || !check.expected_to_hold || check.held) continue;
+    text = check.actual;
+    break;
+  }
+  if (text.empty() && expectations) {
+    for (const StepResult& step : result.steps) {
+      for (const CheckResult& check : step.checks) {
+        if (!check.held && text.empty()) text = check.what;
+      }
+    }
+  }
+  // As ViolationKind reads it: the first violation, without where it was.
+  std::string_view first = text.substr(0, text.find(';'));
+  if (first.starts_with("at ")) {
+    const std::size_t colon = first.find(": ");
+    if (colon != std::string_view::npos) first.remove_prefix(colon + 2);
+  }
+  constexpr std::size_t kLine = 100;
+  return first.size() > kLine ? std::string(first.substr(0, kLine - 3)) + "..."
+                              : std::string(first);
+}
+
 std::optional<Signature> SignatureOf(const Scenario& scenario, const ScenarioResult& result,
                                      bool expectations) {
   Signature signature;

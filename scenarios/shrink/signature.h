@@ -47,6 +47,12 @@ std::vector<std::string> Distinct(const std::multiset<std::string>& events);
 // How many fault events a scenario has: its [[fault]]s and fault steps.
 std::size_t FaultEventCount(const Scenario& scenario);
 
+// The first violation of a run's first failing checker (or, with
+// `expectations` and none, its first failed expectation) in its own words,
+// names and numbers kept ("kuri-1 is not serving"), at most a line: what
+// a signature's violation groups by, concrete. Empty when none failed.
+std::string FirstViolation(const ScenarioResult& result, bool expectations = false);
+
 // Whether two signatures are the same failure: the checker and the kind of
 // violation (their faults may differ).
 bool SameFailure(const Signature& a, const Signature& b);

@@ -1,0 +1,26 @@
+#!/bin/sh
+# explore's report reads top-down (issue #29): each failure (what failed
+# first, in its own words: no '*'), then at most --top of its groups, the
+# most runs first, each with the command that replays its repro; the same
+# in summary.json's "failures". Usage: faultline story.toml dir
+set -u
+faultline=$1
+story=$2
+dir=$3
+fail() { echo "explore_report: $*"; exit 1; }
+rm -rf "$dir"
+report=$("$faultline" explore "$story" --runs 40 --top 1 --out "$dir" 2>/dev/null)
+[ $? -eq 1 ] || fail "no failure found in 40 runs"
+echo "$report" | grep -q ' failed: ' || fail "no failure heading: $report"
+headings=$(echo "$report" | grep -c ' failed: ')
+replays=$(echo "$report" | grep -c 'faultline run ')
+[ "$replays" -eq "$headings" ] || fail "--top 1 showed $replays groups under $headings failures"
+echo "$report" | grep ' failed: ' | grep -q '\*' && fail "a heading keeps a '*': $report"
+grep -q '"failures":\[{"checker":' "$dir/summary.json" || fail "summary.json has no failures"
+grep -q '"example":"' "$dir/summary.json" || fail "summary.json has no example"
+# Every group is in summary.json whatever --top shows.
+groups=$(grep -o '"repro":"group-[0-9]*/repro.toml"' "$dir/summary.json" | wc -l)
+[ "$groups" -eq "$(ls -d "$dir"/group-* | wc -l)" ] || fail "summary.json lacks groups"
+"$faultline" explore "$story" --runs 4 --top 0 --out "$dir-0" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--top 0 was not refused"
+exit 0
