@@ -19,6 +19,7 @@
 #include "app/command_util.h"
 #include "app/commands.h"
 #include "app/explore_results.h"
+#include "app/interrupt.h"
 #include "app/worker_processes.h"
 #include "scenarios/explore/event_kinds.h"
 #include "scenarios/explore/explore.h"
@@ -271,6 +272,10 @@ int RunExploreCommand(const ExploreFlags& flags) {
   shard.batch = flags.batch;
   shard.expectations = flags.expectations;
   shard.bounds = bounds;
+  // Ctrl-C or SIGTERM: the runs under way finish, what was found is
+  // written, marked interrupted (app/interrupt.h).
+  const StopOnInterrupt stop;
+  options.should_stop = &StopOnInterrupt::Requested;
   if (flags.jobs > 1) {
     if (!RunInWorkers(*workload, options, flags.jobs, shard.groups, shard.runs_done)) {
       out->Abandon();
@@ -279,7 +284,11 @@ int RunExploreCommand(const ExploreFlags& flags) {
   } else {
     shard.groups = scenarios::ExploreRuns(*workload, options, &shard.runs_done);
   }
-  return FinishExploration(*workload, std::move(shard), *out, flags.json, flags.top, 0, started);
+  const int status = FinishExploration(*workload, std::move(shard), *out, flags.json, flags.top, 0,
+                                       started, &StopOnInterrupt::Requested);
+  // Stopped with nothing found: the property was not checked whole.
+  if (status == kExitOk && StopOnInterrupt::Requested()) return 128 + StopOnInterrupt::Signal();
+  return status;
 }
 
 }  // namespace

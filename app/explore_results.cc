@@ -115,17 +115,18 @@ std::string JsonStrings(const std::vector<std::string>& texts) {
 
 std::string SummaryJson(const std::string& name, const ShardFile& shard,
                         const std::vector<scenarios::FailureGroup>& groups,
-                        const std::vector<std::string>& examples, double wall_ms) {
+                        const std::vector<std::string>& examples, double wall_ms,
+                        bool interrupted) {
   std::string list;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const scenarios::FailureGroup& group = groups[i];
     list += fmt::format(
         "{}{{\"checker\":\"{}\",\"violation\":\"{}\",\"example\":\"{}\",\"faults\":{},"
         "\"count\":{},\"first_seed\":{},\"world_seed\":{},\"fault_events\":{},"
-        "\"repro_fault_events\":{},\"repro\":\"group-{}/repro.toml\"}}",
+        "\"repro_fault_events\":{},\"shrunk\":{},\"repro\":\"group-{}/repro.toml\"}}",
         i == 0 ? "" : ",", Escaped(group.signature.checker), Escaped(group.signature.violation),
         Escaped(examples[i]), JsonStrings(group.signature.faults), group.count, group.first_seed,
-        group.world_seed, group.drawn_events, group.repro_drawn_events, i + 1);
+        group.world_seed, group.drawn_events, group.repro_drawn_events, group.shrunk, i + 1);
   }
   std::string failures;
   for (const Failure& failure : FailuresOf(groups, examples)) {
@@ -139,9 +140,10 @@ std::string SummaryJson(const std::string& name, const ShardFile& shard,
   }
   const double seconds = wall_ms / 1000.0;
   return fmt::format(
-      "{{\"scenario\":\"{}\",\"runs\":{},\"first_seed\":{},\"batch\":{},\"wall_time_ms\":{:.1f},"
-      "\"runs_per_second\":{:.1f},\"failures\":[{}],\"groups\":[{}]}}\n",
-      Escaped(name), shard.runs_done, shard.seed, shard.batch, wall_ms,
+      "{{\"scenario\":\"{}\",\"runs\":{},\"runs_asked\":{},\"interrupted\":{},\"first_seed\":{},"
+      "\"batch\":{},\"wall_time_ms\":{:.1f},\"runs_per_second\":{:.1f},\"failures\":[{}],"
+      "\"groups\":[{}]}}\n",
+      Escaped(name), shard.runs_done, shard.runs, interrupted, shard.seed, shard.batch, wall_ms,
       seconds > 0 ? shard.runs_done / seconds : 0.0, failures, list);
 }
 
@@ -151,8 +153,17 @@ std::string SummaryJson(const std::string& name, const ShardFile& shard,
 // and the command that replays its repro.
 void PrintReport(const scenarios::Scenario& workload, const ShardFile& shard,
                  const ResultsFolder& out, const std::vector<scenarios::FailureGroup>& groups,
-                 const std::vector<std::string>& examples, double wall_ms, int top) {
+                 const std::vector<std::string>& examples, double wall_ms, int top,
+                 bool interrupted) {
   const std::vector<Failure> failures = FailuresOf(groups, examples);
+  if (interrupted) {
+    const auto unshrunk = std::count_if(groups.begin(), groups.end(),
+                                        [](const scenarios::FailureGroup& g) { return !g.shrunk; });
+    std::cout << fmt::format(
+        "interrupted: {} of {} runs played; {} group(s) left unshrunk (each repro is its first "
+        "failure as drawn)\n",
+        shard.runs_done, shard.runs, unshrunk);
+  }
   std::cout << fmt::format(
       "{}: {} runs, {} failure(s) in {} group(s) ({:.0f} runs/s); results in {}\n", workload.name,
       shard.runs_done, failures.size(), groups.size(),
@@ -196,10 +207,12 @@ void AddTop(CLI::App& command, int& top) {
 
 int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, ResultsFolder& out,
                       bool json, int top, double wall_ms_so_far,
-                      std::chrono::steady_clock::time_point started) {
+                      std::chrono::steady_clock::time_point started,
+                      const std::function<bool()>& should_stop) {
   FL_ASSERT(top >= 1);
-  const std::vector<scenarios::FailureGroup> groups =
-      scenarios::ShrinkGroups(workload, shard.groups, shard.bounds, shard.expectations);
+  const std::vector<scenarios::FailureGroup> groups = scenarios::ShrinkGroups(
+      workload, shard.groups, shard.bounds, shard.expectations, should_stop);
+  const bool interrupted = should_stop && should_stop();
   std::vector<std::string> examples(groups.size());
   for (std::size_t i = 0; i < groups.size(); ++i) {
     if (!WriteGroup(out, i + 1, groups[i], shard.expectations, examples[i])) {
@@ -212,7 +225,8 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
   const double wall_ms =
       wall_ms_so_far +
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  const std::string summary = SummaryJson(workload.name, shard, groups, examples, wall_ms);
+  const std::string summary =
+      SummaryJson(workload.name, shard, groups, examples, wall_ms, interrupted);
   // summary.json last: its presence says the folder is complete.
   out.Made(out.path() / "groups.tsv");
   out.Made(out.path() / "summary.json");
@@ -225,7 +239,7 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
   if (json) {
     std::cout << summary;
   } else {
-    PrintReport(workload, shard, out, groups, examples, wall_ms, top);
+    PrintReport(workload, shard, out, groups, examples, wall_ms, top, interrupted);
   }
   return groups.empty() ? kExitOk : kExitFailureFound;
 }

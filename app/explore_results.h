@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -30,8 +31,12 @@ inline constexpr int kMaxTop = 100'000;
 // --top N, on `command` (explore's and merge's).
 void AddTop(CLI::App& command, int& top);
 
+// With `should_stop` (an interrupt, app/interrupt.h), asked before each
+// group is shrunk: once it says so, the groups left are written unshrunk,
+// and the results say the exploration was interrupted.
 int FinishExploration(const scenarios::Scenario& workload, scenarios::ShardFile shard,
                       ResultsFolder& out, bool json, int top, double wall_ms_so_far,
-                      std::chrono::steady_clock::time_point started);
+                      std::chrono::steady_clock::time_point started,
+                      const std::function<bool()>& should_stop = {});
 
 }  // namespace faultline::app

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "app/interrupt.h"
 #include "sim/assert.h"
 
 namespace faultline::app {
@@ -25,6 +26,7 @@ bool Reap(pid_t pid, int* status) {
   do {
     reaped = waitpid(pid, status, 0);
   } while (reaped < 0 && errno == EINTR);
+  StopOnInterrupt::RemoveWorker(pid);
   return reaped == pid;
 }
 
@@ -90,12 +92,14 @@ std::optional<std::vector<std::string>> RunInWorkerProcesses(
       // parent is already gone, the death signal came too late to be set.
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != parent) _exit(4);
+      StopOnInterrupt::BecomeWorker();
       close(fds[0]);
       for (const Worker& earlier : workers) close(earlier.read_end);
       BeAWorker(fds[1], job, work);
     }
     close(fds[1]);
     workers.push_back({pid, fds[0]});
+    StopOnInterrupt::AddWorker(pid);  // A stop asked of this process is passed on.
   }
   // In job order: a worker blocked on a full pipe waits only for the parent
   // to finish reading the ones before it, which never wait for it.

@@ -106,6 +106,7 @@ std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptio
         std::chrono::steady_clock::now() - started >= *options.wall_time_limit) {
       break;
     }
+    if (options.should_stop && options.should_stop()) break;
     std::vector<Scenario> drawn;
     for (std::uint64_t run = first; run < std::min(runs, first + batch); ++run) {
       drawn.push_back(DrawSchedule(workload, options.seed + run, options.bounds));
@@ -194,13 +195,15 @@ std::string RemainingSchedule(const FailureGroup& group, const Scenario& workloa
   }
   FL_ASSERT(drawn_words.size() == group.repro_drawn_events);
   return fmt::format(
-      "Found by faultline explore in {} from seed {}{} ({} fault events drawn), shrunk to {}: "
+      "Found by faultline explore in {} from seed {}{} ({} fault events drawn), {} {}: "
       "{}{}. Then {} fails: {}.",
       workload.name, group.first_seed,
       group.world_seed == group.first_seed
           ? ""
           : fmt::format(" (on the world of seed {})", group.world_seed),
-      group.drawn_events, group.repro_drawn_events,
+      group.drawn_events,
+      group.shrunk ? "shrunk to" : "not shrunk (the exploration was interrupted), all",
+      group.repro_drawn_events,
       drawn_words.empty() ? "none" : fmt::format("{}", fmt::join(drawn_words, "; ")),
       own_words.empty() ? ""
                         : fmt::format(" (with the workload's own: {})", fmt::join(own_words, "; ")),
@@ -211,7 +214,8 @@ std::string RemainingSchedule(const FailureGroup& group, const Scenario& workloa
 
 std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
                                        const std::vector<DrawnGroup>& drawn,
-                                       const ExploreBounds& bounds, bool expectations) {
+                                       const ExploreBounds& bounds, bool expectations,
+                                       const std::function<bool()>& should_stop) {
   std::vector<FailureGroup> merged;
   std::map<std::string, std::size_t> by_repro;  // The repro's Signature::Key -> index in merged.
   for (const DrawnGroup& found : drawn) {
@@ -221,8 +225,13 @@ std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
                        found.world_seed,
                        DrawSchedule(workload, found.first_seed, bounds),
                        {}};
-    group.repro =
-        Shrink(group.first, group.world_seed, group.signature, {.expectations = expectations});
+    if (should_stop && should_stop()) {
+      group.shrunk = false;  // Its first failure as drawn: it replays, whole.
+      group.repro.scenario = group.first;
+    } else {
+      group.repro =
+          Shrink(group.first, group.world_seed, group.signature, {.expectations = expectations});
+    }
     group.repro.scenario.seed = group.world_seed;
     group.repro.scenario.name = workload.name + "-repro";
     group.repro.scenario.title =

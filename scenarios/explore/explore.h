@@ -76,8 +76,10 @@ struct ExploreOptions {
   // (the same results); by default whichever costs less on this machine.
   BatchPlay play = BatchPlay::kAuto;
   Shard shard;
-  // Stop starting runs once this much wall time has passed (--time).
+  // Stop starting runs once this much wall time has passed (--time), or
+  // once this says so (an interrupt): checked between batches.
   std::optional<std::chrono::steady_clock::duration> wall_time_limit;
+  std::function<bool()> should_stop;
   ExploreBounds bounds;
   bool expectations = false;  // Count the scenario's own expectations too.
   // Called after each run, and once per new group (progress).
@@ -99,6 +101,9 @@ struct FailureGroup {
   // workload's own not counted (DrawnFaultEvents).
   std::size_t drawn_events = 0;
   std::size_t repro_drawn_events = 0;
+  // False when shrinking was stopped before this group (ShrinkGroups'
+  // should_stop): its repro is its first failure as drawn, whole.
+  bool shrunk = true;
 };
 
 struct ExploreResult {
@@ -124,9 +129,12 @@ std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptio
 std::vector<DrawnGroup> MergeDrawnGroups(const std::vector<std::vector<DrawnGroup>>& parts);
 // Each group's first failure, drawn again and shrunk; groups whose repros
 // have the same signature are merged.
+// Once `should_stop` says so (an interrupt), the groups left are not
+// shrunk: each keeps its first failure as drawn for its repro.
 std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
                                        const std::vector<DrawnGroup>& drawn,
-                                       const ExploreBounds& bounds, bool expectations = false);
+                                       const ExploreBounds& bounds, bool expectations = false,
+                                       const std::function<bool()>& should_stop = {});
 
 // ExploreRuns, then ShrinkGroups.
 ExploreResult Explore(const Scenario& workload, const ExploreOptions& options);

@@ -1,0 +1,90 @@
+#include "app/interrupt.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+
+namespace faultline::app {
+namespace {
+
+// Read and written by the signal handler: lock-free atomics and plain
+// system calls only. The process's one set of handlers, so process-wide.
+constexpr int kMaxWorkers = 64;
+std::atomic<pid_t> workers[kMaxWorkers];
+std::atomic<int> asked_by{0};
+std::atomic<bool> in_worker{false};
+std::atomic<pid_t> installer{0};  // The process that put the handlers in place.
+struct sigaction old_int;
+struct sigaction old_term;
+
+void Say(const char* text) {
+  std::size_t length = 0;
+  while (text[length] != '\0') ++length;
+  (void)!write(STDERR_FILENO, text, length);
+}
+
+void OnSignal(int signal) {
+  const int before = asked_by.exchange(signal);
+  // A worker, or a run forked from this process (harness/branches.h), only
+  // stops, however often told: the process that put the handlers in place
+  // speaks and passes the stop on.
+  if (in_worker.load() || getpid() != installer.load()) return;
+  if (before != 0 && signal == SIGINT) {
+    // The second Ctrl-C: now. The workers die with this process.
+    Say("\nfaultline: stopped at once; the results directory is incomplete\n");
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+    return;
+  }
+  for (std::atomic<pid_t>& worker : workers) {
+    const pid_t pid = worker.load();
+    if (pid > 0) kill(pid, SIGINT);
+  }
+  if (before == 0) {
+    Say("\nfaultline: stopping: the runs under way finish and what was found is written "
+        "(Ctrl-C again to stop at once)\n");
+  }
+}
+
+}  // namespace
+
+StopOnInterrupt::StopOnInterrupt() {
+  asked_by.store(0);
+  installer.store(getpid());
+  struct sigaction action {};
+  action.sa_handler = OnSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &action, &old_int);
+  sigaction(SIGTERM, &action, &old_term);
+}
+
+StopOnInterrupt::~StopOnInterrupt() {
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+}
+
+bool StopOnInterrupt::Requested() { return asked_by.load() != 0; }
+int StopOnInterrupt::Signal() { return asked_by.load(); }
+
+void StopOnInterrupt::AddWorker(pid_t pid) {
+  for (std::atomic<pid_t>& worker : workers) {
+    pid_t empty = 0;
+    if (worker.compare_exchange_strong(empty, pid)) return;
+  }
+}
+
+void StopOnInterrupt::RemoveWorker(pid_t pid) {
+  for (std::atomic<pid_t>& worker : workers) {
+    pid_t was = pid;
+    if (worker.compare_exchange_strong(was, 0)) return;
+  }
+}
+
+void StopOnInterrupt::BecomeWorker() {
+  in_worker.store(true);
+  for (std::atomic<pid_t>& worker : workers) worker.store(0);
+}
+
+}  // namespace faultline::app
