@@ -36,7 +36,7 @@ done
 out="$dir/twice"
 start "$out"
 kill -s INT "$pid"
-sleep 0.5  # Two signals sent at once may arrive as one.
+sleep 0.1  # Two signals sent at once may arrive as one; the writing takes longer.
 kill -s INT "$pid"
 wait "$pid"
 status=$?
