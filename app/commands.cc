@@ -55,7 +55,11 @@ failing checker, the kind of its first violation and the fault events drawn
 each group's first failure is shrunk to a scenario file that `faultline
 run` replays. The results directory holds summary.json, groups.tsv and, per
 group, repro.toml, shrink.log, trace.jsonl, perfetto.json and timeline.txt.
-Exit 0 when nothing failed, 1 when a group was found, 2 for bad input.)";
+Ctrl-C (or SIGTERM) stops it between batches and writes what was found,
+marked interrupted, the groups not yet shrunk left unshrunk; a second Ctrl-C
+ends it at once, its results directory incomplete (no summary.json).
+Exit 0 when nothing failed, 1 when a group was found, 2 for bad input, 130
+(143 for SIGTERM) when stopped with nothing found.)";
 
 constexpr std::string_view kMergeDetails =
     R"(Folds the results directories of one exploration's shards (explore --shard

@@ -284,11 +284,8 @@ int RunExploreCommand(const ExploreFlags& flags) {
   } else {
     shard.groups = scenarios::ExploreRuns(*workload, options, &shard.runs_done);
   }
-  const int status = FinishExploration(*workload, std::move(shard), *out, flags.json, flags.top, 0,
-                                       started, &StopOnInterrupt::Requested);
-  // Stopped with nothing found: the property was not checked whole.
-  if (status == kExitOk && StopOnInterrupt::Requested()) return 128 + StopOnInterrupt::Signal();
-  return status;
+  return FinishExploration(*workload, std::move(shard), *out, flags.json, flags.top, 0, started,
+                           &StopOnInterrupt::Requested);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "app/command_util.h"
+#include "app/interrupt.h"
 #include "scenarios/explore/explore.h"
 #include "scenarios/file/scenario_file.h"
 #include "scenarios/harness/runner.h"
@@ -143,8 +144,10 @@ std::string SummaryJson(const std::string& name, const ShardFile& shard,
       "{{\"scenario\":\"{}\",\"runs\":{},\"runs_asked\":{},\"interrupted\":{},\"first_seed\":{},"
       "\"batch\":{},\"wall_time_ms\":{:.1f},\"runs_per_second\":{:.1f},\"failures\":[{}],"
       "\"groups\":[{}]}}\n",
-      Escaped(name), shard.runs_done, shard.runs, interrupted, shard.seed, shard.batch, wall_ms,
-      seconds > 0 ? shard.runs_done / seconds : 0.0, failures, list);
+      Escaped(name), shard.runs_done,
+      scenarios::RunsInShard(static_cast<std::uint64_t>(shard.runs), shard.shard, shard.batch),
+      interrupted, shard.seed, shard.batch, wall_ms, seconds > 0 ? shard.runs_done / seconds : 0.0,
+      failures, list);
 }
 
 // The report, top-down: each failure (what failed first, an example in
@@ -162,7 +165,9 @@ void PrintReport(const scenarios::Scenario& workload, const ShardFile& shard,
     std::cout << fmt::format(
         "interrupted: {} of {} runs played; {} group(s) left unshrunk (each repro is its first "
         "failure as drawn)\n",
-        shard.runs_done, shard.runs, unshrunk);
+        shard.runs_done,
+        scenarios::RunsInShard(static_cast<std::uint64_t>(shard.runs), shard.shard, shard.batch),
+        unshrunk);
   }
   std::cout << fmt::format(
       "{}: {} runs, {} failure(s) in {} group(s) ({:.0f} runs/s); results in {}\n", workload.name,
@@ -241,7 +246,9 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
   } else {
     PrintReport(workload, shard, out, groups, examples, wall_ms, top, interrupted);
   }
-  return groups.empty() ? kExitOk : kExitFailureFound;
+  if (!groups.empty()) return kExitFailureFound;
+  // Stopped with nothing found: the property was not checked whole.
+  return interrupted ? 128 + StopOnInterrupt::Signal() : kExitOk;
 }
 
 }  // namespace faultline::app

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 
 namespace faultline::app {
@@ -24,7 +25,7 @@ void Say(const char* text) {
   (void)!write(STDERR_FILENO, text, length);
 }
 
-void OnSignal(int signal) {
+void OnSignalKeepingErrno(int signal) {
   const int before = asked_by.exchange(signal);
   // A worker, or a run forked from this process (harness/branches.h), only
   // stops, however often told: the process that put the handlers in place
@@ -47,6 +48,12 @@ void OnSignal(int signal) {
   }
 }
 
+void OnSignal(int signal) {
+  const int saved_errno = errno;  // The code it interrupted may be about to read it.
+  OnSignalKeepingErrno(signal);
+  errno = saved_errno;
+}
+
 }  // namespace
 
 StopOnInterrupt::StopOnInterrupt() {
@@ -56,8 +63,12 @@ StopOnInterrupt::StopOnInterrupt() {
   action.sa_handler = OnSignal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &action, &old_int);
-  sigaction(SIGTERM, &action, &old_term);
+  // A signal ignored when the command started stays ignored (nohup, a
+  // script's background job): the caller meant it not to stop.
+  sigaction(SIGINT, nullptr, &old_int);
+  sigaction(SIGTERM, nullptr, &old_term);
+  if (old_int.sa_handler != SIG_IGN) sigaction(SIGINT, &action, nullptr);
+  if (old_term.sa_handler != SIG_IGN) sigaction(SIGTERM, &action, nullptr);
 }
 
 StopOnInterrupt::~StopOnInterrupt() {

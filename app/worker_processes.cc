@@ -99,7 +99,9 @@ std::optional<std::vector<std::string>> RunInWorkerProcesses(
     }
     close(fds[1]);
     workers.push_back({pid, fds[0]});
-    StopOnInterrupt::AddWorker(pid);  // A stop asked of this process is passed on.
+    StopOnInterrupt::AddWorker(pid);  // A stop asked of this process is passed on,
+    // and one asked while it was being forked, now.
+    if (StopOnInterrupt::Requested()) kill(pid, SIGINT);
   }
   // In job order: a worker blocked on a full pipe waits only for the parent
   // to finish reading the ones before it, which never wait for it.

@@ -361,6 +361,8 @@ ChosenEventKinds ChooseEventKinds(const std::optional<std::string>& faults,
     return {.error = "--no-faults leaves no kind of fault event to draw; the kinds: " +
                      EventKindNames()};
   }
+  // Every kind named is every kind: the same exploration as none named.
+  if (chosen.names.size() == EventKinds().size()) chosen.names.clear();
   return chosen;
 }
 

@@ -56,7 +56,8 @@ const EventKind* FindEventKind(std::string_view name);
 // The kinds a schedule may draw when a person names those it may
 // (`faults`, as "latency,loss") or those it may not (`no_faults`), not
 // both: their names in the table's order, every kind but those excluded;
-// empty with neither (every kind: ExploreBounds::kinds). Or, in `error`,
+// empty with neither or when every kind is left (every kind:
+// ExploreBounds::kinds). Or, in `error`,
 // what is wrong in words: a name that is no kind (the nearest, and the
 // kinds), an empty name, both lists given, no kind left.
 struct ChosenEventKinds {

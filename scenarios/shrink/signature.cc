@@ -10,6 +10,7 @@
 #include "scenarios/steps/steps.h"
 #include "sim/assert.h"
 #include "sim/clock.h"
+#include "sim/trace.h"
 
 namespace faultline::scenarios {
 namespace {
@@ -118,7 +119,7 @@ std::string FirstViolation(const ScenarioResult& result, bool expectations) {
     if (colon != std::string_view::npos) first.remove_prefix(colon + 2);
   }
   constexpr std::size_t kLine = 100;
-  return first.size() > kLine ? std::string(first.substr(0, kLine - 3)) + "..."
+  return first.size() > kLine ? std::string(sim::CutAtCharacter(first, kLine - 3)) + "..."
                               : std::string(first);
 }
 

@@ -254,6 +254,9 @@ TEST(ExploreTest, KindsChosenWronglyAreSaidSo) {
     every += (every.empty() ? "" : ",") + std::string(kind.name);
   EXPECT_NE(ChooseEventKinds(std::nullopt, every).error.find("leaves no kind"), std::string::npos);
   EXPECT_TRUE(ChooseEventKinds(std::nullopt, std::nullopt).names.empty());  // Every kind.
+  // Every kind named is the exploration none named (merge takes them as one).
+  EXPECT_EQ(ChooseEventKinds(every, std::nullopt).error, "");
+  EXPECT_TRUE(ChooseEventKinds(every, std::nullopt).names.empty());
 }
 
 // With every kind allowed, a seed draws the schedule it drew before kinds
