@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -22,6 +23,7 @@
 #include "scenarios/harness/runner.h"
 #include "scenarios/report/perfetto.h"
 #include "scenarios/report/timeline.h"
+#include "sim/trace.h"
 
 namespace faultline::app {
 namespace {
@@ -67,24 +69,70 @@ std::string Json(const scenarios::ScenarioResult& result) {
       checkers, notes, Escaped(result.stopped));
 }
 
-void PrintSteps(std::ostream& out, const scenarios::ScenarioResult& result) {
+// Each fault a run injected as it fired (its trace's fault.fire events),
+// to show under the step it fired in: a [[fault]] or [crash] is no step
+// of its own, and a run whose fault never fires must not look like one
+// whose fault did.
+class FaultsFired : public sim::TraceSink {
+ public:
+  struct Fired {
+    sim::TimePoint at;
+    std::string words;
+  };
+  void Write(const sim::TraceEvent& event) override {
+    if (event.name != "fault.fire") return;
+    // Bounded: a run's faults fire at most once per pass of a site.
+    constexpr std::size_t kMaxShown = 10'000;
+    if (fired_.size() >= kMaxShown) return;
+    fired_.push_back(
+        {event.time, fmt::format("{} at {} (hit {}) in {}", event.FieldText("action"),
+                                 event.FieldText("site"), event.FieldText("hit"), event.process)});
+  }
+  const std::vector<Fired>& fired() const { return fired_; }
+
+ private:
+  std::vector<Fired> fired_;
+};
+
+// The faults fired after `from` up to and including `to`, one line each.
+void PrintFired(std::ostream& out, const std::vector<FaultsFired::Fired>& fired,
+                std::optional<sim::TimePoint> from, std::optional<sim::TimePoint> to) {
+  for (const FaultsFired::Fired& fault : fired) {
+    if ((from && fault.at <= *from) || (to && fault.at > *to)) continue;
+    out << fmt::format("    ! fault fired: {} [{}]\n", fault.words, sim::FormatTime(fault.at));
+  }
+}
+
+void PrintSteps(std::ostream& out, const scenarios::ScenarioResult& result,
+                const std::vector<FaultsFired::Fired>& fired) {
   int number = 0;
+  std::optional<sim::TimePoint> before;  // When the step before ended.
   for (const scenarios::StepResult& step : result.steps) {
     out << fmt::format("{:>2}. [{}] {}\n", ++number, sim::FormatTime(step.at), step.action);
     if (!step.narration.empty()) out << "    " << step.narration << "\n";
     out << "    -> " << scenarios::OneLine(step.outcome, 160) << "\n";
+    PrintFired(out, fired, before, step.at);
     for (const scenarios::CheckResult& check : step.checks) {
       out << fmt::format("    {} {}{}\n", check.held ? "ok  " : "FAIL", check.what,
                          check.held ? "" : " (got: " + check.actual + ")");
     }
+    before = step.at;
+  }
+  const bool after = std::any_of(fired.begin(), fired.end(), [&](const FaultsFired::Fired& f) {
+    return !before || f.at > *before;
+  });
+  if (after) {
+    out << "\nAfter the steps, while the cluster settles\n";
+    PrintFired(out, fired, before, std::nullopt);
   }
 }
 
 // The text report of a run: its steps, the checkers, the verdict.
 void PrintReport(std::ostream& out, const scenarios::Scenario& scenario,
-                 const scenarios::ScenarioResult& result) {
+                 const scenarios::ScenarioResult& result,
+                 const std::vector<FaultsFired::Fired>& fired) {
   out << fmt::format("{} (seed {}): {}\n\n", scenario.name, result.seed, scenario.title);
-  PrintSteps(out, result);
+  PrintSteps(out, result, fired);
   out << "\nCheckers over the whole run\n";
   for (const scenarios::CheckResult& check : result.checkers) {
     out << fmt::format("    {} {}{}\n", check.held ? "ok  " : "FAIL", check.what,
@@ -309,6 +357,8 @@ int RunScenarioCommand(const RunFlags& flags) {
     return BadInput(unknown, "run");
   }
   scenarios::RunOptions options{.seed = seed};
+  FaultsFired fired;
+  options.sinks.push_back(&fired);
   RunSinks sinks;
   if (!sinks.Open(flags, *scenario, filter, timeline, side, options)) return kExitBadInput;
   const scenarios::ScenarioResult result = scenarios::RunScenario(*scenario, options);
@@ -325,7 +375,7 @@ int RunScenarioCommand(const RunFlags& flags) {
     }
     std::cout << object;
   } else {
-    PrintReport(report, *scenario, result);
+    PrintReport(report, *scenario, result, fired.fired());
     if (flags.check_determinism) {
       report << (deterministic ? "determinism: the same seed gave the same trace hash twice\n"
                                : "determinism: FAILED, a second run gave another trace hash; "
