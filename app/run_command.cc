@@ -23,6 +23,8 @@
 #include "scenarios/harness/runner.h"
 #include "scenarios/report/perfetto.h"
 #include "scenarios/report/timeline.h"
+#include "scenarios/shrink/signature.h"
+#include "sim/assert.h"
 #include "sim/trace.h"
 
 namespace faultline::app {
@@ -127,6 +129,24 @@ void PrintSteps(std::ostream& out, const scenarios::ScenarioResult& result,
   }
 }
 
+// Whether a repro's run failed as its file recorded (the checker and the
+// kind of its first violation), in words.
+std::string Reproduced(const scenarios::Scenario& scenario,
+                       const scenarios::ScenarioResult& result) {
+  FL_ASSERT(scenario.recorded.has_value());
+  const scenarios::RecordedFailure& recorded = *scenario.recorded;
+  const std::optional<scenarios::Signature> found =
+      scenarios::SignatureOf(scenario, result, recorded.checker == "expectation");
+  if (found && found->checker == recorded.checker && found->violation == recorded.violation) {
+    return fmt::format("reproduced: {} failed as recorded ({})", recorded.checker,
+                       recorded.violation);
+  }
+  return fmt::format("NOT reproduced: recorded {} failing ({}); this run: {}", recorded.checker,
+                     recorded.violation,
+                     found ? fmt::format("{} failed ({})", found->checker, found->violation)
+                           : std::string("nothing failed"));
+}
+
 // The text report of a run: its steps, the checkers, the verdict.
 void PrintReport(std::ostream& out, const scenarios::Scenario& scenario,
                  const scenarios::ScenarioResult& result,
@@ -139,6 +159,7 @@ void PrintReport(std::ostream& out, const scenarios::Scenario& scenario,
                        check.actual.empty() ? "" : ": " + scenarios::OneLine(check.actual, 140));
   }
   for (const std::string& note : result.notes) out << "\nnote: " << note << "\n";
+  if (scenario.recorded) out << "\n" << Reproduced(scenario, result) << "\n";
   out << fmt::format("\n{}: {} steps, virtual time {}, trace hash {:016x}\n",
                      result.passed            ? "pass"
                      : result.stopped.empty() ? "FAIL"

@@ -187,6 +187,14 @@ struct Budget {
   friend bool operator==(const Budget&, const Budget&) = default;
 };
 
+// A failure as a signature names it (shrink/signature.h): the failing
+// checker ("expectation" for a step's) and its first violation's kind.
+struct RecordedFailure {
+  std::string checker;
+  std::string violation;
+  friend bool operator==(const RecordedFailure&, const RecordedFailure&) = default;
+};
+
 // Everything of a scenario but its steps: the cluster and what is expected
 // of a whole run. The cluster harness copies this much of a scenario, so a
 // long story's steps are never copied to build its cluster.
@@ -215,6 +223,10 @@ struct ScenarioSetting {
   Budget budget;
   // The whole-run checkers (checkers.h) expected to fail; the others must hold.
   std::map<std::string, bool> checkers;
+  // A repro's failure as it was found (`recorded = { checker = ...,
+  // violation = ... }`): `run` says whether a replay failed the same way
+  // (the checker and the kind of its first violation) or otherwise.
+  std::optional<RecordedFailure> recorded;
   friend bool operator==(const ScenarioSetting&, const ScenarioSetting&) = default;
 };
 

@@ -238,6 +238,9 @@ std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
         fmt::format("Found by faultline explore in {}: {} fails ({})", workload.name,
                     group.signature.checker, group.signature.violation);
     group.repro.scenario.lesson.clear();  // The workload's lesson is not this failure's.
+    // What `run` holds a replay to (it says whether it failed so).
+    group.repro.scenario.recorded =
+        RecordedFailure{group.signature.checker, group.signature.violation};
     group.drawn_events = DrawnFaultEvents(group.first, workload).size();
     const std::multiset<std::string> remaining = DrawnFaultEvents(group.repro.scenario, workload);
     group.repro_drawn_events = remaining.size();

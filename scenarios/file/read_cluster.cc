@@ -88,6 +88,29 @@ void Reader::ReadBudget(const toml::node& node, Scenario& scenario) const {
   FL_ASSERT(scenario.budget.steps >= 1 && scenario.budget.steps <= Budget::kMaxSteps);
 }
 
+// recorded = { checker = "converges", violation = "* is not serving" }: a
+// repro's failure as explore found it.
+void Reader::ReadRecorded(const toml::node& node, Scenario& scenario) const {
+  const toml::table* table = node.as_table();
+  if (table == nullptr) {
+    Fail(&node,
+         "'recorded' must be a table: recorded = { checker = \"...\", violation = \"...\" }");
+  }
+  std::set<std::string_view> checkers = {"expectation"};
+  for (const CheckerSpec& checker : WholeRunCheckers()) checkers.insert(checker.name);
+  OnlyKeys(*table, {"checker", "violation"}, "recorded: ");
+  RecordedFailure recorded;
+  recorded.checker = String(*table, "checker", "recorded: ", true);
+  if (!checkers.contains(recorded.checker)) {
+    Fail(table->get("checker"),
+         fmt::format("recorded: no checker '{}' (a whole-run checker, or expectation)",
+                     recorded.checker));
+  }
+  recorded.violation = String(*table, "violation", "recorded: ", true);
+  if (recorded.violation.empty()) Fail(table->get("violation"), "recorded: 'violation' is empty");
+  scenario.recorded = std::move(recorded);
+}
+
 // [checkers] acknowledged-writes = false: the checkers this story breaks.
 void Reader::ReadCheckers(const toml::node& node, Scenario& scenario) const {
   const toml::table* table = node.as_table();

@@ -85,7 +85,7 @@ std::string Reader::NonEmpty(const toml::table& table, std::string_view key,
 Scenario Reader::Read(const toml::table& root) const {
   OnlyKeys(root,
            {"name", "title", "story", "lesson", "class", "seed", "topology", "crash", "checkers",
-            "image", "service", "step", "budget", "fault"},
+            "image", "service", "step", "budget", "fault", "recorded"},
            "");
   Scenario scenario;
   scenario.name = String(root, "name", "", true);
@@ -112,6 +112,7 @@ Scenario Reader::Read(const toml::table& root) const {
   if (const toml::node* crash = root.get("crash")) ReadCrash(*crash, scenario);
   if (const toml::node* budget = root.get("budget")) ReadBudget(*budget, scenario);
   if (const toml::node* checkers = root.get("checkers")) ReadCheckers(*checkers, scenario);
+  if (const toml::node* recorded = root.get("recorded")) ReadRecorded(*recorded, scenario);
   if (const toml::node* services = root.get("service")) {
     ReadServices(*services, scenario);
     CheckNoDependencyCycle(*services, scenario);

@@ -95,6 +95,7 @@ class Reader {
 
   // [budget] time = "48h", steps = 100000000: what one run may spend.
   void ReadBudget(const toml::node& node, Scenario& scenario) const;
+  void ReadRecorded(const toml::node& node, Scenario& scenario) const;
 
   // [checkers] acknowledged-writes = false: the checkers this story breaks.
   void ReadCheckers(const toml::node& node, Scenario& scenario) const;

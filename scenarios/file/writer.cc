@@ -244,6 +244,11 @@ std::string ToToml(const Scenario& s) {
     out.insert(out.size() - 1, fmt::format("class = {}\n", Quoted(s.failure_class)));
   }
   if (s.seed != 1) out.insert(out.size() - 1, fmt::format("seed = {}\n", s.seed));
+  if (s.recorded) {
+    out.insert(out.size() - 1,
+               fmt::format("recorded = {{ checker = {}, violation = {} }}\n",
+                           Quoted(s.recorded->checker), Quoted(s.recorded->violation)));
+  }
   WriteTopology(s, out);
   WriteFaults(s, out);
   WriteServices(s, out);

@@ -19,6 +19,10 @@ echo "$report" | grep ' failed: ' | grep -q '\*' && fail "a heading keeps a '*':
 # Slow-migration's first 40 runs fail one way from three fault sets.
 echo "$report" | grep -q '^  and 2 more group(s)' || fail "the groups --top leaves out are not said: $report"
 grep -q '"failures":\[{"checker":' "$dir/summary.json" || fail "summary.json has no failures"
+# A repro records its failure, and run says that it reproduced it.
+grep -q '^recorded = { checker = ' "$dir/group-1/repro.toml" || fail "the repro records no failure"
+"$faultline" run "$dir/group-1/repro.toml" 2>&1 | grep -q '^reproduced: ' ||
+  fail "run does not say the repro reproduced its failure"
 grep -q '"example":"' "$dir/summary.json" || fail "summary.json has no example"
 # Every group is in summary.json whatever --top shows.
 groups=$(grep -o '"repro":"group-[0-9]*/repro.toml"' "$dir/summary.json" | wc -l)

@@ -62,7 +62,7 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
       Error("name = \"x\"\ntitle = \"t\"\ncolour = 3\n[[step]]\ndo = \"up\"\n"),
       "story.toml:3:1: unknown key 'colour' (expected one of: budget, checkers, class, crash, "
       "fault, image, "
-      "lesson, name, seed, service, step, story, title, topology)");
+      "lesson, name, recorded, seed, service, step, story, title, topology)");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"wait\"\nfor = \"soon\"\n"),
             "story.toml:5:7: step 1: 'soon' is not a duration of at most 8760h (write 500ms, 15s, "
             "8m, 2h)");
