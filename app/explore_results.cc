@@ -117,7 +117,7 @@ std::string JsonStrings(const std::vector<std::string>& texts) {
 std::string SummaryJson(const std::string& name, const ShardFile& shard,
                         const std::vector<scenarios::FailureGroup>& groups,
                         const std::vector<std::string>& examples, double wall_ms,
-                        bool interrupted) {
+                        std::uint64_t runs_asked, bool interrupted) {
   std::string list;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const scenarios::FailureGroup& group = groups[i];
@@ -144,10 +144,8 @@ std::string SummaryJson(const std::string& name, const ShardFile& shard,
       "{{\"scenario\":\"{}\",\"runs\":{},\"runs_asked\":{},\"interrupted\":{},\"first_seed\":{},"
       "\"batch\":{},\"wall_time_ms\":{:.1f},\"runs_per_second\":{:.1f},\"failures\":[{}],"
       "\"groups\":[{}]}}\n",
-      Escaped(name), shard.runs_done,
-      scenarios::RunsInShard(static_cast<std::uint64_t>(shard.runs), shard.shard, shard.batch),
-      interrupted, shard.seed, shard.batch, wall_ms, seconds > 0 ? shard.runs_done / seconds : 0.0,
-      failures, list);
+      Escaped(name), shard.runs_done, runs_asked, interrupted, shard.seed, shard.batch, wall_ms,
+      seconds > 0 ? shard.runs_done / seconds : 0.0, failures, list);
 }
 
 // The report, top-down: each failure (what failed first, an example in
@@ -157,7 +155,7 @@ std::string SummaryJson(const std::string& name, const ShardFile& shard,
 void PrintReport(const scenarios::Scenario& workload, const ShardFile& shard,
                  const ResultsFolder& out, const std::vector<scenarios::FailureGroup>& groups,
                  const std::vector<std::string>& examples, double wall_ms, int top,
-                 bool interrupted) {
+                 std::uint64_t runs_asked, bool interrupted) {
   const std::vector<Failure> failures = FailuresOf(groups, examples);
   if (interrupted) {
     const auto unshrunk = std::count_if(groups.begin(), groups.end(),
@@ -165,9 +163,7 @@ void PrintReport(const scenarios::Scenario& workload, const ShardFile& shard,
     std::cout << fmt::format(
         "interrupted: {} of {} runs played; {} group(s) left unshrunk (each repro is its first "
         "failure as drawn)\n",
-        shard.runs_done,
-        scenarios::RunsInShard(static_cast<std::uint64_t>(shard.runs), shard.shard, shard.batch),
-        unshrunk);
+        shard.runs_done, runs_asked, unshrunk);
   }
   std::cout << fmt::format(
       "{}: {} runs, {} failure(s) in {} group(s) ({:.0f} runs/s); results in {}\n", workload.name,
@@ -218,6 +214,9 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
   const std::vector<scenarios::FailureGroup> groups = scenarios::ShrinkGroups(
       workload, shard.groups, shard.bounds, shard.expectations, should_stop);
   const bool interrupted = should_stop && should_stop();
+  // This shard's own runs (with --time alone, every run --runs allows).
+  const std::uint64_t runs_asked =
+      scenarios::RunsInShard(static_cast<std::uint64_t>(shard.runs), shard.shard, shard.batch);
   std::vector<std::string> examples(groups.size());
   for (std::size_t i = 0; i < groups.size(); ++i) {
     if (!WriteGroup(out, i + 1, groups[i], shard.expectations, examples[i])) {
@@ -231,7 +230,7 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
       wall_ms_so_far +
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   const std::string summary =
-      SummaryJson(workload.name, shard, groups, examples, wall_ms, interrupted);
+      SummaryJson(workload.name, shard, groups, examples, wall_ms, runs_asked, interrupted);
   // summary.json last: its presence says the folder is complete.
   out.Made(out.path() / "groups.tsv");
   out.Made(out.path() / "summary.json");
@@ -244,7 +243,7 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
   if (json) {
     std::cout << summary;
   } else {
-    PrintReport(workload, shard, out, groups, examples, wall_ms, top, interrupted);
+    PrintReport(workload, shard, out, groups, examples, wall_ms, top, runs_asked, interrupted);
   }
   if (!groups.empty()) return kExitFailureFound;
   // Stopped with nothing found: the property was not checked whole.

@@ -163,34 +163,16 @@ namespace {
 // after shrinking (each fault and fault step, in order), the workload's
 // own that remain, said apart, and what fails.
 std::string RemainingSchedule(const FailureGroup& group, const Scenario& workload) {
-  const Scenario& repro = group.repro.scenario;
-  // Each event by its name (FaultEventNames) and in words, in order.
-  std::vector<std::pair<std::string, std::string>> events;
-  if (!repro.crash_site.empty()) {
-    events.emplace_back("crash@" + repro.crash_site,
-                        fmt::format("crash at {} (hit {})", repro.crash_site, repro.crash_hit));
-  }
-  for (const FaultSpec& fault : repro.faults) {
-    events.emplace_back(fmt::format("{}@{}", sim::FaultActionName(fault.action), fault.site),
-                        DescribeFault(fault));
-  }
-  for (std::size_t i = 0; i < repro.steps.size(); ++i) {
-    const Step& step = repro.steps[i];
-    if (StepKindOf(step).fault) {
-      events.emplace_back(std::string(StepKindOf(step).name),
-                          fmt::format("{} at step {}", StepKindOf(step).show(step), i + 1));
-    }
-  }
   // The workload's own events are its first of each name (DrawnFaultEvents).
   std::multiset<std::string> own = FaultEventNames(workload);
   std::vector<std::string> drawn_words;
   std::vector<std::string> own_words;
-  for (const auto& [name, words] : events) {
-    if (const auto found = own.find(name); found != own.end()) {
+  for (FaultEvent& event : FaultEventsOf(group.repro.scenario)) {
+    if (const auto found = own.find(event.name); found != own.end()) {
       own.erase(found);
-      own_words.push_back(words);
+      own_words.push_back(std::move(event.words));
     } else {
-      drawn_words.push_back(words);
+      drawn_words.push_back(std::move(event.words));
     }
   }
   FL_ASSERT(drawn_words.size() == group.repro_drawn_events);

@@ -15,15 +15,22 @@
 namespace faultline::scenarios {
 namespace {
 
-// The first violation of a checker's report, with what names one instance
-// (numbers, paths, service names, times) left out: "kuri-1 is not serving" and
-// "kuri-2 is not serving" are one kind.
-std::string ViolationKind(std::string_view actual) {
+// The first violation of a checker's report, without where it was seen
+// ("at step 3: ").
+std::string_view FirstOf(std::string_view actual) {
   std::string_view first = actual.substr(0, actual.find(';'));
   if (first.starts_with("at ")) {
     const std::size_t colon = first.find(": ");
     if (colon != std::string_view::npos) first.remove_prefix(colon + 2);
   }
+  return first;
+}
+
+// The first violation, with what names one instance (numbers, paths,
+// service names, times) left out: "kuri-1 is not serving" and "kuri-2 is
+// not serving" are one kind.
+std::string ViolationKind(std::string_view actual) {
+  const std::string_view first = FirstOf(actual);
   std::string kind;
   std::size_t at = 0;
   constexpr std::size_t kMaxWords = 12;
@@ -38,6 +45,27 @@ std::string ViolationKind(std::string_view actual) {
     at = end + 1;
   }
   return kind;
+}
+
+// A run's first failure: the first whole-run checker that failed against
+// the scenario's expectation, or with `expectations` and none, the first
+// failed step expectation ("expectation"); with the report it gave.
+struct Failing {
+  std::string checker;
+  std::string_view report;
+};
+std::optional<Failing> FirstFailing(const ScenarioResult& result, bool expectations) {
+  for (const CheckResult& check : result.checkers) {
+    if (check.checker.empty() || !check.expected_to_hold || check.held) continue;
+    return Failing{check.checker, check.actual};
+  }
+  if (!expectations) return std::nullopt;
+  for (const StepResult& step : result.steps) {
+    for (const CheckResult& check : step.checks) {
+      if (!check.held) return Failing{"expectation", check.what};
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -63,17 +91,32 @@ std::size_t FaultEventCount(const Scenario& scenario) {
          static_cast<std::size_t>(steps);
 }
 
-std::multiset<std::string> FaultEventNames(const Scenario& scenario) {
-  std::multiset<std::string> events;
-  if (!scenario.crash_site.empty()) events.insert("crash@" + scenario.crash_site);
-  for (const FaultSpec& fault : scenario.faults) {
-    events.insert(fmt::format("{}@{}", sim::FaultActionName(fault.action), fault.site));
+std::vector<FaultEvent> FaultEventsOf(const Scenario& scenario) {
+  std::vector<FaultEvent> events;
+  if (!scenario.crash_site.empty()) {
+    events.push_back(
+        {"crash@" + scenario.crash_site,
+         fmt::format("crash at {} (hit {})", scenario.crash_site, scenario.crash_hit)});
   }
-  for (const Step& step : scenario.steps) {
-    if (StepKindOf(step).fault) events.insert(std::string(StepKindOf(step).name));
+  for (const FaultSpec& fault : scenario.faults) {
+    events.push_back({fmt::format("{}@{}", sim::FaultActionName(fault.action), fault.site),
+                      DescribeFault(fault)});
+  }
+  for (std::size_t i = 0; i < scenario.steps.size(); ++i) {
+    const StepKind& kind = StepKindOf(scenario.steps[i]);
+    if (kind.fault) {
+      events.push_back({std::string(kind.name),
+                        fmt::format("{} at step {}", kind.show(scenario.steps[i]), i + 1)});
+    }
   }
   FL_ASSERT(events.size() == FaultEventCount(scenario));
   return events;
+}
+
+std::multiset<std::string> FaultEventNames(const Scenario& scenario) {
+  std::multiset<std::string> names;
+  for (FaultEvent& event : FaultEventsOf(scenario)) names.insert(std::move(event.name));
+  return names;
 }
 
 std::vector<std::string> Distinct(const std::multiset<std::string>& events) {
@@ -99,25 +142,9 @@ std::string Signature::Key() const {
 }
 
 std::string FirstViolation(const ScenarioResult& result, bool expectations) {
-  std::string_view text;
-  for (const CheckResult& check : result.checkers) {
-    if (check.checker.empty() || !check.expected_to_hold || check.held) continue;
-    text = check.actual;
-    break;
-  }
-  if (text.empty() && expectations) {
-    for (const StepResult& step : result.steps) {
-      for (const CheckResult& check : step.checks) {
-        if (!check.held && text.empty()) text = check.what;
-      }
-    }
-  }
-  // As ViolationKind reads it: the first violation, without where it was.
-  std::string_view first = text.substr(0, text.find(';'));
-  if (first.starts_with("at ")) {
-    const std::size_t colon = first.find(": ");
-    if (colon != std::string_view::npos) first.remove_prefix(colon + 2);
-  }
+  const std::optional<Failing> failing = FirstFailing(result, expectations);
+  if (!failing) return {};
+  const std::string_view first = FirstOf(failing->report);
   constexpr std::size_t kLine = 100;
   return first.size() > kLine ? std::string(sim::CutAtCharacter(first, kLine - 3)) + "..."
                               : std::string(first);
@@ -125,25 +152,9 @@ std::string FirstViolation(const ScenarioResult& result, bool expectations) {
 
 std::optional<Signature> SignatureOf(const Scenario& scenario, const ScenarioResult& result,
                                      bool expectations) {
-  Signature signature;
-  for (const CheckResult& check : result.checkers) {
-    if (check.checker.empty() || !check.expected_to_hold || check.held) continue;
-    signature.checker = check.checker;
-    signature.violation = ViolationKind(check.actual);
-    break;
-  }
-  if (signature.checker.empty() && expectations) {
-    for (const StepResult& step : result.steps) {
-      for (const CheckResult& check : step.checks) {
-        if (check.held || !signature.checker.empty()) continue;
-        signature.checker = "expectation";
-        signature.violation = ViolationKind(check.what);
-      }
-    }
-  }
-  if (signature.checker.empty()) return std::nullopt;
-  signature.faults = SignatureFaults(scenario);
-  return signature;
+  const std::optional<Failing> failing = FirstFailing(result, expectations);
+  if (!failing) return std::nullopt;
+  return Signature{failing->checker, ViolationKind(failing->report), SignatureFaults(scenario)};
 }
 
 }  // namespace faultline::scenarios

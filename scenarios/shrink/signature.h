@@ -33,6 +33,13 @@ std::optional<Signature> SignatureOf(const Scenario& scenario, const ScenarioRes
 
 // A scenario's fault kinds and sites, as a signature names them, sorted.
 std::vector<std::string> SignatureFaults(const Scenario& scenario);
+// Its fault events in order (its crash, its [[fault]]s, its fault steps),
+// each by its name below and in words ("kill kuri-1 at step 3").
+struct FaultEvent {
+  std::string name;
+  std::string words;
+};
+std::vector<FaultEvent> FaultEventsOf(const Scenario& scenario);
 // Its fault events by those names, each event once: "crash@<site>" for
 // its crash and each crashing [[fault]], "<action>@<site>" for the other
 // [[fault]]s, the step kind's name for each fault step.
