@@ -55,15 +55,21 @@ failing checker, the kind of its first violation and the fault events drawn
 each group's first failure is shrunk to a scenario file that `faultline
 run` replays. The results directory holds summary.json, groups.tsv and, per
 group, repro.toml, shrink.log, trace.jsonl, perfetto.json and timeline.txt.
+The results are written in DIR.partial and renamed to DIR once complete.
 Ctrl-C (or SIGTERM) stops it between batches and writes what was found,
 marked interrupted, the groups not yet shrunk left unshrunk; a second Ctrl-C
 ends it at once, its results directory incomplete (no summary.json).
+`explore --resume DIR` continues an interrupted or killed exploration (from
+the journal of the batches it played) to the result of one that never
+stopped.
 Exit 0 when nothing failed, 1 when a group was found, 2 for bad input, 130
 (143 for SIGTERM) when stopped with nothing found.)";
 
 constexpr std::string_view kMergeDetails =
     R"(Folds the results directories of one exploration's shards (explore --shard
-I/N) into one, as if it had run unsharded: the same groups and repros.)";
+I/N) into one, as if it had run unsharded: the same groups and repros.
+Shards of another exploration, of another build of faultline or of another
+version of the scenario are refused.)";
 
 constexpr std::string_view kReportDetails =
     R"(Plays a scenario (a catalogue name, or a scenario file: a story of your own,

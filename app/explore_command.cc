@@ -15,9 +15,13 @@
 #include <variant>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "app/auto_shard.h"
+#include "app/build_id.h"
 #include "app/command_util.h"
 #include "app/commands.h"
+#include "app/explore_journal.h"
 #include "app/explore_results.h"
 #include "app/interrupt.h"
 #include "app/worker_processes.h"
@@ -34,8 +38,6 @@ using scenarios::kMaxRuns;
 using scenarios::ShardFile;
 
 constexpr int kMaxJobs = 64;
-using scenarios::kMaxRuns;
-using scenarios::ShardFile;
 
 struct ExploreFlags {
   std::string scenario;
@@ -53,6 +55,9 @@ struct ExploreFlags {
   std::optional<std::string> faults;     // --faults KIND,...
   std::optional<std::string> no_faults;  // --no-faults KIND,...
   std::optional<std::chrono::seconds> time;
+  std::string resume;  // --resume DIR
+  // The options that say what to explore, given beside --resume.
+  std::vector<std::string> given_with_resume;
   scenarios::ExploreBounds bounds;
   scenarios::InputLimits limits;
 };
@@ -72,8 +77,13 @@ std::optional<std::chrono::seconds> ParseWallTime(const std::string& text) {
 // explore's flags on `command`, into `flags`.
 void DeclareExploreFlags(CLI::App& command, ExploreFlags& flags) {
   command.add_option("scenario", flags.scenario, "a catalogue name or a scenario file")
-      ->required()
       ->type_name(kScenarioValue);
+  command
+      .add_option("--resume", flags.resume,
+                  "continue the exploration a killed or interrupted explore left in DIR (its "
+                  "--out): the runs it played are not played again, and the results are those "
+                  "of an exploration that never stopped")
+      ->type_name(kDirValue);
   AddNumber(command, "--runs", flags.runs, 1, kMaxRuns, "how many runs (default 100)");
   AddNumber(command, "--seed", flags.seed, 0, UINT64_MAX,
             "the first run's seed (default 1; run r draws its faults from seed N + r)");
@@ -103,16 +113,27 @@ void DeclareExploreFlags(CLI::App& command, ExploreFlags& flags) {
       .add_option_function<std::string>(
           "--shard",
           [&flags](const std::string& text) {
+            if (auto automatic = AutoShard(text, ProcessEnvironment())) {
+              if (auto* error = std::get_if<std::string>(&*automatic)) {
+                throw CLI::ValidationError(*error);
+              }
+              flags.shard = std::get<scenarios::Shard>(*automatic);
+              return;
+            }
             const std::optional<scenarios::Shard> shard = scenarios::ParseShard(text);
             if (!shard) {
-              throw CLI::ValidationError("--shard is I/N with 0 <= I < N (e.g. 0/4), not '" + text +
-                                         "'");
+              throw CLI::ValidationError(
+                  "--shard is I/N with 0 <= I < N (e.g. 0/4), or auto/N, "
+                  "not '" +
+                  text + "'");
             }
             flags.shard = *shard;
           },
           "play only every N-th batch of runs from batch I (a batch is --batch runs, "
-          "never split); fold the shards' directories with `faultline merge DIR...`")
-      ->type_name("I/N");
+          "never split); fold the shards' directories with `faultline merge DIR...`. "
+          "auto/N: I from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) or "
+          "SLURM_ARRAY_TASK_ID (a Slurm job array, less SLURM_ARRAY_TASK_MIN)")
+      ->type_name("I/N|auto/N");
   AddNumber(command, "--jobs", flags.jobs, 1, kMaxJobs,
             "play the runs in N worker processes (the results are the same)");
   command
@@ -207,9 +228,144 @@ std::string ScenarioReference(const std::string& given, bool from_file) {
   return error ? given : absolute.string();
 }
 
+// Plays the exploration `shard` describes into `out` and finishes it:
+// the runs (here or in workers), each batch journaled as it ends, then
+// the groups shrunk and written. `prior`: a resumed exploration's runs
+// played before, not played again and counted in.
+int PlayExploration(const scenarios::Scenario& workload, ShardFile shard, ResultsFolder& out,
+                    const ExploreFlags& flags, const Journal* prior) {
+  const auto started = std::chrono::steady_clock::now();
+  scenarios::ExploreOptions options{.seed = shard.seed,
+                                    .runs = shard.runs,
+                                    .batch = shard.batch,
+                                    .play = flags.replay_from_empty
+                                                ? scenarios::BatchPlay::kFromEmpty
+                                            : flags.fork_runs ? scenarios::BatchPlay::kForked
+                                                              : scenarios::BatchPlay::kAuto,
+                                    .shard = shard.shard,
+                                    .bounds = shard.bounds,
+                                    .expectations = shard.expectations};
+  if (flags.time) options.wall_time_limit = *flags.time;
+  if (prior != nullptr) {
+    options.played_before = [prior](std::uint64_t first) { return prior->played.contains(first); };
+  }
+  if (!StartJournal(out.path(), shard)) {
+    const int status = CannotWrite("--out", (out.path() / kJournalFolder).string());
+    out.Abandon();
+    return status;
+  }
+  out.Made(out.path() / kJournalFolder);
+  auto journal = std::make_shared<JournalWriter>(out.path());
+  options.on_batch = [journal](std::uint64_t first, std::size_t runs,
+                               const std::vector<DrawnGroup>& failed) {
+    journal->Played(first, runs, failed);
+  };
+  const bool terminal = !flags.json;
+  options.on_new_group = [&](const scenarios::Signature& signature, std::uint64_t seed) {
+    if (terminal) std::cerr << fmt::format("new group (seed {}): {}\n", seed, signature.Key());
+  };
+  // This shard's runs: every count-th batch of --runs, less those played before.
+  const int before = prior != nullptr ? prior->runs_done : 0;
+  const std::uint64_t mine =
+      scenarios::RunsInShard(static_cast<std::uint64_t>(shard.runs), shard.shard, shard.batch);
+  options.on_progress = [&](int done, int groups) {
+    if (!terminal || done % 500 != 0) return;
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double rate = seconds > 0 ? done / seconds : 0.0;
+    const double left = rate > 0 ? (static_cast<double>(mine) - before - done) / rate : 0.0;
+    std::cerr << fmt::format("{} of {} runs, {:.0f} runs/s, {} group(s), about {:.0f}s left\n",
+                             before + done, mine, rate, groups, left);
+  };
+  // Ctrl-C or SIGTERM: the runs under way finish, what was found is
+  // written, marked interrupted (app/interrupt.h).
+  const StopOnInterrupt stop;
+  options.should_stop = &StopOnInterrupt::Requested;
+  std::vector<DrawnGroup> found;
+  int done = 0;
+  if (flags.jobs > 1) {
+    if (!RunInWorkers(workload, options, flags.jobs, found, done)) {
+      out.Abandon();
+      return kExitBadInput;
+    }
+  } else {
+    found = scenarios::ExploreRuns(workload, options, &done);
+  }
+  shard.runs_done = before + done;
+  shard.groups =
+      prior != nullptr ? scenarios::MergeDrawnGroups({prior->groups, found}) : std::move(found);
+  return FinishExploration(workload, std::move(shard), out, flags.json, flags.top, 0, started,
+                           &StopOnInterrupt::Requested);
+}
+
+// `explore --resume DIR`: the exploration DIR's journal describes, its
+// batches played not played again.
+int ResumeExploration(const ExploreFlags& flags) {
+  const fs::path given = flags.resume;
+  // DIR.partial (killed), or DIR (interrupted, completed and marked).
+  const std::string named = given.string().ends_with(".partial")
+                                ? given.string().substr(0, given.string().size() - 8)
+                                : given.string();
+  std::error_code error;
+  fs::path holding;
+  for (const fs::path& candidate : {fs::path(named + ".partial"), fs::path(named)}) {
+    if (fs::exists(candidate / kJournalFolder, error)) {
+      holding = candidate;
+      break;
+    }
+  }
+  if (holding.empty()) {
+    return BadInput(
+        fs::exists(fs::path(named) / "summary.json", error)
+            ? fmt::format("--resume: {} is a finished exploration; there is nothing to resume",
+                          named)
+            : fmt::format("--resume: {} holds no exploration to resume (no {}/ in it or in "
+                          "{}.partial): give the --out of an explore that was killed or "
+                          "interrupted",
+                          named, kJournalFolder, named),
+        "explore");
+  }
+  // Checked before the folder is reopened: a refused resume changes nothing.
+  std::variant<Journal, std::string> read = ReadJournal(holding, flags.limits);
+  if (auto* problem = std::get_if<std::string>(&read)) return BadInput(*problem, "explore");
+  const ShardFile header = std::get<Journal>(read).header;
+  std::optional<scenarios::Scenario> from_file;
+  const scenarios::Scenario* workload = NamedOrFile(header.scenario, from_file, flags.limits);
+  if (workload == nullptr) return kExitBadInput;
+  if (std::string problem = NotThisExploration(header, *workload); !problem.empty()) {
+    return BadInput(fmt::format("--resume: {}: {}", named, problem), "explore");
+  }
+  std::optional<ResultsFolder> out =
+      ResultsFolder::Open(named, "", ResultsFolder::Earlier::kContinue);
+  if (!out) return kExitBadInput;
+  // Read again under the folder's lock: what it holds now.
+  read = ReadJournal(out->path(), flags.limits);
+  if (auto* problem = std::get_if<std::string>(&read)) return BadInput(*problem, "explore");
+  const Journal& journal = std::get<Journal>(read);
+  if (!flags.json) {
+    std::cerr << fmt::format("resuming {}: {} run(s) played before, {} group(s) found\n", named,
+                             journal.runs_done, journal.groups.size());
+  }
+  return PlayExploration(*workload, journal.header, *out, flags, &journal);
+}
+
 int RunExploreCommand(const ExploreFlags& flags) {
   if (flags.fork_runs && flags.replay_from_empty) {
     return BadInput("give --fork-runs or --replay-from-empty, not both", "explore");
+  }
+  if (!flags.resume.empty()) {
+    if (!flags.given_with_resume.empty()) {
+      return BadInput(
+          fmt::format("--resume takes what to explore from the folder; {} cannot change it "
+                      "(only --jobs, --time, --json, --top and how runs are played may be given)",
+                      fmt::join(flags.given_with_resume, ", ")),
+          "explore");
+    }
+    return ResumeExploration(flags);
+  }
+  if (flags.scenario.empty()) {
+    return BadInput("give the scenario to explore (a catalogue name or a file), or --resume DIR",
+                    "explore");
   }
   scenarios::ExploreBounds bounds = flags.bounds;
   {
@@ -236,34 +392,6 @@ int RunExploreCommand(const ExploreFlags& flags) {
       ResultsFolder::Open(flags.out, fmt::format("explore-{}-{}-shard-{}-of-{}", workload->name,
                                                  flags.seed, flags.shard.index, flags.shard.count));
   if (!out) return kExitBadInput;
-  const auto started = std::chrono::steady_clock::now();
-  scenarios::ExploreOptions options{.seed = flags.seed,
-                                    .runs = flags.runs,
-                                    .batch = flags.batch,
-                                    .play = flags.replay_from_empty
-                                                ? scenarios::BatchPlay::kFromEmpty
-                                            : flags.fork_runs ? scenarios::BatchPlay::kForked
-                                                              : scenarios::BatchPlay::kAuto,
-                                    .shard = flags.shard,
-                                    .bounds = bounds,
-                                    .expectations = flags.expectations};
-  if (flags.time) options.wall_time_limit = *flags.time;
-  const bool terminal = !flags.json;
-  options.on_new_group = [&](const scenarios::Signature& signature, std::uint64_t seed) {
-    if (terminal) std::cerr << fmt::format("new group (seed {}): {}\n", seed, signature.Key());
-  };
-  // This shard's runs: every count-th batch of --runs.
-  const std::uint64_t mine =
-      scenarios::RunsInShard(static_cast<std::uint64_t>(flags.runs), flags.shard, flags.batch);
-  options.on_progress = [&](int done, int groups) {
-    if (!terminal || done % 500 != 0) return;
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const double rate = seconds > 0 ? done / seconds : 0.0;
-    const double left = rate > 0 ? (static_cast<double>(mine) - done) / rate : 0.0;
-    std::cerr << fmt::format("{} of {} runs, {:.0f} runs/s, {} group(s), about {:.0f}s left\n",
-                             done, mine, rate, groups, left);
-  };
   ShardFile shard;
   shard.scenario = ScenarioReference(flags.scenario, from_file.has_value());
   shard.seed = flags.seed;
@@ -272,20 +400,9 @@ int RunExploreCommand(const ExploreFlags& flags) {
   shard.batch = flags.batch;
   shard.expectations = flags.expectations;
   shard.bounds = bounds;
-  // Ctrl-C or SIGTERM: the runs under way finish, what was found is
-  // written, marked interrupted (app/interrupt.h).
-  const StopOnInterrupt stop;
-  options.should_stop = &StopOnInterrupt::Requested;
-  if (flags.jobs > 1) {
-    if (!RunInWorkers(*workload, options, flags.jobs, shard.groups, shard.runs_done)) {
-      out->Abandon();
-      return kExitBadInput;
-    }
-  } else {
-    shard.groups = scenarios::ExploreRuns(*workload, options, &shard.runs_done);
-  }
-  return FinishExploration(*workload, std::move(shard), *out, flags.json, flags.top, 0, started,
-                           &StopOnInterrupt::Requested);
+  shard.build = BuildId();
+  shard.scenario_digest = ScenarioDigest(*workload);
+  return PlayExploration(*workload, std::move(shard), *out, flags, nullptr);
 }
 
 }  // namespace
@@ -296,6 +413,11 @@ CommandRun DefineExplore(CLI::App& command) {
   return [flags, &command] {
     // --time alone: as many runs as fit in it.
     if (flags->time && command.count("--runs") == 0) flags->runs = static_cast<int>(kMaxRuns);
+    for (const char* name :
+         {"scenario", "--runs", "--seed", "--batch", "--shard", "--faults", "--no-faults",
+          "--max-events", "--max-crashes", "--max-power-losses", "--expectations", "--out"}) {
+      if (command.count(name) > 0) flags->given_with_resume.emplace_back(name);
+    }
     return RunExploreCommand(*flags);
   };
 }

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "app/build_id.h"
 #include "app/command_util.h"
 #include "app/interrupt.h"
 #include "scenarios/explore/explore.h"
@@ -19,6 +20,7 @@
 #include "scenarios/harness/runner.h"
 #include "scenarios/report/perfetto.h"
 #include "sim/assert.h"
+#include "sim/fnv.h"
 #include "sim/trace.h"
 
 namespace faultline::app {
@@ -199,6 +201,27 @@ void PrintReport(const scenarios::Scenario& workload, const ShardFile& shard,
 
 }  // namespace
 
+std::string ScenarioDigest(const scenarios::Scenario& scenario) {
+  return fmt::format("{:016x}", sim::Fnv1a64(scenarios::ToToml(scenario)));
+}
+
+std::string NotThisExploration(const ShardFile& shard, const scenarios::Scenario& workload) {
+  if (!shard.build.empty() && shard.build != BuildId()) {
+    return fmt::format(
+        "explored by another build of faultline (build {}; this is build {}): its runs would "
+        "not replay the same here; finish it with the build that explored it",
+        shard.build, BuildId());
+  }
+  if (const std::string digest = ScenarioDigest(workload);
+      !shard.scenario_digest.empty() && shard.scenario_digest != digest) {
+    return fmt::format(
+        "{} has changed since it was explored (digest {}, now {}): its runs would not replay "
+        "the same; explore it again",
+        shard.scenario, shard.scenario_digest, digest);
+  }
+  return {};
+}
+
 void AddTop(CLI::App& command, int& top) {
   AddNumber(command, "--top", top, 1, kMaxTop,
             fmt::format("the groups the report shows under each failure, the most runs first "
@@ -237,6 +260,15 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
   if (!WriteWhole(out.path() / "groups.tsv", scenarios::ShardText(shard)) ||
       !WriteWhole(out.path() / "summary.json", summary)) {
     const int status = CannotWrite("--out", out.path().string());
+    out.Abandon();
+    return status;
+  }
+  // Finished: the runs' journal is spent (kept when interrupted, for
+  // --resume); the folder moves into place whole.
+  std::error_code ignored;
+  if (!interrupted) fs::remove_all(out.path() / kJournalFolder, ignored);
+  if (!out.Complete()) {
+    const int status = CannotWrite("--out", out.final_path().string());
     out.Abandon();
     return status;
   }

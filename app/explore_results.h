@@ -31,6 +31,15 @@ inline constexpr int kMaxTop = 100'000;
 // --top N, on `command` (explore's and merge's).
 void AddTop(CLI::App& command, int& top);
 
+// The scenario's digest as results record it (ShardFile::scenario_digest):
+// of its canonical text, so comments and layout do not count.
+std::string ScenarioDigest(const scenarios::Scenario& scenario);
+// Why results recorded in `shard` cannot be finished by this build on
+// `workload` (another build found them, or the scenario changed since),
+// or empty when they can. Results from before builds were recorded pass.
+std::string NotThisExploration(const scenarios::ShardFile& shard,
+                               const scenarios::Scenario& workload);
+
 // With `should_stop` (an interrupt, app/interrupt.h), asked before each
 // group is shrunk: once it says so, the groups left are written unshrunk,
 // and the results say the exploration was interrupted.

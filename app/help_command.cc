@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "app/build_id.h"
 #include "app/cli.h"
 #include "app/command_util.h"
 #include "app/commands.h"
@@ -21,7 +22,7 @@ CommandRun DefineHelp(CLI::App& command) {
 
 CommandRun DefineVersion(CLI::App&) {
   return [] {
-    std::cout << "faultline 0.1.0\n";
+    std::cout << "faultline 0.1.0 (build " << BuildId() << ")\n";
     return kExitOk;
   };
 }

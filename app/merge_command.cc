@@ -27,6 +27,10 @@ namespace fs = std::filesystem;
 using scenarios::DrawnGroup;
 using scenarios::ShardFile;
 
+std::string Or(const std::string& text, const char* otherwise) {
+  return text.empty() ? otherwise : text;
+}
+
 // Reads every shard's groups.tsv; an error when one is unreadable or of
 // another exploration than the first.
 std::variant<std::vector<ShardFile>, std::string> ReadShards(
@@ -39,6 +43,22 @@ std::variant<std::vector<ShardFile>, std::string> ReadShards(
     shards.push_back(std::move(std::get<ShardFile>(read)));
     const ShardFile& first = shards.front();
     const ShardFile& last = shards.back();
+    // Another build may draw, play or judge runs otherwise, and another
+    // version of the scenario is another workload: their counts do not add.
+    if (last.build != first.build) {
+      return fmt::format(
+          "{} was explored by another build of faultline (build {}) than {} (build {}); "
+          "explore every shard with one build and merge them with it",
+          directory, Or(last.build, "not recorded"), directories[0],
+          Or(first.build, "not recorded"));
+    }
+    if (last.scenario_digest != first.scenario_digest) {
+      return fmt::format(
+          "{} explored another version of {} (digest {}) than {} (digest {}); the scenario "
+          "changed between the shards: explore them again from one version",
+          directory, last.scenario, Or(last.scenario_digest, "not recorded"), directories[0],
+          Or(first.scenario_digest, "not recorded"));
+    }
     const auto bounds = [](const scenarios::ExploreBounds& b) {
       return std::tuple(b.max_events, b.max_crashes, b.max_power_losses, b.kinds);
     };
@@ -150,6 +170,11 @@ int RunMergeCommand(const std::vector<std::string>& directories, const std::stri
   std::optional<scenarios::Scenario> from_file;
   const scenarios::Scenario* workload = NamedOrFile(shards.front().scenario, from_file, limits);
   if (workload == nullptr) return kExitBadInput;
+  // Its groups are drawn again and shrunk here: by the build that found
+  // them, on the scenario they were found in.
+  if (const std::string problem = NotThisExploration(shards.front(), *workload); !problem.empty()) {
+    return BadInput(fmt::format("{}: {}", directories.front(), problem));
+  }
   std::optional<ResultsFolder> out = ResultsFolder::Open(
       out_flag, fmt::format("explore-{}-{}-merged", workload->name, shards.front().seed));
   if (!out) return kExitBadInput;

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -121,11 +122,74 @@ bool StagedFile::Commit() {
   return true;
 }
 
-std::optional<ResultsFolder> ResultsFolder::Open(const std::string& flag, const std::string& stem) {
+namespace {
+
+bool HoldsResults(const fs::path& folder) {
+  std::error_code error;
+  return fs::exists(folder / "summary.json", error) || fs::exists(folder / "groups.tsv", error) ||
+         HoldsGroups(folder);
+}
+
+bool IsEmptyFolder(const fs::path& folder) {
+  std::error_code error;
+  return fs::is_empty(folder, error) && !error;
+}
+
+// The folder `flag` names, without a trailing separator or a last "." so
+// that FOLDER.partial is its sibling.
+fs::path FolderNamed(const std::string& flag) {
+  fs::path out = fs::path(flag).lexically_normal();
+  if (!out.has_filename()) out = out.parent_path();
+  if (out.empty() || out.filename() == "." || out.filename() == "..") {
+    std::error_code error;
+    fs::path absolute = fs::absolute(out.empty() ? fs::path(".") : out, error).lexically_normal();
+    if (!absolute.has_filename()) absolute = absolute.parent_path();
+    if (!error) out = absolute;
+  }
+  return out;
+}
+
+fs::path StagingFolderOf(const fs::path& out) { return out.string() + ".partial"; }
+
+// Takes the lock on `folder`: its descriptor, or -1 after saying why.
+int LockFolder(const fs::path& folder) {
+  const int fd = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
+  const bool busy = fd >= 0 && errno == EWOULDBLOCK;
+  const std::string why = std::strerror(errno);
+  if (fd >= 0) close(fd);
+  BadInput(busy ? fmt::format("--out: '{}' is in use by another faultline command; wait for "
+                              "it to finish, or name another folder",
+                              folder.string())
+                : fmt::format("--out: cannot open '{}': {}", folder.string(), why));
+  return -1;
+}
+
+// Removes what `folder` holds (bounded), true when it is empty after.
+bool EmptyFolder(const fs::path& folder, bool results_only) {
+  std::error_code error;
+  std::vector<fs::path> entries;
+  constexpr std::size_t kMaxEntries = 100'000;
+  for (fs::directory_iterator it(folder, error), end;
+       !error && it != end && entries.size() < kMaxEntries; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (!results_only || name == "summary.json" || name == "groups.tsv" ||
+        name.starts_with("group-")) {
+      entries.push_back(it->path());
+    }
+  }
+  for (const fs::path& entry : entries) fs::remove_all(entry, error);
+  return !error;
+}
+
+}  // namespace
+
+std::optional<ResultsFolder> ResultsFolder::Open(const std::string& flag, const std::string& stem,
+                                                 Earlier earlier) {
   std::error_code error;
   fs::path out;
   if (!flag.empty()) {
-    out = fs::path(flag);
+    out = FolderNamed(flag);
   } else {
     // A new folder: the name made safe for a path, then -2, -3 ... if taken.
     std::string safe = stem;
@@ -135,49 +199,100 @@ std::optional<ResultsFolder> ResultsFolder::Open(const std::string& flag, const 
     const fs::path base = fs::path("faultline-results") / safe;
     out = base;
     constexpr int kMaxTries = 10'000;
-    for (int n = 2; fs::exists(out, error) && n < kMaxTries; ++n) {
+    for (int n = 2;
+         (fs::exists(out, error) || fs::exists(StagingFolderOf(out), error)) && n < kMaxTries;
+         ++n) {
       out = base.string() + "-" + std::to_string(n);
     }
   }
-  // The folders this command makes (out and any missing parent, such as
-  // faultline-results/), outermost last: Abandon removes them if empty.
+  const fs::path staging = StagingFolderOf(out);
+  // The folders this command makes (the staging folder and any missing
+  // parent, such as faultline-results/), outermost last: Abandon removes
+  // them if empty.
   std::vector<fs::path> made;
   constexpr int kMaxDepth = 256;
-  for (fs::path missing = out; !missing.empty() && !fs::exists(missing, error) &&
-                               made.size() < static_cast<std::size_t>(kMaxDepth);
+  for (fs::path missing = staging; !missing.empty() && !fs::exists(missing, error) &&
+                                   made.size() < static_cast<std::size_t>(kMaxDepth);
        missing = missing.parent_path()) {
     made.push_back(missing);
   }
-  fs::create_directories(out, error);
+  const bool reopen = earlier == Earlier::kContinue && !fs::exists(staging, error) &&
+                      fs::is_directory(out, error) && HoldsResults(out);
+  int fd = -1;
+  if (reopen) {
+    // An interrupted command's results, completed and marked: back to
+    // the staging folder, under the lock, to be continued and made again.
+    fd = LockFolder(out);
+    if (fd < 0) return std::nullopt;
+    fs::rename(out, staging, error);
+    if (error || !EmptyFolder(staging, /*results_only=*/true)) {
+      close(fd);
+      BadInput(fmt::format("--out: cannot reopen '{}': {}", out.string(), error.message()));
+      return std::nullopt;
+    }
+    return ResultsFolder(out, staging, fd, {});
+  }
+  if (fs::exists(out, error)) {
+    // Results are never mixed with, or written over, an earlier run's;
+    // an empty folder (made for them) is replaced by them.
+    if (!fs::is_directory(out, error)) {
+      BadInput(fmt::format("--out: '{}' is not a folder", out.string()));
+      return std::nullopt;
+    }
+    if (HoldsResults(out)) {
+      BadInput(fmt::format("--out: '{}' already holds results; remove it or name another",
+                           out.string()));
+      return std::nullopt;
+    }
+    if (!IsEmptyFolder(out)) {
+      BadInput(
+          fmt::format("--out: '{}' holds files of its own; name a new or empty folder "
+                      "(the results are written beside it and moved there whole)",
+                      out.string()));
+      return std::nullopt;
+    }
+  }
+  fs::create_directories(staging, error);
   if (error) {
-    BadInput(fmt::format("--out: cannot create '{}': {}", out.string(), error.message()));
+    BadInput(fmt::format("--out: cannot create '{}': {}", staging.string(), error.message()));
     return std::nullopt;
   }
-  const int fd = open(out.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    const bool busy = fd >= 0 && errno == EWOULDBLOCK;
-    const std::string why = std::strerror(errno);
-    if (fd >= 0) close(fd);
-    BadInput(busy ? fmt::format("--out: '{}' is in use by another faultline command; wait for "
-                                "it to finish, or name another folder",
-                                out.string())
-                  : fmt::format("--out: cannot open '{}': {}", out.string(), why));
-    return std::nullopt;
+  fd = LockFolder(staging);
+  if (fd < 0) return std::nullopt;
+  // Checked under the lock: a command that held it has ended, unfinished.
+  if (earlier == Earlier::kStartOver && !IsEmptyFolder(staging)) {
+    std::cerr << fmt::format(
+        "faultline: {} held what an earlier command left unfinished; starting over (explore "
+        "--resume {} would have continued it)\n",
+        staging.string(), out.string());
+    if (!EmptyFolder(staging, /*results_only=*/false)) {
+      close(fd);
+      BadInput(fmt::format("--out: cannot empty '{}'", staging.string()));
+      return std::nullopt;
+    }
   }
-  // Results are never mixed with, or written over, an earlier run's.
-  // Checked under the lock: a command that held it has finished.
-  if (fs::exists(out / "summary.json", error) || fs::exists(out / "groups.tsv", error) ||
-      HoldsGroups(out)) {
-    close(fd);
-    BadInput(
-        fmt::format("--out: '{}' already holds results; remove it or name another", out.string()));
-    return std::nullopt;
+  ResultsFolder folder(out, staging, fd, std::move(made));
+  // Starting over, everything in the staging folder is this command's.
+  if (earlier == Earlier::kStartOver) folder.Made(staging);
+  return folder;
+}
+
+bool ResultsFolder::Complete() {
+  FL_ASSERT(!complete_);
+  std::error_code error;
+  fs::rename(staging_, final_, error);
+  if (error) {
+    errno = error.value();
+    return false;
   }
-  return ResultsFolder(out, fd, std::move(made));
+  complete_ = true;
+  return true;
 }
 
 ResultsFolder::ResultsFolder(ResultsFolder&& other) noexcept
-    : path_(std::move(other.path_)),
+    : final_(std::move(other.final_)),
+      staging_(std::move(other.staging_)),
+      complete_(other.complete_),
       lock_fd_(std::exchange(other.lock_fd_, -1)),
       created_(std::move(other.created_)),
       made_(std::move(other.made_)) {}
@@ -191,7 +306,9 @@ void ResultsFolder::Abandon() {
   std::error_code ignored;
   for (const fs::path& entry : made_) fs::remove_all(entry, ignored);
   made_.clear();
-  // Only if empty (fs::remove of a folder): never a user's files.
+  // Only if empty (fs::remove of a folder): never a user's files, nor
+  // what an earlier command left to be continued.
+  if (!complete_) fs::remove(staging_, ignored);
   for (const fs::path& folder : created_) fs::remove(folder, ignored);
   errno = saved;
 }

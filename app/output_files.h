@@ -45,32 +45,55 @@ class StagedFile {
   bool committed_ = false;
 };
 
-// A results folder (`explore --out`, `merge --out`): created if missing,
-// and locked (flock) for as long as this object lives, so a second command
-// given the same folder is refused instead of mixing its results in.
+// A results folder (`explore --out`, `merge --out`), written whole: the
+// command works in `FOLDER.partial` beside it, locked (flock) for as long
+// as this object lives, and Complete() renames that into place. So a
+// second command given the same folder is refused instead of mixing its
+// results in, and a killed command leaves no half folder at FOLDER: a
+// retried pod (Kubernetes reuses its index and its --out) starts clean,
+// or continues what was there (`explore --resume`).
 class ResultsFolder {
  public:
+  // What Open does with a FOLDER.partial an earlier, killed command left.
+  enum class Earlier {
+    kStartOver,  // Removes it (and says so).
+    // Works on in it; also reopens FOLDER when an interrupted command
+    // completed it (its files are the caller's to replace).
+    kContinue,
+  };
   // The folder `flag` names, or a new one under faultline-results/ named
   // after `stem`; nullopt after saying why on standard error (exit 2):
-  // it holds results already, another process holds it, or it cannot be
-  // made.
-  static std::optional<ResultsFolder> Open(const std::string& flag, const std::string& stem);
+  // it holds results already (kStartOver) or files of someone else's,
+  // another process holds it, or it cannot be made.
+  static std::optional<ResultsFolder> Open(const std::string& flag, const std::string& stem,
+                                           Earlier earlier = Earlier::kStartOver);
   ResultsFolder(ResultsFolder&& other) noexcept;
   ResultsFolder& operator=(ResultsFolder&&) = delete;
   ~ResultsFolder();
 
-  const std::filesystem::path& path() const { return path_; }
+  // Where to write: FOLDER.partial until Complete(), then FOLDER.
+  const std::filesystem::path& path() const { return complete_ ? final_ : staging_; }
+  const std::filesystem::path& final_path() const { return final_; }
+  // Renames the staging folder into place; false (errno says why) when it
+  // could not.
+  bool Complete();
   // Notes an entry this command made in it, for Abandon().
   void Made(const std::filesystem::path& entry) { made_.push_back(entry); }
-  // Removes every entry Made() noted, and the folder and its parents if
-  // this command made them (and they are empty): a failed command leaves
-  // nothing.
+  // Removes every entry Made() noted, the staging folder if that leaves
+  // it empty, and the folders this command made (if empty): a failed
+  // command leaves nothing but what an earlier one left to continue.
   void Abandon();
 
  private:
-  ResultsFolder(std::filesystem::path path, int lock_fd, std::vector<std::filesystem::path> created)
-      : path_(std::move(path)), lock_fd_(lock_fd), created_(std::move(created)) {}
-  std::filesystem::path path_;
+  ResultsFolder(std::filesystem::path final_path, std::filesystem::path staging, int lock_fd,
+                std::vector<std::filesystem::path> created)
+      : final_(std::move(final_path)),
+        staging_(std::move(staging)),
+        lock_fd_(lock_fd),
+        created_(std::move(created)) {}
+  std::filesystem::path final_;
+  std::filesystem::path staging_;
+  bool complete_ = false;
   int lock_fd_ = -1;
   std::vector<std::filesystem::path> created_;  // Made by this command, innermost first.
   std::vector<std::filesystem::path> made_;

@@ -107,6 +107,7 @@ std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptio
       break;
     }
     if (options.should_stop && options.should_stop()) break;
+    if (options.played_before && options.played_before(first)) continue;
     std::vector<Scenario> drawn;
     for (std::uint64_t run = first; run < std::min(runs, first + batch); ++run) {
       drawn.push_back(DrawSchedule(workload, options.seed + run, options.bounds));
@@ -117,11 +118,13 @@ std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptio
     const std::vector<std::string> failed = PlayBatch(workload, drawn, world, options, forked);
     chooser.Played(forked, drawn.size(), std::chrono::steady_clock::now() - batch_started);
     FL_ASSERT(failed.size() == drawn.size());
+    std::vector<DrawnGroup> batch_failed;
     for (std::size_t i = 0; i < drawn.size(); ++i) {
       ++done;
       const std::uint64_t seed = options.seed + first + i;
       if (const std::optional<Signature> signature =
               SignatureOfText(workload, drawn[i], failed[i])) {
+        batch_failed.push_back(DrawnGroup{*signature, 1, seed, world});
         auto [found, inserted] = by_key.emplace(signature->Key(), groups.size());
         if (inserted) {
           groups.push_back(DrawnGroup{*signature, 0, seed, world});
@@ -131,6 +134,7 @@ std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptio
       }
       if (options.on_progress) options.on_progress(done, static_cast<int>(groups.size()));
     }
+    if (options.on_batch) options.on_batch(first, drawn.size(), batch_failed);
   }
   if (runs_done != nullptr) *runs_done = done;
   return groups;

@@ -67,6 +67,14 @@ bool InShard(std::uint64_t run, const Shard& shard, int batch);
 // How many of the first `runs` runs are in `shard`.
 std::uint64_t RunsInShard(std::uint64_t runs, const Shard& shard, int batch);
 
+// Failures of one drawn signature: how many runs, and the first.
+struct DrawnGroup {
+  Signature signature;
+  std::int64_t count = 0;
+  std::uint64_t first_seed = 0;  // Its first failure's schedule.
+  std::uint64_t world_seed = 0;  // The world that run played on.
+};
+
 struct ExploreOptions {
   std::uint64_t seed = 1;  // Run r draws its faults from seed + r.
   int runs = 100;
@@ -82,6 +90,14 @@ struct ExploreOptions {
   std::function<bool()> should_stop;
   ExploreBounds bounds;
   bool expectations = false;  // Count the scenario's own expectations too.
+  // A resumed exploration's batches played before (by their first run):
+  // skipped here, their runs counted by the caller.
+  std::function<bool(std::uint64_t first_run)> played_before;
+  // After each batch: its first run, its runs, and those that failed,
+  // each a group of one run (a journal of the runs, for --resume).
+  std::function<void(std::uint64_t first_run, std::size_t runs,
+                     const std::vector<DrawnGroup>& failed)>
+      on_batch;
   // Called after each run, and once per new group (progress).
   std::function<void(int runs_done, int groups)> on_progress;
   std::function<void(const Signature&, std::uint64_t seed)> on_new_group;
@@ -116,12 +132,6 @@ struct ExploreResult {
 // count and first seed, not yet shrunk (a schedule is drawn again from its
 // seed and played on its world seed, so a group is whole with these).
 // `runs_done` receives how many runs were played.
-struct DrawnGroup {
-  Signature signature;
-  std::int64_t count = 0;
-  std::uint64_t first_seed = 0;  // Its first failure's schedule.
-  std::uint64_t world_seed = 0;  // The world that run played on.
-};
 std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptions& options,
                                     int* runs_done = nullptr);
 // Shards' groups as one exploration's: counts added, the first seed kept,

@@ -57,6 +57,10 @@ std::string ReadLine(std::string_view line, ShardFile& file) {
     file.groups.push_back(std::move(*group));
   } else if (key == "scenario") {
     file.scenario = std::string(value);
+  } else if (key == "build") {
+    file.build = std::string(value);
+  } else if (key == "scenario_digest") {
+    file.scenario_digest = std::string(value);
   } else if (key == "shard") {
     const std::optional<Shard> shard = ParseShard(value);
     if (!shard) return "a malformed shard";
@@ -143,6 +147,10 @@ std::optional<DrawnGroup> ParseGroupLine(std::string_view line) {
 
 std::string ShardText(const ShardFile& file) {
   std::string text = fmt::format("scenario\t{}\n", TabFree(file.scenario));
+  if (!file.scenario_digest.empty()) {
+    text += fmt::format("scenario_digest\t{}\n", TabFree(file.scenario_digest));
+  }
+  if (!file.build.empty()) text += fmt::format("build\t{}\n", TabFree(file.build));
   text += fmt::format("seed\t{}\nruns\t{}\nruns_done\t{}\n", file.seed, file.runs, file.runs_done);
   text += fmt::format("shard\t{}/{}\nbatch\t{}\n", file.shard.index, file.shard.count, file.batch);
   text += fmt::format("expectations\t{}\n", file.expectations ? 1 : 0);

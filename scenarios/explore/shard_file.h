@@ -30,6 +30,12 @@ struct ShardFile {
   int batch = 1;
   bool expectations = false;  // --expectations: the scenario's own count too.
   ExploreBounds bounds;       // Every shard must draw with the same.
+  // Which faultline played it (its build id) and which version of the
+  // scenario (a digest of it): shards, and a resumed exploration's parts,
+  // are one exploration only when both are the same. Empty in a file
+  // from before they were recorded.
+  std::string build;
+  std::string scenario_digest;
   std::vector<DrawnGroup> groups;
 };
 

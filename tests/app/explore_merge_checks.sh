@@ -24,6 +24,23 @@ grep -q "faults latency,loss" "$dir/mk.err" || { echo "the refusal did not name 
 [ "$(run merge "$dir/a" "$dir/c" --out "$dir/m2")" = 2 ] || { echo "other bounds"; exit 1; }
 mkdir -p "$dir/bad" && printf 'scenario\tdirty-migration-fixed\ngroup\tx\n' > "$dir/bad/groups.tsv"
 [ "$(run merge "$dir/a" "$dir/bad" --out "$dir/m3")" = 2 ] || { echo "a malformed file"; exit 1; }
+# Shards of another build of faultline, or of another version of the
+# story, are refused, and the message says which (the build is the
+# executable's GNU build id; a second build is stood in for by its line).
+cp -r "$dir/b" "$dir/other-build"
+sed -i 's/^build\t.*/build\t0123abcd/' "$dir/other-build/groups.tsv"
+"$faultline" merge "$dir/a" "$dir/other-build" --out "$dir/mb" 2>"$dir/mb.err" >/dev/null
+[ $? -eq 2 ] && grep -q "another build of faultline (build 0123abcd)" "$dir/mb.err" ||
+  { echo "shards of two builds were merged: $(cat "$dir/mb.err")"; exit 1; }
+"$faultline" merge "$dir/other-build" --allow-missing --out "$dir/mb2" 2>"$dir/mb2.err" >/dev/null
+[ $? -eq 2 ] && grep -q "another build" "$dir/mb2.err" ||
+  { echo "another build's shard was shrunk by this one"; exit 1; }
+cp -r "$dir/b" "$dir/other-story"
+sed -i 's/^scenario_digest\t.*/scenario_digest\t00000000/' "$dir/other-story/groups.tsv"
+"$faultline" merge "$dir/a" "$dir/other-story" --out "$dir/ms" 2>"$dir/ms.err" >/dev/null
+[ $? -eq 2 ] && grep -q "another version of dirty-migration-fixed" "$dir/ms.err" ||
+  { echo "shards of two versions of the story were merged: $(cat "$dir/ms.err")"; exit 1; }
+[ ! -e "$dir/mb" ] && [ ! -e "$dir/ms" ] || { echo "a refused merge left its --out"; exit 1; }
 [ "$(run merge "$dir/a" "$dir/b" --out "$dir/m4")" = 0 ] || { echo "the good merge failed"; exit 1; }
 grep -q "^max_events	2$" "$dir/m4/groups.tsv" || { echo "the merge lost the bound"; exit 1; }
 # Some shards alone: refused (and no --out left behind), unless

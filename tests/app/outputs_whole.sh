@@ -43,7 +43,7 @@ left=$(find "$work/full" -mindepth 1)
 # (--time: about 3 s of runs whatever the build's speed, ASan's included.)
 "$faultline" explore dirty-migration-fixed --runs 100000 --time 3s --out "$work/shared" >/dev/null 2>&1 &
 first=$!
-for _ in $(seq 1 100); do [ -d "$work/shared" ] && break; sleep 0.05; done
+for _ in $(seq 1 100); do [ -d "$work/shared.partial" ] && break; sleep 0.05; done
 sleep 0.3  # The folder is made, then locked: let the lock follow.
 "$faultline" explore dirty-migration-fixed --runs 2 --out "$work/shared" >/dev/null 2>"$work/second.err"
 second=$?
