@@ -22,6 +22,7 @@
 #include "app/command_util.h"
 #include "app/commands.h"
 #include "app/explore_journal.h"
+#include "app/explore_progress.h"
 #include "app/explore_results.h"
 #include "app/interrupt.h"
 #include "app/worker_processes.h"
@@ -176,18 +177,16 @@ void DeclareExploreFlags(CLI::App& command, ExploreFlags& flags) {
 // taking every jobs-th of those runs; their groups merged. False when a
 // worker failed (said on standard error).
 bool RunInWorkers(const scenarios::Scenario& workload, const scenarios::ExploreOptions& options,
-                  int jobs, std::vector<DrawnGroup>& merged, int& runs_done) {
-  FL_ASSERT(jobs >= 2);
+                  int jobs, ExploreProgress& progress, std::vector<DrawnGroup>& merged,
+                  int& runs_done) {
+  FL_ASSERT(jobs >= 2 && jobs <= ExploreProgress::kMaxWorkers);
   const auto work = [&](int job) {
     scenarios::ExploreOptions mine = options;
-    // Worker 0 speaks for all: its share of the runs, scaled, is the
-    // estimate a person watching needs (its groups are a lower bound).
-    mine.on_progress = nullptr;
-    if (job == 0 && options.on_progress) {
-      mine.on_progress = [&options, jobs](int done, int groups) {
-        options.on_progress(done * jobs, groups);
-      };
-    }
+    // Each worker's counts to the page it shares with the parent, which
+    // prints them summed as it waits.
+    mine.on_progress = [&progress, job](int done, int failed) {
+      progress.Played(job, done, failed);
+    };
     mine.on_new_group = nullptr;
     // Shard I/N split J ways: I + j*N of N*J.
     mine.shard = {options.shard.index + static_cast<std::uint64_t>(job) * options.shard.count,
@@ -199,7 +198,7 @@ bool RunInWorkers(const scenarios::Scenario& workload, const scenarios::ExploreO
     return text;
   };
   const std::optional<std::vector<std::string>> answers =
-      RunInWorkerProcesses(jobs, work, "explore");
+      RunInWorkerProcesses(jobs, work, "explore", [&progress] { progress.Tick(); });
   if (!answers) return false;
   std::vector<std::vector<DrawnGroup>> parts;
   runs_done = 0;
@@ -260,22 +259,19 @@ int PlayExploration(const scenarios::Scenario& workload, ShardFile shard, Result
                                const std::vector<DrawnGroup>& failed) {
     journal->Played(first, runs, failed);
   };
-  const bool terminal = !flags.json;
-  options.on_new_group = [&](const scenarios::Signature& signature, std::uint64_t seed) {
-    if (terminal) std::cerr << fmt::format("new group (seed {}): {}\n", seed, signature.Key());
-  };
-  // This shard's runs: every count-th batch of --runs, less those played before.
-  const int before = prior != nullptr ? prior->runs_done : 0;
-  const std::uint64_t mine =
-      scenarios::RunsInShard(static_cast<std::uint64_t>(shard.runs), shard.shard, shard.batch);
-  options.on_progress = [&](int done, int groups) {
-    if (!terminal || done % 500 != 0) return;
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const double rate = seconds > 0 ? done / seconds : 0.0;
-    const double left = rate > 0 ? (static_cast<double>(mine) - before - done) / rate : 0.0;
-    std::cerr << fmt::format("{} of {} runs, {:.0f} runs/s, {} group(s), about {:.0f}s left\n",
-                             before + done, mine, rate, groups, left);
+  // Progress from every worker (or this process, job 0), in the counts
+  // the report ends with: runs played and runs failed.
+  int failed_before = 0;
+  if (prior != nullptr) {
+    for (const DrawnGroup& group : prior->groups) failed_before += static_cast<int>(group.count);
+  }
+  ExploreProgress progress(
+      !flags.json,
+      scenarios::RunsInShard(static_cast<std::uint64_t>(shard.runs), shard.shard, shard.batch),
+      prior != nullptr ? prior->runs_done : 0, failed_before);
+  options.on_progress = [&progress](int done, int failed) {
+    progress.Played(0, done, failed);
+    progress.Tick();
   };
   // Ctrl-C or SIGTERM: the runs under way finish, what was found is
   // written, marked interrupted (app/interrupt.h).
@@ -284,18 +280,19 @@ int PlayExploration(const scenarios::Scenario& workload, ShardFile shard, Result
   std::vector<DrawnGroup> found;
   int done = 0;
   if (flags.jobs > 1) {
-    if (!RunInWorkers(workload, options, flags.jobs, found, done)) {
+    if (!RunInWorkers(workload, options, flags.jobs, progress, found, done)) {
       out.Abandon();
       return kExitBadInput;
     }
   } else {
     found = scenarios::ExploreRuns(workload, options, &done);
   }
-  shard.runs_done = before + done;
+  progress.RunsEnded();
+  shard.runs_done = (prior != nullptr ? prior->runs_done : 0) + done;
   shard.groups =
       prior != nullptr ? scenarios::MergeDrawnGroups({prior->groups, found}) : std::move(found);
-  return FinishExploration(workload, std::move(shard), out, flags.json, flags.top, 0, started,
-                           &StopOnInterrupt::Requested);
+  return FinishExploration(workload, std::move(shard), out, flags.json, flags.top, {started, done},
+                           &StopOnInterrupt::Requested, &progress);
 }
 
 // `explore --resume DIR`: the exploration DIR's journal describes, its

@@ -29,6 +29,20 @@ namespace {
 namespace fs = std::filesystem;
 using scenarios::ShardFile;
 
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// How long the exploration took: the runs this process played, in how
+// long (the rate a person compares with progress), and in all.
+struct Timing {
+  int played_here = 0;
+  double runs_ms = 0;
+  double wall_ms = 0;
+  double RunsPerSecond() const { return runs_ms > 0 ? played_here * 1000.0 / runs_ms : 0.0; }
+};
+
 std::string ShrinkLog(const scenarios::Shrunk& shrunk) {
   std::string log;
   for (const scenarios::ShrinkStep& step : shrunk.log) {
@@ -118,7 +132,7 @@ std::string JsonStrings(const std::vector<std::string>& texts) {
 
 std::string SummaryJson(const std::string& name, const ShardFile& shard,
                         const std::vector<scenarios::FailureGroup>& groups,
-                        const std::vector<std::string>& examples, double wall_ms,
+                        const std::vector<std::string>& examples, const Timing& timing,
                         std::uint64_t runs_asked, bool interrupted) {
   std::string list;
   for (std::size_t i = 0; i < groups.size(); ++i) {
@@ -141,13 +155,12 @@ std::string SummaryJson(const std::string& name, const ShardFile& shard,
         failures.empty() ? "" : ",", Escaped(failure.checker), Escaped(failure.violation),
         Escaped(failure.example), failure.runs, fmt::join(numbers, ","));
   }
-  const double seconds = wall_ms / 1000.0;
   return fmt::format(
       "{{\"scenario\":\"{}\",\"runs\":{},\"runs_asked\":{},\"interrupted\":{},\"first_seed\":{},"
-      "\"batch\":{},\"wall_time_ms\":{:.1f},\"runs_per_second\":{:.1f},\"failures\":[{}],"
-      "\"groups\":[{}]}}\n",
-      Escaped(name), shard.runs_done, runs_asked, interrupted, shard.seed, shard.batch, wall_ms,
-      seconds > 0 ? shard.runs_done / seconds : 0.0, failures, list);
+      "\"batch\":{},\"wall_time_ms\":{:.1f},\"runs_time_ms\":{:.1f},\"runs_per_second\":{:.1f},"
+      "\"failures\":[{}],\"groups\":[{}]}}\n",
+      Escaped(name), shard.runs_done, runs_asked, interrupted, shard.seed, shard.batch,
+      timing.wall_ms, timing.runs_ms, timing.RunsPerSecond(), failures, list);
 }
 
 // The report, top-down: each failure (what failed first, an example in
@@ -156,7 +169,7 @@ std::string SummaryJson(const std::string& name, const ShardFile& shard,
 // and the command that replays its repro.
 void PrintReport(const scenarios::Scenario& workload, const ShardFile& shard,
                  const ResultsFolder& out, const std::vector<scenarios::FailureGroup>& groups,
-                 const std::vector<std::string>& examples, double wall_ms, int top,
+                 const std::vector<std::string>& examples, const Timing& timing, int top,
                  std::uint64_t runs_asked, bool interrupted) {
   const std::vector<Failure> failures = FailuresOf(groups, examples);
   if (interrupted) {
@@ -167,10 +180,13 @@ void PrintReport(const scenarios::Scenario& workload, const ShardFile& shard,
         "failure as drawn)\n",
         shard.runs_done, runs_asked, unshrunk);
   }
+  std::int64_t failed = 0;
+  for (const scenarios::FailureGroup& group : groups) failed += group.count;
   std::cout << fmt::format(
-      "{}: {} runs, {} failure(s) in {} group(s) ({:.0f} runs/s); results in {}\n", workload.name,
-      shard.runs_done, failures.size(), groups.size(),
-      wall_ms > 0 ? shard.runs_done * 1000.0 / wall_ms : 0.0, out.path().string());
+      "{}: {} runs, {} failed: {} failure(s) in {} group(s){}; results in {}\n", workload.name,
+      shard.runs_done, failed, failures.size(), groups.size(),
+      timing.played_here > 0 ? fmt::format(" ({:.0f} runs/s)", timing.RunsPerSecond()) : "",
+      out.path().string());
   for (const Failure& failure : failures) {
     std::cout << fmt::format("\n{} failed: {} ({} run(s), {} group(s))\n", failure.checker,
                              failure.example.empty() ? failure.violation : failure.example,
@@ -230,12 +246,20 @@ void AddTop(CLI::App& command, int& top) {
 }
 
 int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, ResultsFolder& out,
-                      bool json, int top, double wall_ms_so_far,
-                      std::chrono::steady_clock::time_point started,
-                      const std::function<bool()>& should_stop) {
+                      bool json, int top, const RunsPlayed& played,
+                      const std::function<bool()>& should_stop, ExploreProgress* progress) {
   FL_ASSERT(top >= 1);
+  FL_ASSERT(played.here >= 0 && played.here <= shard.runs_done);
+  Timing timing{.played_here = played.here, .runs_ms = MillisecondsSince(played.started)};
+  scenarios::ShrinkProgress on_shrink;
+  if (progress != nullptr) {
+    on_shrink = [progress](std::size_t group, std::size_t groups, int tried) {
+      progress->Shrinking(group, groups, tried);
+    };
+  }
   const std::vector<scenarios::FailureGroup> groups = scenarios::ShrinkGroups(
-      workload, shard.groups, shard.bounds, shard.expectations, should_stop);
+      workload, shard.groups, shard.bounds, shard.expectations, should_stop, on_shrink);
+  if (progress != nullptr) progress->ShrinkingEnded(groups.size());
   const bool interrupted = should_stop && should_stop();
   // This shard's own runs (with --time alone, every run --runs allows).
   const std::uint64_t runs_asked =
@@ -249,11 +273,9 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
       return status;
     }
   }
-  const double wall_ms =
-      wall_ms_so_far +
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  timing.wall_ms = MillisecondsSince(played.started);
   const std::string summary =
-      SummaryJson(workload.name, shard, groups, examples, wall_ms, runs_asked, interrupted);
+      SummaryJson(workload.name, shard, groups, examples, timing, runs_asked, interrupted);
   // summary.json last: its presence says the folder is complete.
   out.Made(out.path() / "groups.tsv");
   out.Made(out.path() / "summary.json");
@@ -275,7 +297,7 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
   if (json) {
     std::cout << summary;
   } else {
-    PrintReport(workload, shard, out, groups, examples, wall_ms, top, runs_asked, interrupted);
+    PrintReport(workload, shard, out, groups, examples, timing, top, runs_asked, interrupted);
   }
   if (!groups.empty()) return kExitFailureFound;
   // Stopped with nothing found: the property was not checked whole.

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "app/cli.h"
+#include "app/explore_progress.h"
 #include "app/output_files.h"
 #include "scenarios/core/scenario.h"
 #include "scenarios/explore/shard_file.h"
@@ -43,9 +44,15 @@ std::string NotThisExploration(const scenarios::ShardFile& shard,
 // With `should_stop` (an interrupt, app/interrupt.h), asked before each
 // group is shrunk: once it says so, the groups left are written unshrunk,
 // and the results say the exploration was interrupted.
+// `played`: when the runs began, and how many of shard.runs_done were
+// played by this command (not a merge's, nor a resumed one's before).
+struct RunsPlayed {
+  std::chrono::steady_clock::time_point started;
+  int here = 0;
+};
 int FinishExploration(const scenarios::Scenario& workload, scenarios::ShardFile shard,
-                      ResultsFolder& out, bool json, int top, double wall_ms_so_far,
-                      std::chrono::steady_clock::time_point started,
-                      const std::function<bool()>& should_stop = {});
+                      ResultsFolder& out, bool json, int top, const RunsPlayed& played,
+                      const std::function<bool()>& should_stop = {},
+                      ExploreProgress* progress = nullptr);
 
 }  // namespace faultline::app

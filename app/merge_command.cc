@@ -178,8 +178,9 @@ int RunMergeCommand(const std::vector<std::string>& directories, const std::stri
   std::optional<ResultsFolder> out = ResultsFolder::Open(
       out_flag, fmt::format("explore-{}-{}-merged", workload->name, shards.front().seed));
   if (!out) return kExitBadInput;
-  return FinishExploration(*workload, std::move(std::get<ShardFile>(merged)), *out, json, top, 0,
-                           std::chrono::steady_clock::now());
+  ExploreProgress progress(!json, 0, 0, 0);  // Its shrinking's.
+  return FinishExploration(*workload, std::move(std::get<ShardFile>(merged)), *out, json, top,
+                           {std::chrono::steady_clock::now(), 0}, {}, &progress);
 }
 
 }  // namespace

@@ -129,22 +129,53 @@ void PrintSteps(std::ostream& out, const scenarios::ScenarioResult& result,
   }
 }
 
-// Whether a repro's run failed as its file recorded (the checker and the
-// kind of its first violation), in words.
-std::string Reproduced(const scenarios::Scenario& scenario,
-                       const scenarios::ScenarioResult& result) {
+// Whether a repro's run failed as its file recorded: the same checker and
+// kind of first violation.
+struct Replayed {
+  bool reproduced = false;
+  std::optional<scenarios::Signature> found;  // What this run failed on, if anything.
+};
+Replayed ReplayedAsRecorded(const scenarios::Scenario& scenario,
+                            const scenarios::ScenarioResult& result) {
   FL_ASSERT(scenario.recorded.has_value());
   const scenarios::RecordedFailure& recorded = *scenario.recorded;
-  const std::optional<scenarios::Signature> found =
-      scenarios::SignatureOf(scenario, result, recorded.checker == "expectation");
-  if (found && found->checker == recorded.checker && found->violation == recorded.violation) {
+  Replayed replayed;
+  replayed.found = scenarios::SignatureOf(scenario, result, recorded.checker == "expectation");
+  replayed.reproduced = replayed.found && replayed.found->checker == recorded.checker &&
+                        replayed.found->violation == recorded.violation;
+  return replayed;
+}
+
+// The same, in words.
+std::string Reproduced(const scenarios::Scenario& scenario,
+                       const scenarios::ScenarioResult& result) {
+  const scenarios::RecordedFailure& recorded = *scenario.recorded;
+  const Replayed replayed = ReplayedAsRecorded(scenario, result);
+  if (replayed.reproduced) {
     return fmt::format("reproduced: {} failed as recorded ({})", recorded.checker,
                        recorded.violation);
   }
+  const std::optional<scenarios::Signature>& found = replayed.found;
   return fmt::format("NOT reproduced: recorded {} failing ({}); this run: {}", recorded.checker,
                      recorded.violation,
                      found ? fmt::format("{} failed ({})", found->checker, found->violation)
                            : std::string("nothing failed"));
+}
+
+// The same, as run --json's "recorded" member: what the file recorded,
+// whether this run reproduced it, and what this run failed on (null: nothing).
+std::string ReproducedJson(const scenarios::Scenario& scenario,
+                           const scenarios::ScenarioResult& result) {
+  const scenarios::RecordedFailure& recorded = *scenario.recorded;
+  const Replayed replayed = ReplayedAsRecorded(scenario, result);
+  const std::string found =
+      replayed.found
+          ? fmt::format("{{\"checker\":\"{}\",\"violation\":\"{}\"}}",
+                        Escaped(replayed.found->checker), Escaped(replayed.found->violation))
+          : "null";
+  return fmt::format(
+      "\"recorded\":{{\"checker\":\"{}\",\"violation\":\"{}\",\"reproduced\":{},\"this_run\":{}}}",
+      Escaped(recorded.checker), Escaped(recorded.violation), replayed.reproduced, found);
 }
 
 // The text report of a run: its steps, the checkers, the verdict.
@@ -389,6 +420,8 @@ int RunScenarioCommand(const RunFlags& flags) {
                                                : std::pair<bool, std::string>{true, {}};
   if (flags.json) {
     std::string object = Json(result);
+    if (scenario->recorded)
+      object.insert(object.size() - 2, "," + ReproducedJson(*scenario, result));
     if (flags.check_determinism) {
       object.insert(object.size() - 2,
                     fmt::format(",\"deterministic\":{},\"divergence\":\"{}\"",

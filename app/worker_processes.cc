@@ -1,5 +1,6 @@
 #include "app/worker_processes.h"
 
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,10 +46,20 @@ bool Reap(pid_t pid, int* status) {
   _exit(0);
 }
 
-std::optional<std::string> ReadAll(int fd) {
+std::optional<std::string> ReadAll(int fd, const std::function<void()>& tick) {
   std::string text;
   char buffer[65536];
+  constexpr int kTickMs = 500;
   for (;;) {
+    if (tick) {
+      pollfd ready{fd, POLLIN, 0};
+      const int polled = poll(&ready, 1, kTickMs);
+      if (polled == 0) {
+        tick();
+        continue;
+      }
+      if (polled < 0 && errno == EINTR) continue;
+    }
     const ssize_t n = read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return std::nullopt;
@@ -60,7 +71,8 @@ std::optional<std::string> ReadAll(int fd) {
 }  // namespace
 
 std::optional<std::vector<std::string>> RunInWorkerProcesses(
-    int jobs, const std::function<std::string(int job)>& work, std::string_view command) {
+    int jobs, const std::function<std::string(int job)>& work, std::string_view command,
+    const std::function<void()>& tick) {
   FL_ASSERT(jobs >= 1);
   std::vector<Worker> workers;
   // On a failure to start one, the ones started are stopped and reaped.
@@ -108,7 +120,7 @@ std::optional<std::vector<std::string>> RunInWorkerProcesses(
   // Once one fails, the others' work is of no use: they are stopped.
   std::vector<std::string> answers;
   for (std::size_t i = 0; i < workers.size(); ++i) {
-    std::optional<std::string> text = ReadAll(workers[i].read_end);
+    std::optional<std::string> text = ReadAll(workers[i].read_end, tick);
     close(workers[i].read_end);
     int status = 0;
     const bool reaped = Reap(workers[i].pid, &status);

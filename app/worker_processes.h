@@ -16,7 +16,10 @@ namespace faultline::app {
 // Runs `work(job)` for job 0 .. jobs-1, each in a child process; returns the
 // texts in job order, or nullopt after saying on standard error (as
 // `command`) that a worker could not start or failed.
+// `tick`, when given, is called about twice a second while the parent
+// waits (progress).
 std::optional<std::vector<std::string>> RunInWorkerProcesses(
-    int jobs, const std::function<std::string(int job)>& work, std::string_view command);
+    int jobs, const std::function<std::string(int job)>& work, std::string_view command,
+    const std::function<void()>& tick = {});
 
 }  // namespace faultline::app

@@ -97,6 +97,7 @@ std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptio
   std::vector<DrawnGroup> groups;
   std::map<std::string, std::size_t> by_key;  // Signature::Key -> index in groups.
   int done = 0;
+  int failed_runs = 0;
   const auto runs = static_cast<std::uint64_t>(options.runs);
   const auto batch = static_cast<std::uint64_t>(options.batch);
   BatchPlayChooser chooser(options.play);
@@ -125,6 +126,7 @@ std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptio
       if (const std::optional<Signature> signature =
               SignatureOfText(workload, drawn[i], failed[i])) {
         batch_failed.push_back(DrawnGroup{*signature, 1, seed, world});
+        ++failed_runs;
         auto [found, inserted] = by_key.emplace(signature->Key(), groups.size());
         if (inserted) {
           groups.push_back(DrawnGroup{*signature, 0, seed, world});
@@ -132,7 +134,7 @@ std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptio
         }
         ++groups[found->second].count;
       }
-      if (options.on_progress) options.on_progress(done, static_cast<int>(groups.size()));
+      if (options.on_progress) options.on_progress(done, failed_runs);
     }
     if (options.on_batch) options.on_batch(first, drawn.size(), batch_failed);
   }
@@ -201,10 +203,12 @@ std::string RemainingSchedule(const FailureGroup& group, const Scenario& workloa
 std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
                                        const std::vector<DrawnGroup>& drawn,
                                        const ExploreBounds& bounds, bool expectations,
-                                       const std::function<bool()>& should_stop) {
+                                       const std::function<bool()>& should_stop,
+                                       const ShrinkProgress& on_shrink) {
   std::vector<FailureGroup> merged;
   std::map<std::string, std::size_t> by_repro;  // The repro's Signature::Key -> index in merged.
-  for (const DrawnGroup& found : drawn) {
+  for (std::size_t index = 0; index < drawn.size(); ++index) {
+    const DrawnGroup& found = drawn[index];
     FailureGroup group{found.signature,
                        found.count,
                        found.first_seed,
@@ -215,8 +219,12 @@ std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
       group.shrunk = false;  // Its first failure as drawn: it replays, whole.
       group.repro.scenario = group.first;
     } else {
-      group.repro =
-          Shrink(group.first, group.world_seed, group.signature, {.expectations = expectations});
+      ShrinkOptions shrinking{.expectations = expectations};
+      if (on_shrink) {
+        on_shrink(index, drawn.size(), 0);
+        shrinking.on_try = [&](int tried) { on_shrink(index, drawn.size(), tried); };
+      }
+      group.repro = Shrink(group.first, group.world_seed, group.signature, shrinking);
     }
     group.repro.scenario.seed = group.world_seed;
     group.repro.scenario.name = workload.name + "-repro";

@@ -99,7 +99,7 @@ struct ExploreOptions {
                      const std::vector<DrawnGroup>& failed)>
       on_batch;
   // Called after each run, and once per new group (progress).
-  std::function<void(int runs_done, int groups)> on_progress;
+  std::function<void(int runs_done, int failed_runs)> on_progress;
   std::function<void(const Signature&, std::uint64_t seed)> on_new_group;
 };
 
@@ -141,10 +141,14 @@ std::vector<DrawnGroup> MergeDrawnGroups(const std::vector<std::vector<DrawnGrou
 // have the same signature are merged.
 // Once `should_stop` says so (an interrupt), the groups left are not
 // shrunk: each keeps its first failure as drawn for its repro.
+// `on_shrink` hears of each candidate tried: the group's index, of how
+// many, and the candidates tried for it so far (progress).
+using ShrinkProgress = std::function<void(std::size_t group, std::size_t groups, int tried)>;
 std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
                                        const std::vector<DrawnGroup>& drawn,
                                        const ExploreBounds& bounds, bool expectations = false,
-                                       const std::function<bool()>& should_stop = {});
+                                       const std::function<bool()>& should_stop = {},
+                                       const ShrinkProgress& on_shrink = {});
 
 // ExploreRuns, then ShrinkGroups.
 ExploreResult Explore(const Scenario& workload, const ExploreOptions& options);

@@ -191,6 +191,7 @@ class Shrinker {
     if (kept) shrunk_.scenario = std::move(candidate);
     shrunk_.log.push_back(ShrinkStep{std::move(what), kept});
     FL_ASSERT(runs_ <= options_.max_runs);
+    if (options_.on_try) options_.on_try(static_cast<int>(shrunk_.log.size()));
     return kept;
   }
 

@@ -42,6 +42,8 @@ struct ShrinkOptions {
   // read its folder): the shrinker does not read them again to know that
   // a candidate without them stands for the whole.
   bool images_read = false;
+  // After each candidate tried, how many have been (progress).
+  std::function<void(int tried)> on_try;
 };
 
 // Drops fault events, then workload steps, then simplifies what remains

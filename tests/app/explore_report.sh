@@ -11,11 +11,11 @@ fail() { echo "explore_report: $*"; exit 1; }
 rm -rf "$dir"
 report=$("$faultline" explore "$story" --runs 40 --top 1 --out "$dir" 2>/dev/null)
 [ $? -eq 1 ] || fail "no failure found in 40 runs"
-echo "$report" | grep -q ' failed: ' || fail "no failure heading: $report"
-headings=$(echo "$report" | grep -c ' failed: ')
+echo "$report" | grep -q '^[a-z][a-z-]* failed: ' || fail "no failure heading: $report"
+headings=$(echo "$report" | grep -c '^[a-z][a-z-]* failed: ')
 replays=$(echo "$report" | grep -c 'faultline run ')
 [ "$replays" -eq "$headings" ] || fail "--top 1 showed $replays groups under $headings failures"
-echo "$report" | grep ' failed: ' | grep -q '\*' && fail "a heading keeps a '*': $report"
+echo "$report" | grep '^[a-z][a-z-]* failed: ' | grep -q '\*' && fail "a heading keeps a '*': $report"
 # Slow-migration's first 40 runs fail one way from three fault sets.
 echo "$report" | grep -q '^  and 2 more group(s)' || fail "the groups --top leaves out are not said: $report"
 grep -q '"failures":\[{"checker":' "$dir/summary.json" || fail "summary.json has no failures"
@@ -23,6 +23,15 @@ grep -q '"failures":\[{"checker":' "$dir/summary.json" || fail "summary.json has
 grep -q '^recorded = { checker = ' "$dir/group-1/repro.toml" || fail "the repro records no failure"
 "$faultline" run "$dir/group-1/repro.toml" 2>&1 | grep -q '^reproduced: ' ||
   fail "run does not say the repro reproduced its failure"
+"$faultline" run "$dir/group-1/repro.toml" --json 2>/dev/null | grep -q '"recorded":{"checker":"[a-z-]*","violation":"[^"]*","reproduced":true,"this_run":{' ||
+  fail "run --json does not say the repro reproduced its failure"
+# Another failure recorded: run says it was not reproduced, and what this run did.
+sed 's/^recorded = .*/recorded = { checker = "acknowledged-writes", violation = "lost" }/' \
+  "$dir/group-1/repro.toml" >"$dir/other.toml"
+"$faultline" run "$dir/other.toml" --json 2>/dev/null | grep -q '"reproduced":false,"this_run":{"checker":' ||
+  fail "run --json calls another failure reproduced"
+"$faultline" run "$dir/other.toml" 2>&1 | grep -q '^NOT reproduced: recorded acknowledged-writes failing (lost); this run: ' ||
+  fail "run does not say another failure was not reproduced"
 grep -q '"example":"' "$dir/summary.json" || fail "summary.json has no example"
 # Every group is in summary.json whatever --top shows.
 groups=$(grep -o '"repro":"group-[0-9]*/repro.toml"' "$dir/summary.json" | wc -l)
