@@ -53,7 +53,8 @@ batch's seed instead, with the same results. Failures are grouped by the
 failing checker, the kind of its first violation and the fault events drawn
 (the workload's own steps and faults are not counted as faults);
 each group's first failure is shrunk to a scenario file that `faultline
-run` replays. The results directory holds summary.json, groups.tsv and, per
+run` replays, and shrunk groups that fail alike from the same kinds of
+fault (a crash, whatever its site) are one. The results directory holds summary.json, groups.tsv and, per
 group, repro.toml, shrink.log, trace.jsonl, perfetto.json and timeline.txt.
 The results are written in DIR.partial and renamed to DIR once complete.
 Ctrl-C (or SIGTERM) stops it between batches and writes what was found,

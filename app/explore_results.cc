@@ -138,12 +138,14 @@ std::string SummaryJson(const std::string& name, const ShardFile& shard,
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const scenarios::FailureGroup& group = groups[i];
     list += fmt::format(
-        "{}{{\"checker\":\"{}\",\"violation\":\"{}\",\"example\":\"{}\",\"faults\":{},"
+        "{}{{\"checker\":\"{}\",\"violation\":\"{}\",\"example\":\"{}\",\"kinds\":{},"
+        "\"faults\":{},\"fault_sets\":{},"
         "\"count\":{},\"first_seed\":{},\"world_seed\":{},\"fault_events\":{},"
         "\"repro_fault_events\":{},\"shrunk\":{},\"repro\":\"group-{}/repro.toml\"}}",
         i == 0 ? "" : ",", Escaped(group.signature.checker), Escaped(group.signature.violation),
-        Escaped(examples[i]), JsonStrings(group.signature.faults), group.count, group.first_seed,
-        group.world_seed, group.drawn_events, group.repro_drawn_events, group.shrunk, i + 1);
+        Escaped(examples[i]), JsonStrings(group.kinds), JsonStrings(group.signature.faults),
+        group.fault_sets, group.count, group.first_seed, group.world_seed, group.drawn_events,
+        group.repro_drawn_events, group.shrunk, i + 1);
   }
   std::string failures;
   for (const Failure& failure : FailuresOf(groups, examples)) {
@@ -199,13 +201,19 @@ void PrintReport(const scenarios::Scenario& workload, const ShardFile& shard,
         hidden_runs += group.count;
         continue;
       }
-      const std::string faults = group.signature.faults.empty()
-                                     ? "no drawn fault"
-                                     : fmt::format("{}", fmt::join(group.signature.faults, ", "));
+      const std::string kinds =
+          group.kinds.empty() ? "no drawn fault" : fmt::format("{}", fmt::join(group.kinds, ", "));
+      std::cout << fmt::format("  {} run(s): {} (group {}, seed {}; {} -> {} drawn event(s))\n",
+                               group.count, kinds, i + 1, group.first_seed, group.drawn_events,
+                               group.repro_drawn_events);
+      // The repro's own faults, where the kinds do not say them whole.
+      if (group.kinds != group.signature.faults) {
+        std::cout << fmt::format(
+            "    repro: {}{}\n", fmt::join(group.signature.faults, ", "),
+            group.fault_sets > 1 ? fmt::format(" (one of {} fault sets)", group.fault_sets) : "");
+      }
       std::cout << fmt::format(
-          "  {} run(s): {} (group {}, seed {}; {} -> {} drawn event(s))\n    faultline run {}\n",
-          group.count, faults, i + 1, group.first_seed, group.drawn_events,
-          group.repro_drawn_events,
+          "    faultline run {}\n",
           (out.path() / fmt::format("group-{}", i + 1) / "repro.toml").string());
     }
     if (failure.groups.size() > static_cast<std::size_t>(top)) {

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <chrono>
 #include <set>
+#include <tuple>
 #include <variant>
 
 #include "scenarios/harness/variants.h"
@@ -206,7 +207,9 @@ std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
                                        const std::function<bool()>& should_stop,
                                        const ShrinkProgress& on_shrink) {
   std::vector<FailureGroup> merged;
-  std::map<std::string, std::size_t> by_repro;  // The repro's Signature::Key -> index in merged.
+  // The failure and its repro's kinds of fault -> index in merged.
+  std::map<std::tuple<std::string, std::string, std::vector<std::string>>, std::size_t> by_kinds;
+  std::set<std::string> fault_sets;  // Signature::Key of each repro merged.
   for (std::size_t index = 0; index < drawn.size(); ++index) {
     const DrawnGroup& found = drawn[index];
     FailureGroup group{found.signature,
@@ -242,12 +245,17 @@ std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
     group.repro.scenario.story = RemainingSchedule(group, workload);
     // The signature of what remains: the same failure, fewer drawn faults.
     group.signature.faults = Distinct(remaining);
-    auto [at, inserted] = by_repro.emplace(group.signature.Key(), merged.size());
+    group.kinds = FaultKinds(group.signature.faults);
+    auto [at, inserted] = by_kinds.emplace(
+        std::tuple(group.signature.checker, group.signature.violation, group.kinds), merged.size());
+    const bool new_fault_set = fault_sets.insert(group.signature.Key()).second;
     if (inserted) {
       merged.push_back(std::move(group));
     } else {
       // Groups come by first seed, so the one kept has the first seed.
-      merged[at->second].count += group.count;
+      FailureGroup& kept = merged[at->second];
+      kept.count += group.count;
+      if (new_fault_set) ++kept.fault_sets;
     }
   }
   return merged;

@@ -105,7 +105,8 @@ struct ExploreOptions {
 
 // Failures of one kind. Runs are grouped by their signature as drawn; once
 // each group's first failure is shrunk, groups whose repros have the same
-// signature (the same failure from the same remaining faults) are one.
+// failure from the same kinds of remaining fault are one (the repro and its
+// faults, the first's; crashes at two sites of one failure are one group).
 struct FailureGroup {
   Signature signature;     // The shrunk repro's: the faults that remain.
   std::int64_t count = 0;  // Runs that failed so.
@@ -120,6 +121,9 @@ struct FailureGroup {
   // False when shrinking was stopped before this group (ShrinkGroups'
   // should_stop): its repro is its first failure as drawn, whole.
   bool shrunk = true;
+  std::vector<std::string> kinds;  // FaultKinds of the repro's: the group's.
+  // The distinct sets of remaining faults merged into it (1: its repro's).
+  std::size_t fault_sets = 1;
 };
 
 struct ExploreResult {

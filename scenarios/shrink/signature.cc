@@ -137,6 +137,12 @@ std::multiset<std::string> DrawnFaultEvents(const Scenario& run, const Scenario&
   return drawn;
 }
 
+std::vector<std::string> FaultKinds(const std::vector<std::string>& events) {
+  std::set<std::string> kinds;
+  for (const std::string& event : events) kinds.insert(event.substr(0, event.find('@')));
+  return {kinds.begin(), kinds.end()};
+}
+
 std::string Signature::Key() const {
   return fmt::format("{} | {} | {}", checker, violation, fmt::join(faults, ", "));
 }

@@ -50,6 +50,10 @@ std::multiset<std::string> FaultEventNames(const Scenario& scenario);
 std::multiset<std::string> DrawnFaultEvents(const Scenario& run, const Scenario& workload);
 // The names of a multiset of events, each once, sorted (Signature::faults).
 std::vector<std::string> Distinct(const std::multiset<std::string>& events);
+// The kinds of fault events named (a fault site's action, "crash" of
+// "crash@migrate.x.statement.after"; a step's kind as it is), distinct and
+// sorted: explore's groups are one per failure and kinds.
+std::vector<std::string> FaultKinds(const std::vector<std::string>& events);
 
 // How many fault events a scenario has: its [[fault]]s and fault steps.
 std::size_t FaultEventCount(const Scenario& scenario);
