@@ -78,7 +78,10 @@ bool WriteGroup(ResultsFolder& out, std::size_t number, const scenarios::Failure
   std::error_code error;
   fs::remove_all(staging, error);
   fs::create_directories(staging, error);
-  if (error || !WriteWhole(staging / "repro.toml", scenarios::ToToml(group.repro.scenario)) ||
+  // The repro says which build recorded its failure (run compares).
+  scenarios::Scenario repro = group.repro.scenario;
+  if (repro.recorded) repro.recorded->build = BuildId();
+  if (error || !WriteWhole(staging / "repro.toml", scenarios::ToToml(repro)) ||
       !WriteWhole(staging / "shrink.log", ShrinkLog(group.repro)) ||
       !WriteReplay(staging, group.repro.scenario, expectations, example)) {
     return false;

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "app/build_id.h"
 #include "app/command_util.h"
 #include "app/commands.h"
 #include "app/output_files.h"
@@ -156,10 +157,15 @@ std::string Reproduced(const scenarios::Scenario& scenario,
                        recorded.violation);
   }
   const std::optional<scenarios::Signature>& found = replayed.found;
-  return fmt::format("NOT reproduced: recorded {} failing ({}); this run: {}", recorded.checker,
-                     recorded.violation,
-                     found ? fmt::format("{} failed ({})", found->checker, found->violation)
-                           : std::string("nothing failed"));
+  return fmt::format(
+      "NOT reproduced: recorded {} failing ({}); this run: {}{}", recorded.checker,
+      recorded.violation,
+      found ? fmt::format("{} failed ({})", found->checker, found->violation)
+            : std::string("nothing failed"),
+      !recorded.build.empty() && recorded.build != BuildId()
+          ? fmt::format(" (recorded by build {}, and this is build {}: the build may be why)",
+                        recorded.build, BuildId())
+          : "");
 }
 
 // The same, as run --json's "recorded" member: what the file recorded,
@@ -174,8 +180,10 @@ std::string ReproducedJson(const scenarios::Scenario& scenario,
                         Escaped(replayed.found->checker), Escaped(replayed.found->violation))
           : "null";
   return fmt::format(
-      "\"recorded\":{{\"checker\":\"{}\",\"violation\":\"{}\",\"reproduced\":{},\"this_run\":{}}}",
-      Escaped(recorded.checker), Escaped(recorded.violation), replayed.reproduced, found);
+      "\"recorded\":{{\"checker\":\"{}\",\"violation\":\"{}\",\"build\":\"{}\","
+      "\"reproduced\":{},\"this_run\":{},\"this_build\":\"{}\"}}",
+      Escaped(recorded.checker), Escaped(recorded.violation), Escaped(recorded.build),
+      replayed.reproduced, found, BuildId());
 }
 
 // The text report of a run: its steps, the checkers, the verdict.

@@ -192,6 +192,9 @@ struct Budget {
 struct RecordedFailure {
   std::string checker;
   std::string violation;
+  // The faultline build that recorded it (its GNU build id), if said: a
+  // replay by another build that fails otherwise may differ by the build.
+  std::string build;
   friend bool operator==(const RecordedFailure&, const RecordedFailure&) = default;
 };
 

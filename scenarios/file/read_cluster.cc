@@ -98,7 +98,7 @@ void Reader::ReadRecorded(const toml::node& node, Scenario& scenario) const {
   }
   std::set<std::string_view> checkers = {"expectation"};
   for (const CheckerSpec& checker : WholeRunCheckers()) checkers.insert(checker.name);
-  OnlyKeys(*table, {"checker", "violation"}, "recorded: ");
+  OnlyKeys(*table, {"checker", "violation", "build"}, "recorded: ");
   RecordedFailure recorded;
   recorded.checker = String(*table, "checker", "recorded: ", true);
   if (!checkers.contains(recorded.checker)) {
@@ -108,6 +108,7 @@ void Reader::ReadRecorded(const toml::node& node, Scenario& scenario) const {
   }
   recorded.violation = String(*table, "violation", "recorded: ", true);
   if (recorded.violation.empty()) Fail(table->get("violation"), "recorded: 'violation' is empty");
+  recorded.build = String(*table, "build", "recorded: ", false);
   scenario.recorded = std::move(recorded);
 }
 

@@ -246,8 +246,11 @@ std::string ToToml(const Scenario& s) {
   if (s.seed != 1) out.insert(out.size() - 1, fmt::format("seed = {}\n", s.seed));
   if (s.recorded) {
     out.insert(out.size() - 1,
-               fmt::format("recorded = {{ checker = {}, violation = {} }}\n",
-                           Quoted(s.recorded->checker), Quoted(s.recorded->violation)));
+               fmt::format("recorded = {{ checker = {}, violation = {}{} }}\n",
+                           Quoted(s.recorded->checker), Quoted(s.recorded->violation),
+                           s.recorded->build.empty()
+                               ? ""
+                               : fmt::format(", build = {}", Quoted(s.recorded->build))));
   }
   WriteTopology(s, out);
   WriteFaults(s, out);

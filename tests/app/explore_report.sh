@@ -23,8 +23,15 @@ grep -q '"failures":\[{"checker":' "$dir/summary.json" || fail "summary.json has
 grep -q '^recorded = { checker = ' "$dir/group-1/repro.toml" || fail "the repro records no failure"
 "$faultline" run "$dir/group-1/repro.toml" 2>&1 | grep -q '^reproduced: ' ||
   fail "run does not say the repro reproduced its failure"
-"$faultline" run "$dir/group-1/repro.toml" --json 2>/dev/null | grep -q '"recorded":{"checker":"[a-z-]*","violation":"[^"]*","reproduced":true,"this_run":{' ||
+"$faultline" run "$dir/group-1/repro.toml" --json 2>/dev/null | grep -q '"recorded":{"checker":"[a-z-]*","violation":"[^"]*","build":"[0-9a-f]*","reproduced":true,"this_run":{' ||
   fail "run --json does not say the repro reproduced its failure"
+grep -q "^recorded = { checker = .*, build = \"$("$faultline" version | sed -E 's/.*build ([0-9a-f]+|unknown).*/\1/')\" }" "$dir/group-1/repro.toml" ||
+  fail "the repro does not say which build recorded it"
+# Recorded by another build and not reproduced: run says the build may be why.
+sed -E 's/^recorded = .*/recorded = { checker = "acknowledged-writes", violation = "lost", build = "0123abcd" }/' \
+  "$dir/group-1/repro.toml" >"$dir/other-build.toml"
+"$faultline" run "$dir/other-build.toml" 2>&1 | grep -q "recorded by build 0123abcd, and this is build " ||
+  fail "run does not say a repro of another build was recorded by it"
 # Another failure recorded: run says it was not reproduced, and what this run did.
 sed 's/^recorded = .*/recorded = { checker = "acknowledged-writes", violation = "lost" }/' \
   "$dir/group-1/repro.toml" >"$dir/other.toml"

@@ -32,6 +32,12 @@ TEST(RecordedTest, ARecordedFailureReadsAndWritesBack) {
   EXPECT_EQ(scenario.recorded->checker, "converges");
   EXPECT_EQ(scenario.recorded->violation, "* is not serving");
   EXPECT_EQ(std::get<Scenario>(ParseScenario(ToToml(scenario), "again")), scenario);
+  // The build that recorded it, when said, travels too.
+  Scenario built = scenario;
+  built.recorded->build = "2efc156a";
+  const std::string written = ToToml(built);
+  EXPECT_NE(written.find("build = \"2efc156a\""), std::string::npos) << written;
+  EXPECT_EQ(std::get<Scenario>(ParseScenario(written, "again")), built);
   // A file without one has none, and writes none.
   const Scenario plain = std::get<Scenario>(
       ParseScenario(std::string(kReproHead) + std::string(kReproStep), "plain.toml"));
@@ -55,6 +61,9 @@ TEST(RecordedTest, AMalformedRecordedFailureSaysWhere) {
                 .find("why"),
             std::string::npos);
   EXPECT_EQ(RecordedError("recorded = { checker = \"expectation\", violation = \"v\" }"), "parsed");
+  EXPECT_NE(RecordedError("recorded = { checker = \"converges\", violation = \"v\", build = 1 }")
+                .find("build"),
+            std::string::npos);
 }
 
 }  // namespace
