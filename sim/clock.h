@@ -27,7 +27,9 @@ inline constexpr TimePoint kTimeZero{};
 
 inline std::int64_t ToNanoseconds(TimePoint t) { return t.time_since_epoch().count(); }
 
-// "12.000345678s": seconds with nanosecond digits, for traces and reports.
+// As people write durations, at most 3 decimals, cut: "8m", "2m30s",
+// "10s", "1.5s", "250ms", "1.25us", "15ns" (text for people; JSON and
+// traces keep nanoseconds). A time is its duration since the start.
 std::string FormatTime(TimePoint t);
 std::string FormatDuration(Duration d);
 

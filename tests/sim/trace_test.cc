@@ -122,7 +122,7 @@ TEST(TraceTest, JsonLinesAndTextSinksWriteOneLinePerEvent) {
             "\n");
   EXPECT_EQ(
       text.str(),
-      "0.001500000s #3 kuri-1/2 cql.error text=\"Undefined Column \\\"node_id\\\"\\n\" code=-3\n");
+      "1.5ms #3 kuri-1/2 cql.error text=\"Undefined Column \\\"node_id\\\"\\n\" code=-3\n");
 }
 
 TEST(TraceTest, FindFirstDivergenceNamesTheFirstDifferentEvent) {
