@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "scenarios/catalogue/catalogue.h"
+#include "scenarios/core/closest_name.h"
 #include "scenarios/file/scenario_file.h"
 #include "sim/trace.h"
 
@@ -19,7 +20,10 @@ namespace {
 const scenarios::Scenario* Named(const std::string& name) {
   const scenarios::Scenario* scenario = scenarios::FindScenario(name);
   if (scenario == nullptr) {
-    std::cerr << "faultline: no scenario named '" << name << "'; `faultline list` shows them\n";
+    std::vector<std::string_view> names;
+    for (const scenarios::Scenario& story : scenarios::Catalogue()) names.push_back(story.name);
+    std::cerr << "faultline: no scenario named '" << name << "'"
+              << scenarios::DidYouMean(name, names) << "; `faultline list` shows them\n";
   }
   return scenario;
 }

@@ -12,6 +12,8 @@
 
 #include "app/cli.h"
 #include "app/command_util.h"
+#include "app/commands.h"
+#include "scenarios/core/closest_name.h"
 
 namespace faultline::app {
 namespace {
@@ -44,7 +46,14 @@ std::string Said(const CLI::ParseError& error) {
 std::string Unexpected(const CLI::App& command) {
   const std::vector<std::string> extras = command.remaining();
   for (const std::string& extra : extras) {
-    if (extra.size() > 1 && extra.front() == '-' && extra != "--") return "unknown option " + extra;
+    if (extra.size() > 1 && extra.front() == '-' && extra != "--") {
+      std::vector<std::string> flags;
+      for (const CLI::Option* option : command.get_options()) {
+        for (const std::string& name : option->get_lnames()) flags.push_back("--" + name);
+      }
+      const std::string flag = extra.substr(0, extra.find('='));
+      return "unknown option " + extra + scenarios::DidYouMean(flag, flags);
+    }
   }
   std::vector<std::string> arguments;
   for (const std::string& extra : extras) {
@@ -57,6 +66,13 @@ std::string Unexpected(const CLI::App& command) {
   }
   return fmt::format("unexpected argument '{}': {} takes {}", arguments.front(), command.get_name(),
                      takes.empty() ? "no arguments" : fmt::format("{}", fmt::join(takes, " ")));
+}
+
+int UnknownCommand(std::string_view written) {
+  std::vector<std::string_view> names = {"help"};
+  for (const Command& command : Commands()) names.push_back(command.name);
+  return BadInput(
+      fmt::format("unknown command '{}'{}", written, scenarios::DidYouMean(written, names)));
 }
 
 // The tree of commands, each flag declared once (commands.cc).
@@ -108,13 +124,11 @@ int Main(int argc, char** argv) {
     return kExitOk;
   } catch (const CLI::ParseError& error) {
     const std::vector<CLI::App*> chosen = app.get_subcommands();
-    if (chosen.empty()) {
-      return BadInput(fmt::format("unknown command '{}'", argv[1]));
-    }
+    if (chosen.empty()) return UnknownCommand(argv[1]);
     return BadInput(Said(error), chosen.front()->get_name());
   }
   const std::vector<CLI::App*> chosen = app.get_subcommands();
-  if (chosen.empty()) return BadInput(fmt::format("unknown command '{}'", argv[1]));
+  if (chosen.empty()) return UnknownCommand(argv[1]);
   const CLI::App& command = *chosen.front();
   if (const std::string extra = Unexpected(command); !extra.empty()) {
     return BadInput(extra, command.get_name());

@@ -1,7 +1,10 @@
 #include "scenarios/core/closest_name.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
+
+#include <fmt/format.h>
 
 #include "sim/assert.h"
 
@@ -30,6 +33,18 @@ std::size_t Distance(std::string_view a, std::string_view b) {
   return last[b.size()];
 }
 
+// "kuri-9" for "kuri-1": another number, not a slip of the hand (the
+// node is not in this cluster).
+bool OnlyNumbersDiffer(std::string_view a, std::string_view b) {
+  if (a.size() != b.size() || a == b) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const bool digits = std::isdigit(static_cast<unsigned char>(a[i])) != 0 &&
+                        std::isdigit(static_cast<unsigned char>(b[i])) != 0;
+    if (a[i] != b[i] && !digits) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<std::string_view> ClosestName(std::string_view written,
@@ -40,7 +55,7 @@ std::optional<std::string_view> ClosestName(std::string_view written,
   std::optional<std::string_view> closest;
   std::size_t best = 0;
   for (const std::string_view choice : choices) {
-    if (choice.size() > kLongest) continue;
+    if (choice.size() > kLongest || OnlyNumbersDiffer(written, choice)) continue;
     const std::size_t distance = Distance(written, choice);
     const std::size_t allowed =
         std::max<std::size_t>(1, std::max(written.size(), choice.size()) / 3);
@@ -50,6 +65,47 @@ std::optional<std::string_view> ClosestName(std::string_view written,
   }
   FL_ASSERT(!closest || best <= written.size() + closest->size());
   return closest;
+}
+
+std::string DidYouMean(std::string_view written, const std::vector<std::string_view>& choices) {
+  const std::optional<std::string_view> near = ClosestName(written, choices);
+  return near ? fmt::format(" (did you mean '{}'?)", *near) : "";
+}
+
+std::string DidYouMean(std::string_view written, const std::vector<std::string>& choices) {
+  const std::vector<std::string_view> views(choices.begin(), choices.end());
+  return DidYouMean(written, views);
+}
+
+std::string GroupedNames(const std::vector<std::string>& names) {
+  // Groups in the order their first name comes.
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  for (const std::string& name : names) {
+    const std::size_t dot = name.rfind('.');
+    const std::string prefix = dot == std::string::npos ? "" : name.substr(0, dot);
+    const std::string last = dot == std::string::npos ? name : name.substr(dot + 1);
+    if (groups.empty() || groups.back().first != prefix) groups.push_back({prefix, {}});
+    groups.back().second.push_back(last);
+  }
+  constexpr std::size_t kWidth = 100;
+  std::string text;
+  for (const auto& [prefix, lasts] : groups) {
+    std::string line =
+        "\n  " + (prefix.empty() ? "" : prefix + ".") + (lasts.size() > 1 ? "{" : "");
+    const std::size_t indent = prefix.empty() ? 2 : prefix.size() + 4;
+    for (std::size_t i = 0; i < lasts.size(); ++i) {
+      const std::string piece = lasts[i] + (i + 1 < lasts.size() ? ", " : "");
+      if (line.size() + piece.size() > kWidth && line.size() > indent + 2) {
+        while (line.back() == ' ') line.pop_back();  // The ", " before the break.
+        text += line;
+        line = "\n" + std::string(indent, ' ');
+      }
+      line += piece;
+    }
+    if (lasts.size() > 1) line += "}";
+    text += line;
+  }
+  return text;
 }
 
 }  // namespace faultline::scenarios

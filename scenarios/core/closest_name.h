@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -14,5 +15,14 @@ namespace faultline::scenarios {
 // one; the first of equals.
 std::optional<std::string_view> ClosestName(std::string_view written,
                                             const std::vector<std::string_view>& choices);
+
+// " (did you mean 'x'?)" with ClosestName's choice, or "" when none is near.
+std::string DidYouMean(std::string_view written, const std::vector<std::string_view>& choices);
+std::string DidYouMean(std::string_view written, const std::vector<std::string>& choices);
+
+// A long list of dotted names for a message, grouped by all but their last
+// part, one group a line (wrapped), each line indented:
+// "\n  disk.{delete, open, read}\n  migrate.k.{after_set_clean, ...}".
+std::string GroupedNames(const std::vector<std::string>& names);
 
 }  // namespace faultline::scenarios

@@ -12,6 +12,7 @@
 #include "models/migrate/statements.h"
 #include "models/operator/migrate_cli.h"
 #include "models/s3/seed_images.h"
+#include "scenarios/core/closest_name.h"
 #include "scenarios/core/duration.h"
 #include "scenarios/core/failure_classes.h"
 #include "scenarios/file/reader.h"
@@ -40,10 +41,8 @@ void Reader::CheckSite(const toml::node* at, const std::string& site, const Scen
   const std::vector<std::string> sites = FaultSitesOf(scenario);
   FL_ASSERT(std::is_sorted(sites.begin(), sites.end()));  // For the binary search.
   if (std::binary_search(sites.begin(), sites.end(), site)) return;
-  std::string list;
-  for (const std::string& known : sites) list += (list.empty() ? "" : ", ") + known;
-  Fail(at, fmt::format("{}no runner of this cluster has a fault site '{}' (its sites: {})", where,
-                       site, list));
+  Fail(at, fmt::format("{}no runner of this cluster has a fault site '{}'{}; its sites:{}", where,
+                       site, DidYouMean(site, sites), GroupedNames(sites)));
 }
 
 // [[fault]]: site, hit, action (crash, error, delay), and for an error its

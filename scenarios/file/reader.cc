@@ -19,6 +19,7 @@
 #include "models/migrate/statements.h"
 #include "models/operator/migrate_cli.h"
 #include "models/s3/seed_images.h"
+#include "scenarios/core/closest_name.h"
 #include "scenarios/core/duration.h"
 #include "scenarios/core/failure_classes.h"
 #include "scenarios/file/reader.h"
@@ -44,8 +45,9 @@ void Reader::OnlyKeys(const toml::table& table, const std::set<std::string_view>
     if (!allowed.contains(key.str())) {
       std::string list;
       for (std::string_view name : allowed) list += (list.empty() ? "" : ", ") + std::string(name);
-      FailAt(key.source().begin,
-             fmt::format("{}unknown key '{}' (expected one of: {})", where, key.str(), list));
+      const std::vector<std::string_view> choices(allowed.begin(), allowed.end());
+      FailAt(key.source().begin, fmt::format("{}unknown key '{}'{} (expected one of: {})", where,
+                                             key.str(), DidYouMean(key.str(), choices), list));
     }
   }
 }
@@ -150,8 +152,10 @@ std::string Reader::ServiceName(const toml::table& table, std::string_view key,
     for (std::size_t i = 0; i < services_.size(); ++i) {
       list += (i == 0 ? "" : i + 1 == services_.size() ? " and " : ", ") + services_[i].name;
     }
-    Fail(table.get(key),
-         fmt::format("{}no service '{}' (this cluster's services are {})", where, name, list));
+    std::vector<std::string_view> names;
+    for (const auto& service : services_) names.push_back(service.name);
+    Fail(table.get(key), fmt::format("{}no service '{}'{} (this cluster's services are {})", where,
+                                     name, DidYouMean(name, names), list));
   }
   return name;
 }

@@ -164,11 +164,14 @@ TEST(ScenarioFileTest, ACrashSiteNoRunnerHasIsRefused) {
   const std::string error = Error(
       "name = \"x\"\ntitle = \"t\"\n[crash]\nsite = \"safe.filecoingw_kuri1.statement.after\"\n"
       "hit = 1\n[[step]]\ndo = \"up\"\n");
-  EXPECT_TRUE(
-      error.starts_with("story.toml:4:8: crash: no runner of this cluster has a fault site "
-                        "'safe.filecoingw_kuri1.statement.after' (its sites: disk.delete, "))
+  EXPECT_TRUE(error.starts_with(
+      "story.toml:4:8: crash: no runner of this cluster has a fault site "
+      "'safe.filecoingw_kuri1.statement.after' (did you mean "
+      "'migrate.filecoingw_kuri1.statement.after'?); its sites:\n  disk.{delete, "))
       << error;
-  EXPECT_NE(error.find("migrate.filecoingw_kuri2.statement.before"), std::string::npos) << error;
+  EXPECT_NE(error.find("\n  migrate.filecoingw_kuri2.statement.{after, before}\n"),
+            std::string::npos)
+      << error;
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[crash]\nsite = "
                   "\"safe.filecoingw_kuri1.statement.after\"\nhit = 1\n[[step]]\ndo = "
                   "\"set-image\"\nservice = \"kuri-1\"\nversion = \"safe\"\n"),
@@ -670,7 +673,7 @@ do = "up"
   const std::string head = "name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"up\"\n[[fault]]\n";
   EXPECT_TRUE(Error(head + "site = \"migrate.nowhere.statement.after\"\naction = \"crash\"\n")
                   .starts_with("story.toml:6:8: fault 1: no runner of this cluster has a fault "
-                               "site 'migrate.nowhere.statement.after' (its sites: "));
+                               "site 'migrate.nowhere.statement.after'"));
   EXPECT_EQ(Error(head + "site = \"disk.sync\"\naction = \"explode\"\n"),
             "story.toml:7:10: fault 1: 'action' is crash, error, delay or power-loss");
   // A power loss drops unsynced writes: only at a disk site, with a model.
