@@ -19,6 +19,7 @@
 #include "scenarios/file/scenario_file.h"
 #include "scenarios/harness/runner.h"
 #include "scenarios/report/perfetto.h"
+#include "scenarios/report/timeline.h"
 #include "sim/assert.h"
 #include "sim/fnv.h"
 #include "sim/trace.h"
@@ -60,10 +61,17 @@ bool WriteReplay(const fs::path& dir, const scenarios::Scenario& repro, bool exp
   StagedFile timeline(dir / "timeline.txt");
   if (!trace.good() || !timeline.good()) return false;
   sim::JsonLinesSink json_sink(trace.stream());
-  sim::TextSink text_sink(timeline.stream());
+  // The timeline as `run --timeline` shows it: steps marked, messages as
+  // requests and answers (the raw events are in trace.jsonl).
+  scenarios::ReadableTimeline readable(timeline.stream(), repro, {});
   scenarios::PerfettoSink perfetto;
-  const scenarios::ScenarioResult replayed = scenarios::RunScenario(
-      repro, {.seed = repro.seed, .sinks = {&json_sink, &text_sink, &perfetto}});
+  scenarios::RunOptions options{.seed = repro.seed, .sinks = {&json_sink, &readable, &perfetto}};
+  options.before_step = [&readable](std::size_t step) { readable.MarkStep(step); };
+  options.observe = [&readable, steps = repro.steps.size()](std::size_t step, scenarios::World&) {
+    if (step == steps) readable.Close();
+  };
+  const scenarios::ScenarioResult replayed = scenarios::RunScenario(repro, options);
+  readable.Finish();
   example = scenarios::FirstViolation(replayed, expectations);
   return trace.Commit() && timeline.Commit() && WriteWhole(dir / "perfetto.json", perfetto.Json());
 }

@@ -16,6 +16,16 @@ constexpr const char* kDatabase = "/var/lib/yugabyte/meta.db";
 constexpr std::array<const char*, 2> kStoreFiles = {"meta.db", "meta.db-journal"};
 constexpr const char* kStaging = ".faultline-saving";
 
+// Whether a rollback journal holds a transaction to roll back: SQLite
+// writes its header's magic number first and zeroes it when the
+// transaction is over (journal_mode=PERSIST; "The Rollback Journal" in
+// sqlite.org/fileformat2.html).
+bool HotJournal(const std::string& contents) {
+  constexpr std::size_t kMagic = 8;
+  return contents.size() >= kMagic &&
+         std::any_of(contents.begin(), contents.begin() + kMagic, [](char c) { return c != 0; });
+}
+
 }  // namespace
 
 ShellStore::ShellStore()
@@ -67,6 +77,13 @@ sim::Status ShellStore::Open() {
 
 sim::Status ShellStore::SaveTo(const std::filesystem::path& directory) {
   store_.reset();  // Closes the database: everything is on the volume.
+  // The store keeps its rollback journal (journal_mode=PERSIST) with its
+  // header zeroed once a transaction ends: closed, it holds nothing SQLite
+  // would roll back, and a folder of a store is its database alone.
+  if (const fakes::SimFile* journal = volume_.Find(std::string("/") + kStoreFiles[1]);
+      journal != nullptr && !HotJournal(journal->contents())) {
+    volume_.Remove(std::string("/") + kStoreFiles[1]);
+  }
   const std::filesystem::path staging = directory / kStaging;
   std::error_code error;
   std::filesystem::remove_all(staging, error);

@@ -39,6 +39,8 @@ sed 's/^recorded = .*/recorded = { checker = "acknowledged-writes", violation = 
   fail "run --json calls another failure reproduced"
 "$faultline" run "$dir/other.toml" 2>&1 | grep -q '^NOT reproduced: recorded acknowledged-writes failing (lost); this run: ' ||
   fail "run does not say another failure was not reproduced"
+grep -q '^== step 1: ' "$dir/group-1/timeline.txt" ||
+  fail "the group's timeline.txt is not the readable one (run --timeline's)"
 grep -q '"example":"' "$dir/summary.json" || fail "summary.json has no example"
 # Every group is in summary.json whatever --top shows.
 groups=$(grep -o '"repro":"group-[0-9]*/repro.toml"' "$dir/summary.json" | wc -l)
