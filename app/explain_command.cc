@@ -33,7 +33,19 @@ int RunExplain(const std::string& name, bool toml, const scenarios::InputLimits&
   const scenarios::Scenario* scenario = NamedOrFile(name, from_file, limits);
   if (scenario == nullptr) return kExitBadInput;
   if (toml) {
-    std::cout << scenarios::ToToml(*scenario);
+    if (from_file) {  // A file of the user's own stays theirs, as it is.
+      std::cout << scenarios::ToToml(*scenario);
+      return kExitOk;
+    }
+    // A catalogue story copied to change: named as the copy it becomes,
+    // so what runs it later names it, not the catalogue's story.
+    scenarios::Scenario copy = *scenario;
+    copy.name = "my-" + scenario->name;
+    std::cout << fmt::format(
+        "# A copy of the catalogue story {}, yours to change (`faultline explain {}`\n"
+        "# tells the original). Its name is the copy's: rename it as you like.\n",
+        scenario->name, scenario->name);
+    std::cout << scenarios::ToToml(copy);
     return kExitOk;
   }
   std::cout << scenario->name << ": " << scenario->title << "\n";
