@@ -106,7 +106,12 @@ ScenarioResult RunScenario(const Scenario& scenario, const RunOptions& options) 
     auto expected = ran.checkers.find(name);
     const bool expected_to_hold = expected == ran.checkers.end() || expected->second;
     if (verdict.held != expected_to_hold) result.passed = false;
-    verdict.what = fmt::format("checker {} {}", name, expected_to_hold ? "holds" : "fails");
+    // What happened, in words that agree with the verdict beside them.
+    verdict.what = fmt::format("checker {} {}", name,
+                               verdict.held ? (expected_to_hold ? "holds"
+                                                                : "holds, but the story "
+                                                                  "expects it to fail")
+                                            : (expected_to_hold ? "fails" : "fails, as expected"));
     verdict.checker = name;
     verdict.expected_to_hold = expected_to_hold;
     verdict.held = verdict.held == expected_to_hold;

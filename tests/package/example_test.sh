@@ -65,7 +65,7 @@ set +e
 status=$?
 set -e
 [ $status -eq 1 ] || { cat "$work/replay.txt"; fail "the counterexample replayed with exit $status, not 1"; }
-grep -q "FAIL checker converges holds" "$work/replay.txt" || fail "the replay does not fail converges"
+grep -q "FAIL checker converges fails" "$work/replay.txt" || fail "the replay does not fail converges"
 
 "$work/example/upgrade_property" safe > "$work/safe.txt" 2>&1 || { cat "$work/safe.txt"; fail "safe runner: the property failed"; }
 grep -q "OK, passed" "$work/safe.txt" || fail "safe runner: no rapidcheck pass"
