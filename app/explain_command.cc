@@ -55,8 +55,17 @@ int RunExplain(const std::string& name, bool toml, const scenarios::InputLimits&
   }
   const std::string broken = BrokenCheckers(*scenario);
   std::cout << "\nWhat happened\n  " << scenario->story << "\n";
-  std::cout << (broken.empty() ? "\n  It breaks no whole-run checker: every one must hold.\n"
-                               : "\n  It breaks " + broken + "; the other checkers must hold.\n");
+  // What the story expects of the checkers (explain plays nothing): a
+  // repro's recorded failure is what its run is held to.
+  std::cout << (broken.empty()
+                    ? "\n  It expects every whole-run checker to hold.\n"
+                    : "\n  It expects " + broken + " to fail (that is its story); the other "
+                      "checkers must hold.\n");
+  if (scenario->recorded) {
+    std::cout << fmt::format(
+        "  It was recorded failing so: {} ({}); `faultline run` says whether it still does.\n",
+        scenario->recorded->checker, scenario->recorded->violation);
+  }
   std::cout << "\nThe steps\n";
   // Numbered as `run` plays them and `shell --at` takes them; a step with
   // no narration is shown by what it does.

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <variant>
 
+#include "scenarios/checkers/checkers.h"
 #include "scenarios/harness/variants.h"
 #include "scenarios/steps/steps.h"
 #include "sim/assert.h"
@@ -199,6 +200,35 @@ std::string RemainingSchedule(const FailureGroup& group, const Scenario& workloa
       group.signature.checker, group.signature.violation);
 }
 
+// The checkers a shrunk run is held to: the workload's, less those its
+// drawn events that remain exempt (a down -v takes the data away by the
+// operator's hand). The drawn schedule exempted them for events shrinking
+// may have dropped; a repro that keeps none has no reason to.
+std::map<std::string, bool> CheckersOfWhatRemains(const Scenario& run, const Scenario& workload) {
+  std::map<std::string, bool> checkers = workload.checkers;
+  for (const std::string& event : DrawnFaultEvents(run, workload)) {
+    for (const CheckerSpec& checker : WholeRunCheckers()) {
+      if (ExemptedBy(checker, event)) checkers[std::string(checker.name)] = false;
+    }
+  }
+  return checkers;
+}
+
+// The repro held to the checkers of what remains in it, if it fails the
+// same way so (one more run); otherwise as the shrinker left it.
+void DropSpentExemptions(Shrunk& repro, const Scenario& workload, std::uint64_t world_seed,
+                         const Signature& signature, bool expectations) {
+  std::map<std::string, bool> checkers = CheckersOfWhatRemains(repro.scenario, workload);
+  if (checkers == repro.scenario.checkers) return;
+  Scenario held = repro.scenario;
+  held.checkers = std::move(checkers);
+  const std::optional<Signature> found =
+      SignatureOf(held, RunScenario(held, {.seed = world_seed}), expectations);
+  if (found && found->checker == signature.checker && found->violation == signature.violation) {
+    repro.scenario = std::move(held);
+  }
+}
+
 }  // namespace
 
 std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
@@ -228,6 +258,7 @@ std::vector<FailureGroup> ShrinkGroups(const Scenario& workload,
         shrinking.on_try = [&](int tried) { on_shrink(index, drawn.size(), tried); };
       }
       group.repro = Shrink(group.first, group.world_seed, group.signature, shrinking);
+      DropSpentExemptions(group.repro, workload, group.world_seed, group.signature, expectations);
     }
     group.repro.scenario.seed = group.world_seed;
     group.repro.scenario.name = workload.name + "-repro";
