@@ -221,7 +221,7 @@ int WriteOut(const std::string& dir, const scenarios::MigrationCheckReport& repo
     const int saved = error ? error.value() : errno;
     fs::remove_all(staging, error);
     errno = saved;
-    return CannotWrite("--out", dir);
+    return CannotWrite("check-migrations", "--out", dir);
   }
   return kExitOk;
 }
@@ -446,10 +446,10 @@ int ReadSum(const CheckFlags& flags, std::optional<models::migrate::SumFile>& su
 int WriteSum(const CheckFlags& flags, const std::vector<MigrationFile>& files) {
   if (IsStandardOutput(flags.write_sum)) {
     std::cout << models::migrate::WriteSumFile(files);
-    if (!std::cout.flush()) return CannotWrite("--write-sum", "-");
+    if (!std::cout.flush()) return CannotWrite("check-migrations", "--write-sum", "-");
   } else if (!flags.write_sum.empty()) {
     if (!WriteWhole(flags.write_sum, models::migrate::WriteSumFile(files))) {
-      return CannotWrite("--write-sum", flags.write_sum);
+      return CannotWrite("check-migrations", "--write-sum", flags.write_sum);
     }
   }
   return kExitOk;

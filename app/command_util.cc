@@ -41,10 +41,11 @@ int BadInput(const std::string& message, std::string_view command) {
   return kExitBadInput;
 }
 
-int CannotWrite(std::string_view flag, const std::string& path) {
+int CannotWrite(std::string_view command, std::string_view flag, const std::string& path) {
   const int error = errno;
   return BadInput(fmt::format("{}: cannot write '{}': {}", flag, path,
-                              error != 0 ? std::strerror(error) : "write failed"));
+                              error != 0 ? std::strerror(error) : "write failed"),
+                  command);
 }
 
 // `text` escaped for inside a JSON string.

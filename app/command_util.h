@@ -21,7 +21,7 @@ int BadInput(const std::string& message);
 // The same, pointing at `command`'s own help ("check-migrations").
 int BadInput(const std::string& message, std::string_view command);
 // The output `path` of `flag` could not be written (errno says why); 2.
-int CannotWrite(std::string_view flag, const std::string& path);
+int CannotWrite(std::string_view command, std::string_view flag, const std::string& path);
 
 // `text` escaped for inside a JSON string.
 std::string Escaped(std::string_view text);

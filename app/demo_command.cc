@@ -54,7 +54,7 @@ int RunDemo(const DemoFlags& flags) {
   if (!flags.trace_path.empty()) {
     if (!trace_to_stdout) {
       trace_file.emplace(flags.trace_path);
-      if (!trace_file->good()) return CannotWrite("--trace", flags.trace_path);
+      if (!trace_file->good()) return CannotWrite("demo", "--trace", flags.trace_path);
     }
     json_sink.emplace(trace_to_stdout ? std::cout : trace_file->stream());
     options.sinks.push_back(&*json_sink);
@@ -100,7 +100,7 @@ int RunDemo(const DemoFlags& flags) {
   std::fprintf(table, "\n%s: %zu demos, %d failed\n", failed == 0 ? "ok" : "FAILED", results.size(),
                failed);
   if (!flags.trace_path.empty() && !trace_to_stdout) {
-    if (!trace_file->Commit()) return CannotWrite("--trace", flags.trace_path);
+    if (!trace_file->Commit()) return CannotWrite("demo", "--trace", flags.trace_path);
     std::fprintf(table, "trace written to %s\n", flags.trace_path.c_str());
   }
   return failed == 0 ? kExitOk : kExitFailureFound;

@@ -57,10 +57,10 @@ int RunExplain(const std::string& name, bool toml, const scenarios::InputLimits&
   std::cout << "\nWhat happened\n  " << scenario->story << "\n";
   // What the story expects of the checkers (explain plays nothing): a
   // repro's recorded failure is what its run is held to.
-  std::cout << (broken.empty()
-                    ? "\n  It expects every whole-run checker to hold.\n"
-                    : "\n  It expects " + broken + " to fail (that is its story); the other "
-                      "checkers must hold.\n");
+  std::cout << (broken.empty() ? "\n  It expects every whole-run checker to hold.\n"
+                               : "\n  It expects " + broken +
+                                     " to fail (that is its story); the other "
+                                     "checkers must hold.\n");
   if (scenario->recorded) {
     std::cout << fmt::format(
         "  It was recorded failing so: {} ({}); `faultline run` says whether it still does.\n",

@@ -249,7 +249,7 @@ int PlayExploration(const scenarios::Scenario& workload, ShardFile shard, Result
     options.played_before = [prior](std::uint64_t first) { return prior->played.contains(first); };
   }
   if (!StartJournal(out.path(), shard)) {
-    const int status = CannotWrite("--out", (out.path() / kJournalFolder).string());
+    const int status = CannotWrite("explore", "--out", (out.path() / kJournalFolder).string());
     out.Abandon();
     return status;
   }

@@ -266,7 +266,8 @@ void AddTop(CLI::App& command, int& top) {
 
 int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, ResultsFolder& out,
                       bool json, int top, const RunsPlayed& played,
-                      const std::function<bool()>& should_stop, ExploreProgress* progress) {
+                      const std::function<bool()>& should_stop, ExploreProgress* progress,
+                      std::string_view command) {
   FL_ASSERT(top >= 1);
   FL_ASSERT(played.here >= 0 && played.here <= shard.runs_done);
   Timing timing{.played_here = played.here, .runs_ms = MillisecondsSince(played.started)};
@@ -287,7 +288,7 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
   for (std::size_t i = 0; i < groups.size(); ++i) {
     if (!WriteGroup(out, i + 1, groups[i], shard.expectations, examples[i])) {
       const int status =
-          CannotWrite("--out", (out.path() / fmt::format("group-{}", i + 1)).string());
+          CannotWrite(command, "--out", (out.path() / fmt::format("group-{}", i + 1)).string());
       out.Abandon();
       return status;
     }
@@ -300,7 +301,7 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
   out.Made(out.path() / "summary.json");
   if (!WriteWhole(out.path() / "groups.tsv", scenarios::ShardText(shard)) ||
       !WriteWhole(out.path() / "summary.json", summary)) {
-    const int status = CannotWrite("--out", out.path().string());
+    const int status = CannotWrite(command, "--out", out.path().string());
     out.Abandon();
     return status;
   }
@@ -309,7 +310,7 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
   std::error_code ignored;
   if (!interrupted) fs::remove_all(out.path() / kJournalFolder, ignored);
   if (!out.Complete()) {
-    const int status = CannotWrite("--out", out.final_path().string());
+    const int status = CannotWrite(command, "--out", out.final_path().string());
     out.Abandon();
     return status;
   }

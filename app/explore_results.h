@@ -53,6 +53,6 @@ struct RunsPlayed {
 int FinishExploration(const scenarios::Scenario& workload, scenarios::ShardFile shard,
                       ResultsFolder& out, bool json, int top, const RunsPlayed& played,
                       const std::function<bool()>& should_stop = {},
-                      ExploreProgress* progress = nullptr);
+                      ExploreProgress* progress = nullptr, std::string_view command = "explore");
 
 }  // namespace faultline::app

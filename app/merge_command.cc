@@ -180,7 +180,7 @@ int RunMergeCommand(const std::vector<std::string>& directories, const std::stri
   if (!out) return kExitBadInput;
   ExploreProgress progress(!json, 0, 0, 0);  // Its shrinking's.
   return FinishExploration(*workload, std::move(std::get<ShardFile>(merged)), *out, json, top,
-                           {std::chrono::steady_clock::now(), 0}, {}, &progress);
+                           {std::chrono::steady_clock::now(), 0}, {}, &progress, "merge");
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ int RunReportCommand(const ReportFlags& flags) {
   if (scenario == nullptr) return kExitBadInput;
   const scenarios::Report report =
       scenarios::RenderReport(*scenario, flags.seed.value_or(scenario->seed));
-  if (!WriteReport(flags.out, report.html)) return CannotWrite("-o", flags.out);
+  if (!WriteReport(flags.out, report.html)) return CannotWrite("report", "-o", flags.out);
   if (!IsStandardOutput(flags.out)) {
     std::cerr << fmt::format("{} (seed {}): {}; the report is {} ({} KiB)\n", scenario->name,
                              report.result.seed,

@@ -352,7 +352,7 @@ class RunSinks {
           std::tuple{"--perfetto", &flags.perfetto_path, &perfetto_file_}}) {
       // Each file appears whole at its path, or not at all.
       if (!path->empty() && !IsStandardOutput(*path) && !(*file)->Commit()) {
-        CannotWrite(flag, *path);
+        CannotWrite("run", flag, *path);
         return false;
       }
     }
@@ -364,7 +364,7 @@ class RunSinks {
                        const std::string& path) {
     file.emplace(path);
     if (file->good()) return true;
-    CannotWrite(flag, path);
+    CannotWrite("run", flag, path);
     return false;
   }
 

@@ -42,7 +42,9 @@ int RunCqlShellOnSnapshot(const std::string& database, const std::optional<std::
 
 struct ShellFlags {
   std::string scenario;
-  std::optional<std::uint64_t> at;
+  // As given: its range is the story's steps, known once it is read, so
+  // --at -1 and --at 99 get the same answer.
+  std::string at;
   std::optional<std::uint64_t> seed;
   std::optional<std::string> execute;
   std::string keyspace;
@@ -89,22 +91,24 @@ int RunShellCommand(const ShellFlags& flags) {
   const scenarios::Scenario* scenario = NamedOrFile(flags.scenario, from_file, flags.limits);
   if (scenario == nullptr) return kExitBadInput;
   const std::size_t steps = scenario->steps.size();
-  if (*flags.at > steps) {
-    return BadInput(
-        fmt::format("--at {}: {} has {} steps (0 to {})", *flags.at, scenario->name, steps, steps),
-        "shell");
+  const std::optional<std::uint64_t> at = ParseSeed(flags.at);
+  if (!at || *at > steps) {
+    return BadInput(fmt::format("--at {}: {} has {} steps; give one from 0 (before the first) "
+                                "to {}",
+                                flags.at, scenario->name, steps, steps),
+                    "shell");
   }
   const std::uint64_t seed = flags.seed.value_or(scenario->seed);
   std::string stopped;
   const std::optional<std::string> database =
-      *flags.at == 0 ? std::string() : StoreAfterStep(*scenario, *flags.at, seed, stopped);
+      *at == 0 ? std::string() : StoreAfterStep(*scenario, *at, seed, stopped);
   if (!database) {
-    return BadInput(fmt::format("--at {}: the run stopped before step {} ended: {}", *flags.at,
-                                *flags.at, stopped),
-                    "shell");
+    return BadInput(
+        fmt::format("--at {}: the run stopped before step {} ended: {}", *at, *at, stopped),
+        "shell");
   }
   // Where the learner is, on standard error so that -e output stays clean.
-  std::cerr << Banner(*scenario, seed, *flags.at, database->empty());
+  std::cerr << Banner(*scenario, seed, *at, database->empty());
   return RunCqlShellOnSnapshot(*database, flags.execute, flags.keyspace);
 }
 
@@ -115,8 +119,7 @@ CommandRun DefineShell(CLI::App& command) {
   command.add_option("scenario", flags->scenario, "a catalogue name or a scenario file")
       ->required()
       ->type_name(kScenarioValue);
-  AddNumber(command, "--at", flags->at, 0, UINT64_MAX,
-            "the step after which to look (0 to the number of steps)")
+  command.add_option("--at", flags->at, "the step after which to look (0 to the number of steps)")
       ->required()
       ->type_name("STEP");
   AddSeed(command, flags->seed, "the seed (default: the scenario's, else 1)");
