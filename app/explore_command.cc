@@ -253,7 +253,9 @@ int PlayExploration(const scenarios::Scenario& workload, ShardFile shard, Result
     out.Abandon();
     return status;
   }
-  out.Made(out.path() / kJournalFolder);
+  // A new exploration's journal goes with it if it cannot finish writing;
+  // a resumed one's stays, for the next --resume.
+  if (prior == nullptr) out.Made(out.path() / kJournalFolder);
   auto journal = std::make_shared<JournalWriter>(out.path());
   options.on_batch = [journal](std::uint64_t first, std::size_t runs,
                                const std::vector<DrawnGroup>& failed) {
@@ -281,7 +283,11 @@ int PlayExploration(const scenarios::Scenario& workload, ShardFile shard, Result
   int done = 0;
   if (flags.jobs > 1) {
     if (!RunInWorkers(workload, options, flags.jobs, progress, found, done)) {
-      out.Abandon();
+      // The batches the workers journaled are not lost with them.
+      std::cerr << fmt::format(
+          "faultline: explore: the runs played are kept in {}; `faultline explore --resume {}` "
+          "continues them\n",
+          out.path().string(), out.final_path().string());
       return kExitBadInput;
     }
   } else {
@@ -298,11 +304,10 @@ int PlayExploration(const scenarios::Scenario& workload, ShardFile shard, Result
 // `explore --resume DIR`: the exploration DIR's journal describes, its
 // batches played not played again.
 int ResumeExploration(const ExploreFlags& flags) {
-  const fs::path given = flags.resume;
-  // DIR.partial (killed), or DIR (interrupted, completed and marked).
-  const std::string named = given.string().ends_with(".partial")
-                                ? given.string().substr(0, given.string().size() - 8)
-                                : given.string();
+  // DIR.partial (killed), or DIR (interrupted, completed and marked),
+  // however written (a trailing '/' from the shell's completion).
+  const std::string given = ResultsFolderNamed(flags.resume).string();
+  const std::string named = given.ends_with(".partial") ? given.substr(0, given.size() - 8) : given;
   std::error_code error;
   fs::path holding;
   for (const fs::path& candidate : {fs::path(named + ".partial"), fs::path(named)}) {
@@ -326,6 +331,14 @@ int ResumeExploration(const ExploreFlags& flags) {
   std::variant<Journal, std::string> read = ReadJournal(holding, flags.limits);
   if (auto* problem = std::get_if<std::string>(&read)) return BadInput(*problem, "explore");
   const ShardFile header = std::get<Journal>(read).header;
+  // Explored for a time (--time alone): its runs are as many as fit, so
+  // continuing it needs a time too, or it would play 10^8 runs.
+  if (header.runs == static_cast<int>(kMaxRuns) && !flags.time) {
+    return BadInput(fmt::format("--resume: {} explored for a time (--time with no --runs); give "
+                                "--time again to say how long to go on",
+                                named),
+                    "explore");
+  }
   std::optional<scenarios::Scenario> from_file;
   const scenarios::Scenario* workload = NamedOrFile(header.scenario, from_file, flags.limits);
   if (workload == nullptr) return kExitBadInput;

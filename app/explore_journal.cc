@@ -189,7 +189,14 @@ std::variant<Journal, std::string> ReadJournal(const fs::path& folder,
   std::vector<std::vector<DrawnGroup>> parts;
   for (const fs::path& file : files) {
     const std::optional<std::string> text = ReadText(file, limits);
-    if (!text) return file.string() + ": cannot read it, or it is too large";
+    if (!text) {
+      std::error_code error;
+      return fs::file_size(file, error) > limits.results_file_bytes
+                 ? fmt::format(
+                       "{}: {}", file.string(),
+                       scenarios::OverLimit(limits, &scenarios::InputLimits::results_file_bytes))
+                 : file.string() + ": cannot read it";
+    }
     if (std::string problem = ReadRecords(file, *text, journal, parts); !problem.empty()) {
       return problem;
     }

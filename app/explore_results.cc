@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -305,15 +306,20 @@ int FinishExploration(const scenarios::Scenario& workload, ShardFile shard, Resu
     out.Abandon();
     return status;
   }
-  // Finished: the runs' journal is spent (kept when interrupted, for
-  // --resume); the folder moves into place whole.
-  std::error_code ignored;
-  if (!interrupted) fs::remove_all(out.path() / kJournalFolder, ignored);
+  // Finished: the folder moves into place whole (a failure keeps it where
+  // it is, complete: nothing is lost), then the runs' journal is spent
+  // (kept when interrupted, for --resume).
   if (!out.Complete()) {
+    const int why = errno;
     const int status = CannotWrite(command, "--out", out.final_path().string());
-    out.Abandon();
+    std::cerr << fmt::format(
+        "faultline: {}: the results are complete in {} ({}); move them "
+        "there yourself\n",
+        command, out.path().string(), std::strerror(why));
     return status;
   }
+  std::error_code ignored;
+  if (!interrupted) fs::remove_all(out.path() / kJournalFolder, ignored);
   if (json) {
     std::cout << summary;
   } else {

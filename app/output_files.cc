@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -151,6 +152,12 @@ fs::path FolderNamed(const std::string& flag) {
 
 fs::path StagingFolderOf(const fs::path& out) { return out.string() + ".partial"; }
 
+}  // namespace
+
+fs::path ResultsFolderNamed(const std::string& flag) { return FolderNamed(flag); }
+
+namespace {
+
 // Takes the lock on `folder`: its descriptor, or -1 after saying why.
 int LockFolder(const fs::path& folder) {
   const int fd = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -170,16 +177,50 @@ bool EmptyFolder(const fs::path& folder, bool results_only) {
   std::error_code error;
   std::vector<fs::path> entries;
   constexpr std::size_t kMaxEntries = 100'000;
-  for (fs::directory_iterator it(folder, error), end;
-       !error && it != end && entries.size() < kMaxEntries; it.increment(error)) {
+  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    if (entries.size() == kMaxEntries) return false;  // Not emptied: more than it takes.
     const std::string name = it->path().filename().string();
     if (!results_only || name == "summary.json" || name == "groups.tsv" ||
         name.starts_with("group-")) {
       entries.push_back(it->path());
     }
   }
-  for (const fs::path& entry : entries) fs::remove_all(entry, error);
-  return !error;
+  if (error) return false;
+  bool emptied = true;
+  for (const fs::path& entry : entries) {
+    fs::remove_all(entry, error);
+    emptied = emptied && !error;
+  }
+  return emptied;
+}
+
+// Whether what an earlier command left in `staging` is faultline's own:
+// an exploration's journal or a results folder's files. Anything else is
+// someone's, never emptied.
+bool LeftByFaultline(const fs::path& staging) {
+  std::error_code error;
+  return fs::exists(staging / "journal" / "explore.tsv", error) || HoldsResults(staging);
+}
+
+// Why the results could not be moved into `out` once complete (a rename
+// within one file system, onto nothing or an empty folder), or empty:
+// said before any work, not after it.
+std::string CannotMoveInto(const fs::path& out) {
+  std::error_code error;
+  const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  if (fs::equivalent(out, fs::current_path(error), error)) {
+    return fmt::format("'{}' is the current folder; name a folder for the results", out.string());
+  }
+  struct stat folder {};
+  struct stat above {};
+  if (stat(out.c_str(), &folder) == 0 && stat(parent.c_str(), &above) == 0 &&
+      folder.st_dev != above.st_dev) {
+    return fmt::format(
+        "'{}' is a mount point (a volume); results are written beside a folder and moved "
+        "into it whole, so name a folder inside it, such as '{}'",
+        out.string(), (out / "results").string());
+  }
+  return {};
 }
 
 }  // namespace
@@ -190,6 +231,16 @@ std::optional<ResultsFolder> ResultsFolder::Open(const std::string& flag, const 
   fs::path out;
   if (!flag.empty()) {
     out = FolderNamed(flag);
+    // A link to a folder: the results go where it points (renamed there).
+    if (fs::is_symlink(out, error)) {
+      const fs::path target = fs::canonical(out, error);
+      if (error) {
+        BadInput(
+            fmt::format("--out: '{}' is a link to nothing: {}", out.string(), error.message()));
+        return std::nullopt;
+      }
+      out = target;
+    }
   } else {
     // A new folder: the name made safe for a path, then -2, -3 ... if taken.
     std::string safe = stem;
@@ -235,6 +286,10 @@ std::optional<ResultsFolder> ResultsFolder::Open(const std::string& flag, const 
   if (fs::exists(out, error)) {
     // Results are never mixed with, or written over, an earlier run's;
     // an empty folder (made for them) is replaced by them.
+    if (const std::string why = CannotMoveInto(out); !why.empty()) {
+      BadInput("--out: " + why);
+      return std::nullopt;
+    }
     if (!fs::is_directory(out, error)) {
       BadInput(fmt::format("--out: '{}' is not a folder", out.string()));
       return std::nullopt;
@@ -260,12 +315,25 @@ std::optional<ResultsFolder> ResultsFolder::Open(const std::string& flag, const 
   fd = LockFolder(staging);
   if (fd < 0) return std::nullopt;
   // Checked under the lock: a command that held it has ended, unfinished.
-  if (earlier == Earlier::kStartOver && !IsEmptyFolder(staging)) {
-    std::cerr << fmt::format(
-        "faultline: {} held what an earlier command left unfinished; starting over (explore "
-        "--resume {} would have continued it)\n",
-        staging.string(), out.string());
-    if (!EmptyFolder(staging, /*results_only=*/false)) {
+  if (!IsEmptyFolder(staging)) {
+    if (!LeftByFaultline(staging)) {
+      close(fd);
+      BadInput(
+          fmt::format("--out: '{}' holds files that are not faultline's; faultline writes "
+                      "its results there before moving them to '{}': move it away",
+                      staging.string(), out.string()));
+      return std::nullopt;
+    }
+    // Continued, its results are made again from its journal; started
+    // over, nothing of it stays.
+    const bool continued = earlier == Earlier::kContinue;
+    if (!continued) {
+      std::cerr << fmt::format(
+          "faultline: {} held what an earlier command left unfinished; starting over (an "
+          "exploration's `faultline explore --resume {}` would have continued it)\n",
+          staging.string(), out.string());
+    }
+    if (!EmptyFolder(staging, /*results_only=*/continued)) {
       close(fd);
       BadInput(fmt::format("--out: cannot empty '{}'", staging.string()));
       return std::nullopt;

@@ -45,6 +45,10 @@ class StagedFile {
   bool committed_ = false;
 };
 
+// The folder a results flag names, as ResultsFolder::Open takes it: no
+// trailing separator or last ".", so that FOLDER.partial is its sibling.
+std::filesystem::path ResultsFolderNamed(const std::string& flag);
+
 // A results folder (`explore --out`, `merge --out`), written whole: the
 // command works in `FOLDER.partial` beside it, locked (flock) for as long
 // as this object lives, and Complete() renames that into place. So a

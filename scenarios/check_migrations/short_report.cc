@@ -259,7 +259,7 @@ void ToFix(std::string& text, const MigrationCheckReport& report, const ReportCo
     std::string part;
     for (const LintFinding& f : report.lint) {
       if (FileOf(f) == file && RuleOf(f.rule).severity == Severity::kError) {
-        Wrapped(part, fmt::format("  {:<14}{}:{} ", f.rule, f.line, f.column), f.message, 16);
+        Wrapped(part, fmt::format("  {:<13} {}:{} ", f.rule, f.line, f.column), f.message, 16);
       }
     }
     const auto fails = [&](const DynamicFinding& f) { return report.Fails(f); };
@@ -283,7 +283,7 @@ void ToFix(std::string& text, const MigrationCheckReport& report, const ReportCo
       }
       if (!repros.empty()) body += (repros.size() == 1 ? "; repro " : "; repros ");
       for (std::size_t r = 0; r < repros.size(); ++r) body += (r == 0 ? "" : ", ") + repros[r];
-      Wrapped(part, fmt::format("  {:<14}", InfoOf(f.verdict).name), body, 16);
+      Wrapped(part, fmt::format("  {:<13} ", InfoOf(f.verdict).name), body, 16);
     }
     if (!part.empty()) section += file + "\n" + part;
   }

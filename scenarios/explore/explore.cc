@@ -222,11 +222,19 @@ void DropSpentExemptions(Shrunk& repro, const Scenario& workload, std::uint64_t 
   if (checkers == repro.scenario.checkers) return;
   Scenario held = repro.scenario;
   held.checkers = std::move(checkers);
-  const std::optional<Signature> found =
-      SignatureOf(held, RunScenario(held, {.seed = world_seed}), expectations);
-  if (found && found->checker == signature.checker && found->violation == signature.violation) {
-    repro.scenario = std::move(held);
+  const ScenarioResult played = RunScenario(held, {.seed = world_seed});
+  const std::optional<Signature> found = SignatureOf(held, played, expectations);
+  if (!found || found->checker != signature.checker || found->violation != signature.violation) {
+    return;
   }
+  // Every checker held to again must hold, not only those before the
+  // first that fails: the repro fails only as recorded.
+  for (const CheckResult& verdict : played.checkers) {
+    const auto was = repro.scenario.checkers.find(verdict.checker);
+    const bool exempt_before = was != repro.scenario.checkers.end() && !was->second;
+    if (exempt_before && verdict.expected_to_hold && !verdict.held) return;
+  }
+  repro.scenario = std::move(held);
 }
 
 }  // namespace

@@ -29,16 +29,20 @@ same() {
   [ ! -e "$1/journal" ] || fail "$2: the journal outlived a finished exploration"
 }
 left() { pgrep -f -- "--out $1" | wc -l; }
-# Starts an exploration of `runs` and kills it (SIGKILL, the parent alone)
-# once a batch is in its journal, before it ends.
-killed() {
-  "$faultline" explore "$story" --runs $runs --jobs 2 --out "$1" >/dev/null 2>&1 &
-  pid=$!
+# Waits (30 s at most) until the exploration into $1 has a batch in its journal.
+a_batch_played() {
   tries=0
   while ! cat "$1.partial"/journal/runs-* 2>/dev/null | grep -q '^played' && [ $tries -lt 600 ]; do
     sleep 0.05
     tries=$((tries + 1))
   done
+}
+# Starts an exploration of `runs` and kills it (SIGKILL, the parent alone)
+# once a batch is in its journal, before it ends.
+killed() {
+  "$faultline" explore "$story" --runs $runs --jobs 2 --out "$1" >/dev/null 2>&1 &
+  pid=$!
+  a_batch_played "$1"
   kill -s KILL "$pid"
   wait "$pid" 2>/dev/null
   sleep 0.5
@@ -48,7 +52,8 @@ killed() {
 }
 
 killed "$dir/killed"
-"$faultline" explore --resume "$dir/killed" >/dev/null 2>"$dir/killed.err"
+# (As a shell completes it: a trailing '/'.)
+"$faultline" explore --resume "$dir/killed/" >/dev/null 2>"$dir/killed.err"
 [ $? -eq 1 ] || fail "resumed: exit status $?: $(cat "$dir/killed.err")"
 grep -q "^resuming .*run(s) played before" "$dir/killed.err" || fail "resumed: it does not say what it continues"
 same "$dir/killed" "resumed after SIGKILL"
@@ -61,15 +66,30 @@ printf 'group\t7\t1\tconver' >>"$file"
 "$faultline" explore --resume "$dir/torn.partial" --jobs 2 >/dev/null 2>&1
 same "$dir/torn" "resumed after a torn record"
 
+# Killed while it wrote its groups: what it wrote is made again.
+killed "$dir/writing"
+mkdir -p "$dir/writing.partial/group-1" && echo half >"$dir/writing.partial/group-1/repro.toml"
+"$faultline" explore --resume "$dir/writing.partial/" >/dev/null 2>"$dir/writing.err" ||
+  [ $? -eq 1 ] || fail "killed while writing: $(cat "$dir/writing.err")"
+same "$dir/writing" "resumed after a kill while writing its groups"
+
+# Explored for a time: continued only for a time.
+"$faultline" explore "$story" --time 60s --jobs 2 --out "$dir/timed" >/dev/null 2>&1 &
+pid=$!
+a_batch_played "$dir/timed"
+kill -s KILL "$pid"
+wait "$pid" 2>/dev/null
+"$faultline" explore --resume "$dir/timed" >/dev/null 2>"$dir/timed.err"
+[ $? -eq 2 ] && grep -q "give --time again" "$dir/timed.err" ||
+  fail "a timed exploration resumed without a time: $(cat "$dir/timed.err")"
+"$faultline" explore --resume "$dir/timed" --time 1s >/dev/null 2>&1
+[ $? -le 1 ] && [ -s "$dir/timed/summary.json" ] || fail "a timed exploration did not resume with --time"
+
 # Interrupted: complete, marked, and continued.
 env --default-signal=INT "$faultline" explore "$story" --runs $runs --out "$dir/stopped" \
   >/dev/null 2>&1 &
 pid=$!
-tries=0
-while ! cat "$dir/stopped.partial"/journal/runs-* 2>/dev/null | grep -q '^played' && [ $tries -lt 600 ]; do
-  sleep 0.05
-  tries=$((tries + 1))
-done
+a_batch_played "$dir/stopped"
 kill -s INT "$pid"
 wait "$pid"
 grep -q '"interrupted":true' "$dir/stopped/summary.json" || fail "Ctrl-C: not marked interrupted"

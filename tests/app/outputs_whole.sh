@@ -71,4 +71,13 @@ mkdir -p "$work/killed/group-1" && echo mine > "$work/killed/group-1/notes.txt"
 "$faultline" explore dirty-migration-fixed --runs 2 --out "$work/killed" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a folder holding an earlier run's groups was not refused"
 [ -f "$work/killed/group-1/notes.txt" ] || fail "explore removed a folder it did not make"
+# FOLDER.partial that is not faultline's is never emptied: refused, kept.
+mkdir -p "$work/theirs.partial" && echo mine > "$work/theirs.partial/notes.txt"
+"$faultline" explore dirty-migration-fixed --runs 2 --out "$work/theirs" >/dev/null 2>"$work/theirs.err"
+[ $? -eq 2 ] && grep -q "not faultline's" "$work/theirs.err" || fail "someone's FOLDER.partial was not refused"
+[ -f "$work/theirs.partial/notes.txt" ] || fail "explore emptied a FOLDER.partial that was not its own"
+# The current folder cannot be the results folder (they are moved into it).
+mkdir -p "$work/here" && (cd "$work/here" && "$faultline" explore dirty-migration-fixed --runs 2 --out . >/dev/null 2>"$work/here.err")
+[ $? -eq 2 ] && grep -q "current folder" "$work/here.err" || fail "--out . was not refused: $(cat "$work/here.err")"
+[ -d "$work/here" ] && [ -z "$(ls -A "$work/here")" ] || fail "--out . changed the current folder"
 echo "outputs are whole or absent"
