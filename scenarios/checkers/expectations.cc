@@ -171,6 +171,25 @@ CheckResult JudgeOutput(World&, const Expectation& e, const StepOutcome& outcome
           .actual = OneLine(outcome.text)};
 }
 
+// Why a node's log may lack a line for now, when it is running and has
+// said nothing since it started: the gateway's start-up retry is silent
+// (retryCQLStartup) and logs only once it gives up, minutes later with the
+// seed's image (30 attempts from 2s, doubling to 15s apart: about 7
+// minutes). Empty when that is not the case.
+std::string SilentRetryHint(World& world, const std::string& service,
+                            const std::vector<std::string>& lines) {
+  if (!service.starts_with("kuri-") || lines.empty() ||
+      lines.back().find("| starting node ") == std::string::npos ||
+      world.runtime.state(service) != fakes::ContainerState::kRunning) {
+    return {};
+  }
+  return fmt::format(
+      " ({} has logged nothing since it started: its start-up retries the store silently and "
+      "logs why only once it gives up, after its image's attempts (the seed's: about 7 "
+      "minutes); wait longer, or give it fewer with RETRY_ATTEMPTS in its [[service]] env)",
+      service);
+}
+
 CheckResult JudgeLog(World& world, const Expectation& e, const StepOutcome&) {
   const bool contains = e.kind == Kind::kLogContains;
   FL_ASSERT(contains || e.kind == Kind::kLogLacks);
@@ -179,19 +198,24 @@ CheckResult JudgeLog(World& world, const Expectation& e, const StepOutcome&) {
   for (const fakes::ServiceSpec& spec : world.spec.services) {
     services.push_back({spec.name, spec.image});
   }
+  std::string hint;  // Why a line may be missing for now (the first service's).
   for (const std::string& service : MatchingServices(e.service, services)) {
     if (!world.runtime.HasContainer(service)) continue;
-    for (std::string& line : world.runtime.Logs(service)) logs.push_back(std::move(line));
+    std::vector<std::string> lines = world.runtime.Logs(service);
+    if (hint.empty() && contains) hint = SilentRetryHint(world, service, lines);
+    for (std::string& line : lines) logs.push_back(std::move(line));
   }
   const auto found = std::find_if(logs.begin(), logs.end(), [&](const std::string& line) {
     return line.find(e.text) != std::string::npos;
   });
+  const bool held = (found != logs.end()) == contains;
   return {
       .what = fmt::format("{}'s log {} \"{}\"", e.service, contains ? "contains" : "lacks", e.text),
-      .held = (found != logs.end()) == contains,
-      .actual = found != logs.end() ? OneLine(*found)
-                : logs.empty()      ? "(no log)"
-                                    : OneLine(logs.back())};
+      .held = held,
+      .actual = (found != logs.end() ? OneLine(*found)
+                 : logs.empty()      ? "(no log)"
+                                     : OneLine(logs.back())) +
+                (held ? "" : hint)};
 }
 
 CheckResult JudgeRows(World&, const Expectation& e, const StepOutcome& outcome) {
