@@ -1,23 +1,14 @@
 #include "app/auto_shard.h"
 
-#include <charconv>
 #include <cstdlib>
 
 #include <fmt/format.h>
 
+#include "app/command_util.h"
 #include "scenarios/explore/shard_file.h"
 
 namespace faultline::app {
 namespace {
-
-std::optional<std::uint64_t> Decimal(const std::string& text) {
-  std::uint64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
-    return std::nullopt;
-  }
-  return value;
-}
 
 // A variable that must be a number when set: its value, nullopt when
 // unset, or what is wrong.
@@ -25,7 +16,7 @@ std::variant<std::optional<std::uint64_t>, std::string> NumberIn(const Environme
                                                                  const char* name) {
   const std::optional<std::string> text = env(name);
   if (!text) return std::optional<std::uint64_t>();
-  if (const std::optional<std::uint64_t> value = Decimal(*text)) return value;
+  if (const std::optional<std::uint64_t> value = ParseSeed(*text)) return value;
   return fmt::format("--shard auto: {} is '{}', not a number", name, *text);
 }
 
@@ -77,7 +68,7 @@ Environment ProcessEnvironment() {
 std::optional<std::variant<scenarios::Shard, std::string>> AutoShard(const std::string& text,
                                                                      const Environment& env) {
   if (!text.starts_with("auto/")) return std::nullopt;
-  const std::optional<std::uint64_t> count = Decimal(text.substr(5));
+  const std::optional<std::uint64_t> count = ParseSeed(text.substr(5));
   if (!count || *count == 0 || *count > scenarios::kMaxRuns) {
     return fmt::format("--shard auto/N takes the count of shards, 1 to {}, not '{}'",
                        scenarios::kMaxRuns, text);

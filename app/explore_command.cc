@@ -187,7 +187,6 @@ bool RunInWorkers(const scenarios::Scenario& workload, const scenarios::ExploreO
     mine.on_progress = [&progress, job](int done, int failed) {
       progress.Played(job, done, failed);
     };
-    mine.on_new_group = nullptr;
     // Shard I/N split J ways: I + j*N of N*J.
     mine.shard = {options.shard.index + static_cast<std::uint64_t>(job) * options.shard.count,
                   options.shard.count * static_cast<std::uint64_t>(jobs)};

@@ -36,15 +36,21 @@ bool WriteWhole(const fs::path& path, std::string_view text) {
 
 namespace {
 
-// Whether `folder` holds a group-N folder (results, whole or not, of an
-// earlier exploration that did not finish).
-bool HoldsGroups(const fs::path& folder) {
+// A results folder's own entries: summary.json, groups.tsv, group-N
+// (whole, or .partial).
+bool IsResultsEntry(const std::string& name) {
+  return name == "summary.json" || name == "groups.tsv" || name.starts_with("group-");
+}
+
+// Whether `folder` holds results, whole or not (an earlier exploration's,
+// finished or not).
+bool HoldsResults(const fs::path& folder) {
   std::error_code error;
   constexpr int kMaxEntries = 100'000;
   int seen = 0;
   for (fs::directory_iterator it(folder, error), end; !error && it != end && seen < kMaxEntries;
        it.increment(error), ++seen) {
-    if (it->path().filename().string().starts_with("group-")) return true;
+    if (IsResultsEntry(it->path().filename().string())) return true;
   }
   return false;
 }
@@ -125,12 +131,6 @@ bool StagedFile::Commit() {
 
 namespace {
 
-bool HoldsResults(const fs::path& folder) {
-  std::error_code error;
-  return fs::exists(folder / "summary.json", error) || fs::exists(folder / "groups.tsv", error) ||
-         HoldsGroups(folder);
-}
-
 bool IsEmptyFolder(const fs::path& folder) {
   std::error_code error;
   return fs::is_empty(folder, error) && !error;
@@ -179,9 +179,7 @@ bool EmptyFolder(const fs::path& folder, bool results_only) {
   constexpr std::size_t kMaxEntries = 100'000;
   for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
     if (entries.size() == kMaxEntries) return false;  // Not emptied: more than it takes.
-    const std::string name = it->path().filename().string();
-    if (!results_only || name == "summary.json" || name == "groups.tsv" ||
-        name.starts_with("group-")) {
+    if (!results_only || IsResultsEntry(it->path().filename().string())) {
       entries.push_back(it->path());
     }
   }
@@ -199,6 +197,7 @@ bool EmptyFolder(const fs::path& folder, bool results_only) {
 // someone's, never emptied.
 bool LeftByFaultline(const fs::path& staging) {
   std::error_code error;
+  // (journal/explore.tsv: explore_journal.h's kJournalFolder and header.)
   return fs::exists(staging / "journal" / "explore.tsv", error) || HoldsResults(staging);
 }
 

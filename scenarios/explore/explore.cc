@@ -130,10 +130,7 @@ std::vector<DrawnGroup> ExploreRuns(const Scenario& workload, const ExploreOptio
         batch_failed.push_back(DrawnGroup{*signature, 1, seed, world});
         ++failed_runs;
         auto [found, inserted] = by_key.emplace(signature->Key(), groups.size());
-        if (inserted) {
-          groups.push_back(DrawnGroup{*signature, 0, seed, world});
-          if (options.on_new_group) options.on_new_group(*signature, seed);
-        }
+        if (inserted) groups.push_back(DrawnGroup{*signature, 0, seed, world});
         ++groups[found->second].count;
       }
       if (options.on_progress) options.on_progress(done, failed_runs);

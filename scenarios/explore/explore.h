@@ -98,9 +98,8 @@ struct ExploreOptions {
   std::function<void(std::uint64_t first_run, std::size_t runs,
                      const std::vector<DrawnGroup>& failed)>
       on_batch;
-  // Called after each run, and once per new group (progress).
+  // Called after each run (progress).
   std::function<void(int runs_done, int failed_runs)> on_progress;
-  std::function<void(const Signature&, std::uint64_t seed)> on_new_group;
 };
 
 // Failures of one kind. Runs are grouped by their signature as drawn; once

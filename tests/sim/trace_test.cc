@@ -120,9 +120,8 @@ TEST(TraceTest, JsonLinesAndTextSinksWriteOneLinePerEvent) {
             R"({"index":0,"time_ns":1500000,"step":3,"process":"kuri-1","incarnation":2,)"
             R"("event":"cql.error","fields":{"text":"Undefined Column \"node_id\"\n","code":-3}})"
             "\n");
-  EXPECT_EQ(
-      text.str(),
-      "1.5ms #3 kuri-1/2 cql.error text=\"Undefined Column \\\"node_id\\\"\\n\" code=-3\n");
+  EXPECT_EQ(text.str(),
+            "1.5ms #3 kuri-1/2 cql.error text=\"Undefined Column \\\"node_id\\\"\\n\" code=-3\n");
 }
 
 TEST(TraceTest, FindFirstDivergenceNamesTheFirstDifferentEvent) {
