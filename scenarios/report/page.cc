@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "scenarios/report/diagram_script.h"
 #include "sim/assert.h"
 
 namespace faultline::scenarios {
@@ -37,7 +38,10 @@ pre { margin:0; white-space:pre-wrap; font:12px/1.4 ui-monospace,"DejaVu Sans Mo
 .scrub input { flex:0 0 min(640px,60vw); }
 .tables { display:flex; flex-wrap:wrap; gap:14px; margin-top:10px; }
 .tables table { max-width:100%; } .tables caption { text-align:left; font-weight:600; padding:2px 0; }
-#diagram-box { overflow:auto; max-height:80vh; background:#fff; border:1px solid var(--line); }
+#diagram-box { overflow:auto; max-height:80vh; background:#fff; border:1px solid var(--line); border-top:0; }
+#diagram-head { overflow:hidden; background:#fff; border:1px solid var(--line); border-bottom:0; }
+#diagram-brush svg { cursor:crosshair; display:block; }
+.controls button { min-width:28px; }
 .controls label { margin-right:14px; }
 details { margin:4px 0; } summary { cursor:pointer; font-weight:600; }
 .note { color:var(--warn); }
@@ -65,11 +69,25 @@ function el(tag, attrs, ...children) {
 const SVG = "http://www.w3.org/2000/svg";
 function sv(tag, attrs, text) {
   const node = document.createElementNS(SVG, tag);
-  for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, value);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value !== null && value !== undefined) node.setAttribute(key, value);
+  }
   if (text !== undefined) node.textContent = text;
   return node;
 }
-function seconds(ns) { return (ns / 1e9).toFixed(6) + "s"; }
+// A virtual time as people write it (as sim::FormatDuration does): "8m",
+// "1.5s", "250ms", "2m30s"; at most 3 decimals.
+function duration(ns) {
+  const units = (n, unit) => String(Math.trunc((n / unit) * 1000) / 1000);
+  if (ns === 0) return "0s";
+  if (ns < 1e3) return ns + "ns";
+  if (ns < 1e6) return units(ns, 1e3) + "us";
+  if (ns < 1e9) return units(ns, 1e6) + "ms";
+  if (ns < 60e9) return units(ns, 1e9) + "s";
+  const hours = Math.floor(ns / 3600e9), minutes = Math.floor((ns % 3600e9) / 60e9), rest = ns % 60e9;
+  return (hours > 0 ? hours + "h" : "") + (minutes > 0 || (hours > 0 && rest >= 1e6) ? minutes + "m" : "") +
+      (rest >= 1e6 ? units(rest, 1e9) + "s" : "");
+}
 
 function header() {
   const s = data.scenario;
@@ -124,7 +142,7 @@ function logs() {
   const box = $("logs-body");
   for (const [service, lines] of Object.entries(data.logs)) {
     const pre = el("pre");
-    pre.textContent = lines.map(([t, line]) => seconds(t) + "  " + line).join("\n");
+    pre.textContent = lines.map(([t, line]) => duration(t) + "  " + line).join("\n");
     box.append(el("details", {}, el("summary", {}, service + " (" + lines.length + " lines)"), pre));
   }
   if (Object.keys(data.logs).length === 0) box.append(el("p", {class: "sub"}, "No service logged anything."));
@@ -168,104 +186,13 @@ function scrubber() {
   choose(data.steps.length);
 }
 
-// The sequence diagram: a column per lane (a service's incarnation), a row
-// per shown event in order; arrows for messages, marks for the rest.
-const LANE = 118, ROW = 7, TOP = 46, LEFT = 150;
-function storeTraffic(item) { return item.tag === "store"; }
-function probe(item) { return item.tag === "probe"; }
-function shown(item, opts) {
-  if (item.k === "m") return (opts.store || !storeTraffic(item)) && (opts.probes || !probe(item));
-  if (item.k === "log") return opts.logs;
-  if (item.k === "cql") return opts.cql;
-  return true;
-}
-function diagram() {
-  const opts = {store: $("show-store").checked, probes: $("show-probes").checked,
-                logs: $("show-logs").checked, cql: $("show-cql").checked};
-  const items = data.items.filter((item) => shown(item, opts));
-  const seqs = new Set();
-  for (const item of items) { seqs.add(item.s); if (item.k === "m") seqs.add(item.e); }
-  const order = [...seqs].sort((a, b) => a - b);
-  const row = new Map(order.map((s, i) => [s, i]));
-  const used = new Set();
-  for (const item of items) {
-    if (item.k === "m") { used.add(item.a); used.add(item.b); } else if (item.l !== undefined) used.add(item.l);
-  }
-  const lanes = data.lanes.map((lane, id) => ({...lane, id})).filter((lane) => used.has(lane.id))
-      .sort((x, y) => x.rank - y.rank || x.inc - y.inc);
-  const column = new Map(lanes.map((lane, i) => [lane.id, i]));
-  const x = (lane) => LEFT + column.get(lane) * LANE + LANE / 2;
-  const y = (seq) => TOP + row.get(seq) * ROW;
-  const height = TOP + order.length * ROW + 20;
-  const svg = sv("svg", {width: LEFT + lanes.length * LANE + 20, height, role: "img"});
-  svg.append(sv("title", {}, "message sequence diagram of " + data.scenario.name));
-  const marker = sv("marker", {id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5,
-                               markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse"});
-  marker.append(sv("path", {d: "M0,0 L10,5 L0,10 z", fill: "#55607a"}));
-  const defs = sv("defs", {});
-  defs.append(marker);
-  svg.append(defs);
-  const first = new Map(), last = new Map();
-  for (const item of items) {
-    for (const [lane, seq] of item.k === "m" ? [[item.a, item.s], [item.b, item.e]] : [[item.l, item.s]]) {
-      if (lane === undefined) continue;
-      if (!first.has(lane) || seq < first.get(lane)) first.set(lane, seq);
-      if (!last.has(lane) || seq > last.get(lane)) last.set(lane, seq);
-    }
-  }
-  for (const lane of lanes) {
-    const label = lane.inc > 0 ? lane.name + " #" + lane.inc : lane.name;
-    svg.append(sv("text", {x: x(lane.id), y: 16, "text-anchor": "middle", "font-weight": "600"}, label));
-    svg.append(sv("line", {x1: x(lane.id), x2: x(lane.id), y1: y(first.get(lane.id)), y2: y(last.get(lane.id)),
-                           stroke: "#c3c9d4", "stroke-width": 1.5}));
-  }
-  let labelled = -Infinity;  // Where the last step's label went: labels never overlap.
-  for (const item of items) {
-    if (item.k === "step") {
-      const n = item.n + 1;
-      const step = data.steps[item.n];
-      const label = n > data.steps.length ? "liveness phase" : "step " + n + " (ends " + step.at + "): " + step.action;
-      svg.append(sv("line", {x1: 4, x2: LEFT + lanes.length * LANE, y1: y(item.s), y2: y(item.s),
-                             stroke: "#2f5fb3", "stroke-dasharray": "4 3"}));
-      labelled = Math.max(y(item.s) - 3, labelled + 12);
-      const text = sv("text", {x: 4, y: labelled, fill: "#2f5fb3"}, label.length > 90 ? label.slice(0, 87) + "..." : label);
-      text.append(sv("title", {}, label + (step && step.narration ? "\n" + step.narration : "")));
-      svg.append(text);
-    } else if (item.k === "m") {
-      const line = sv("line", {x1: x(item.a), y1: y(item.s), x2: x(item.b), y2: y(item.e),
-                               stroke: item.drop ? "#b3261e" : storeTraffic(item) ? "#9aa5b8" : "#55607a",
-                               "stroke-width": 1, "marker-end": "url(#arrow)"});
-      if (item.drop) line.setAttribute("stroke-dasharray", "3 2");
-      line.append(sv("title", {}, item.w + (item.re ? " to " + item.re : "") + "  " + seconds(item.t0) + " -> " + seconds(item.t1) +
-                     (item.drop ? "  DROPPED (" + item.drop + ")" : "")));
-      svg.append(line);
-    } else {
-      const cx = x(item.l), cy = y(item.s);
-      const colour = {crash: "#b3261e", start: "#1f7a3a", exit: "#5b6475", fault: "#b06000",
-                      log: "#2f5fb3", cql: "#7a4fb3"}[item.k] || "#5b6475";
-      const mark = item.k === "crash" ? sv("text", {x: cx, y: cy + 4, "text-anchor": "middle", fill: colour,
-                                                     "font-size": 14, "font-weight": 700}, "\u2715")
-                 : item.k === "fault" ? sv("rect", {x: cx - 4, y: cy - 4, width: 8, height: 8, fill: colour,
-                                                     transform: "rotate(45 " + cx + " " + cy + ")"})
-                 : sv("circle", {cx, cy, r: item.k === "log" || item.k === "cql" ? 2.5 : 4, fill: colour});
-      mark.append(sv("title", {}, item.k + " at " + seconds(item.t) + ": " + item.w));
-      svg.append(mark);
-    }
-  }
-  const box = $("diagram-box");
-  box.replaceChildren(svg);
-  $("diagram-note").textContent = items.length + " of " + data.items.length + " events shown in " +
-      lanes.length + " lanes" + (data.truncated ? "; the run had more than the page keeps" : "") +
-      ". Hover an arrow or a mark to read it.";
-}
-
 function main() {
   header();
   steps();
   checkers();
   logs();
   scrubber();
-  for (const id of ["show-store", "show-probes", "show-logs", "show-cql"]) $(id).addEventListener("change", diagram);
+  diagramControls();
   diagram();
   document.body.dataset.rendered = "yes";
   // A link to a section (run.html#diagram) lands there once it is drawn.
@@ -315,11 +242,19 @@ std::string ReportPage(std::string_view data) {
     <label><input type="checkbox" id="show-probes"> health probes (/healthz)</label>
     <label><input type="checkbox" id="show-cql"> statements</label>
     <label><input type="checkbox" id="show-logs" checked> log lines</label>
+    <button type="button" id="zoom-out" title="fewer pixels per event">&minus;</button>
+    <span id="zoom-level"></span>
+    <button type="button" id="zoom-in" title="more pixels per event: more arrows labelled">+</button>
   </div>
-  <p class="sub" id="diagram-note"></p>
+  <div id="diagram-brush"></div>
+  <p class="sub" id="brush-note"></p>
+  <div id="diagram-head"></div>
   <div id="diagram-box"></div>
-  <p class="sub">A column per service and incarnation (kuri-1 #2 is kuri-1's second process), time
-  downwards in event order; &#x2715; a crash, green a start, grey an exit, orange a fault, dots log lines.</p>
+  <p class="sub" id="diagram-note"></p>
+  <p class="sub">A lane per service (the client, the proxy, the nodes, the store, then jobs and
+  tools), time downwards in event order; its process's restarts are marks on it: &#x2715; a crash,
+  green a start, grey an exit, the lane dotted while it is down; an orange diamond a fault, dots
+  log lines; a red dashed arrow a message dropped.</p>
 </section>
 <section id="checkers"><h2>Checkers over the whole run</h2>
   <table><thead><tr><th>checker</th><th>the scenario says</th><th>verdict</th><th>detail</th></tr></thead>
@@ -327,12 +262,12 @@ std::string ReportPage(std::string_view data) {
 </section>
 <section id="logs"><h2>Logs per service</h2><div id="logs-body"></div></section>
 <script type="application/json" id="run-data">{data}</script>
-<script>{script}</script>
+<script>{diagram}{script}</script>
 </body>
 </html>
 )html",
-                     fmt::arg("style", kStyle), fmt::arg("data", data),
-                     fmt::arg("script", kScript));
+                     fmt::arg("style", kStyle), fmt::arg("data", data), fmt::arg("script", kScript),
+                     fmt::arg("diagram", kDiagramScript));
 }
 
 }  // namespace faultline::scenarios

@@ -5,11 +5,20 @@
 # page's script draws it with no console message at all (no error, no
 # blocked fetch: its Content-Security-Policy forbids the network), and a
 # screenshot of each is kept beside the test's output.
-#   report_browser_test.sh FAULTLINE CORPUS_DIR OUT_DIR
+# Then the message diagram's geometry, as Chromium lays it out at 1400 px
+# (report_geometry.js, added to a copy of the page), on stories with
+# restarts, a power loss, close steps and sixteen nodes in a restart loop:
+# one lane per host, every lane's name on screen with no sideways
+# scrolling, arrows labelled, no two texts overlapping, with the store's
+# traffic hidden and shown and zoomed in; a screenshot of each diagram.
+#   report_browser_test.sh pages FAULTLINE CORPUS_DIR OUT_DIR
+#   report_browser_test.sh diagrams FAULTLINE STORIES_DIR OUT_DIR
 set -euo pipefail
-faultline=$1
-corpus=$2
-out=$3
+mode=$1
+faultline=$2
+inputs=$3
+out=$4
+here=$(dirname "$0")
 browser=$(command -v chromium || true)
 if [ -z "$browser" ]; then
   echo "report_browser_test: chromium is not installed (tools/install-deps.sh installs it)" >&2
@@ -21,9 +30,6 @@ chrome() {
   "$browser" --headless=new --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
     --user-data-dir="$out/profile" --enable-logging=stderr --v=0 "$@"
 }
-
-"$faultline" check-migrations "$corpus/seed-kuri" --runner golang-migrate --out "$out/check" >/dev/null || true
-finding=$(ls "$out"/check/repro/*.toml | head -1)
 
 check_page() {
   local name=$1 source=$2 status=$3
@@ -56,8 +62,46 @@ check_page() {
   echo "report_browser_test: $name: drawn, console silent; screenshot $out/$name.png"
 }
 
-check_page stale-schema stale-schema 0
-check_page dirty-migration dirty-migration 0
-check_page check-migrations-finding "$finding" 1
-# The steps' table has a row per step (stale-schema has 15).
-test "$(grep -o 'class="step' "$out/stale-schema.dom.html" | wc -l)" -eq 15
+
+check_diagram() {
+  local name=$1 source=$2
+  "$faultline" report "$source" -o "$out/$name.html" >/dev/null
+  # The page as shipped, with the measuring script after its own.
+  { sed '/<\/body>/,$d' "$out/$name.html"; printf '<script>\n'; cat "$here/report_geometry.js"
+    printf '</script>\n</body>\n</html>\n'; } >"$out/$name.measured.html"
+  chrome --window-size=1400,1000 --dump-dom "file://$out/$name.measured.html" \
+    >"$out/$name.measured.dom.html" 2>"$out/$name.measured.console.txt"
+  sed -n '/<pre id="geometry">/,/<\/pre>/p' "$out/$name.measured.dom.html" >"$out/$name.geometry.txt"
+  grep -q 'data-geometry="ok"' "$out/$name.measured.dom.html" || {
+    echo "$name: the diagram's geometry check failed:" >&2
+    cat "$out/$name.geometry.txt" >&2
+    grep -A3 'report-error' "$out/$name.measured.dom.html" >&2 || true
+    exit 1
+  }
+  if grep -E 'CONSOLE|Refused to|ERR_' "$out/$name.measured.console.txt"; then
+    echo "$name: the browser's console was not silent (above)" >&2
+    exit 1
+  fi
+  chrome --window-size=1400,1400 --screenshot="$out/$name.diagram.png" "file://$out/$name.measured.html" 2>/dev/null
+  [ -s "$out/$name.diagram.png" ] || { echo "$name: no screenshot" >&2; exit 1; }
+  echo "report_browser_test: $name: diagram measured ($out/$name.geometry.txt); screenshot $out/$name.diagram.png"
+}
+
+case "$mode" in
+  pages)
+    "$faultline" check-migrations "$inputs/seed-kuri" --runner golang-migrate --out "$out/check" >/dev/null || true
+    finding=$(ls "$out"/check/repro/*.toml | head -1)
+    check_page stale-schema stale-schema 0
+    check_page dirty-migration dirty-migration 0
+    check_page check-migrations-finding "$finding" 1
+    # The steps' table has a row per step (stale-schema has 15).
+    test "$(grep -oE 'class="step( chosen)?"' "$out/stale-schema.dom.html" | wc -l)" -eq 15
+    ;;
+  diagrams)
+    check_diagram proxy-misses-restart proxy-misses-restart
+    check_diagram ack-before-fsync ack-before-fsync
+    check_diagram sixteen-nodes-restart-loop "$inputs/sixteen-nodes-restart-loop.toml"
+    check_diagram dirty-migration dirty-migration
+    ;;
+  *) echo "usage: $0 pages|diagrams FAULTLINE INPUTS OUT_DIR" >&2; exit 2 ;;
+esac

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "scenarios/catalogue/catalogue.h"
 #include "scenarios/harness/runner.h"
@@ -50,25 +52,71 @@ TEST(ReportTest, TheScrubberHasTheStoreAfterEveryStep) {
   EXPECT_FALSE(data["stores"][0]["unreadable"].get<std::string>().empty());
 }
 
-TEST(ReportTest, TheDiagramHasALanePerIncarnationAndMarksTheCrash) {
+TEST(ReportTest, TheDiagramHasALanePerHostAndMarksEachRestartOnIt) {
   const Report report = RenderReport(*FindScenario("dirty-migration"), 1);
   const nlohmann::json data = DataOf(report.html);
-  int kuri1_lanes = 0;
-  for (const auto& lane : data["lanes"]) kuri1_lanes += lane["name"] == "kuri-1" ? 1 : 0;
-  EXPECT_GT(kuri1_lanes, 2) << "kuri-1 restarts: one lane per incarnation";
+  std::set<std::string> hosts;
+  int kuri1 = -1;
+  for (std::size_t id = 0; id < data["lanes"].size(); ++id) {
+    const std::string name = data["lanes"][id]["name"];
+    EXPECT_TRUE(hosts.insert(name).second) << name << " has two lanes";
+    if (name == "kuri-1") kuri1 = static_cast<int>(id);
+  }
+  ASSERT_GE(kuri1, 0);
+  // kuri-1 restarts: its incarnations are marks on its one lane.
+  std::set<int> incarnations;
   int crashes = 0;
   int faults = 0;
   int messages = 0;
   for (const auto& item : data["items"]) {
+    if (item["k"] == "start" && item["l"] == kuri1) incarnations.insert(item["i"].get<int>());
     crashes += item["k"] == "crash" ? 1 : 0;
     faults += item["k"] == "fault" ? 1 : 0;
     messages += item["k"] == "m" ? 1 : 0;
   }
+  EXPECT_GE(incarnations.size(), 2u);
+  EXPECT_TRUE(incarnations.contains(2));
   EXPECT_GE(faults, 1);
   EXPECT_GE(crashes, 1);
   EXPECT_GT(messages, 100);
   EXPECT_EQ(data["verdict"], "pass");
   EXPECT_FALSE(data["logs"]["kuri-1"].empty());
+}
+
+TEST(ReportTest, LanesRunAsARequestTravels) {
+  const nlohmann::json data = DataOf(RenderReport(*FindScenario("proxy-misses-restart"), 1).html);
+  std::vector<std::pair<int, std::string>> lanes;
+  for (const auto& lane : data["lanes"]) lanes.emplace_back(lane["order"], lane["name"]);
+  std::ranges::sort(lanes);
+  std::vector<std::string> names;
+  for (const auto& [order, name] : lanes) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"client", "s3-proxy", "kuri-1", "kuri-2", "yugabyte",
+                                             "db-init"}));
+}
+
+TEST(ReportTest, ArrowsSayWhatTheyCarry) {
+  const nlohmann::json data = DataOf(RenderReport(*FindScenario("proxy-misses-restart"), 1).html);
+  std::set<std::string> labels;
+  int statements = 0;
+  for (const auto& item : data["items"]) {
+    if (item["k"] != "m") continue;
+    const std::string label = item["lbl"];
+    labels.insert(label);
+    // The store never crashes in this story: each statement's arrow is labelled by it.
+    EXPECT_NE(label, "QUERY") << item.dump();
+    EXPECT_NE(label, "EXECUTE") << item.dump();
+    if (label.starts_with("SELECT ") || label.starts_with("INSERT ") || label.starts_with("USE ")) {
+      ++statements;
+      EXPECT_NE(item["w"].get<std::string>().find(label.substr(0, label.find(' '))),
+                std::string::npos)
+          << "the tooltip has the statement: " << item.dump();
+    }
+  }
+  EXPECT_GT(statements, 10);
+  for (const char* expected : {"PUT /b/k", "GET /healthz", "200", "503", "INSERT s3objects",
+                               "SELECT schema_migrations", "OPTIONS", "ok"}) {
+    EXPECT_TRUE(labels.contains(expected)) << expected;
+  }
 }
 
 TEST(ReportTest, ThePageIsOneFileWhateverTheRunHolds) {
