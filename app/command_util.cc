@@ -17,28 +17,44 @@
 namespace faultline::app {
 namespace {
 
+// The command whose errors are being said (SayErrorsAs); empty before one
+// is chosen. The program runs one command, so one name serves it.
+std::string& CommandSaid() {
+  static std::string command;
+  return command;
+}
+
+// Every refusal in one shape: "faultline: COMMAND: what; see HINT", the
+// hint on a line of its own after a message of several lines.
+int Refuse(std::string_view command, std::string_view message, std::string_view see) {
+  std::cerr << "faultline: " << command << (command.empty() ? "" : ": ") << message
+            << (message.find('\n') == std::string_view::npos ? "; see " : "\nsee ") << see << "\n";
+  return kExitBadInput;
+}
+
 const scenarios::Scenario* Named(const std::string& name) {
   const scenarios::Scenario* scenario = scenarios::FindScenario(name);
   if (scenario == nullptr) {
     std::vector<std::string_view> names;
     for (const scenarios::Scenario& story : scenarios::Catalogue()) names.push_back(story.name);
-    std::cerr << "faultline: no scenario named '" << name << "'"
-              << scenarios::DidYouMean(name, names) << "; `faultline list` shows them\n";
+    Refuse(CommandSaid(),
+           fmt::format("no scenario named '{}'{}", name, scenarios::DidYouMean(name, names)),
+           "`faultline list` for the catalogue, or give a scenario file's path");
   }
   return scenario;
 }
 
 }  // namespace
 
+void SayErrorsAs(std::string_view command) { CommandSaid() = command; }
+
 int BadInput(const std::string& message) {
-  std::cerr << "faultline: " << message << "\n(run `faultline help` for usage)\n";
-  return kExitBadInput;
+  if (!CommandSaid().empty()) return BadInput(message, CommandSaid());
+  return Refuse("", message, "`faultline help`");
 }
 
 int BadInput(const std::string& message, std::string_view command) {
-  std::cerr << "faultline: " << command << ": " << message << "\n(run `faultline help " << command
-            << "` for usage)\n";
-  return kExitBadInput;
+  return Refuse(command, message, fmt::format("`faultline help {}`", command));
 }
 
 int CannotWrite(std::string_view command, std::string_view flag, const std::string& path) {

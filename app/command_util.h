@@ -16,7 +16,11 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailureFound = 1;
 constexpr int kExitBadInput = 2;
 
-// Says `message` on standard error, with a pointer to the help; returns 2.
+// Every refusal is said as "faultline: COMMAND: what; see `faultline help
+// COMMAND`". Set once the command is known (main), for the code it calls.
+void SayErrorsAs(std::string_view command);
+// Says `message` on standard error, with a pointer to the help of the
+// command being run (or to `faultline help` before one is chosen); 2.
 int BadInput(const std::string& message);
 // The same, pointing at `command`'s own help ("check-migrations").
 int BadInput(const std::string& message, std::string_view command);

@@ -28,15 +28,14 @@ int RunCqlShell(const Flags& flags) {
   if (flags.file) {
     std::error_code error;
     if (!std::filesystem::is_regular_file(*flags.file, error)) {
-      std::cerr << "faultline: cql: -f " << *flags.file
-                << (std::filesystem::exists(*flags.file, error) ? ": not a regular file\n"
-                                                                : ": no such file\n");
-      return kExitBadInput;
+      return BadInput("-f " + *flags.file +
+                          (std::filesystem::exists(*flags.file, error) ? ": not a regular file"
+                                                                       : ": no such file"),
+                      "cql");
     }
     std::ifstream in(*flags.file);
     if (!in) {
-      std::cerr << "faultline: cql: cannot read " << *flags.file << "\n";
-      return kExitBadInput;
+      return BadInput("cannot read " + *flags.file, "cql");
     }
     std::stringstream contents;
     contents << in.rdbuf();
@@ -45,24 +44,22 @@ int RunCqlShell(const Flags& flags) {
   ShellStore store;
   if (flags.data) {
     if (sim::Status status = store.Load(*flags.data); !status.ok()) {
-      std::cerr << "faultline: cql: " << status.ToString() << "\n";
-      return kExitBadInput;
+      return BadInput(status.ToString(), "cql");
     }
   }
   if (sim::Status status = store.Open(); !status.ok()) {
-    std::cerr << "faultline: cql: cannot open the store"
-              << (flags.data ? " in " + flags.data->string() : "") << ": " << status.ToString()
-              << "\n";
-    return kExitBadInput;
+    return BadInput("cannot open the store" + (flags.data ? " in " + flags.data->string() : "") +
+                        ": " + status.ToString(),
+                    "cql");
   }
   ShellInput input{.keyspace = flags.keyspace, .execute = flags.execute, .script = std::nullopt};
   if (flags.file) input.script.emplace(*flags.file, std::move(script));
   const bool ok = RunShellSession(store.engine(), input);
   if (flags.data) {
     if (sim::Status status = store.SaveTo(*flags.data); !status.ok()) {
-      std::cerr << "faultline: cql: cannot write the store back to " << flags.data->string() << ": "
-                << status.ToString() << "\n";
-      return kExitBadInput;
+      return BadInput(
+          "cannot write the store back to " + flags.data->string() + ": " + status.ToString(),
+          "cql");
     }
   }
   return ok ? kExitOk : kExitBadInput;

@@ -130,6 +130,7 @@ int Main(int argc, char** argv) {
   const std::vector<CLI::App*> chosen = app.get_subcommands();
   if (chosen.empty()) return UnknownCommand(argv[1]);
   const CLI::App& command = *chosen.front();
+  SayErrorsAs(command.get_name());
   if (const std::string extra = Unexpected(command); !extra.empty()) {
     return BadInput(extra, command.get_name());
   }

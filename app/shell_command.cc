@@ -29,12 +29,10 @@ int RunCqlShellOnSnapshot(const std::string& database, const std::optional<std::
                           const std::string& keyspace) {
   ShellStore store;
   if (sim::Status status = store.LoadDatabase(database); !status.ok()) {
-    std::cerr << "faultline: shell: cannot load the store: " << status.ToString() << "\n";
-    return kExitBadInput;
+    return BadInput("cannot load the store: " + status.ToString(), "shell");
   }
   if (sim::Status status = store.Open(); !status.ok()) {
-    std::cerr << "faultline: shell: cannot open the store: " << status.ToString() << "\n";
-    return kExitBadInput;
+    return BadInput("cannot open the store: " + status.ToString(), "shell");
   }
   const ShellInput input{.keyspace = keyspace, .execute = execute, .script = std::nullopt};
   return RunShellSession(store.engine(), input) ? kExitOk : kExitBadInput;

@@ -15,6 +15,7 @@
 #include "models/operator/migrate_cli.h"
 #include "models/s3/seed_images.h"
 #include "scenarios/checkers/expectations.h"
+#include "scenarios/core/closest_name.h"
 #include "scenarios/core/duration.h"
 #include "scenarios/core/failure_classes.h"
 #include "scenarios/file/reader.h"
@@ -129,7 +130,9 @@ Step Reader::ReadStep(const toml::node& node, std::size_t number, const Scenario
     for (const std::string_view name : names)
       list += (list.empty() ? "" : ", ") + std::string(name);
     Fail(table->get("do"),
-         fmt::format("{}unknown action '{}' (expected one of: {})", where, action, list));
+         fmt::format("{}unknown action '{}'{} (expected one of: {})", where, action,
+                     DidYouMean(action, std::vector<std::string_view>(names.begin(), names.end())),
+                     list));
   }
   CheckStepKeys(*table, *kind, where);
   Step step;

@@ -50,7 +50,8 @@ TEST(ScenarioFileTest, TheCatalogueIsTheFilesUnderScenariosCatalogue) {
 
 TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"upp\"\n"),
-            "story.toml:4:6: step 1: unknown action 'upp' (expected one of: clean, clog, cql, "
+            "story.toml:4:6: step 1: unknown action 'upp' (did you mean 'up'?) (expected one of: "
+            "clean, clog, cql, "
             "disk-errors, disk-full, disk-ok, down, down -v, heal, kill, latency, loss, "
             "migrate, migrate-force, migrate-version, multipart, partition, power-loss, "
             "recreate-keyspace, "
