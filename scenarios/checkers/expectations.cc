@@ -9,9 +9,11 @@
 #include <string_view>
 
 #include "fakes/runtime.h"
+#include "models/s3/kuri_node.h"
 #include "scenarios/core/topology.h"
 #include "scenarios/world/world.h"
 #include "sim/assert.h"
+#include "sim/clock.h"
 #include "sim/names.h"
 
 namespace faultline::scenarios {
@@ -176,6 +178,20 @@ CheckResult JudgeOutput(World&, const Expectation& e, const StepOutcome& outcome
 // (retryCQLStartup) and logs only once it gives up, minutes later with the
 // seed's image (30 attempts from 2s, doubling to 15s apart: about 7
 // minutes). Empty when that is not the case.
+// The waits between a start-up's attempts (RetryCqlStartup: from the
+// initial delay, doubling up to the cap), without the attempts' own time.
+sim::Duration RetryWaits(const models::s3::RetryPolicy& policy) {
+  FL_ASSERT(policy.attempts >= 1 && policy.initial <= policy.cap);
+  sim::Duration total{};
+  sim::Duration wait = policy.initial;
+  for (int i = 1; i < policy.attempts; ++i) {  // Bounded by kMaxRetryAttempts.
+    total += wait;
+    wait = std::min(2 * wait, policy.cap);
+  }
+  // Whole seconds: "6m44s", not a figure to the nanosecond.
+  return std::chrono::duration_cast<std::chrono::seconds>(total);
+}
+
 std::string SilentRetryHint(World& world, const std::string& service,
                             const std::vector<std::string>& lines) {
   if (!service.starts_with("kuri-") || lines.empty() ||
@@ -183,11 +199,17 @@ std::string SilentRetryHint(World& world, const std::string& service,
       world.runtime.state(service) != fakes::ContainerState::kRunning) {
     return {};
   }
+  const auto spec = std::ranges::find(world.spec.services, service, &fakes::ServiceSpec::name);
+  FL_ASSERT(spec != world.spec.services.end());  // It has a container.
+  const auto image = world.images.find({spec->image, spec->version});
+  const std::optional<models::s3::RetryPolicy> policy = models::s3::NodeRetryPolicy(
+      *spec, image == world.images.end() ? models::s3::RetryPolicy{} : image->second.startup_retry);
+  if (!policy) return {};  // A malformed policy: it says so in its log at once.
   return fmt::format(
       " ({} has logged nothing since it started: its start-up retries the store silently and "
-      "logs why only once it gives up, after its image's attempts (the seed's: about 7 "
-      "minutes); wait longer, or give it fewer with RETRY_ATTEMPTS in its [[service]] env)",
-      service);
+      "logs why only once it gives up, after {} attempts over at least {}; wait longer, or give "
+      "it fewer with RETRY_ATTEMPTS in its [[service]] env)",
+      service, policy->attempts, sim::FormatDuration(RetryWaits(*policy)));
 }
 
 CheckResult JudgeLog(World& world, const Expectation& e, const StepOutcome&) {

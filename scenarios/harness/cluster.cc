@@ -55,7 +55,10 @@ void RegisterImage(World& world, const ImageSpec& image, const std::vector<Custo
   if (image.service == "proxy") {
     world.images.insert_or_assign(
         {models::s3::kProxyImage, image.version},
-        World::ImageFacts{*source, image.reads_node_id, image.golang_migrate.migrations_table});
+        World::ImageFacts{.migrations = *source,
+                          .reads_node_id = image.reads_node_id,
+                          .version_table = image.golang_migrate.migrations_table,
+                          .startup_retry = image.retry});
     models::s3::ProxyImage proxy;
     proxy.migrations = std::move(source).value();
     proxy.reads_node_id = image.reads_node_id;
@@ -68,7 +71,9 @@ void RegisterImage(World& world, const ImageSpec& image, const std::vector<Custo
   }
   world.images.insert_or_assign(
       {models::s3::kNodeImage, image.version},
-      World::ImageFacts{*source, true, image.golang_migrate.migrations_table});
+      World::ImageFacts{.migrations = *source,
+                        .version_table = image.golang_migrate.migrations_table,
+                        .startup_retry = image.retry});
   models::s3::NodeImage node;
   node.migrations = std::move(source).value();
   node.writes_node_id = image.writes_node_id;

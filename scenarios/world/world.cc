@@ -18,11 +18,15 @@ World::World(sim::SimulationOptions options)
   models::s3::RegisterSeedImages(runtime);
   for (auto& [version, image] : models::s3::SeedNodeImages()) {
     images.emplace(std::pair(models::s3::kNodeImage, version),
-                   ImageFacts{.migrations = std::move(image.migrations), .node_code = image.code});
+                   ImageFacts{.migrations = std::move(image.migrations),
+                              .node_code = image.code,
+                              .startup_retry = image.startup_retry});
   }
   for (auto& [version, image] : models::s3::SeedProxyImages()) {
     images.emplace(std::pair(models::s3::kProxyImage, version),
-                   ImageFacts{std::move(image.migrations), image.reads_node_id});
+                   ImageFacts{.migrations = std::move(image.migrations),
+                              .reads_node_id = image.reads_node_id,
+                              .startup_retry = image.startup_retry});
   }
 }
 

@@ -104,7 +104,8 @@ struct World : fakes::Environment {
     models::migrate::MigrationSource migrations;
     bool reads_node_id = true;  // Proxy images: routes by the index's node_id.
     std::string version_table = "schema_migrations";  // golang-migrate's, as the image names it.
-    models::s3::NodeCode node_code;  // Node images: how a GET serves the object's file.
+    models::s3::NodeCode node_code;         // Node images: how a GET serves the object's file.
+    models::s3::RetryPolicy startup_retry;  // Before its environment changes it.
   };
   std::map<std::pair<std::string, std::string>, ImageFacts> images;
 
