@@ -336,7 +336,8 @@ function diagram() {
   $("diagram-head").replaceChildren(diagramHead(layout, svgWidth));
   $("diagram-brush").replaceChildren(diagramBrush(svgWidth, opts));
   paintDiagram(false);
-  $("diagram-note").textContent = items.length + " of " + data.items.length + " events shown in " +
+  $("diagram-note").textContent = items.length === 0 ? "Nothing shown happened in this span: click the strip for the whole run." :
+      items.length + " of " + data.items.length + " events shown in " +
       layout.lanes.length + " lanes; " + layout.labelled + " of " + layout.messages + " arrows labelled" +
       (layout.labelled < layout.messages ? " (zoom in for more)" : "") +
       (data.truncated ? "; the run had more than the page keeps" : "") + ". Hover an arrow or a mark to read it all.";

@@ -56,6 +56,27 @@
   check("all traffic, rows x4");
   click("zoom-out"); click("zoom-out");
   for (const id of ["show-store", "show-probes", "show-cql"]) click(id);
+  // The time brush: a drag over the middle of the strip shows that span
+  // alone, and a click gives the whole run back.
+  const shownEvents = () => Number(document.getElementById("diagram-note").textContent.split(" ")[0]);
+  const whole = shownEvents();
+  const mouse = (type, fraction) => {
+    const strip = document.querySelector("#diagram-brush svg");
+    const r = strip.getBoundingClientRect();
+    const at = r.left + 172 + fraction * (r.width - 172 - 12);
+    strip.dispatchEvent(new MouseEvent(type, {clientX: at, clientY: r.top + 10, bubbles: true}));
+  };
+  mouse("mousedown", 0.4); mouse("mousemove", 0.6); mouse("mouseup", 0.6);
+  const note = document.getElementById("brush-note").textContent;
+  if (!note.startsWith("from ") || !(shownEvents() < whole)) {
+    problems.push("the time brush did not narrow the diagram: " + note + "; " + shownEvents() + " of " + whole + " events");
+  }
+  check("a span of the run");
+  lines.push("time brush: " + note + "; " + shownEvents() + " of " + whole + " events shown");
+  mouse("mousedown", 0.5); mouse("mouseup", 0.5);
+  if (!document.getElementById("brush-note").textContent.startsWith("the whole run") || shownEvents() !== whole) {
+    problems.push("a click on the strip did not give the whole run back");
+  }
   window.faultlineDiagram.paintAll();
   document.body.dataset.geometry = problems.length === 0 ? "ok" : "fail";
   const report = document.createElement("pre");
