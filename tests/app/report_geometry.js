@@ -58,7 +58,10 @@
   for (const id of ["show-store", "show-probes", "show-cql"]) click(id);
   // The time brush: a drag over the middle of the strip shows that span
   // alone, and a click gives the whole run back.
-  const shownEvents = () => Number(document.getElementById("diagram-note").textContent.split(" ")[0]);
+  const shownEvents = () => {
+    const note = document.getElementById("diagram-note").textContent;
+    return note.startsWith("Nothing shown") ? 0 : Number(note.split(" ")[0]);
+  };
   const whole = shownEvents();
   const mouse = (type, fraction) => {
     const strip = document.querySelector("#diagram-brush svg");
