@@ -31,6 +31,24 @@ chrome() {
     --user-data-dir="$out/profile" --enable-logging=stderr --v=0 "$@"
 }
 
+# Loads PAGE headless at 1400 px into PAGE's .dom.html, saying (and
+# failing) unless it rendered with the body attribute ATTR="ok-value" and a
+# silent console.
+load_page() {
+  local page=$1 attr=$2 dom="${1%.html}.dom.html" console="${1%.html}.console.txt"
+  chrome --window-size=1400,1000 --dump-dom "file://$page" >"$dom" 2>"$console"
+  grep -q "$attr" "$dom" || {
+    echo "$page: not drawn as expected ($attr):" >&2
+    sed -n '/<pre id="geometry">/,/<\/pre>/p' "$dom" >&2
+    grep -A3 'report-error' "$dom" >&2 || true
+    exit 1
+  }
+  if grep -E 'CONSOLE|Refused to|ERR_' "$console"; then
+    echo "$page: the browser's console was not silent (above)" >&2
+    exit 1
+  fi
+}
+
 check_page() {
   local name=$1 source=$2 status=$3
   local page="$out/$name.html"
@@ -45,16 +63,7 @@ check_page() {
     grep -Eo '(src|href)="[^"#][^"]*"|<link|@import|url\([^#]' "$page" >&2
     exit 1
   fi
-  chrome --dump-dom "file://$page" >"$out/$name.dom.html" 2>"$out/$name.console.txt"
-  grep -q 'data-rendered="yes"' "$out/$name.dom.html" || {
-    echo "$page: the page's script did not finish drawing it" >&2
-    grep -A3 'report-error' "$out/$name.dom.html" >&2 || true
-    exit 1
-  }
-  if grep -E 'CONSOLE|Refused to|ERR_' "$out/$name.console.txt"; then
-    echo "$page: the browser's console was not silent (above)" >&2
-    exit 1
-  fi
+  load_page "$page" 'data-rendered="yes"'
   # What a learner sees: the diagram is drawn, every step has its row.
   grep -q '<svg' "$out/$name.dom.html" || { echo "$page: no diagram" >&2; exit 1; }
   chrome --window-size=1400,2400 --screenshot="$out/$name.png" "file://$page" 2>/dev/null
@@ -69,19 +78,8 @@ check_diagram() {
   # The page as shipped, with the measuring script after its own.
   { sed '/<\/body>/,$d' "$out/$name.html"; printf '<script>\n'; cat "$here/report_geometry.js"
     printf '</script>\n</body>\n</html>\n'; } >"$out/$name.measured.html"
-  chrome --window-size=1400,1000 --dump-dom "file://$out/$name.measured.html" \
-    >"$out/$name.measured.dom.html" 2>"$out/$name.measured.console.txt"
+  load_page "$out/$name.measured.html" 'data-geometry="ok"'
   sed -n '/<pre id="geometry">/,/<\/pre>/p' "$out/$name.measured.dom.html" >"$out/$name.geometry.txt"
-  grep -q 'data-geometry="ok"' "$out/$name.measured.dom.html" || {
-    echo "$name: the diagram's geometry check failed:" >&2
-    cat "$out/$name.geometry.txt" >&2
-    grep -A3 'report-error' "$out/$name.measured.dom.html" >&2 || true
-    exit 1
-  }
-  if grep -E 'CONSOLE|Refused to|ERR_' "$out/$name.measured.console.txt"; then
-    echo "$name: the browser's console was not silent (above)" >&2
-    exit 1
-  fi
   chrome --window-size=1400,1400 --screenshot="$out/$name.diagram.png" "file://$out/$name.measured.html" 2>/dev/null
   [ -s "$out/$name.diagram.png" ] || { echo "$name: no screenshot" >&2; exit 1; }
   echo "report_browser_test: $name: diagram measured ($out/$name.geometry.txt); screenshot $out/$name.diagram.png"
