@@ -18,6 +18,7 @@ std::string FormatEndpoint(const Endpoint& endpoint) {
 // The caller's side of one call: the result, once known, and where the
 // caller waits for it.
 struct Network::PendingCall {
+  std::uint64_t request = 0;  // The request's message id, which its answer names.
   std::optional<sim::Result<Response>> result;
   sim::WaitHandle waiter;
 };
@@ -81,9 +82,13 @@ const Network::Listener* Network::FindLiveListener(HostId host, std::uint16_t po
 }
 
 void Network::Trace(std::string_view event, std::uint64_t id, HostId from, HostId to,
-                    std::string_view what) {
-  simulation_.Emit(
-      event, {{"id", id}, {"from", host_names_[from]}, {"to", host_names_[to]}, {"what", what}});
+                    std::string_view what, std::uint64_t answers) {
+  std::vector<sim::TraceField> fields = {
+      {"id", id}, {"from", host_names_[from]}, {"to", host_names_[to]}, {"what", what}};
+  // A response names the request it answers, so a reader of the trace
+  // pairs them exactly, however they overlap.
+  if (answers != 0) fields.push_back({"re", answers});
+  simulation_.Emit(event, std::move(fields));
 }
 
 void Network::TraceDrop(std::uint64_t id, HostId from, HostId to, std::string_view what,
@@ -112,13 +117,14 @@ sim::Awaitable<sim::Result<Response>> Network::Call(Endpoint to, Request request
   // The closure below takes the pointer; the request itself stays put.
   const Request& sent = *payload;
   const auto describe = [&sent] { return sent.method + " " + sent.path; };
-  Transmit(from, to_host, describe,
-           [this, from, to_host, to = std::move(to), payload = std::move(payload),
-            call](bool last) mutable {
-             OnRequestArrival(from, to_host, to,
-                              last ? std::move(payload) : std::make_unique<Request>(*payload),
-                              call);
-           });
+  // Arrivals come later, from the scheduler: the id is set before any reply.
+  call->request = Transmit(
+      from, to_host, describe,
+      [this, from, to_host, to = std::move(to), payload = std::move(payload),
+       call](bool last) mutable {
+        OnRequestArrival(from, to_host, to,
+                         last ? std::move(payload) : std::make_unique<Request>(*payload), call);
+      });
   return AwaitResponse(std::move(call), timeout);
 }
 
@@ -171,11 +177,16 @@ void Network::Reply(HostId from, HostId to, const std::shared_ptr<PendingCall>& 
   const auto describe = [ok, status] {
     return ok ? fmt::format("response {}", status) : std::string("RST");
   };
-  Transmit(from, to, describe, [this, call, result = std::move(result)](bool last) mutable {
-    if (call->result) return;  // A duplicate, or the caller timed out already.
-    call->result = last ? std::move(result) : result;
-    simulation_.scheduler().Wake(call->waiter);
-  });
+  const std::uint64_t answers = call->request;
+  FL_ASSERT(answers != 0);  // Only a request sent answers.
+  Transmit(
+      from, to, describe,
+      [this, call, result = std::move(result)](bool last) mutable {
+        if (call->result) return;  // A duplicate, or the caller timed out already.
+        call->result = last ? std::move(result) : result;
+        simulation_.scheduler().Wake(call->waiter);
+      },
+      answers);
 }
 
 sim::TimePoint Network::ArrivalTime(HostId from, HostId to) {
@@ -213,15 +224,16 @@ sim::TimePoint Network::ArrivalTime(HostId from, HostId to) {
 }
 
 template <typename Describe, typename OnArrival>
-void Network::Transmit(HostId from, HostId to, const Describe& describe, OnArrival on_arrival) {
+std::uint64_t Network::Transmit(HostId from, HostId to, const Describe& describe,
+                                OnArrival on_arrival, std::uint64_t answers) {
   const std::uint64_t id = ++counters_.sent;  // Message ids count from 1.
   // The description costs a string: made only when the trace shows it.
   std::string what = options_.trace_messages ? describe() : std::string();
-  if (options_.trace_messages) Trace("net.send", id, from, to, what);
+  if (options_.trace_messages) Trace("net.send", id, from, to, what, answers);
   if (Blocked(from, to)) {
     ++counters_.partitioned;
     TraceDrop(id, from, to, what, "partition");
-    return;
+    return id;
   }
   double loss = options_.loss_probability;
   if (!link_models_.empty()) {
@@ -233,7 +245,7 @@ void Network::Transmit(HostId from, HostId to, const Describe& describe, OnArriv
   if (loss > 0 && random_.Bernoulli(loss)) {
     ++counters_.lost;
     TraceDrop(id, from, to, what, "loss");
-    return;
+    return id;
   }
   sim::Scheduler& scheduler = simulation_.scheduler();
   FL_ASSERT_MSG(scheduler.held_count() < kMaxInFlight, "more than {} messages in flight",
@@ -253,6 +265,7 @@ void Network::Transmit(HostId from, HostId to, const Describe& describe, OnArriv
   }
   scheduler.ScheduleAt(ArrivalTime(from, to), network_owner_,
                        [this, message = std::move(message)](sim::Wake) { Deliver(*message); });
+  return id;
 }
 
 void Network::Deliver(InFlight& message) {

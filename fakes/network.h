@@ -203,7 +203,10 @@ class Network {
   // `on_arrival` (as the network, in the root process) at each delivery.
   // `describe` names the message in the trace; called only when tracing.
   template <typename Describe, typename OnArrival>
-  void Transmit(HostId from, HostId to, const Describe& describe, OnArrival on_arrival);
+  // Sends a message (`answers`: the id of the request it answers, 0 for a
+  // request); returns its id.
+  std::uint64_t Transmit(HostId from, HostId to, const Describe& describe, OnArrival on_arrival,
+                         std::uint64_t answers = 0);
   void Deliver(InFlight& message);
   sim::Awaitable<sim::Result<Response>> AwaitResponse(std::shared_ptr<PendingCall> call,
                                                       sim::Duration timeout);
@@ -218,7 +221,7 @@ class Network {
   const Listener* FindLiveListener(HostId host, std::uint16_t port) const;
   // Events carry the message's id, so a send can be matched to its fate.
   void Trace(std::string_view event, std::uint64_t id, HostId from, HostId to,
-             std::string_view what);
+             std::string_view what, std::uint64_t answers = 0);
   void TraceDrop(std::uint64_t id, HostId from, HostId to, std::string_view what,
                  std::string_view reason);
 

@@ -148,7 +148,8 @@ StoreService::Reply StoreService::Run(const Session& session, const ParsedStatem
   if (simulation_ != nullptr) {
     std::string result = "ok";
     if (const auto* error = std::get_if<CqlError>(&outcome)) {
-      result = fmt::format("error {}", static_cast<int>(error->code));
+      // Its number and YCQL's words for it ("error -301 Object Not Found").
+      result = fmt::format("error {} {}", static_cast<int>(error->code), Headline(error->message));
     } else if (done->kind == QueryResult::Kind::kRows) {
       result = fmt::format("{} rows", done->rows.size());
     }

@@ -107,14 +107,17 @@ void DiagramSink::Send(const sim::TraceEvent& event) {
   const std::string to = HostOf(event.FieldText("to"));
   const std::string what = event.FieldText("what");
   Sent sent{seq_++, Nanos(event.time), LaneOf(from),
-            pairs_.Sent(MessageIdOf(event), from, to, what), MessageLabel(what)};
-  // A store's answer: the oldest request the other way it has not answered
-  // (as MessagePairs pairs them), labelled with its statement's outcome.
+            pairs_.Sent(MessageIdOf(event), AnsweredIdOf(event), from, to, what),
+            MessageLabel(what)};
+  // A store's answer to a statement it was asked: the statement's outcome.
   if (auto asked = asked_.find({to, from});
       sent.kind.response && RunsAStatement(sent.kind.request) && asked != asked_.end()) {
-    if (!asked->second.empty()) {
-      if (asked->second.front().ran) sent.label = asked->second.front().outcome;
-      asked->second.pop_front();
+    const auto answered = std::ranges::find(asked->second, AnsweredIdOf(event), &Asked::id);
+    if (answered != asked->second.end()) {
+      // Answered without running a statement: refused (a syntax error, an
+      // unprepared statement).
+      sent.label = answered->ran ? OutcomeLabel(answered->outcome) : "refused";
+      asked->second.erase(answered);
     }
   }
   in_flight_[MessageIdOf(event)] = std::move(sent);
@@ -147,12 +150,13 @@ void DiagramSink::Arrive(const sim::TraceEvent& event, bool dropped) {
   in_flight_.erase(sent);
   if (!Add(std::move(message)) || dropped || kind.response || !RunsAStatement(what)) return;
   std::deque<Asked>& asked = asked_[{from, to}];
-  if (asked.size() < kMaxAskedPerPair) asked.push_back(Asked{item});
+  if (asked.size() < kMaxAskedPerPair) asked.push_back(Asked{MessageIdOf(event), item});
 }
 
 // The store runs what it was asked in the order it arrived from each client
-// (each request waits the same statement time): the oldest delivered
-// request from that client without a statement is this one's.
+// (each request waits the same statement time, and one refused is answered
+// at once, leaving the queue): the oldest delivered request from that
+// client without a statement is this one's.
 void DiagramSink::Statement(const sim::TraceEvent& event) {
   std::string text = event.FieldText("statement");
   const std::string outcome = event.FieldText("outcome");
@@ -174,11 +178,11 @@ void DiagramSink::Statement(const sim::TraceEvent& event) {
   Mark(event, "cql", text + " -> " + outcome);
 }
 
-// A process that ends answers nothing more, and runs nothing it was asked.
+// A store that ends runs nothing more of what it was asked (a client that
+// ends leaves what it asked running).
 void DiagramSink::Ended(const std::string& host) {
-  pairs_.Ended(host);
   for (auto& [pair, asked] : asked_) {
-    if (pair.first == host || pair.second == host) asked.clear();
+    if (pair.second == host) asked.clear();
   }
 }
 

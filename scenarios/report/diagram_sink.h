@@ -54,8 +54,9 @@ class DiagramSink final : public sim::TraceSink {
   };
   // A QUERY or EXECUTE delivered to a store, waiting for the statement it
   // runs (which labels its arrow) and for its answer (labelled with the
-  // statement's outcome).
+  // statement's outcome, or as refused when it ran none).
   struct Asked {
+    std::uint64_t id;  // Its message id, which the answer names.
     std::size_t item;  // Its index in items_.
     bool ran = false;
     std::string outcome;

@@ -21,18 +21,26 @@ std::string Cut(std::string label) {
   return label;
 }
 
-// The statement's words up to its first '(' (a column list or VALUES),
-// split at blanks, with quotes dropped: enough to find its verb and object.
+// The statement's words outside parentheses (column lists, VALUES,
+// count(*)), up to its first ';', split at blanks, with quotes dropped:
+// enough to find its verb and object.
 std::vector<std::string> Words(std::string_view statement) {
   constexpr std::size_t kMaxWords = 12;  // The object is never further in.
   std::vector<std::string> words;
   std::string word;
+  int depth = 0;
   for (const char c : statement) {
-    if (c == '(' || c == ';') break;
+    if (c == ';' || words.size() >= kMaxWords) break;
+    if (c == '(' || c == ')') {
+      depth = std::max(0, depth + (c == '(' ? 1 : -1));
+      if (!word.empty()) words.push_back(std::move(word));
+      word.clear();
+      continue;
+    }
+    if (depth > 0) continue;
     if (std::isspace(static_cast<unsigned char>(c))) {
       if (!word.empty()) words.push_back(std::move(word));
       word.clear();
-      if (words.size() == kMaxWords) return words;
     } else if (c != '"' && c != '\'') {
       word += c;
     }
@@ -70,6 +78,15 @@ std::string MessageLabel(std::string_view what) {
   // The store's protocol goes to one path; its method says it all.
   if (what.ends_with(" /cql")) return std::string(what.substr(0, what.size() - 5));
   return Cut(std::string(what));
+}
+
+std::string OutcomeLabel(std::string_view outcome) {
+  if (!outcome.starts_with("error ")) return Cut(std::string(outcome));
+  outcome.remove_prefix(6);
+  const std::size_t words = outcome.find(' ');  // After the error's number.
+  if (words == std::string_view::npos) return "error " + Cut(std::string(outcome));
+  outcome.remove_prefix(words + 1);
+  return Cut(std::string(outcome.substr(0, outcome.find_first_of(".:("))));
 }
 
 std::string StatementLabel(std::string_view statement) {

@@ -19,6 +19,11 @@ std::string MessageLabel(std::string_view what);
 // "BATCH"; at most kMaxLabelChars characters.
 std::string StatementLabel(std::string_view statement);
 
+// A store's answer from its statement's outcome in the trace: "ok",
+// "3 rows", or an error's words without its number and detail ("Object
+// Not Found" of "error -301 Object Not Found. ...").
+std::string OutcomeLabel(std::string_view outcome);
+
 inline constexpr std::size_t kMaxLabelChars = 40;
 
 }  // namespace faultline::scenarios

@@ -11,57 +11,38 @@ std::uint64_t MessageIdOf(const sim::TraceEvent& event) {
   return id == nullptr ? 0 : id->AsUint();
 }
 
-MessageKind MessagePairs::Sent(std::uint64_t id, const std::string& from_endpoint,
-                               const std::string& to_endpoint, const std::string& what) {
+std::uint64_t AnsweredIdOf(const sim::TraceEvent& event) {
+  const sim::TraceValue* re = event.Find("re");
+  return re == nullptr ? 0 : re->AsUint();
+}
+
+MessageKind MessagePairs::Sent(std::uint64_t id, std::uint64_t answers,
+                               const std::string& from_endpoint, const std::string& to_endpoint,
+                               const std::string& what) {
   const std::string from = HostOf(from_endpoint);
   const std::string to = HostOf(to_endpoint);
+  const bool store = stores_.contains(from) || stores_.contains(to);
   if (what.starts_with("response") || what == "RST") {
-    std::deque<Asked>& asked = unanswered_[{to, from}];
-    MessageKind answer;
-    while (!asked.empty()) {  // Bounded: each pass removes an entry.
-      Asked oldest = std::move(asked.front());
-      asked.pop_front();
-      queued_.erase(oldest.id);
-      if (dropped_.erase(oldest.id) > 0) continue;  // It never arrived: not this one's.
-      FL_ASSERT(!oldest.kind.response);             // Only requests wait for an answer.
-      answer = std::move(oldest.kind);
-      break;
+    MessageKind answer{.response = true, .store = store};
+    // A duplicate's second answer, or one to a request past the bound, is unpaired.
+    if (const auto asked = unanswered_.find(answers); asked != unanswered_.end()) {
+      FL_ASSERT(!asked->second.response);  // Only requests wait for an answer.
+      answer = std::move(asked->second);
+      answer.response = true;
+      unanswered_.erase(asked);
     }
-    answer.response = true;
     return answer;
   }
-  const MessageKind request{what, false, stores_.contains(from) || stores_.contains(to),
-                            what.find("/healthz") != std::string::npos};
-  constexpr std::size_t kMaxUnanswered = 10'000;  // Per pair of hosts: far past any run's.
-  std::deque<Asked>& asked = unanswered_[{from, to}];
-  // Full: make room by the requests dropped on the way, oldest first.
-  while (asked.size() >= kMaxUnanswered && dropped_.contains(asked.front().id)) {
-    dropped_.erase(asked.front().id);
-    queued_.erase(asked.front().id);
-    asked.pop_front();
-  }
-  if (asked.size() < kMaxUnanswered) {
-    asked.push_back(Asked{id, request});
-    queued_.insert(id);
-  }
-  FL_ASSERT(dropped_.size() <= queued_.size());  // Only a queued request is dropped.
+  const MessageKind request{what, false, store, what.find("/healthz") != std::string::npos};
+  // A request a crash abandoned is never answered: past the bound, the
+  // oldest waiting (ids grow) is taken for one and forgotten.
+  constexpr std::size_t kMaxUnanswered = 100'000;
+  if (unanswered_.size() >= kMaxUnanswered) unanswered_.erase(unanswered_.begin());
+  unanswered_.emplace(id, request);
+  FL_ASSERT(unanswered_.size() <= kMaxUnanswered);
   return request;
 }
 
-void MessagePairs::Dropped(std::uint64_t id) {
-  if (queued_.contains(id)) dropped_.insert(id);
-}
-
-void MessagePairs::Ended(const std::string& host) {
-  for (auto& [pair, asked] : unanswered_) {
-    if (pair.second != host) continue;
-    for (const Asked& request : asked) {
-      queued_.erase(request.id);
-      dropped_.erase(request.id);
-    }
-    asked.clear();
-  }
-  FL_ASSERT(dropped_.size() <= queued_.size());
-}
+void MessagePairs::Dropped(std::uint64_t id) { unanswered_.erase(id); }
 
 }  // namespace faultline::scenarios

@@ -38,14 +38,14 @@ pre { margin:0; white-space:pre-wrap; font:12px/1.4 ui-monospace,"DejaVu Sans Mo
 .scrub input { flex:0 0 min(640px,60vw); }
 .tables { display:flex; flex-wrap:wrap; gap:14px; margin-top:10px; }
 .tables table { max-width:100%; } .tables caption { text-align:left; font-weight:600; padding:2px 0; }
-#diagram-box { overflow:auto; max-height:80vh; background:#fff; border:1px solid var(--line); border-top:0; }
+#diagram-box { overflow:auto; scrollbar-gutter:stable; max-height:80vh; background:#fff; border:1px solid var(--line); border-top:0; }
 #diagram-head { overflow:hidden; background:#fff; border:1px solid var(--line); border-bottom:0; }
 #diagram-brush svg { cursor:crosshair; display:block; }
 .controls button { min-width:28px; }
 .controls label { margin-right:14px; }
 details { margin:4px 0; } summary { cursor:pointer; font-weight:600; }
 .note { color:var(--warn); }
-svg text { font:11px system-ui,"DejaVu Sans",sans-serif; }
+svg text { font-size:11px; font-family:system-ui,"DejaVu Sans",sans-serif; }
 )css";
 
 // The page's script: draws everything from the data, and says it did

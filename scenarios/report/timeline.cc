@@ -183,15 +183,15 @@ void ReadableTimeline::Write(const sim::TraceEvent& event) {
   const std::string_view name = event.name;
   if (name == "net.send") {
     constexpr std::size_t kMaxInFlight = 1'000'000;  // Far past any run's messages in flight.
-    const MessageKind kind = pairs_.Sent(MessageIdOf(event), event.FieldText("from"),
-                                         event.FieldText("to"), event.FieldText("what"));
+    const MessageKind kind =
+        pairs_.Sent(MessageIdOf(event), AnsweredIdOf(event), event.FieldText("from"),
+                    event.FieldText("to"), event.FieldText("what"));
     if (in_flight_.size() < kMaxInFlight) {
       in_flight_[MessageIdOf(event)] = InFlight{event.time, step_, kind};
     }
     return;
   }
   if (name == "net.drop") pairs_.Dropped(MessageIdOf(event));
-  if (name == "process.kill" || name == "process.exit") pairs_.Ended(event.process);
   if (name == "net.deliver" || name == "net.drop") return Message(event, name == "net.deliver");
   if (!Shows(event)) return;
   if (name == "net.refused") {

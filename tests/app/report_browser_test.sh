@@ -26,8 +26,9 @@ if [ -z "$browser" ]; then
 fi
 rm -rf "$out" && mkdir -p "$out"
 chrome() {
-  # A fresh profile each time, no sandbox (CI runs as root), nothing but the page.
-  "$browser" --headless=new --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
+  # A fresh profile each time, no sandbox (CI runs as root), nothing but the
+  # page; scrollbars as a reader has them (they take width).
+  "$browser" --headless=new --no-sandbox --disable-gpu --no-first-run \
     --user-data-dir="$out/profile" --enable-logging=stderr --v=0 "$@"
 }
 

@@ -35,8 +35,17 @@ TEST(StatementLabelTest, VerbAndTableWithoutKeyspaceOrQuotes) {
   EXPECT_EQ(StatementLabel("ALTER TABLE t ADD c int"), "ALTER TABLE t");
   EXPECT_EQ(StatementLabel("DROP TABLE IF EXISTS ks.old"), "DROP TABLE old");
   EXPECT_EQ(StatementLabel("BEGIN BATCH INSERT INTO t (a) VALUES (1); APPLY BATCH"), "BATCH");
+  EXPECT_EQ(StatementLabel("SELECT count(*) FROM ks.t WHERE a IN (1, 2)"), "SELECT t");
   EXPECT_EQ(StatementLabel("   "), "(empty)");
   EXPECT_LE(StatementLabel("SELECT * FROM " + std::string(200, 'y')).size(), kMaxLabelChars);
+}
+
+TEST(OutcomeLabelTest, AnErrorByItsWords) {
+  EXPECT_EQ(OutcomeLabel("ok"), "ok");
+  EXPECT_EQ(OutcomeLabel("3 rows"), "3 rows");
+  EXPECT_EQ(OutcomeLabel("error -301 Object Not Found"), "Object Not Found");
+  EXPECT_EQ(OutcomeLabel("error -2 Server Error. Column family mismatch"), "Server Error");
+  EXPECT_EQ(OutcomeLabel("error -11"), "error -11");
 }
 
 }  // namespace
