@@ -48,6 +48,11 @@ const scenarios::Scenario* Named(const std::string& name) {
 
 void SayErrorsAs(std::string_view command) { CommandSaid() = command; }
 
+void Warn(const std::string& message) {
+  std::cerr << "faultline: " << CommandSaid() << (CommandSaid().empty() ? "" : ": ") << message
+            << "\n";
+}
+
 int BadInput(const std::string& message) {
   if (!CommandSaid().empty()) return BadInput(message, CommandSaid());
   return Refuse("", message, "`faultline help`");
@@ -84,7 +89,17 @@ const scenarios::Scenario* NamedOrFile(const std::string& name,
   std::variant<scenarios::Scenario, scenarios::FileError> loaded =
       scenarios::LoadScenarioFile(name, limits);
   if (const auto* error = std::get_if<scenarios::FileError>(&loaded)) {
-    std::cerr << error->message << "\n";
+    // An error at a place in the file keeps the compilers' FILE:LINE:COL:
+    // shape, which editors jump to; one about the file as a whole (missing,
+    // a folder, too large) is said as every other refusal.
+    const std::string_view message = error->message;
+    const bool placed = message.starts_with(name + ":") && message.size() > name.size() + 1 &&
+                        std::isdigit(static_cast<unsigned char>(message[name.size() + 1]));
+    if (placed) {
+      std::cerr << message << "\n";
+    } else {
+      BadInput(error->message);
+    }
     return nullptr;
   }
   from_file = std::move(std::get<scenarios::Scenario>(loaded));

@@ -22,6 +22,8 @@ void SayErrorsAs(std::string_view command);
 // Says `message` on standard error, with a pointer to the help of the
 // command being run (or to `faultline help` before one is chosen); 2.
 int BadInput(const std::string& message);
+// A warning, not a refusal: "faultline: COMMAND: what", and the command goes on.
+void Warn(const std::string& message);
 // The same, pointing at `command`'s own help ("check-migrations").
 int BadInput(const std::string& message, std::string_view command);
 // The output `path` of `flag` could not be written (errno says why); 2.

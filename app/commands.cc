@@ -150,7 +150,7 @@ int ShowHelp(const CLI::App& app, const std::vector<std::string>& words) {
     std::cout << app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
     return kExitOk;
   }
-  if (words.size() > 1) return BadInput("help takes one command, got '" + words[1] + "' too");
+  if (words.size() > 1) return BadInput("help: it takes one command, got '" + words[1] + "' too");
   for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
     if (command->get_name() == words.front()) {
       std::cout << command->help(app.get_name());

@@ -151,8 +151,7 @@ std::variant<ShardFile, std::string> MergeShards(std::vector<ShardFile>& shards,
           "--allow-missing to merge these alone",
           which);
     }
-    std::cerr << "faultline merge: shard(s) " << which
-              << " missing: the merge holds only the runs of the shards given\n";
+    Warn("shard(s) " + which + " missing: the merge holds only the runs of the shards given");
   }
   merged.groups = scenarios::MergeDrawnGroups(parts);
   return merged;

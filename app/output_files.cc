@@ -327,10 +327,10 @@ std::optional<ResultsFolder> ResultsFolder::Open(const std::string& flag, const 
     // over, nothing of it stays.
     const bool continued = earlier == Earlier::kContinue;
     if (!continued) {
-      std::cerr << fmt::format(
-          "faultline: {} held what an earlier command left unfinished; starting over (an "
-          "exploration's `faultline explore --resume {}` would have continued it)\n",
-          staging.string(), out.string());
+      Warn(
+          fmt::format("{} held what an earlier command left unfinished; starting over (an "
+                      "exploration's `faultline explore --resume {}` would have continued it)",
+                      staging.string(), out.string()));
     }
     if (!EmptyFolder(staging, /*results_only=*/continued)) {
       close(fd);

@@ -51,7 +51,9 @@ int RunReportCommand(const ReportFlags& flags) {
                                                              : "STOPPED",
                              flags.out, report.html.size() / 1024);
   }
-  if (!report.result.stopped.empty()) return kExitBadInput;
+  if (!report.result.stopped.empty()) {
+    return BadInput("the run stopped: " + report.result.stopped, "report");
+  }
   return report.result.passed ? kExitOk : kExitFailureFound;
 }
 

@@ -452,8 +452,7 @@ int RunScenarioCommand(const RunFlags& flags) {
   }
   // A run its budget stopped checked nothing: neither a pass nor a failure.
   if (!result.stopped.empty()) {
-    std::cerr << "faultline: run stopped: " << result.stopped << "\n";
-    return kExitBadInput;
+    return BadInput("the run stopped: " + result.stopped, "run");
   }
   return result.passed && deterministic ? kExitOk : kExitFailureFound;
 }

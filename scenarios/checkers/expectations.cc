@@ -173,11 +173,6 @@ CheckResult JudgeOutput(World&, const Expectation& e, const StepOutcome& outcome
           .actual = OneLine(outcome.text)};
 }
 
-// Why a node's log may lack a line for now, when it is running and has
-// said nothing since it started: the gateway's start-up retry is silent
-// (retryCQLStartup) and logs only once it gives up, minutes later with the
-// seed's image (30 attempts from 2s, doubling to 15s apart: about 7
-// minutes). Empty when that is not the case.
 // The waits between a start-up's attempts (RetryCqlStartup: from the
 // initial delay, doubling up to the cap), without the attempts' own time.
 sim::Duration RetryWaits(const models::s3::RetryPolicy& policy) {
@@ -188,10 +183,18 @@ sim::Duration RetryWaits(const models::s3::RetryPolicy& policy) {
     total += wait;
     wait = std::min(2 * wait, policy.cap);
   }
-  // Whole seconds: "6m44s", not a figure to the nanosecond.
-  return std::chrono::duration_cast<std::chrono::seconds>(total);
+  // Whole seconds past a minute ("6m44s"), milliseconds below ("700ms").
+  if (total >= std::chrono::minutes(1)) {
+    return std::chrono::duration_cast<std::chrono::seconds>(total);
+  }
+  return std::chrono::duration_cast<std::chrono::milliseconds>(total);
 }
 
+// Why a node's log may lack a line for now, when it is running and has
+// said nothing since it started: the gateway's start-up retry is silent
+// (retryCQLStartup) and logs only once it gives up, minutes later with the
+// seed's image (30 attempts from 2s, doubling to 15s apart: 6m44s of
+// waits). Empty when that is not the case.
 std::string SilentRetryHint(World& world, const std::string& service,
                             const std::vector<std::string>& lines) {
   if (!service.starts_with("kuri-") || lines.empty() ||

@@ -16,6 +16,9 @@ namespace {
 
 // Bounds on what one page carries; past them the page says what it left out.
 constexpr std::size_t kMaxDiagramItems = 60'000;
+// Steps, faults and a process's starts, crashes and exits are kept past
+// that, up to this many more: the diagram's story stays whole.
+constexpr std::size_t kMaxMarksPastTheBound = 20'000;
 constexpr std::size_t kMaxLogLines = 20'000;
 constexpr std::size_t kMaxDrawnInFlight = 1'000'000;
 constexpr std::size_t kMaxAskedPerPair = 10'000;
@@ -215,7 +218,9 @@ void DiagramSink::Mark(const sim::TraceEvent& event, std::string_view kind, cons
 }
 
 bool DiagramSink::Add(Json item) {
-  if (items_.size() >= kMaxDiagramItems) {
+  const std::string& kind = item["k"].get_ref<const std::string&>();
+  const bool story = kind != "m" && kind != "log" && kind != "cql";
+  if (items_.size() >= kMaxDiagramItems + (story ? kMaxMarksPastTheBound : 0)) {
     truncated_ = true;
     return false;
   }

@@ -50,5 +50,8 @@ expect "^faultline: report: $unknown_story" report stale-schem -o "$work/x.html"
 expect "^faultline: shell: $unknown_story" shell stale-schem --at 1 -e 'DESCRIBE KEYSPACES'
 expect "^faultline: unknown command 'rnu' \(did you mean 'run'\?\); see \`faultline help\`\$" rnu
 expect "^faultline: help: no command 'nosuch'; see \`faultline help\`\$" help nosuch
+expect "^faultline: help: it takes one command, got 'b' too; see \`faultline help\`\$" help run b
+expect "^faultline: run: $work/none.toml: no such file; see \`faultline help run\`\$" run "$work/none.toml"
+expect "^faultline: report: $work: .+; see \`faultline help report\`\$" report "$work" -o "$work/x.html"
 expect "^$work/bad.toml:4:6: step 1: unknown action 'upp' \(did you mean 'up'\?\)" run "$work/bad.toml"
 exit $failed

@@ -11,9 +11,13 @@ faultline=$1
 dir=$2
 fail() { echo "expectation_hints: $*"; exit 1; }
 rm -rf "$dir" && mkdir -p "$dir" || exit 1
-story() {  # story WAIT [ATTEMPTS]: kuri-1 crashes mid-migration; its log is asked for after WAIT.
+story() {  # story WAIT [ATTEMPTS [DELAY_MS]]: kuri-1 crashes mid-migration; its log is asked for after WAIT.
   service=""
-  if [ $# -gt 1 ]; then
+  if [ $# -gt 2 ]; then
+    service="[[service]]
+name = \"kuri-1\"
+env = { RETRY_ATTEMPTS = \"$2\", RETRY_DELAY_MS = \"$3\" }"
+  elif [ $# -gt 1 ]; then
     service="[[service]]
 name = \"kuri-1\"
 env = { RETRY_ATTEMPTS = \"$2\" }"
@@ -30,6 +34,9 @@ grep -q '^    FAIL kuri-1.s log contains "Dirty database version" (got: .*kuri-1
 story 10s 5
 grep -q 'after 5 attempts over at least 29s; wait longer' "$dir/wait-10s5.out" ||
   fail "the hint does not follow RETRY_ATTEMPTS: $(grep FAIL "$dir/wait-10s5.out")"
+story 200ms 4 100
+grep -q 'after 4 attempts over at least 700ms; wait longer' "$dir/wait-200ms4.out" ||
+  fail "the hint does not follow RETRY_DELAY_MS: $(grep FAIL "$dir/wait-200ms4.out")"
 story 8m
 grep -q '^    ok   kuri-1.s log contains "Dirty database version"' "$dir/wait-8m.out" ||
   fail "the line is not there after the retry gave up: $(grep -E 'ok|FAIL' "$dir/wait-8m.out" | head -3)"
