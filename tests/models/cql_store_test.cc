@@ -91,9 +91,10 @@ TEST(CqlStoreTest, EveryStatementAppearsInTheTrace) {
     seen.push_back(event.Find("statement")->AsString() + " -> " +
                    event.Find("outcome")->AsString());
   }
-  EXPECT_EQ(seen, (std::vector<std::string>{"CREATE KEYSPACE ks -> ok",
-                                            "SELECT node_id FROM ks.t -> error -301",
-                                            "SELECT * FROM system_schema.keyspaces -> 4 rows"}));
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"CREATE KEYSPACE ks -> ok",
+                                      "SELECT node_id FROM ks.t -> error -301 Object Not Found",
+                                      "SELECT * FROM system_schema.keyspaces -> 4 rows"}));
 }
 
 // A syntax error keeps its place over the wire, like any other error.
