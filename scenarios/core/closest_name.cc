@@ -90,8 +90,9 @@ std::string GroupedNames(const std::vector<std::string>& names) {
   constexpr std::size_t kWidth = 100;
   std::string text;
   for (const auto& [prefix, lasts] : groups) {
-    std::string line =
-        "\n  " + (prefix.empty() ? "" : prefix + ".") + (lasts.size() > 1 ? "{" : "");
+    // Braces only say what a prefix is shared by: plain names are a list.
+    const bool braced = !prefix.empty() && lasts.size() > 1;
+    std::string line = "\n  " + (prefix.empty() ? "" : prefix + ".") + (braced ? "{" : "");
     const std::size_t indent = prefix.empty() ? 2 : prefix.size() + 4;
     for (std::size_t i = 0; i < lasts.size(); ++i) {
       const std::string piece = lasts[i] + (i + 1 < lasts.size() ? ", " : "");
@@ -102,7 +103,7 @@ std::string GroupedNames(const std::vector<std::string>& names) {
       }
       line += piece;
     }
-    if (lasts.size() > 1) line += "}";
+    if (braced) line += "}";
     text += line;
   }
   return text;

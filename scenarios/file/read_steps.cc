@@ -124,15 +124,11 @@ Step Reader::ReadStep(const toml::node& node, std::size_t number, const Scenario
   const std::string action = String(*table, "do", where, true);
   const StepKind* kind = FindStepKind(action);
   if (kind == nullptr) {
-    std::set<std::string_view> names;  // Sorted, to be scanned.
-    for (const StepKind& known : StepKinds()) names.insert(known.name);
-    std::string list;
-    for (const std::string_view name : names)
-      list += (list.empty() ? "" : ", ") + std::string(name);
-    Fail(table->get("do"),
-         fmt::format("{}unknown action '{}'{} (expected one of: {})", where, action,
-                     DidYouMean(action, std::vector<std::string_view>(names.begin(), names.end())),
-                     list));
+    std::set<std::string> names;  // Sorted, to be read.
+    for (const StepKind& known : StepKinds()) names.emplace(known.name);
+    const std::vector<std::string> sorted(names.begin(), names.end());
+    Fail(table->get("do"), fmt::format("{}unknown action '{}'{}; the actions:{}", where, action,
+                                       DidYouMean(action, sorted), GroupedNames(sorted)));
   }
   CheckStepKeys(*table, *kind, where);
   Step step;

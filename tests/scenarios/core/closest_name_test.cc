@@ -52,6 +52,7 @@ TEST(GroupedNamesTest, OneGroupALineByAllButTheLastPart) {
             "\n  disk.{open, sync}\n  m.k.statement.{after, before}\n  m.k.version.before"
             "\n  plain");
   EXPECT_EQ(GroupedNames({}), "");
+  EXPECT_EQ(GroupedNames({"clean", "up"}), "\n  clean, up");  // No prefix: no braces.
   // A group too long for a line goes on, indented under its first name.
   std::vector<std::string> many;
   for (int i = 0; i < 40; ++i) many.push_back("site.name" + std::to_string(i));

@@ -50,12 +50,12 @@ TEST(ScenarioFileTest, TheCatalogueIsTheFilesUnderScenariosCatalogue) {
 
 TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[[step]]\ndo = \"upp\"\n"),
-            "story.toml:4:6: step 1: unknown action 'upp' (did you mean 'up'?) (expected one of: "
-            "clean, clog, cql, "
-            "disk-errors, disk-full, disk-ok, down, down -v, heal, kill, latency, loss, "
-            "migrate, migrate-force, migrate-version, multipart, partition, power-loss, "
-            "recreate-keyspace, "
-            "restart, s3, set-image, stop, up, wait, wait-for)");
+            "story.toml:4:6: step 1: unknown action 'upp' (did you mean 'up'?); the actions:\n"
+            "  clean, clog, cql, disk-errors, disk-full, disk-ok, down, down -v, heal, kill, "
+            "latency, loss,\n"
+            "  migrate, migrate-force, migrate-version, multipart, partition, power-loss, "
+            "recreate-keyspace,\n"
+            "  restart, s3, set-image, stop, up, wait, wait-for");
   EXPECT_EQ(Error("title = \"t\"\n[[step]]\ndo = \"up\"\n"), "story.toml:1:1: missing 'name'");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n"),
             "story.toml:1:1: a scenario needs at least one [[step]]");
