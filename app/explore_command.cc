@@ -385,6 +385,10 @@ int RunExploreCommand(const ExploreFlags& flags) {
   std::optional<scenarios::Scenario> from_file;
   const scenarios::Scenario* workload = NamedOrFile(flags.scenario, from_file, flags.limits);
   if (workload == nullptr) return kExitBadInput;
+  if (flags.faults) {
+    const std::string idle = scenarios::KindsWithNothingToActOn(*workload, bounds.kinds);
+    if (!idle.empty()) return BadInput("--faults: " + idle, "explore");
+  }
   // A shard without a run would find nothing and say so with exit 0: it
   // is a mistake in the shard set-up, said before anything runs.
   if (scenarios::RunsInShard(static_cast<std::uint64_t>(flags.runs), flags.shard, flags.batch) ==

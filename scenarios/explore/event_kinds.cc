@@ -1,6 +1,7 @@
 #include "scenarios/explore/event_kinds.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -306,6 +307,28 @@ const EventKind* FindEventKind(std::string_view name) {
     if (kind.name == name) return &kind;
   }
   return nullptr;
+}
+
+std::string KindsWithNothingToActOn(const Scenario& workload,
+                                    const std::vector<std::string>& names) {
+  if (names.empty()) return {};
+  const DrawContext cluster = DrawContextOf(workload);
+  std::vector<std::string> idle;  // "upgrade (a node or the proxy moves to ...)"
+  for (const std::string& name : names) {
+    const EventKind* kind = FindEventKind(name);
+    FL_ASSERT_MSG(kind != nullptr, "'{}' was chosen as a kind", name);
+    // A draw comes back empty exactly when the cluster has nothing for its
+    // kind, whatever it draws: one draw tells (the draws are the one place
+    // that knows what each kind acts on).
+    sim::Rng probe(1);
+    const DrawnEvent drawn = kind->draw(cluster, probe);
+    if (!drawn.fault && drawn.steps.empty()) {
+      idle.push_back(fmt::format("'{}' ({})", name, kind->meaning));
+    }
+  }
+  if (idle.empty()) return {};
+  return fmt::format("{}'s cluster has nothing for {}: leave {} out", workload.name,
+                     fmt::join(idle, "; nor for "), idle.size() == 1 ? "it" : "them");
 }
 
 std::string EventKindNames() {

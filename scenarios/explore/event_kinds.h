@@ -69,4 +69,13 @@ ChosenEventKinds ChooseEventKinds(const std::optional<std::string>& faults,
 // The table's names, comma-separated, for help and errors.
 std::string EventKindNames();
 
+// Of the kinds a person chose (`names`, as ChooseEventKinds gives them;
+// empty: every kind, and nothing is said), those `workload`'s cluster has
+// nothing for (no fault site, no service to hit, no volume, no other
+// version), said in words with what to write instead; empty when each has
+// something. A kind asked for by name that could never be drawn would make
+// an exploration that silently explores less than it was asked.
+std::string KindsWithNothingToActOn(const Scenario& workload,
+                                    const std::vector<std::string>& names);
+
 }  // namespace faultline::scenarios

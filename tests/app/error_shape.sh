@@ -35,6 +35,7 @@ shape explain stale-schema --bogus
 shape run stale-schema --seed x
 shape run
 shape explore slow-migration --runs 0
+shape explore dirty-migration --faults upgrade --runs 2
 shape merge /nonexistent-error-shape
 shape report stale-schema
 shape report stale-schema -o /nonexistent-error-shape/x.html

@@ -259,6 +259,24 @@ TEST(ExploreTest, KindsChosenWronglyAreSaidSo) {
   EXPECT_TRUE(ChooseEventKinds(every, std::nullopt).names.empty());
 }
 
+// A kind named in --faults that the story's cluster has nothing for would
+// silently explore less than asked: it is said, with the kind's meaning.
+TEST(ExploreTest, KindsWithNothingToActOnAreSaid) {
+  const Scenario& one_version = *FindScenario("dirty-migration");  // v2 for node and proxy.
+  const std::string said = KindsWithNothingToActOn(one_version, {"kill", "upgrade"});
+  EXPECT_NE(said.find("dirty-migration's cluster has nothing for 'upgrade' (a node or the proxy"),
+            std::string::npos)
+      << said;
+  EXPECT_EQ(said.find("'kill'"), std::string::npos) << said;
+  EXPECT_EQ(KindsWithNothingToActOn(one_version, {}), "");  // Every kind: nothing said.
+  // A story that moves between versions has something for it.
+  EXPECT_EQ(KindsWithNothingToActOn(*FindScenario("stale-schema"), {"upgrade"}), "");
+  for (const EventKind& kind : EventKinds()) {
+    if (kind.name == "upgrade") continue;
+    EXPECT_EQ(KindsWithNothingToActOn(one_version, {std::string(kind.name)}), "") << kind.name;
+  }
+}
+
 // With every kind allowed, a seed draws the schedule it drew before kinds
 // could be chosen: naming every kind draws what naming none draws.
 TEST(ExploreTest, EveryKindNamedDrawsWhatNoneNamedDraws) {
