@@ -148,10 +148,11 @@ void DiagramSink::Arrive(const sim::TraceEvent& event, bool dropped) {
   if (kind.store) message["tag"] = "store";
   if (kind.probe) message["tag"] = "probe";
   if (kind.response && !kind.request.empty()) message["re"] = kind.request;
+  const bool response = kind.response;  // `kind` goes with the entry, erased below.
   const std::size_t item = items_.size();
   const std::string from = lanes_[sent->second.lane].host;
   in_flight_.erase(sent);
-  if (!Add(std::move(message)) || dropped || kind.response || !RunsAStatement(what)) return;
+  if (!Add(std::move(message)) || dropped || response || !RunsAStatement(what)) return;
   std::deque<Asked>& asked = asked_[{from, to}];
   if (asked.size() < kMaxAskedPerPair) asked.push_back(Asked{MessageIdOf(event), item});
 }
