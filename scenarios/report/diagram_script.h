@@ -324,7 +324,8 @@ function diagramHead(layout, width) {
 function diagramBrush(width, opts) {
   const all = data.items.filter((item) => item.k !== "step" && kindShown(item, opts));
   const end = data.items.reduce((most, item) => Math.max(most, item.k === "m" ? item.t1 : item.t), 1);
-  const strip = sv("svg", {width, height: BRUSH_H, class: "brush", role: "img", "aria-label": "the run's time: drag to show a span"});
+  const strip = sv("svg", {width, height: BRUSH_H, class: "brush", role: "group", tabindex: 0,
+                           "aria-label": "the run's time: drag to show a span; keys + - and arrows, Escape for the whole run"});
   const span = width - GUTTER - 12;
   const tx = (t) => GUTTER + (t / end) * span;
   const bins = new Array(120).fill(0);
@@ -359,6 +360,27 @@ function diagramBrush(width, opts) {
     diagramView.to = click ? null : Math.max(dragFrom, t);
     diagram();
   };
+  // From the keyboard too: + and - narrow and widen the span about its
+  // middle, the arrows move it by half its width, Escape shows the whole run.
+  strip.addEventListener("keydown", (event) => {
+    const from = diagramView.from ?? 0, to = diagramView.to ?? end, width = to - from, middle = (from + to) / 2;
+    let span = null;
+    if (event.key === "+" || event.key === "=") span = [middle - width / 4, middle + width / 4];
+    else if (event.key === "-") span = [middle - width, middle + width];
+    else if (event.key === "ArrowRight") span = [from + width / 2, to + width / 2];
+    else if (event.key === "ArrowLeft") span = [from - width / 2, to - width / 2];
+    else if (event.key !== "Escape") return;
+    event.preventDefault();
+    if (span !== null) {
+      const shift = Math.max(0, -span[0]) - Math.max(0, span[1] - end);  // Kept within the run.
+      span = [Math.max(0, span[0] + shift), Math.min(end, span[1] + shift)];
+    }
+    const whole = span === null || (span[0] <= 0 && span[1] >= end);
+    diagramView.from = whole ? null : span[0];
+    diagramView.to = whole ? null : span[1];
+    diagram();
+    $("diagram-brush").querySelector("svg").focus();
+  });
   strip.addEventListener("mousedown", (event) => {
     dragFrom = timeAt(event.clientX);
     event.preventDefault();
@@ -366,8 +388,8 @@ function diagramBrush(width, opts) {
     window.addEventListener("mouseup", release);
   });
   $("brush-note").textContent = diagramView.from === null
-      ? "the whole run, 0s to " + duration(end) + "; drag over the strip to show a span"
-      : "from " + duration(diagramView.from) + " to " + duration(diagramView.to) + " of " + duration(end) + "; click the strip for the whole run";
+      ? "the whole run, 0s to " + duration(end) + "; drag over the strip to show a span (or focus it: + and - to narrow and widen, the arrows to move)"
+      : "from " + duration(diagramView.from) + " to " + duration(diagramView.to) + " of " + duration(end) + "; click the strip (or Escape) for the whole run";
   return strip;
 }
 

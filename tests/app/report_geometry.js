@@ -86,6 +86,20 @@
   check("a span of the run");
   lines.push("time brush: " + note + "; " + shownEvents() + " of " + whole + " events shown");
   mouse("mousedown", around); mouse("mouseup", around);
+  // And from the keyboard: + narrows, an arrow moves the span, Escape is the whole run.
+  const key = (name) => document.querySelector("#diagram-brush svg")
+      .dispatchEvent(new KeyboardEvent("keydown", {key: name, bubbles: true}));
+  key("+");
+  const narrowed = document.getElementById("brush-note").textContent;
+  key("ArrowRight");
+  const moved = document.getElementById("brush-note").textContent;
+  if (!narrowed.startsWith("from ") || moved === narrowed || !moved.startsWith("from ")) {
+    problems.push("the brush's keys did not narrow and move the span: " + narrowed + " / " + moved);
+  }
+  key("Escape");
+  if (!document.getElementById("brush-note").textContent.startsWith("the whole run")) {
+    problems.push("Escape on the brush did not give the whole run back");
+  }
   if (!document.getElementById("brush-note").textContent.startsWith("the whole run") || shownEvents() !== whole) {
     problems.push("a click on the strip did not give the whole run back");
   }
