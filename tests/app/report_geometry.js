@@ -103,6 +103,7 @@
   if (!document.getElementById("brush-note").textContent.startsWith("the whole run") || shownEvents() !== whole) {
     problems.push("a click on the strip did not give the whole run back");
   }
+  document.activeElement.blur();  // No focus ring in the screenshot.
   window.faultlineDiagram.paintAll();
   document.body.dataset.geometry = problems.length === 0 ? "ok" : "fail";
   const report = document.createElement("pre");
