@@ -130,22 +130,19 @@ std::variant<ShardFile, std::string> MergeShards(std::vector<ShardFile>& shards,
                          count);
     }
     if (auto error = CheckShardRuns(shard, directories[i])) return *error;
-    // A shard stopped early (Ctrl-C, a deadline) holds fewer runs than it
-    // was given: merged as it is, the result would read as the whole
-    // exploration.
+    // A shard stopped early (Ctrl-C, or --time with --runs) holds fewer
+    // runs than it was given: the merge says so, so that its result does
+    // not read as the whole exploration. (A --time exploration without
+    // --runs, runs = kMaxRuns, plays what fits: nothing is short.)
     const std::uint64_t runs_in_shard =
         scenarios::RunsInShard(static_cast<std::uint64_t>(shard.runs), shard.shard, shard.batch);
-    if (static_cast<std::uint64_t>(shard.runs_done) < runs_in_shard) {
-      const std::string stopped =
-          fmt::format("{}: shard {}/{} stopped after {} of its {} runs", directories[i],
-                      shard.shard.index, count, shard.runs_done, runs_in_shard);
-      if (!allow_missing) {
-        return stopped + fmt::format(
-                             ": `faultline explore --resume {}` plays the rest, or "
-                             "--allow-missing merges what it played",
-                             directories[i]);
-      }
-      Warn(stopped + ": the merge holds only the runs it played");
+    if (static_cast<std::uint64_t>(shard.runs) != scenarios::kMaxRuns &&
+        static_cast<std::uint64_t>(shard.runs_done) < runs_in_shard) {
+      Warn(
+          fmt::format("{}: shard {}/{} stopped after {} of its {} runs (`faultline explore "
+                      "--resume {}` plays the rest): the merge holds only the runs it played",
+                      directories[i], shard.shard.index, count, shard.runs_done, runs_in_shard,
+                      directories[i]));
     }
     merged.runs_done += shard.runs_done;
     parts.push_back(std::move(shard.groups));
