@@ -60,6 +60,21 @@ std::uint16_t ParsePort(std::string_view text) {
   return error == std::errc() && end == text.data() + text.size() ? port : 0;
 }
 
+sim::Duration NextRetryDelay(const RetryPolicy& policy, sim::Duration delay) {
+  return std::min(delay * 2, policy.cap);
+}
+
+sim::Duration RetryWaits(const RetryPolicy& policy) {
+  FL_ASSERT(policy.attempts >= 1 && policy.initial <= policy.cap);
+  sim::Duration total{};
+  sim::Duration delay = policy.initial;
+  for (int tried = 1; tried < policy.attempts; ++tried) {  // As RetryCqlStartup sleeps.
+    total += delay;
+    delay = NextRetryDelay(policy, delay);
+  }
+  return total;
+}
+
 sim::Awaitable<sim::Status> RetryCqlStartup(std::string what, RetryPolicy policy,
                                             std::function<sim::Awaitable<sim::Status>()> attempt) {
   FL_ASSERT(policy.attempts >= 1);
@@ -71,7 +86,7 @@ sim::Awaitable<sim::Status> RetryCqlStartup(std::string what, RetryPolicy policy
     if (status.ok()) co_return status;
     if (tried == policy.attempts) break;
     co_await sim::SleepFor(delay);
-    delay = std::min(delay * 2, policy.cap);
+    delay = NextRetryDelay(policy, delay);
   }
   co_return sim::Status::FromCode(status.code(), fmt::format("{} after {} attempts: {}", what,
                                                              policy.attempts, status.message()));

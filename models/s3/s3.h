@@ -62,6 +62,13 @@ struct RetryPolicy {
   friend bool operator==(const RetryPolicy&, const RetryPolicy&) = default;
 };
 
+// The wait after `delay` between two start-up attempts: doubled, up to
+// the policy's cap.
+sim::Duration NextRetryDelay(const RetryPolicy& policy, sim::Duration delay);
+// Every wait between a start-up's attempts added up (not the attempts' own
+// time): how long RetryCqlStartup retries at least before it gives up.
+sim::Duration RetryWaits(const RetryPolicy& policy);
+
 // The gateway's retryCQLStartup (filecoin-gateway, db/cql/cql.go): calls
 // `attempt` up to policy.attempts times, sleeping between tries (doubling up
 // to the cap), and logs nothing; the last error comes back as

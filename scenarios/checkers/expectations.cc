@@ -10,6 +10,7 @@
 
 #include "fakes/runtime.h"
 #include "models/s3/kuri_node.h"
+#include "models/s3/s3.h"
 #include "scenarios/core/topology.h"
 #include "scenarios/world/world.h"
 #include "sim/assert.h"
@@ -173,17 +174,9 @@ CheckResult JudgeOutput(World&, const Expectation& e, const StepOutcome& outcome
           .actual = OneLine(outcome.text)};
 }
 
-// The waits between a start-up's attempts (RetryCqlStartup: from the
-// initial delay, doubling up to the cap), without the attempts' own time.
-sim::Duration RetryWaits(const models::s3::RetryPolicy& policy) {
-  FL_ASSERT(policy.attempts >= 1 && policy.initial <= policy.cap);
-  sim::Duration total{};
-  sim::Duration wait = policy.initial;
-  for (int i = 1; i < policy.attempts; ++i) {  // Bounded by kMaxRetryAttempts.
-    total += wait;
-    wait = std::min(2 * wait, policy.cap);
-  }
-  // Whole seconds past a minute ("6m44s"), milliseconds below ("700ms").
+// A node's start-up waits as a person reads them: whole seconds past a
+// minute ("6m44s"), milliseconds below ("700ms").
+sim::Duration Rounded(sim::Duration total) {
   if (total >= std::chrono::minutes(1)) {
     return std::chrono::duration_cast<std::chrono::seconds>(total);
   }
@@ -212,7 +205,7 @@ std::string SilentRetryHint(World& world, const std::string& service,
       " ({} has logged nothing since it started: its start-up retries the store silently and "
       "logs why only once it gives up, after {} attempts over at least {}; wait longer, or give "
       "it fewer with RETRY_ATTEMPTS in its [[service]] env)",
-      service, policy->attempts, sim::FormatDuration(RetryWaits(*policy)));
+      service, policy->attempts, sim::FormatDuration(Rounded(models::s3::RetryWaits(*policy))));
 }
 
 CheckResult JudgeLog(World& world, const Expectation& e, const StepOutcome&) {
