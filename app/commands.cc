@@ -109,6 +109,19 @@ lost-version; each unsafe one comes with a scenario file that
 `faultline run` replays. Exit 0 when nothing unsafe was found (warnings and
 notes do not count), 1 when something was, 2 for bad input.)";
 
+constexpr std::string_view kLiveDetails =
+    R"(Builds the cluster of a scenario's topology (default: the seed cluster),
+brings it up, and serves it on loopback until `exit`, Ctrl-C or SIGTERM:
+S3 over HTTP/1.1 on the proxy (path-style; aws, boto3, s3cmd, curl) and the
+CQL native protocol v4 on the store (cqlsh, the Python driver, gocql). Each
+request is a step played in the simulation, so a fault reaches it: type
+steps at the prompt in the scenario format's words (`kill kuri-1`,
+`partition yugabyte`, `wait 30s`, `status`, `logs kuri-1`, `help`).
+Virtual time follows the wall clock (--fast: only as steps need it).
+--record FILE writes the session as a scenario file, each request's answer
+its expectation, that `faultline run` replays without any client.
+docs/live.md has the commands for each client.)";
+
 constexpr Command kCommands[] = {
     {"demo", "run the scenario catalogue and print a table; exit 0 when all pass", kDemoDetails,
      DefineDemo},
@@ -130,6 +143,8 @@ constexpr Command kCommands[] = {
      DefineShell},
     {"check-migrations", "is this migration folder safe to ship? rules, then simulated faults",
      kCheckMigrationsDetails, DefineCheckMigrations},
+    {"live", "serve the simulated cluster to real clients (S3, CQL), with a prompt for faults",
+     kLiveDetails, DefineLive},
     {"help", "this help, or a command's: faultline help COMMAND",
      "The tool's help, or COMMAND's: its flags and what it does.", DefineHelp},
     {"version", "print the version", "Prints faultline's version.", DefineVersion},

@@ -18,6 +18,7 @@ CommandRun DefineReport(CLI::App& command);           // report_command.cc
 CommandRun DefineShell(CLI::App& command);            // shell_command.cc
 CommandRun DefineCheckMigrations(CLI::App& command);  // check_migrations_command.cc
 CommandRun DefineCompletion(CLI::App& command);       // completion_command.cc
+CommandRun DefineLive(CLI::App& command);             // live_command.cc
 CommandRun DefineHelp(CLI::App& command);             // help_command.cc
 CommandRun DefineVersion(CLI::App& command);          // help_command.cc
 

@@ -20,6 +20,10 @@ packages=(
   parallel                  # GNU parallel: the test that spreads explore's shards with it
   git                       # check-migrations --since REF reads the folder at a revision
   chromium                  # the browser test of `faultline report`'s page (headless)
+  # live mode's tests: real clients against `faultline live` on loopback
+  python3-cassandra         # the DataStax Python driver (CQL native protocol)
+  python3-boto3 awscli s3cmd  # S3 clients
+  golang-go golang-github-gocql-gocql-dev  # a gocql program, built in GOPATH mode
 )
 case "${1:-}" in
   --bench) packages+=(libsimgrid-dev) ;;

@@ -13,10 +13,17 @@ void Operator::Record(std::string_view action, std::string_view detail, std::str
 }
 
 sim::Awaitable<Answer> Operator::Cql(cql::CqlSession& session, std::string statement) {
-  cql::ClientResult result = co_await session.Query(statement);
-  std::string outcome = result.ok() ? cql::FormatResult(result.result) : result.ToString();
-  Record("cql", statement, result.ok() ? "ok" : outcome);
-  co_return Answer(result.ok(), std::move(outcome));
+  cql::ClientResult result;
+  co_return co_await Cql(session, std::move(statement), cql::PageRequest(), &result);
+}
+
+sim::Awaitable<Answer> Operator::Cql(cql::CqlSession& session, std::string statement,
+                                     cql::PageRequest page, cql::ClientResult* result) {
+  FL_ASSERT(result != nullptr);
+  *result = co_await session.Query(statement, {}, std::move(page));
+  std::string outcome = result->ok() ? cql::FormatResult(result->result) : result->ToString();
+  Record("cql", statement, result->ok() ? "ok" : outcome);
+  co_return Answer(result->ok(), std::move(outcome));
 }
 
 sim::Awaitable<Answer> Operator::MigrateForce(cql::CqlSession& shell, std::string keyspace,

@@ -139,6 +139,11 @@ class Proxy {
     if (request.method == "GET" && IsBucketPath(request.path)) {
       co_return co_await RoundRobin(std::move(request));
     }
+    // A bucket is only a column of the index (bucket, key): creating one
+    // (CreateBucket, `aws s3 mb`, `s3cmd mb`) has nothing to store.
+    if ((request.method == "PUT" || request.method == "HEAD") && IsBucketPath(request.path)) {
+      co_return Response(200, "");
+    }
     const std::optional<ObjectPath> object = ParseObjectPath(request.path);
     if (!object) co_return ErrorResponse(400, "InvalidRequest", "no bucket and key", request.path);
     const std::optional<std::string> upload = QueryParameter(request.query, "uploadId");

@@ -101,6 +101,10 @@ struct Step {
   std::vector<std::string> io;  // kDiskErrors: "read", "write", "sync"
   bool persistent = false;      // kDiskErrors: every such I/O fails, not just the next
   std::string command;          // kMigrate: "up", "goto 3", "down -all", ...
+  // kCql as a driver sends it (live mode records these): the session's
+  // keyspace (`keyspace`, as its USE left it), rows per page (`number`, 0:
+  // all) and where the previous page stopped.
+  std::string paging_state;
   std::int64_t number = 0;
   sim::Duration duration{};
   std::vector<Expectation> expect;

@@ -89,6 +89,43 @@ void ReadTo(const FieldSource& in, Step& step) {
   step.number = *to;
 }
 
+// A driver's fetch size: more rows than a page of the store's is no page.
+void ReadPageSize(const FieldSource& in, Step& step) {
+  const std::optional<std::int64_t> size = in.Integer("page-size");
+  if (!size || *size < 1 || *size > 1'000'000) {
+    in.Fail("page-size", "'page-size' is a number of rows, 1 to 1000000");
+  }
+  step.number = *size;
+}
+
+std::string HexOf(std::string_view bytes) {
+  std::string hex;
+  hex.reserve(bytes.size() * 2);
+  for (const unsigned char byte : bytes) hex += fmt::format("{:02x}", byte);
+  return hex;
+}
+
+// A paging state is the store's bytes, which TOML cannot hold: hex.
+void ReadPagingState(const FieldSource& in, Step& step) {
+  const std::string hex = in.Text("paging-state");
+  const auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  std::string bytes;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+    const int high = digit(hex[i]);
+    const int low = digit(hex[i + 1]);
+    if (high < 0 || low < 0) break;
+    bytes += static_cast<char>(high * 16 + low);
+  }
+  if (hex.empty() || bytes.size() * 2 != hex.size()) {
+    in.Fail("paging-state", "'paging-state' is the store's paging state in lowercase hex");
+  }
+  step.paging_state = std::move(bytes);
+}
+
 void ReadUntil(const FieldSource& in, Step& step) {
   step.state = in.Text("until");
   if (!fakes::ContainerStateNamed(step.state)) {
@@ -255,6 +292,14 @@ std::vector<StepFieldSpec> MakeStepFields() {
       {Field::kCommand, "command", R"("goto 1754293669")", ReadCommand,
        [](const Step& s, FieldSink& out) { WriteText("command", s.command, out); },
        [](const Step& s) { return !s.command.empty(); }},
+      {Field::kPageSize, "page-size", "100", ReadPageSize,
+       [](const Step& s, FieldSink& out) {
+         if (s.number > 0) out.Integer("page-size", s.number);
+       },
+       [](const Step& s) { return s.number > 0; }},
+      {Field::kPagingState, "paging-state", R"("0a1b")", ReadPagingState,
+       [](const Step& s, FieldSink& out) { WriteText("paging-state", HexOf(s.paging_state), out); },
+       [](const Step& s) { return !s.paging_state.empty(); }},
   };
 }
 

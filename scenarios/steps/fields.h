@@ -43,6 +43,8 @@ enum class StepField : unsigned char {
   kOn,            // -> Step::io
   kPersistent,    // -> Step::persistent
   kCommand,       // -> Step::command (migrate)
+  kPageSize,      // -> Step::number (cql: rows per page)
+  kPagingState,   // -> Step::paging_state (cql, hex)
 };
 
 struct StepFieldSpec {

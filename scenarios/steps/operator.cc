@@ -39,11 +39,25 @@ const models::migrate::MigrationSource& MigrateCliFolder(World& world, const Ste
 
 StepOutcome PerformCql(World& world, const Step& step) {
   FL_ASSERT(!step.statement.empty());
-  return world.RunProcess(
-      kShellHost, [&world, &step](models::cql::CqlSession& s) -> Awaitable<StepOutcome> {
-        const models::ops::Answer answer = co_await world.op.Cql(s, step.statement);
+  FL_ASSERT(step.number >= 0);  // page-size: the reader checks.
+  auto result = std::make_shared<models::cql::ClientResult>();
+  StepOutcome out = world.RunProcess(
+      kShellHost, [&world, &step, result](models::cql::CqlSession& s) -> Awaitable<StepOutcome> {
+        // A driver's request (live mode) runs in its session's keyspace.
+        if (!step.keyspace.empty()) {
+          if (sim::Status connected = co_await s.Connect(step.keyspace); !connected.ok()) {
+            result->status = connected;
+            co_return StepOutcome::Output(connected.message(), false);
+          }
+        }
+        const models::ops::Answer answer = co_await world.op.Cql(
+            s, step.statement,
+            models::cql::PageRequest(static_cast<std::int32_t>(step.number), step.paging_state),
+            result.get());
         co_return FromAnswer(answer);
       });
+  world.last_answer.cql = std::move(*result);
+  return out;
 }
 
 StepOutcome PerformMigrateVersion(World& world, const Step& step) {

@@ -146,6 +146,7 @@ StepOutcome PerformS3(World& world, const Step& step) {
     return StepOutcome::Failed("no S3 endpoint named " + step.service + " (the proxy or a node)");
   }
   auto transport = std::make_shared<sim::StatusCode>(sim::StatusCode::kOk);
+  world.last_answer.headers.clear();
   StepOutcome out = world.RunProcess(
       kClientHost,
       [&world, &step, transport, endpoint](models::cql::CqlSession&) -> Awaitable<StepOutcome> {
@@ -156,6 +157,7 @@ StepOutcome PerformS3(World& world, const Step& step) {
           *transport = response.status().code();
           co_return StepOutcome::Failed(response.status().ToString());
         }
+        world.last_answer.headers = response->headers;
         co_return StepOutcome::Answer(response->status, response->body);
       });
   const int status = out.status;

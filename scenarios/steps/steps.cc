@@ -82,8 +82,14 @@ std::vector<StepKind> MakeStepKinds() {
        .perform = PerformS3},
       {.kind = Kind::kCql,
        .name = "cql",
-       .fields = {required(Field::kStatement)},
-       .show = [](const Step& s) { return "ycqlsh -e \"" + s.statement + "\""; },
+       .fields = {required(Field::kStatement), optional(Field::kKeyspace),
+                  optional(Field::kPageSize), optional(Field::kPagingState)},
+       .show =
+           [](const Step& s) {
+             // A driver's request (live mode) names its session's keyspace.
+             if (!s.keyspace.empty()) return fmt::format("CQL ({}) {}", s.keyspace, s.statement);
+             return "ycqlsh -e \"" + s.statement + "\"";
+           },
        .perform = PerformCql},
       {.kind = Kind::kMigrateVersion,
        .name = "migrate-version",

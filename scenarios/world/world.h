@@ -94,6 +94,13 @@ struct World : fakes::Environment {
     bool Matches(std::string_view bytes) const;
   };
   std::map<std::string, Indeterminate> indeterminate;
+  // The last s3 or cql step's whole answer, for live mode, which hands it
+  // to a real client: the S3 response's headers, the store's rows or error.
+  struct LastAnswer {
+    fakes::Headers headers;
+    std::optional<models::cql::ClientResult> cql;
+  };
+  LastAnswer last_answer;
   // ServedServices(spec), worked out once the topology is set: which
   // services serve does not change with their image versions.
   std::vector<ServedService> served;

@@ -1,0 +1,181 @@
+#include "live/session.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <utility>
+
+#include "models/cql/errors.h"
+#include "models/cql/server.h"
+#include "models/s3/s3_proxy.h"
+#include "scenarios/file/scenario_file.h"
+#include "scenarios/steps/steps.h"
+#include "scenarios/world/world.h"
+#include "sim/assert.h"
+
+namespace faultline::live {
+namespace {
+
+using scenarios::Expectation;
+using scenarios::Step;
+using scenarios::StepResult;
+
+// The store's service in the seed cluster and every topology built on it.
+constexpr const char* kStore = models::cql::kStoreImage;
+
+Step WaitStep(sim::Duration duration) {
+  Step step;
+  step.kind = Step::Kind::kWait;
+  step.duration = duration;
+  return step;
+}
+
+// What a request step was answered, as an expectation a replay must meet:
+// the S3 status, or the statement's rows or error.
+std::vector<Expectation> AnswerOf(const Step& step, const StepResult& result) {
+  std::vector<Expectation> expect;
+  if (step.kind == Step::Kind::kS3 && result.status != 0) {
+    Expectation status;
+    status.kind = Expectation::Kind::kStatus;
+    status.number = result.status;
+    expect.push_back(std::move(status));
+  } else if (step.kind == Step::Kind::kCql && !result.outcome.empty()) {
+    Expectation said;
+    said.kind = Expectation::Kind::kOutputContains;
+    // The first line says it: the rows' header, or the error's headline.
+    said.text = std::string(models::cql::Headline(result.outcome));
+    if (!said.text.empty()) expect.push_back(std::move(said));
+  }
+  return expect;
+}
+
+// Whether `text` is UTF-8 (TOML's strings are): well-formed sequences of
+// 1 to 4 bytes, no overlong forms checked beyond what a reader refuses.
+bool IsUtf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const std::size_t length = byte < 0x80           ? 1
+                               : (byte >> 5) == 0x6  ? 2
+                               : (byte >> 4) == 0xe  ? 3
+                               : (byte >> 3) == 0x1e ? 4
+                                                     : 0;
+    if (length == 0 || i + length > text.size()) return false;
+    for (std::size_t k = 1; k < length; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return false;
+    }
+    i += length;
+  }
+  return true;
+}
+
+}  // namespace
+
+scenarios::Scenario SeedClusterTopology() {
+  scenarios::Scenario topology;
+  topology.name = "live";
+  topology.story = "A live session on the seed cluster (faultline live).";
+  return topology;
+}
+
+Session::Session(const scenarios::Scenario& topology, SessionOptions options)
+    : options_(std::move(options)) {
+  FL_ASSERT(options_.elapsed != nullptr);
+  scenarios::Scenario setting = topology;
+  setting.steps.clear();
+  // A session lasts as long as its user: the scheduler's step budget is
+  // the most a file may give, not a story's default.
+  setting.budget.steps = scenarios::Budget::kMaxSteps;
+  cluster_ = std::make_unique<scenarios::Cluster>(
+      setting, scenarios::ClusterOptions{.seed = options_.seed, .checkers = false});
+}
+
+Session::~Session() = default;
+
+scenarios::World& Session::world() { return cluster_->world(); }
+
+const StepResult& Session::Start() {
+  FL_ASSERT_MSG(cluster_->played().empty(), "Start() twice");
+  const StepResult& up = cluster_->Up();
+  Say(up);
+  // Clients come once it serves: the proxy and the store answer their
+  // health checks (a second at a time, each a `wait` of the recording).
+  constexpr int kMaxSeconds = 300;
+  const auto serving = [this] {
+    return cluster_->Serving(kStore) && cluster_->Serving(models::s3::kProxyService);
+  };
+  for (int second = 0; second < kMaxSeconds && !serving(); ++second) {
+    cluster_->Play(WaitStep(std::chrono::seconds(1)));
+  }
+  if (options_.say) {
+    options_.say(fmt::format(
+        "[{}] {}", sim::FormatTime(Now()),
+        serving() ? "the proxy and the store serve" : "the proxy or the store does not serve yet"));
+  }
+  anchor_wall_ = options_.elapsed();
+  anchor_virtual_ = Now();
+  return up;
+}
+
+void Session::CatchUp() {
+  if (options_.fast || cluster_->played().empty()) return;
+  const sim::TimePoint target = anchor_virtual_ + (options_.elapsed() - anchor_wall_);
+  if (target <= Now()) return;
+  // A file writes durations to the millisecond: the rest waits for the next.
+  const auto lag = std::chrono::duration_cast<std::chrono::milliseconds>(target - Now());
+  if (lag.count() < 1) return;
+  cluster_->Play(WaitStep(lag));
+}
+
+const StepResult& Session::Play(Step step) {
+  CatchUp();
+  const StepResult& result = cluster_->Play(std::move(step));
+  Say(result);
+  return result;
+}
+
+void Session::Say(const StepResult& result) const {
+  if (!options_.say) return;
+  std::string outcome = result.outcome;
+  if (const std::size_t end = outcome.find('\n'); end != std::string::npos) {
+    outcome = outcome.substr(0, end) + " ...";
+  }
+  constexpr std::size_t kMaxSaid = 160;
+  if (outcome.size() > kMaxSaid) outcome = outcome.substr(0, kMaxSaid) + "...";
+  options_.say(fmt::format("[{}] {} -> {}", sim::FormatTime(result.at), result.action, outcome));
+}
+
+sim::Result<std::string> Session::Recording() const {
+  sim::Result<scenarios::Scenario> story = cluster_->AsScenario();
+  if (!story.ok()) return story.status();
+  const auto& played = cluster_->played();
+  FL_ASSERT_MSG(story->steps.size() == played.size(), "{} steps written for {} played",
+                story->steps.size(), played.size());
+  for (std::size_t i = 0; i < played.size(); ++i) {
+    Step& step = story->steps[i];
+    if (step.expect.empty()) step.expect = AnswerOf(step, played[i]);
+  }
+  for (const Step& step : story->steps) {
+    for (const std::string* text : {&step.body, &step.statement}) {
+      if (!IsUtf8(*text)) {
+        return sim::Status::InvalidArgument(fmt::format(
+            "step '{}' carries bytes that are not UTF-8 (a binary body): a scenario file "
+            "holds text only",
+            scenarios::StepKindOf(step).show(step).substr(0, 60)));
+      }
+    }
+  }
+  return scenarios::ToToml(*story);
+}
+
+std::uint64_t Session::StoreStarts() const {
+  const fakes::Runtime& runtime = cluster_->world().runtime;
+  return runtime.HasContainer(kStore) ? runtime.incarnation(kStore) : 0;
+}
+
+bool Session::StoreServing() const { return cluster_->Serving(kStore); }
+
+sim::TimePoint Session::Now() const { return cluster_->world().simulation.Now(); }
+
+std::size_t Session::steps_played() const { return cluster_->played().size(); }
+
+}  // namespace faultline::live
