@@ -1,5 +1,6 @@
 #include "live/http_body.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 
@@ -59,6 +60,39 @@ std::optional<std::string> DecodeAwsChunked(std::string_view body) {
     at += 2;
   }
   return std::nullopt;
+}
+
+std::optional<ByteRange> ParseRange(std::string_view header, std::uint64_t size) {
+  if (!header.starts_with("bytes=") || header.find(',') != std::string_view::npos) {
+    return std::nullopt;
+  }
+  const std::string_view spec = header.substr(6);
+  const std::size_t dash = spec.find('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  const auto number = [](std::string_view text) -> std::optional<std::uint64_t> {
+    std::uint64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    return value;
+  };
+  const std::string_view from = spec.substr(0, dash);
+  const std::string_view to = spec.substr(dash + 1);
+  if (from.empty()) {  // The last N bytes.
+    const std::optional<std::uint64_t> suffix = number(to);
+    if (!suffix) return std::nullopt;
+    const std::uint64_t length = std::min(*suffix, size);
+    return ByteRange{size - length, length, length > 0};
+  }
+  const std::optional<std::uint64_t> first = number(from);
+  if (!first) return std::nullopt;
+  if (*first >= size) return ByteRange{*first, 0, false};
+  std::uint64_t last = size - 1;
+  if (!to.empty()) {
+    const std::optional<std::uint64_t> given = number(to);
+    if (!given || *given < *first) return std::nullopt;
+    last = std::min(*given, size - 1);
+  }
+  return ByteRange{*first, last - *first + 1, true};
 }
 
 }  // namespace faultline::live

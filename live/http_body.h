@@ -3,6 +3,7 @@
 // body encoding of SigV4 streaming uploads.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,5 +22,16 @@ bool IsAwsChunked(std::string_view content_encoding, std::string_view content_sh
 // then that many bytes and "\r\n", ended by a chunk of size 0 (then
 // trailers, ignored). nullopt when it is malformed or truncated.
 std::optional<std::string> DecodeAwsChunked(std::string_view body);
+
+// A single byte range of a body of `size` bytes ("bytes=0-99", "bytes=100-",
+// "bytes=-50"): its first byte and length; nullopt when the header is not
+// one range (then the whole body is served). `satisfiable` is false for a
+// range wholly past the end (416).
+struct ByteRange {
+  std::uint64_t first = 0;
+  std::uint64_t length = 0;
+  bool satisfiable = true;
+};
+std::optional<ByteRange> ParseRange(std::string_view header, std::uint64_t size);
 
 }  // namespace faultline::live

@@ -114,8 +114,27 @@ std::variant<Step, std::string> StepOf(const http::request<http::string_body>& r
   return step;
 }
 
+// A GET's Range, served from the whole body the proxy answered (the models
+// keep no ranges): 206 with the slice, or 416 past the end.
+void ServeRange(std::string_view range, http::response<http::string_body>& response) {
+  const std::uint64_t size = response.body().size();
+  const std::optional<ByteRange> wanted = ParseRange(range, size);
+  if (!wanted) return;
+  if (!wanted->satisfiable) {
+    response = Refusal(http::status::range_not_satisfiable, "InvalidRange",
+                       "The requested range is not satisfiable");
+    response.set(http::field::content_range, fmt::format("bytes */{}", size));
+    return;
+  }
+  response.result(http::status::partial_content);
+  response.body() = response.body().substr(wanted->first, wanted->length);
+  response.set(http::field::content_range,
+               fmt::format("bytes {}-{}/{}", wanted->first, wanted->first + wanted->length - 1, size));
+}
+
 http::response<http::string_body> ResponseOf(const Step& step, const Answered& answered,
-                                             sim::TimePoint now, bool keep_alive) {
+                                             sim::TimePoint now, bool keep_alive,
+                                             std::string_view range) {
   const scenarios::StepResult& result = answered.result;
   http::response<http::string_body> response(static_cast<http::status>(result.status), 11);
   const bool head = step.method == "HEAD";
@@ -136,6 +155,9 @@ http::response<http::string_body> ResponseOf(const Step& step, const Answered& a
   }
   if (result.status >= 400 && !answered.answer.headers.contains("Content-Type")) {
     response.set(http::field::content_type, "application/xml");
+  }
+  if (result.status == 200 && step.method == "GET" && !listing && !range.empty()) {
+    ServeRange(range, response);
   }
   response.keep_alive(keep_alive);
   if (head) {
@@ -208,6 +230,7 @@ asio::awaitable<void> Serve(Server& server, tcp::socket socket) {
       co_return;
     }
     const bool keep_alive = request.keep_alive();
+    const std::string range(request[http::field::range]);
     stream.expires_never();
     const Step& taken = std::get<Step>(step);
     std::shared_ptr<Answered> done = co_await server.Perform(taken);
@@ -220,7 +243,7 @@ asio::awaitable<void> Serve(Server& server, tcp::socket socket) {
       co_return;
     }
     http::response<http::string_body> response =
-        ResponseOf(taken, answered, server.session().Now(), keep_alive);
+        ResponseOf(taken, answered, server.session().Now(), keep_alive, range);
     co_await Write(stream, std::move(response), taken.method == "HEAD");
     if (!keep_alive) co_return;
   }

@@ -31,22 +31,42 @@ Step WaitStep(sim::Duration duration) {
 }
 
 // What a request step was answered, as an expectation a replay must meet:
-// the S3 status, or the statement's rows or error.
-std::vector<Expectation> AnswerOf(const Step& step, const StepResult& result) {
+// the S3 status; the statement's rows, or its error's headline.
+std::vector<Expectation> AnswerOf(const Step& step, const StepResult& result,
+                                  const scenarios::World::LastAnswer& answer) {
   std::vector<Expectation> expect;
+  Expectation said;
   if (step.kind == Step::Kind::kS3 && result.status != 0) {
-    Expectation status;
-    status.kind = Expectation::Kind::kStatus;
-    status.number = result.status;
-    expect.push_back(std::move(status));
-  } else if (step.kind == Step::Kind::kCql && !result.outcome.empty()) {
-    Expectation said;
+    said.kind = Expectation::Kind::kStatus;
+    said.number = result.status;
+  } else if (step.kind == Step::Kind::kCql && answer.cql && answer.cql->ok() &&
+             answer.cql->result.kind == models::cql::QueryResult::Kind::kRows) {
+    said.kind = Expectation::Kind::kRows;
+    said.number = static_cast<std::int64_t>(answer.cql->result.rows.size());
+  } else if (step.kind == Step::Kind::kCql && !result.ok) {
     said.kind = Expectation::Kind::kOutputContains;
-    // The first line says it: the rows' header, or the error's headline.
     said.text = std::string(models::cql::Headline(result.outcome));
-    if (!said.text.empty()) expect.push_back(std::move(said));
+    if (said.text.empty()) return expect;
+  } else {
+    return expect;
   }
+  expect.push_back(std::move(said));
   return expect;
+}
+
+// Consecutive waits as one: the scheduler runs the same events to the same
+// time either way, and the file reads as the session went.
+void MergeWaits(std::vector<Step>& steps) {
+  std::vector<Step> merged;
+  for (Step& step : steps) {
+    if (step.kind == Step::Kind::kWait && !merged.empty() &&
+        merged.back().kind == Step::Kind::kWait && merged.back().expect.empty()) {
+      merged.back().duration += step.duration;
+      continue;
+    }
+    merged.push_back(std::move(step));
+  }
+  steps = std::move(merged);
 }
 
 // Whether `text` is UTF-8 (TOML's strings are): well-formed sequences of
@@ -95,7 +115,9 @@ scenarios::World& Session::world() { return cluster_->world(); }
 
 const StepResult& Session::Start() {
   FL_ASSERT_MSG(cluster_->played().empty(), "Start() twice");
-  const StepResult& up = cluster_->Up();
+  Step up_step;
+  up_step.kind = Step::Kind::kUp;
+  const StepResult& up = PlayAndNote(std::move(up_step));
   Say(up);
   // Clients come once it serves: the proxy and the store answer their
   // health checks (a second at a time, each a `wait` of the recording).
@@ -104,7 +126,7 @@ const StepResult& Session::Start() {
     return cluster_->Serving(kStore) && cluster_->Serving(models::s3::kProxyService);
   };
   for (int second = 0; second < kMaxSeconds && !serving(); ++second) {
-    cluster_->Play(WaitStep(std::chrono::seconds(1)));
+    PlayAndNote(WaitStep(std::chrono::seconds(1)));
   }
   if (options_.say) {
     options_.say(fmt::format(
@@ -123,13 +145,23 @@ void Session::CatchUp() {
   // A file writes durations to the millisecond: the rest waits for the next.
   const auto lag = std::chrono::duration_cast<std::chrono::milliseconds>(target - Now());
   if (lag.count() < 1) return;
-  cluster_->Play(WaitStep(lag));
+  PlayAndNote(WaitStep(lag));
 }
 
 const StepResult& Session::Play(Step step) {
   CatchUp();
-  const StepResult& result = cluster_->Play(std::move(step));
+  const StepResult& result = PlayAndNote(std::move(step));
   Say(result);
+  return result;
+}
+
+const StepResult& Session::PlayAndNote(Step step) {
+  const Step::Kind kind = step.kind;
+  Step described;  // The request's fields, for its expectation (its body aside).
+  described.kind = kind;
+  const StepResult& result = cluster_->Play(std::move(step));
+  answers_.push_back(AnswerOf(described, result, cluster_->world().last_answer));
+  FL_ASSERT(answers_.size() == cluster_->played().size());
   return result;
 }
 
@@ -147,13 +179,13 @@ void Session::Say(const StepResult& result) const {
 sim::Result<std::string> Session::Recording() const {
   sim::Result<scenarios::Scenario> story = cluster_->AsScenario();
   if (!story.ok()) return story.status();
-  const auto& played = cluster_->played();
-  FL_ASSERT_MSG(story->steps.size() == played.size(), "{} steps written for {} played",
-                story->steps.size(), played.size());
-  for (std::size_t i = 0; i < played.size(); ++i) {
+  FL_ASSERT_MSG(story->steps.size() == answers_.size(), "{} steps written for {} played",
+                story->steps.size(), answers_.size());
+  for (std::size_t i = 0; i < answers_.size(); ++i) {
     Step& step = story->steps[i];
-    if (step.expect.empty()) step.expect = AnswerOf(step, played[i]);
+    if (step.expect.empty()) step.expect = answers_[i];
   }
+  MergeWaits(story->steps);
   for (const Step& step : story->steps) {
     for (const std::string* text : {&step.body, &step.statement}) {
       if (!IsUtf8(*text)) {

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "scenarios/core/results.h"
 #include "scenarios/core/scenario.h"
@@ -72,6 +73,9 @@ class Session {
 
  private:
   void Say(const scenarios::StepResult& result) const;
+  // Every step goes through here: the cluster plays it, and what it was
+  // answered is kept as the expectation the recording gives it.
+  const scenarios::StepResult& PlayAndNote(scenarios::Step step);
 
   SessionOptions options_;
   std::unique_ptr<scenarios::Cluster> cluster_;
@@ -79,6 +83,8 @@ class Session {
   // anchor_virtual_ + (elapsed - anchor_wall_).
   sim::Duration anchor_wall_{};
   sim::TimePoint anchor_virtual_{};
+  // Per step played, in order: what a replay must answer alike.
+  std::vector<std::vector<scenarios::Expectation>> answers_;
 };
 
 // The seed cluster, as a scenario with no steps: live mode's default.

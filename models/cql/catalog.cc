@@ -31,7 +31,10 @@ namespace {
 // the options by fl_option and fl_option_map, which RegisterCatalogFunctions
 // adds to the connection; a map the table does not set reads null). A store saved at an older
 // layout gets the tables and views it lacks when it is next opened (kSchema only adds).
-constexpr int kCatalogLayout = 5;
+// 6: system_schema.keyspaces' replication for the system keyspaces too, as
+// YugabyteDB gives every keyspace one (yql_keyspaces_vtable.cc); the Python
+// driver cannot read a keyspace without it.
+constexpr int kCatalogLayout = 6;
 constexpr std::string_view kSchema = R"sql(
 BEGIN IMMEDIATE;
 CREATE TABLE IF NOT EXISTS fl_meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -53,9 +56,9 @@ CREATE TABLE IF NOT EXISTS fl_indexes(
 DROP VIEW IF EXISTS fl_system_keyspaces;
 CREATE VIEW fl_system_keyspaces AS
   SELECT name AS c0, 1 AS c1, replication AS c2 FROM fl_keyspaces
-  UNION ALL SELECT 'system', 1, NULL
-  UNION ALL SELECT 'system_auth', 1, NULL
-  UNION ALL SELECT 'system_schema', 1, NULL;
+  UNION ALL SELECT 'system', 1, X'{system_replication}'
+  UNION ALL SELECT 'system_auth', 1, X'{system_replication}'
+  UNION ALL SELECT 'system_schema', 1, X'{system_replication}';
 DROP VIEW IF EXISTS fl_system_tables;
 DROP VIEW IF EXISTS fl_system_columns;
 CREATE VIEW fl_system_tables AS
@@ -93,21 +96,33 @@ DROP VIEW IF EXISTS fl_system_peers_v2;
 CREATE VIEW fl_system_peers_v2 AS
   SELECT NULL AS c0, NULL AS c1, NULL AS c2, NULL AS c3, NULL AS c4, NULL AS c5, NULL AS c6,
          NULL AS c7, NULL AS c8, NULL AS c9, NULL AS c10, NULL AS c11 WHERE 0;
-PRAGMA user_version = 5;
+PRAGMA user_version = 6;
 COMMIT;
 )sql";
 
+std::string HexOf(const Value& collection) {
+  std::string hex;
+  for (const char c : EncodeCollection(collection)) {
+    hex += fmt::format("{:02x}", static_cast<unsigned char>(c));
+  }
+  return hex;
+}
+
 // kSchema with system.local's tokens (a set<text> in the store's encoding)
-// filled in.
+// and the system keyspaces' replication (a map<text, text>: a one-node
+// store's replication factor) filled in.
 std::string SchemaSql() {
   Value tokens;
   tokens.kind = Value::Kind::kSet;
   tokens.elements.push_back(Value::Text("-9223372036854775808"));
-  std::string hex;
-  for (const char c : EncodeCollection(tokens)) {
-    hex += fmt::format("{:02x}", static_cast<unsigned char>(c));
+  Value replication;
+  replication.kind = Value::Kind::kMap;
+  for (const char* part : {"class", "org.apache.cassandra.locator.SimpleStrategy",
+                           "replication_factor", "1"}) {
+    replication.elements.push_back(Value::Text(part));
   }
-  return fmt::format(fmt::runtime(kSchema), fmt::arg("tokens", hex));
+  return fmt::format(fmt::runtime(kSchema), fmt::arg("tokens", HexOf(tokens)),
+                     fmt::arg("system_replication", HexOf(replication)));
 }
 
 ColumnInfo::Role RoleFromName(std::string_view name) {
@@ -328,7 +343,7 @@ sim::Status Catalog::Load(sqlite3* db, Dialect dialect) {
     current_layout = layout.Int(0);
   }
   if (current_layout != kCatalogLayout) {
-    static_assert(kCatalogLayout == 5, "kSchema sets user_version to the layout");
+    static_assert(kCatalogLayout == 6, "kSchema sets user_version to the layout");
     if (sqlite3_exec(db, SchemaSql().c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
       sim::Status error = CatalogSqlError(db, "creating the catalog");
       (void)sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);

@@ -30,6 +30,55 @@ TableInfo SystemTable(std::string name, std::string sql_name) {
   return table;
 }
 
+// system_schema's tables YugabyteDB keeps empty (YQLEmptyVTable: its
+// yql_triggers_vtable.cc and the functions, aggregates and views ones), with
+// their key columns and the ones drivers read; the Python driver reads every
+// one when it connects. Their rows come from an empty view of enough columns.
+void AddEmptySchemaTables(KeyspaceInfo& system) {
+  using Kind = CqlType::Kind;
+  using Role = ColumnInfo::Role;
+  const CqlType text = Scalar(Kind::kText);
+  const CqlType texts{Kind::kList, true, {text}};
+  const CqlType options{Kind::kMap, true, {text, text}};
+  struct Column {
+    const char* name;
+    CqlType type;
+  };
+  const auto add = [&system](const char* name, std::vector<Column> columns, int clustering) {
+    TableInfo table = SystemTable(name, "fl_system_peers_v2");
+    FL_ASSERT(columns.size() <= 12);  // The empty view's columns.
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      const int index = static_cast<int>(i);
+      const Role role = i == 0                 ? Role::kPartitionKey
+                        : index <= clustering ? Role::kClustering
+                                              : Role::kRegular;
+      const int position = role == Role::kPartitionKey ? 0 : role == Role::kClustering ? index - 1 : -1;
+      table.columns.push_back(SystemColumn(columns[i].name, columns[i].type, role, position, index));
+    }
+    system.tables.emplace(table.name, std::move(table));
+  };
+  add("functions",
+      {{"keyspace_name", text}, {"function_name", text}, {"argument_types", texts},
+       {"argument_names", texts}, {"body", text}, {"called_on_null_input", Scalar(Kind::kBoolean)},
+       {"language", text}, {"return_type", text}},
+      2);
+  add("aggregates",
+      {{"keyspace_name", text}, {"aggregate_name", text}, {"argument_types", texts},
+       {"final_func", text}, {"initcond", text}, {"return_type", text}, {"state_func", text},
+       {"state_type", text}},
+      2);
+  add("triggers",
+      {{"keyspace_name", text}, {"table_name", text}, {"trigger_name", text}, {"options", options}},
+      2);
+  add("views",
+      {{"keyspace_name", text}, {"view_name", text}, {"base_table_id", Scalar(Kind::kUuid)},
+       {"base_table_name", text}, {"include_all_columns", Scalar(Kind::kBoolean)},
+       {"where_clause", text}, {"id", Scalar(Kind::kUuid)}, {"comment", text},
+       {"default_time_to_live", Scalar(Kind::kInt)}, {"gc_grace_seconds", Scalar(Kind::kInt)},
+       {"caching", options}, {"compaction", options}},
+      1);
+}
+
 }  // namespace
 
 void Catalog::AddSystemKeyspace(Dialect dialect) {
@@ -89,6 +138,7 @@ void Catalog::AddSystemKeyspace(Dialect dialect) {
   for (TableInfo* table : {&keyspaces, &tables, &columns, &indexes, &types}) {
     system.tables.emplace(table->name, std::move(*table));
   }
+  AddEmptySchemaTables(system);
   keyspaces_.emplace(system.name, std::move(system));
   // system.local, the row a driver reads first: the values YugabyteDB's
   // LocalVTable gives (yugabyte-db src/yb/master/yql_local_vtable.cc), its

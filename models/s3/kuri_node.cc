@@ -249,10 +249,12 @@ class KuriNode {
     if (sim::Status readable = data->CheckRead(); !readable.ok()) {
       return ErrorResponse(500, "InternalError", readable.message(), resource);
     }
-    // (The ETag is the index row's cid; a GET does not read the index.)
+    // The ETag is the content id of the bytes served, as the PUT that
+    // stored them answered it (a GET does not read the index row's cid).
     std::string bytes = ServedObjectBytes(image_.code, file->contents());
     fakes::Headers headers;
     headers["Content-Length"] = std::to_string(bytes.size());
+    headers["ETag"] = "\"" + ContentId(bytes) + "\"";
     return Response(200, head ? "" : std::move(bytes), std::move(headers));
   }
 

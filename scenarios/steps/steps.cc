@@ -82,6 +82,7 @@ std::vector<StepKind> MakeStepKinds() {
        .perform = PerformS3},
       {.kind = Kind::kCql,
        .name = "cql",
+       .number = -1,  // page-size
        .fields = {required(Field::kStatement), optional(Field::kKeyspace),
                   optional(Field::kPageSize), optional(Field::kPagingState)},
        .show =
@@ -260,8 +261,10 @@ void CheckTable(const std::vector<StepKind>& kinds) {
       }
     }
     for (const StepFieldUse& use : kind.fields) FieldSpecOf(use.field);  // Each has an entry.
-    // A kind whose number is a field (-1) takes `to`, and only it.
-    FL_ASSERT((kind.number < 0) == fields.contains(Field::kTo));
+    // A kind whose number is a field (-1) takes the one field that sets
+    // it (migrate-force's `to`, cql's `page-size`), and only it does.
+    FL_ASSERT_MSG((kind.number < 0) == (fields.contains(Field::kTo) || fields.contains(Field::kPageSize)),
+                  "{}: a number field, and number -1, go together", kind.name);
   }
 }
 
