@@ -4,7 +4,9 @@
 // --record writes the session as a scenario file that replays without them.
 #include <fmt/format.h>
 
+#include <bit>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -40,12 +42,23 @@ int WriteRecording(const live::Session& session, const std::string& path) {
     Say("faultline: live: --record: the session cannot be written: " + text.status().message());
     return kExitBadInput;
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  // Written beside and renamed into place: a second Ctrl-C while it is
+  // written leaves the old file or the whole new one, never half of one.
+  const std::string partial = path + ".partial";
+  std::ofstream out(partial, std::ios::binary | std::ios::trunc);
   out << *text;
   out.close();
-  if (!out) return CannotWrite("live", "--record", path);
-  Say(fmt::format("live: wrote the session ({} steps) to {}; replay it with `faultline run {}`",
-                  session.steps_played(), path, path));
+  std::error_code renamed;
+  if (out) std::filesystem::rename(partial, path, renamed);
+  if (!out || renamed) return CannotWrite("live", "--record", path);
+  // A session with large bodies is over a story's usual size: say how to replay it.
+  const scenarios::InputLimits defaults;
+  const std::string limit =
+      text->size() <= defaults.scenario_file_bytes
+          ? std::string()
+          : fmt::format(" --limit scenario-file-bytes={}", std::bit_ceil(text->size()));
+  Say(fmt::format("live: wrote the session ({} steps) to {}; replay it with `faultline run {}{}`",
+                  session.steps_played(), path, path, limit));
   return kExitOk;
 }
 

@@ -72,7 +72,8 @@ std::optional<ByteRange> ParseRange(std::string_view header, std::uint64_t size)
   const auto number = [](std::string_view text) -> std::optional<std::uint64_t> {
     std::uint64_t value = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    if (text.empty() || error != std::errc() || end != text.data() + text.size())
+      return std::nullopt;
     return value;
   };
   const std::string_view from = spec.substr(0, dash);

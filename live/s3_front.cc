@@ -128,8 +128,8 @@ void ServeRange(std::string_view range, http::response<http::string_body>& respo
   }
   response.result(http::status::partial_content);
   response.body() = response.body().substr(wanted->first, wanted->length);
-  response.set(http::field::content_range,
-               fmt::format("bytes {}-{}/{}", wanted->first, wanted->first + wanted->length - 1, size));
+  response.set(http::field::content_range, fmt::format("bytes {}-{}/{}", wanted->first,
+                                                       wanted->first + wanted->length - 1, size));
 }
 
 http::response<http::string_body> ResponseOf(const Step& step, const Answered& answered,

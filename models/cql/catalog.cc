@@ -117,8 +117,8 @@ std::string SchemaSql() {
   tokens.elements.push_back(Value::Text("-9223372036854775808"));
   Value replication;
   replication.kind = Value::Kind::kMap;
-  for (const char* part : {"class", "org.apache.cassandra.locator.SimpleStrategy",
-                           "replication_factor", "1"}) {
+  for (const char* part :
+       {"class", "org.apache.cassandra.locator.SimpleStrategy", "replication_factor", "1"}) {
     replication.elements.push_back(Value::Text(part));
   }
   return fmt::format(fmt::runtime(kSchema), fmt::arg("tokens", HexOf(tokens)),

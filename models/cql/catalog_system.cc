@@ -49,33 +49,53 @@ void AddEmptySchemaTables(KeyspaceInfo& system) {
     FL_ASSERT(columns.size() <= 12);  // The empty view's columns.
     for (std::size_t i = 0; i < columns.size(); ++i) {
       const int index = static_cast<int>(i);
-      const Role role = i == 0                 ? Role::kPartitionKey
+      const Role role = i == 0                ? Role::kPartitionKey
                         : index <= clustering ? Role::kClustering
                                               : Role::kRegular;
-      const int position = role == Role::kPartitionKey ? 0 : role == Role::kClustering ? index - 1 : -1;
-      table.columns.push_back(SystemColumn(columns[i].name, columns[i].type, role, position, index));
+      const int position = role == Role::kPartitionKey ? 0
+                           : role == Role::kClustering ? index - 1
+                                                       : -1;
+      table.columns.push_back(
+          SystemColumn(columns[i].name, columns[i].type, role, position, index));
     }
     system.tables.emplace(table.name, std::move(table));
   };
   add("functions",
-      {{"keyspace_name", text}, {"function_name", text}, {"argument_types", texts},
-       {"argument_names", texts}, {"body", text}, {"called_on_null_input", Scalar(Kind::kBoolean)},
-       {"language", text}, {"return_type", text}},
+      {{"keyspace_name", text},
+       {"function_name", text},
+       {"argument_types", texts},
+       {"argument_names", texts},
+       {"body", text},
+       {"called_on_null_input", Scalar(Kind::kBoolean)},
+       {"language", text},
+       {"return_type", text}},
       2);
   add("aggregates",
-      {{"keyspace_name", text}, {"aggregate_name", text}, {"argument_types", texts},
-       {"final_func", text}, {"initcond", text}, {"return_type", text}, {"state_func", text},
+      {{"keyspace_name", text},
+       {"aggregate_name", text},
+       {"argument_types", texts},
+       {"final_func", text},
+       {"initcond", text},
+       {"return_type", text},
+       {"state_func", text},
        {"state_type", text}},
       2);
   add("triggers",
       {{"keyspace_name", text}, {"table_name", text}, {"trigger_name", text}, {"options", options}},
       2);
   add("views",
-      {{"keyspace_name", text}, {"view_name", text}, {"base_table_id", Scalar(Kind::kUuid)},
-       {"base_table_name", text}, {"include_all_columns", Scalar(Kind::kBoolean)},
-       {"where_clause", text}, {"id", Scalar(Kind::kUuid)}, {"comment", text},
-       {"default_time_to_live", Scalar(Kind::kInt)}, {"gc_grace_seconds", Scalar(Kind::kInt)},
-       {"caching", options}, {"compaction", options}},
+      {{"keyspace_name", text},
+       {"view_name", text},
+       {"base_table_id", Scalar(Kind::kUuid)},
+       {"base_table_name", text},
+       {"include_all_columns", Scalar(Kind::kBoolean)},
+       {"where_clause", text},
+       {"id", Scalar(Kind::kUuid)},
+       {"comment", text},
+       {"default_time_to_live", Scalar(Kind::kInt)},
+       {"gc_grace_seconds", Scalar(Kind::kInt)},
+       {"caching", options},
+       {"compaction", options}},
       1);
 }
 

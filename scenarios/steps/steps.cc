@@ -263,8 +263,9 @@ void CheckTable(const std::vector<StepKind>& kinds) {
     for (const StepFieldUse& use : kind.fields) FieldSpecOf(use.field);  // Each has an entry.
     // A kind whose number is a field (-1) takes the one field that sets
     // it (migrate-force's `to`, cql's `page-size`), and only it does.
-    FL_ASSERT_MSG((kind.number < 0) == (fields.contains(Field::kTo) || fields.contains(Field::kPageSize)),
-                  "{}: a number field, and number -1, go together", kind.name);
+    FL_ASSERT_MSG(
+        (kind.number < 0) == (fields.contains(Field::kTo) || fields.contains(Field::kPageSize)),
+        "{}: a number field, and number -1, go together", kind.name);
   }
 }
 
