@@ -93,9 +93,9 @@ int RunLiveCommand(const LiveFlags& flags) {
     return BadInput(listening.message(), "live");
   }
   session.Start();
-  Say(fmt::format("live: serving {} (seed {}): S3 on http://{}:{}, CQL on {}:{}", topology.name,
-                  session.cluster().seed(), flags.listen, server.s3_port(), flags.listen,
-                  server.cql_port()));
+  Say(fmt::format("live: serving {}'s cluster (seed {}): S3 on http://{}:{}, CQL on {}:{}",
+                  topology.name, session.cluster().seed(), flags.listen, server.s3_port(),
+                  flags.listen, server.cql_port()));
   Say("live: type steps (`help` lists them); `exit` or Ctrl-C stops");
   server.Run();
   if (flags.record.empty()) return kExitOk;

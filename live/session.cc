@@ -92,16 +92,29 @@ bool IsUtf8(std::string_view text) {
 
 scenarios::Scenario SeedClusterTopology() {
   scenarios::Scenario topology;
-  topology.name = "live";
-  topology.story = "A live session on the seed cluster (faultline live).";
+  topology.name = "seed-cluster";
   return topology;
 }
 
 Session::Session(const scenarios::Scenario& topology, SessionOptions options)
     : options_(std::move(options)) {
   FL_ASSERT(options_.elapsed != nullptr);
+  // The topology only: its images, nodes and services. The story's own
+  // faults, its expected verdicts and its repro's failure belong to its
+  // steps, not to what you do live; faults are yours to type.
   scenarios::Scenario setting = topology;
   setting.steps.clear();
+  setting.crash_site.clear();
+  setting.crash_hit = 0;
+  setting.faults.clear();
+  setting.checkers.clear();
+  setting.recorded.reset();
+  setting.name = "live-" + topology.name;
+  setting.title = "A live session on " + topology.name + "'s cluster";
+  setting.story =
+      "Recorded by faultline live: each request a client sent, and each step typed at "
+      "the prompt, at its virtual time.";
+  setting.lesson = "";
   // A session lasts as long as its user: the scheduler's step budget is
   // the most a file may give, not a story's default.
   setting.budget.steps = scenarios::Budget::kMaxSteps;

@@ -41,6 +41,8 @@ struct SessionOptions {
 
 class Session {
  public:
+  // `topology`'s cluster: its images, nodes and services, not its steps,
+  // faults or expected verdicts.
   Session(const scenarios::Scenario& topology, SessionOptions options);
   ~Session();
   Session(const Session&) = delete;
