@@ -7,6 +7,7 @@
 
 #include "fakes/runtime.h"
 #include "models/cql/client.h"
+#include "models/s3/md5.h"
 #include "models/s3/multipart.h"
 #include "sim/assert.h"
 
@@ -213,7 +214,8 @@ class KuriNode {
     std::string insert = fmt::format("INSERT INTO {}.{} ({}) VALUES ({})", kIndexKeyspace,
                                      kObjectsTable, columns, markers);
     fakes::Headers headers;
-    headers["ETag"] = "\"" + cid + "\"";
+    // S3's ETag of a single PUT: the body's MD5 (clients check it).
+    headers["ETag"] = "\"" + Md5Hex(body) + "\"";
     if (!image_.code.index_before_ack) {
       // The async-index image: the answer goes first, the row when the
       // store takes it, so a later PUT's row can land before this one's.
@@ -249,12 +251,11 @@ class KuriNode {
     if (sim::Status readable = data->CheckRead(); !readable.ok()) {
       return ErrorResponse(500, "InternalError", readable.message(), resource);
     }
-    // The ETag is the content id of the bytes served, as the PUT that
-    // stored them answered it (a GET does not read the index row's cid).
+    // The ETag of the bytes served, as the PUT that stored them answered it.
     std::string bytes = ServedObjectBytes(image_.code, file->contents());
     fakes::Headers headers;
     headers["Content-Length"] = std::to_string(bytes.size());
-    headers["ETag"] = "\"" + ContentId(bytes) + "\"";
+    headers["ETag"] = "\"" + Md5Hex(bytes) + "\"";
     return Response(200, head ? "" : std::move(bytes), std::move(headers));
   }
 

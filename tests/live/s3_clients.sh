@@ -66,6 +66,12 @@ use_https = False
 CFG
 s3cmd -c s3cfg get --force s3://photos/boto.txt s3cmd.txt >/dev/null 2>&1
 [ "$(cat s3cmd.txt)" = "from boto3" ] && say "s3cmd get" || fail "s3cmd get"
+# s3cmd checks a PUT's ETag against its own MD5 of the file, and uploads
+# again when they differ.
+printf 'from s3cmd\n' > mine.txt
+s3cmd -c s3cfg put mine.txt s3://photos/mine.txt 2>&1 | grep -q WARNING && fail "s3cmd put warned"
+aws s3 cp --no-progress s3://photos/mine.txt mine.back >/dev/null
+cmp -s mine.txt mine.back && say "s3cmd put, its MD5 checked" || fail "s3cmd put"
 
 # Which node holds which object: the proxy round-robins PUTs, so of a few
 # fresh objects some are on kuri-1.
