@@ -150,12 +150,22 @@ std::string CivilFromDays(std::int64_t z) {
   return text;
 }
 
-// "-12.50" as a decimal: its scale and unscaled digits ("-1250", 2).
+// "-12.50" as a decimal: its scale and unscaled digits ("-1250", 2); an
+// exponent moves the scale ("1.5e3": 15, scale -2).
 std::string DecimalBytes(std::string_view text) {
   std::string digits;
   std::int32_t scale = 0;
   bool negative = false;
   bool point = false;
+  const std::size_t e = text.find_first_of("eE");
+  if (e != std::string_view::npos) {
+    std::int32_t exponent = 0;
+    const std::string_view power = text.substr(e + 1);
+    const std::size_t skip = !power.empty() && power[0] == '+' ? 1 : 0;
+    std::from_chars(power.data() + skip, power.data() + power.size(), exponent);
+    scale = -exponent;
+    text = text.substr(0, e);
+  }
   for (const char c : text) {
     if (c == '-') negative = true;
     if (c == '.') point = true;
@@ -203,6 +213,8 @@ std::string DecimalText(std::string_view bytes) {
       digits.insert(0, static_cast<std::size_t>(scale) + 1 - digits.size(), '0');
     }
     digits.insert(digits.size() - static_cast<std::size_t>(scale), ".");
+  } else if (scale < 0 && scale >= -1000 && digits != "0") {
+    digits.append(static_cast<std::size_t>(-scale), '0');  // 1 at scale -3 is 1000.
   }
   return (negative ? "-" : "") + digits;
 }
@@ -425,7 +437,8 @@ Writer& Writer::Short(std::uint16_t v) { return Raw(BigEndian(v, 2)); }
 Writer& Writer::Int(std::int32_t v) { return Raw(BigEndian(static_cast<std::uint32_t>(v), 4)); }
 Writer& Writer::Long(std::int64_t v) { return Raw(BigEndian(static_cast<std::uint64_t>(v), 8)); }
 Writer& Writer::String(std::string_view v) {
-  return Short(static_cast<std::uint16_t>(v.size())).Raw(v.substr(0, 0xffff));
+  v = v.substr(0, 0xffff);  // A [string] holds at most that: longer ones are cut.
+  return Short(static_cast<std::uint16_t>(v.size())).Raw(v);
 }
 Writer& Writer::LongString(std::string_view v) {
   return Int(static_cast<std::int32_t>(v.size())).Raw(v);
@@ -510,6 +523,7 @@ std::optional<std::string> Reader::Bytes() {
   return std::string(Take(static_cast<std::size_t>(n)));
 }
 std::string Reader::ShortBytes() { return std::string(Take(Short())); }
+std::string Reader::Raw(std::size_t n) { return std::string(Take(n)); }
 std::map<std::string, std::string> Reader::StringMap() {
   std::map<std::string, std::string> map;
   const std::uint16_t n = Short();
@@ -532,9 +546,16 @@ bool ReadParameters(Reader& in, QueryParameters& parameters) {
   const bool named = (flags & 0x40) != 0;
   if ((flags & 0x01) != 0) {
     const std::uint16_t n = in.Short();
+    if (named) return false;  // Values by name: refused (drivers bind by position).
     for (std::uint16_t i = 0; i < n && !in.failed(); ++i) {
-      if (named) in.String();  // Names bind by position here, as the driver sent them.
-      parameters.values.push_back(in.Bytes());
+      const std::int32_t length = in.Int();
+      if (length == -2) {
+        parameters.values.push_back(kUnsetValue);
+      } else if (length < 0) {
+        parameters.values.emplace_back();
+      } else {
+        parameters.values.push_back(in.Raw(static_cast<std::size_t>(length)));
+      }
     }
   }
   parameters.skip_metadata = (flags & 0x02) != 0;

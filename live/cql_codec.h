@@ -102,6 +102,7 @@ class Reader {
   std::string LongString();
   std::optional<std::string> Bytes();  // nullopt for null (and for "not set", -2).
   std::string ShortBytes();
+  std::string Raw(std::size_t n);
   std::map<std::string, std::string> StringMap();
   std::vector<std::string> StringList();
   bool failed() const { return failed_; }
@@ -118,6 +119,10 @@ class Reader {
 // fails (nullopt) on bytes of the wrong size or shape.
 std::string EncodeValue(const Value& value, const CqlType& type);
 std::optional<Value> DecodeValue(std::string_view bytes, const CqlType& type);
+
+// What ReadParameters keeps of an unset value ([value] of length -2): not a
+// value a statement can hold, so callers refuse it by this marker.
+inline const std::string kUnsetValue = std::string("\0unset\0", 7);
 
 // QUERY's and EXECUTE's parameters (spec 4.1.4).
 struct QueryParameters {

@@ -92,9 +92,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool schema_events_ = false;
   bool closing_ = false;
   std::deque<std::string> outgoing_;
+  std::size_t queued_bytes_ = 0;
   bool writing_ = false;
   std::int16_t stream_ = 0;
 };
+
+// The store forgot it (it restarted), or never prepared it: the driver
+// prepares it again when told so.
+std::string UnpreparedBody(const std::string& id) {
+  Writer out;
+  out.Int(static_cast<std::int32_t>(ErrorCode::kUnprepared))
+      .String("Prepared query with ID not found; prepare it again")
+      .ShortBytes(id);
+  return out.Take();
+}
 
 std::string ErrorBody(ErrorCode code, std::string_view message) {
   Writer out;
@@ -154,19 +165,33 @@ std::string PreparedId(const std::string& keyspace, const std::string& text) {
 }
 
 void Connection::Send(std::string frame) {
+  // A client that sends and never reads (or ignores the events it asked
+  // for) is not kept in memory without end: past the bound, it goes.
+  constexpr std::size_t kMaxQueuedBytes = 64u << 20;
+  if (queued_bytes_ + frame.size() > kMaxQueuedBytes) {
+    front_.server.Say("live: a CQL client reads nothing of its answers; its connection closed");
+    outgoing_.clear();
+    queued_bytes_ = 0;
+    closing_ = true;
+    Close();
+    return;
+  }
+  queued_bytes_ += frame.size();
   outgoing_.push_back(std::move(frame));
   if (writing_) return;
   writing_ = true;
   asio::co_spawn(
       socket_.get_executor(), [self = shared_from_this()]() { return self->WriteQueued(); },
-      asio::detached);
+      SayIfThrown(front_.server, "a CQL connection's writer"));
 }
 
 asio::awaitable<void> Connection::WriteQueued() {
-  constexpr std::size_t kMaxQueued = 1'000'000;
-  for (std::size_t n = 0; n < kMaxQueued && !outgoing_.empty(); ++n) {
+  // Bounded by the queue's bytes (Send): each frame is at least a header.
+  for (std::size_t n = 0; !outgoing_.empty(); ++n) {
+    FL_ASSERT(n < (64u << 20));
     std::string frame = std::move(outgoing_.front());
     outgoing_.pop_front();
+    queued_bytes_ -= frame.size();
     boost::system::error_code error;
     co_await asio::async_write(socket_, asio::buffer(frame),
                                asio::redirect_error(asio::use_awaitable, error));
@@ -280,6 +305,11 @@ std::variant<std::vector<std::optional<models::cql::Value>>, std::string> Decode
     const cql::BindMarkers& markers, const std::vector<std::optional<std::string>>& values) {
   std::vector<std::optional<models::cql::Value>> decoded;
   for (std::size_t i = 0; i < values.size(); ++i) {
+    if (values[i] && *values[i] == cql::kUnsetValue) {
+      return std::string(
+          "an unset value (protocol v4's -2) cannot be written into a statement: "
+          "bind null, or leave the column out");
+    }
     if (!values[i]) {
       decoded.emplace_back();
       continue;
@@ -348,14 +378,7 @@ asio::awaitable<std::string> Connection::Execute(cql::Reader& in) {
     co_return ErrorBody(ErrorCode::kProtocolError, "EXECUTE's parameters are malformed");
   }
   const auto found = front_.prepared.find(id);
-  if (found == front_.prepared.end()) {
-    // The store forgot it (it restarted), or never prepared it: the driver prepares again.
-    Writer out;
-    out.Int(static_cast<std::int32_t>(ErrorCode::kUnprepared))
-        .String("Prepared query with ID not found; prepare it again")
-        .ShortBytes(id);
-    co_return out.Take();
-  }
+  if (found == front_.prepared.end()) co_return UnpreparedBody(id);
   const Prepared prepared = found->second;
   auto values = Decoded(prepared.markers, parameters.values);
   if (auto* why = std::get_if<std::string>(&values)) {
@@ -373,16 +396,16 @@ asio::awaitable<std::string> Connection::Batch(cql::Reader& in) {
   in.Byte();  // LOGGED, UNLOGGED or COUNTER: the store applies a batch alike.
   const std::uint16_t count = in.Short();
   std::string statement = "BEGIN BATCH\n";
+  std::optional<std::string> batch_keyspace;
   for (std::uint16_t i = 0; i < count && !in.failed(); ++i) {
     const std::uint8_t kind = in.Byte();
     std::string text;
     std::string keyspace = keyspace_;
     std::optional<cql::BindMarkers> markers;
     if (kind == 1) {
-      const auto found = front_.prepared.find(in.ShortBytes());
-      if (found == front_.prepared.end()) {
-        co_return ErrorBody(ErrorCode::kInvalid, "a batch names a statement that is not prepared");
-      }
+      const std::string id = in.ShortBytes();
+      const auto found = front_.prepared.find(id);
+      if (found == front_.prepared.end()) co_return UnpreparedBody(id);
       text = found->second.text;
       keyspace = found->second.keyspace;
       markers = found->second.markers;
@@ -409,12 +432,20 @@ asio::awaitable<std::string> Connection::Batch(cql::Reader& in) {
       text = std::get<std::string>(std::move(inlined));
     }
     statement += "  " + text + ";\n";
+    // The batch is one statement in one keyspace: its parts' must agree.
+    if (batch_keyspace && *batch_keyspace != keyspace) {
+      co_return ErrorBody(ErrorCode::kInvalid,
+                          "a batch of statements prepared in different keyspaces: qualify "
+                          "their tables with the keyspace");
+    }
+    batch_keyspace = keyspace;
   }
   cql::QueryParameters parameters;
   parameters.consistency = in.Short();
   if (in.failed()) co_return ErrorBody(ErrorCode::kProtocolError, "BATCH is malformed");
   statement += "APPLY BATCH";
-  co_return co_await Run(std::move(statement), keyspace_, std::move(parameters));
+  std::string keyspace = batch_keyspace.value_or(keyspace_);
+  co_return co_await Run(std::move(statement), std::move(keyspace), std::move(parameters));
 }
 
 asio::awaitable<bool> Connection::Handle(const cql::FrameHeader& header, std::string body) {
@@ -514,9 +545,10 @@ asio::awaitable<void> Connection::Serve() {
       closing_ = true;
       break;
     }
-    if ((header.flags & 0x01) != 0) {
+    if ((header.flags & 0x05) != 0) {  // Compression, a custom payload.
       Send(cql::Frame(header.stream, Opcode::kError,
-                      ErrorBody(ErrorCode::kProtocolError, "compressed frames are not supported")));
+                      ErrorBody(ErrorCode::kProtocolError,
+                                "compressed frames and custom payloads are not supported")));
       closing_ = true;
       break;
     }
@@ -566,7 +598,7 @@ asio::awaitable<void> AcceptCql(Server& server, tcp::acceptor& acceptor) {
           co_await connection->Serve();
           front->connections.erase(connection);
         },
-        asio::detached);
+        SayIfThrown(server, "a CQL connection"));
   }
 }
 

@@ -198,7 +198,13 @@ std::variant<std::string, CqlError> Inlined(std::string_view text, const BindMar
     out.append(text.substr(copied, token.position.offset - copied));
     const std::optional<Value>& value = values[marker];
     const CqlType& type = markers.columns[marker].type;
-    out += value ? models::cql::FormatLiteral(*value, type) : "null";
+    // A decimal is kept as its digits (DecodeValue made them), which CQL
+    // writes unquoted; every other value as its literal.
+    const bool digits = value && type.kind == CqlType::Kind::kDecimal &&
+                        value->kind == models::cql::Value::Kind::kText;
+    out += !value   ? std::string("null")
+           : digits ? value->bytes
+                    : models::cql::FormatLiteral(*value, type);
     copied = token.end;
     ++marker;
   }

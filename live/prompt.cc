@@ -16,7 +16,6 @@
 #include <boost/asio/streambuf.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-#include <filesystem>
 #include <istream>
 
 #include "live/prompt_words.h"
@@ -129,27 +128,28 @@ asio::awaitable<void> ReadPrompt(Server& server) {
   co_await Converse(server, in, out);
 }
 
-asio::awaitable<void> AcceptControl(Server& server) {
+asio::awaitable<void> AcceptControl(Server& server,
+                                    asio::local::stream_protocol::acceptor& acceptor) {
   using asio::local::stream_protocol;
-  const std::string& path = server.options().control;
-  std::error_code ignored;
-  std::filesystem::remove(path, ignored);
-  stream_protocol::acceptor acceptor(server.io(), stream_protocol::endpoint(path));
   for (std::uint64_t n = 0; n < kMaxLines && !server.stopping(); ++n) {
     boost::system::error_code error;
-    auto socket = std::make_shared<stream_protocol::socket>(
-        co_await acceptor.async_accept(asio::redirect_error(asio::use_awaitable, error)));
-    if (error) co_return;
+    auto socket = std::make_shared<stream_protocol::socket>(server.io());
+    co_await acceptor.async_accept(*socket, asio::redirect_error(asio::use_awaitable, error));
+    if (error) continue;
+    // Answers are written without waiting: a script that does not read
+    // them loses its connection, and the fronts never wait for it.
+    socket->non_blocking(true, error);
     asio::co_spawn(
         server.io(),
         [&server, socket]() -> asio::awaitable<void> {
           const std::function<void(std::string)> out = [socket](std::string text) {
             boost::system::error_code write_error;
             asio::write(*socket, asio::buffer(text), write_error);
+            if (write_error) socket->close(write_error);
           };
           co_await Converse(server, *socket, out);
         },
-        asio::detached);
+        SayIfThrown(server, "a control connection"));
   }
 }
 

@@ -17,6 +17,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <charconv>
 #include <chrono>
 #include <ctime>
 #include <optional>
@@ -162,8 +163,12 @@ http::response<http::string_body> ResponseOf(const Step& step, const Answered& a
   response.keep_alive(keep_alive);
   if (head) {
     const auto length = answered.answer.headers.find("Content-Length");
-    response.content_length(length == answered.answer.headers.end() ? 0
-                                                                    : std::stoull(length->second));
+    std::uint64_t size = 0;
+    if (length != answered.answer.headers.end()) {
+      const std::string& digits = length->second;
+      std::from_chars(digits.data(), digits.data() + digits.size(), size);
+    }
+    response.content_length(size);
   } else {
     response.prepare_payload();
   }
@@ -263,7 +268,8 @@ asio::awaitable<void> AcceptS3(Server& server, tcp::acceptor& acceptor) {
       co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, error));
       continue;
     }
-    asio::co_spawn(server.io(), Serve(server, std::move(socket)), asio::detached);
+    asio::co_spawn(server.io(), Serve(server, std::move(socket)),
+                   SayIfThrown(server, "an S3 connection"));
   }
 }
 

@@ -10,6 +10,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
+#include <filesystem>
 
 #include "sim/assert.h"
 
@@ -62,6 +63,28 @@ sim::Status Server::Listen() {
   if (!cql.ok()) return cql.status();
   s3_acceptor_.emplace(std::move(*s3));
   cql_acceptor_.emplace(std::move(*cql));
+  if (options_.control.empty()) return sim::Status::Ok();
+  // A socket left by an earlier session is replaced; any other file is not.
+  const std::filesystem::path control(options_.control);
+  std::error_code checked;
+  if (std::filesystem::is_socket(control, checked)) {
+    std::filesystem::remove(control, checked);
+  } else if (std::filesystem::exists(control, checked)) {
+    return sim::Status::InvalidArgument(fmt::format(
+        "--control {}: a file that is not a socket is there; name another path", options_.control));
+  }
+  using asio::local::stream_protocol;
+  stream_protocol::acceptor acceptor(io_);
+  boost::system::error_code error;
+  if (acceptor.open(stream_protocol(), error); !error) {
+    acceptor.bind(stream_protocol::endpoint(options_.control), error);
+  }
+  if (!error) acceptor.listen(asio::socket_base::max_listen_connections, error);
+  if (error) {
+    return sim::Status::Unavailable(
+        fmt::format("--control {}: cannot listen there: {}", options_.control, error.message()));
+  }
+  control_acceptor_.emplace(std::move(acceptor));
   return sim::Status::Ok();
 }
 
@@ -75,11 +98,15 @@ void Server::Stop() {
 
 void Server::Run() {
   FL_ASSERT_MSG(s3_acceptor_ && cql_acceptor_, "Run() before Listen()");
+  FL_ASSERT(options_.control.empty() == !control_acceptor_.has_value());
   store_starts_ = session_.StoreStarts();
-  asio::co_spawn(io_, AcceptS3(*this, *s3_acceptor_), asio::detached);
-  asio::co_spawn(io_, AcceptCql(*this, *cql_acceptor_), asio::detached);
-  if (options_.prompt) asio::co_spawn(io_, ReadPrompt(*this), asio::detached);
-  if (!options_.control.empty()) asio::co_spawn(io_, AcceptControl(*this), asio::detached);
+  asio::co_spawn(io_, AcceptS3(*this, *s3_acceptor_), SayIfThrown(*this, "the S3 front"));
+  asio::co_spawn(io_, AcceptCql(*this, *cql_acceptor_), SayIfThrown(*this, "the CQL front"));
+  if (options_.prompt) asio::co_spawn(io_, ReadPrompt(*this), SayIfThrown(*this, "the prompt"));
+  if (control_acceptor_) {
+    asio::co_spawn(io_, AcceptControl(*this, *control_acceptor_),
+                   SayIfThrown(*this, "the control socket"));
+  }
   asio::signal_set signals(io_, SIGINT, SIGTERM);
   signals.async_wait([this](const boost::system::error_code& error, int number) {
     if (error) return;
@@ -100,6 +127,15 @@ void Server::Drain() {
   // Each step may let more arrive (its handlers run at the next poll), so
   // the queue is bounded by what came before this drain.
   for (std::size_t n = pending_.size(); n > 0 && !stopping_; --n) {
+    // Each request is at most two steps (a catch-up wait, then it).
+    if (session_.steps_played() + 2 > Session::kMaxSteps) {
+      Say(
+          fmt::format("live: the session has played {} steps, the most one cluster plays; "
+                      "stopping",
+                      session_.steps_played()));
+      Stop();
+      return;
+    }
     Pending next = std::move(pending_.front());
     pending_.pop_front();
     next.run();
@@ -138,6 +174,19 @@ asio::awaitable<void> Server::Between(const std::function<void(Session&)>& obser
     observe(session_);
   };
   co_await Queue(run);
+}
+
+std::function<void(std::exception_ptr)> SayIfThrown(const Server& server, std::string what) {
+  return [&server, what = std::move(what)](std::exception_ptr thrown) {
+    if (!thrown) return;
+    try {
+      std::rethrow_exception(thrown);
+    } catch (const std::exception& error) {
+      server.Say(fmt::format("live: {} ended by an exception: {}", what, error.what()));
+    } catch (...) {
+      server.Say(fmt::format("live: {} ended by an exception", what));
+    }
+  };
 }
 
 }  // namespace faultline::live

@@ -11,8 +11,10 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -92,17 +94,23 @@ class Server {
   asio::io_context io_;
   std::optional<asio::ip::tcp::acceptor> s3_acceptor_;
   std::optional<asio::ip::tcp::acceptor> cql_acceptor_;
+  std::optional<asio::local::stream_protocol::acceptor> control_acceptor_;
   std::deque<Pending> pending_;
   std::uint64_t store_starts_ = 0;
   CqlHooks cql_hooks_;
   bool stopping_ = false;
 };
 
+// What a spawned coroutine's end does: an exception that escaped it is said
+// (with what it was), never dropped in silence.
+std::function<void(std::exception_ptr)> SayIfThrown(const Server& server, std::string what);
+
 // The fronts' accept loops (s3_front.cc, cql_front.cc) and the prompt's
 // readers (prompt.cc), each started by Server::Run.
 asio::awaitable<void> AcceptS3(Server& server, asio::ip::tcp::acceptor& acceptor);
 asio::awaitable<void> AcceptCql(Server& server, asio::ip::tcp::acceptor& acceptor);
 asio::awaitable<void> ReadPrompt(Server& server);
-asio::awaitable<void> AcceptControl(Server& server);
+asio::awaitable<void> AcceptControl(Server& server,
+                                    asio::local::stream_protocol::acceptor& acceptor);
 
 }  // namespace faultline::live

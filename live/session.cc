@@ -69,19 +69,34 @@ void MergeWaits(std::vector<Step>& steps) {
   steps = std::move(merged);
 }
 
-// Whether `text` is UTF-8 (TOML's strings are): well-formed sequences of
-// 1 to 4 bytes, no overlong forms checked beyond what a reader refuses.
+// Whether `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no
+// surrogates, nothing past U+10FFFF), which a TOML string holds as it is.
 bool IsUtf8(std::string_view text) {
+  const auto byte = [&text](std::size_t at) { return static_cast<unsigned char>(text[at]); };
   for (std::size_t i = 0; i < text.size();) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    const std::size_t length = byte < 0x80           ? 1
-                               : (byte >> 5) == 0x6  ? 2
-                               : (byte >> 4) == 0xe  ? 3
-                               : (byte >> 3) == 0x1e ? 4
-                                                     : 0;
-    if (length == 0 || i + length > text.size()) return false;
-    for (std::size_t k = 1; k < length; ++k) {
-      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return false;
+    const unsigned char first = byte(i);
+    std::size_t length = 0;
+    unsigned char low = 0x80;  // The second byte's range.
+    unsigned char high = 0xbf;
+    if (first < 0x80) {
+      length = 1;
+    } else if (first >= 0xc2 && first <= 0xdf) {
+      length = 2;
+    } else if (first >= 0xe0 && first <= 0xef) {
+      length = 3;
+      if (first == 0xe0) low = 0xa0;
+      if (first == 0xed) high = 0x9f;
+    } else if (first >= 0xf0 && first <= 0xf4) {
+      length = 4;
+      if (first == 0xf0) low = 0x90;
+      if (first == 0xf4) high = 0x8f;
+    } else {
+      return false;
+    }
+    if (i + length > text.size()) return false;
+    if (length > 1 && (byte(i + 1) < low || byte(i + 1) > high)) return false;
+    for (std::size_t k = 2; k < length; ++k) {
+      if ((byte(i + k) & 0xc0) != 0x80) return false;
     }
     i += length;
   }
@@ -200,7 +215,8 @@ sim::Result<std::string> Session::Recording() const {
   }
   MergeWaits(story->steps);
   for (const Step& step : story->steps) {
-    for (const std::string* text : {&step.body, &step.statement}) {
+    for (const std::string* text :
+         {&step.body, &step.statement, &step.path, &step.query, &step.keyspace}) {
       if (!IsUtf8(*text)) {
         return sim::Status::InvalidArgument(fmt::format(
             "step '{}' carries bytes that are not UTF-8 (a binary body): a scenario file "

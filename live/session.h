@@ -41,6 +41,10 @@ struct SessionOptions {
 
 class Session {
  public:
+  // The most steps a session plays (a cluster plays at most a million); the
+  // server stops short of it and writes the recording.
+  static constexpr std::size_t kMaxSteps = 900'000;
+
   // `topology`'s cluster: its images, nodes and services, not its steps,
   // faults or expected verdicts.
   Session(const scenarios::Scenario& topology, SessionOptions options);

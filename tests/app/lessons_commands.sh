@@ -9,7 +9,8 @@ out=$3
 rm -rf "$out" && mkdir -p "$out" && cd "$out"
 count=0
 # The commands: lines of ```sh blocks that start with "faultline ", less a
-# trailing "# comment".
+# trailing "# comment". (Lesson 14's live session, in ```bash blocks, needs a
+# client and a prompt: tests/live/lesson_test.sh plays it.)
 while IFS= read -r line; do
   command=${line%%   #*}
   command=${command#faultline }

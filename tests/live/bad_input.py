@@ -77,6 +77,14 @@ def s3_works(port):
 def main():
     faultline, work = sys.argv[1], sys.argv[2]
     os.makedirs(work, exist_ok=True)
+    # --control naming a file that is not a socket: refused, the file kept.
+    precious = os.path.join(work, "precious.toml")
+    with open(precious, "w") as f:
+        f.write("keep me\n")
+    refused = subprocess.run([faultline, "live", "--s3-port", "0", "--cql-port", "0", "--no-prompt",
+                              "--control", precious], capture_output=True, text=True, timeout=60)
+    check(refused.returncode == 2 and open(precious).read() == "keep me\n",
+          "--control on a regular file: exit 2, the file kept (%s)" % refused.stderr.strip()[:100])
     log = open(os.path.join(work, "live.log"), "w+")
     live = subprocess.Popen([faultline, "live", "--s3-port", "0", "--cql-port", "0",
                              "--no-prompt"], stderr=log, stdin=subprocess.DEVNULL)

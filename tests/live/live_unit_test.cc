@@ -125,6 +125,49 @@ TEST(CqlStatementsTest, BindMarkersTakeTheirColumnsTypes) {
       std::holds_alternative<models::cql::CqlError>(cql::MarkersOf("SELEKT 1", "shop", catalog)));
 }
 
+// A bound decimal is written unquoted (quoted, the store takes it for a
+// string: Datatype Mismatch); a scale below zero and an exponent keep its value.
+TEST(CqlStatementsTest, DecimalsAreWrittenAsNumbers) {
+  models::cql::EngineOnVolume store;
+  for (const char* statement :
+       {"CREATE KEYSPACE shop", "CREATE TABLE shop.prices (id int PRIMARY KEY, price decimal)"}) {
+    ASSERT_TRUE(std::holds_alternative<models::cql::QueryResult>(store.Run(statement)));
+  }
+  const std::string text = "INSERT INTO prices (id, price) VALUES (?, ?)";
+  auto markers = cql::MarkersOf(text, "shop", store.engine().catalog());
+  const CqlType decimal = Type(Kind::kDecimal);
+  const std::optional<Value> price =
+      cql::DecodeValue(cql::EncodeValue(Value::Text("-12.50"), decimal), decimal);
+  auto inlined = cql::Inlined(text, std::get<cql::BindMarkers>(markers), {Value::Int(1), price});
+  EXPECT_EQ(std::get<std::string>(inlined), "INSERT INTO prices (id, price) VALUES (1, -12.50)");
+  EXPECT_TRUE(std::holds_alternative<models::cql::QueryResult>(
+      store.Run("INSERT INTO shop.prices (id, price) VALUES (1, -12.50)")));
+  // 1 at scale -3 (the spec's scale is an int, and may be negative).
+  EXPECT_EQ(cql::DecodeValue(std::string("\xff\xff\xff\xfd\x01", 5), decimal), Value::Text("1000"));
+  EXPECT_EQ(cql::DecodeValue(cql::EncodeValue(Value::Text("1.5e3"), decimal), decimal),
+            Value::Text("1500"));
+}
+
+TEST(CqlCodecTest, LongStringsAreCutNotCorrupted) {
+  cql::Writer out;
+  out.String(std::string(70'000, 'x'));
+  cql::Reader in(out.bytes());
+  EXPECT_EQ(in.String().size(), 0xffffu);
+  EXPECT_TRUE(in.done());
+}
+
+TEST(CqlCodecTest, UnsetAndNamedValuesAreTold) {
+  const std::string unset("\0\1\x01\0\1\xff\xff\xff\xfe", 9);  // One value, unset.
+  cql::Reader in(unset);
+  cql::QueryParameters read;
+  ASSERT_TRUE(cql::ReadParameters(in, read));
+  ASSERT_EQ(read.values.size(), 1u);
+  EXPECT_EQ(read.values[0], cql::kUnsetValue);
+  const std::string named("\0\1\x41\0\0", 5);
+  cql::Reader by_name(named);
+  EXPECT_FALSE(cql::ReadParameters(by_name, read));
+}
+
 TEST(CqlStatementsTest, DdlSaysItsSchemaChange) {
   const auto table = cql::SchemaChangeOf("CREATE TABLE t (a int PRIMARY KEY)", "shop");
   ASSERT_TRUE(table.has_value());
@@ -236,6 +279,25 @@ TEST(SessionTest, ARecordingReplaysToTheSameAnswers) {
   EXPECT_EQ(replayed, statuses);
   EXPECT_NE(std::count(statuses.begin(), statuses.end(), 200), 5);  // The stop showed.
   EXPECT_EQ(first.trace_hash, second.trace_hash);
+}
+
+// A body or path TOML cannot hold (not UTF-8) is refused by the recording,
+// which says so, rather than written as other bytes.
+TEST(SessionTest, BytesAFileCannotHoldAreRefusedNotRewritten) {
+  sim::Duration wall{};
+  Session session(SeedClusterTopology(),
+                  {.seed = 1, .fast = true, .elapsed = [&wall] { return wall; }});
+  session.Start();
+  scenarios::Step put;
+  put.kind = scenarios::Step::Kind::kS3;
+  put.method = "PUT";
+  put.path = "/b/\xff";
+  put.body = "x";
+  session.Play(put);
+  sim::Result<std::string> recording = session.Recording();
+  ASSERT_FALSE(recording.ok());
+  EXPECT_NE(recording.status().message().find("/b/"), std::string::npos)
+      << recording.status().message();
 }
 
 }  // namespace
