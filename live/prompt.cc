@@ -66,6 +66,14 @@ asio::awaitable<std::string> Answer(Server& server, std::string line) {
     co_return "stopping\n";
   }
   if (line == "help") co_return PromptHelp();
+  if (line == "complete" || line.starts_with("complete ")) {
+    const std::string partial = line.size() > 9 ? line.substr(9) : std::string();
+    std::string text;
+    for (const std::string& word : Completions(partial, server.session().cluster().Services())) {
+      text += word + "\n";
+    }
+    co_return text.empty() ? "(nothing)\n" : text;
+  }
   if (line == "status") {
     std::string text;
     const std::function<void(Session&)> observe = [&text](Session& session) {

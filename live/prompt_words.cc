@@ -138,6 +138,38 @@ std::variant<scenarios::Step, std::string> StepOfWords(std::string_view line,
   return std::move(steps.front());
 }
 
+std::vector<std::string> Completions(std::string_view line,
+                                     const std::vector<std::string>& services) {
+  std::vector<std::string_view> words = Words(line);
+  const bool fresh = line.empty() || line.back() == ' ' || line.back() == '\t';
+  const std::string prefix = fresh || words.empty() ? std::string() : std::string(words.back());
+  if (!fresh && !words.empty()) words.pop_back();
+  std::set<std::string> found;
+  const auto offer = [&](std::string_view candidate) {
+    if (candidate.starts_with(prefix)) found.emplace(candidate);
+  };
+  if (words.empty()) {
+    for (const StepKind& kind : scenarios::StepKinds()) {
+      if (kind.name.find(' ') == std::string_view::npos) offer(kind.name);
+    }
+    for (const char* command : kPromptCommands) offer(command);
+  } else if (words.front() == "logs") {
+    for (const std::string& service : services) offer(service);
+  } else if (const auto kind = KindOf(words)) {
+    for (const auto& use : kind->first->fields) {
+      const StepField field = use.field;
+      if (field == StepField::kService || field == StepField::kPeer) {
+        for (const std::string& service : services) offer(service);
+      }
+      offer(fmt::format("{}=", scenarios::StepFieldKey(field)));
+    }
+  }
+  constexpr std::size_t kMaxShown = 50;
+  std::vector<std::string> sorted(found.begin(), found.end());
+  if (sorted.size() > kMaxShown) sorted.resize(kMaxShown);
+  return sorted;
+}
+
 std::string PromptHelp() {
   std::string help =
       "Steps, in the scenario format's words (fields in this order, or key=value):\n";
@@ -154,6 +186,7 @@ std::string PromptHelp() {
       "  status          each service's state, and the virtual time\n"
       "  logs SERVICE    the service's last log lines\n"
       "  help            this\n"
+      "  complete LINE   how LINE may go on: step kinds, services, fields\n"
       "  exit            stop serving (and write --record's file)\n";
   return help;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "scenarios/core/scenario.h"
 
@@ -21,5 +22,15 @@ std::variant<scenarios::Step, std::string> StepOfWords(std::string_view line,
 
 // What the prompt takes, for `help`: each step kind with its fields.
 std::string PromptHelp();
+
+// The prompt's commands beside the step kinds.
+inline constexpr const char* kPromptCommands[] = {"status", "logs", "help", "complete", "exit"};
+
+// How `line` may go on (`complete LINE` at the prompt, for a shell's or an
+// editor's completion): its last word completed as a step kind or command
+// (the first word), a service (a field that names one), or a `key=` of
+// the kind's fields; sorted, at most a screenful.
+std::vector<std::string> Completions(std::string_view line,
+                                     const std::vector<std::string>& services);
 
 }  // namespace faultline::live

@@ -214,6 +214,17 @@ TEST(PromptWordsTest, WordsFillTheKindsFieldsInOrder) {
   EXPECT_EQ(std::get<scenarios::Step>(partition).peer, "kuri-1");
 }
 
+TEST(PromptWordsTest, CompletionsOfferKindsServicesAndFields) {
+  const std::vector<std::string> services = {"yugabyte", "kuri-1", "kuri-2", "s3-proxy"};
+  EXPECT_EQ(Completions("ki", services), std::vector<std::string>{"kill"});
+  const std::vector<std::string> kuri = Completions("kill ku", services);
+  EXPECT_EQ(kuri, (std::vector<std::string>{"kuri-1", "kuri-2"}));
+  const std::vector<std::string> fields = Completions("partition kuri-1 ", services);
+  EXPECT_NE(std::find(fields.begin(), fields.end(), "one_way="), fields.end());
+  EXPECT_NE(std::find(fields.begin(), fields.end(), "yugabyte"), fields.end());
+  EXPECT_EQ(Completions("st", services), (std::vector<std::string>{"status", "stop"}));
+}
+
 TEST(PromptWordsTest, MistakesSayWhatIsWrong) {
   const scenarios::Scenario topology = SeedClusterTopology();
   EXPECT_NE(std::get<std::string>(StepOfWords("frobnicate", topology)).find("no step kind"),
