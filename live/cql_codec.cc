@@ -125,29 +125,10 @@ std::string UuidText(std::string_view bytes) {
   return out;
 }
 
-// Days from 1970-01-01 to a civil date, and back (Howard Hinnant's algorithms).
-std::int64_t DaysFromCivil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-
-std::string CivilFromDays(std::int64_t z) {
-  z += 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const std::int64_t y = static_cast<std::int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  char text[32];
-  std::snprintf(text, sizeof text, "%04lld-%02u-%02u", static_cast<long long>(y + (m <= 2)), m, d);
-  return text;
+// A date as the store keeps it ("2026-12-04") from its days since 1970-01-01.
+std::string DateText(std::int64_t days) {
+  const models::cql::Civil civil = models::cql::CivilFromDays(days);
+  return fmt::format("{:04}-{:02}-{:02}", civil.year, civil.month, civil.day);
 }
 
 // "-12.50" as a decimal: its scale and unscaled digits ("-1250", 2); an
@@ -289,8 +270,9 @@ std::string EncodeValue(const Value& value, const CqlType& type) {
         std::from_chars(t.data() + 5, t.data() + 7, m);
         std::from_chars(t.data() + 8, t.data() + 10, d);
       }
-      return BigEndian(static_cast<std::uint32_t>(DaysFromCivil(y, m, d) + (std::int64_t{1} << 31)),
-                       4);
+      return BigEndian(
+          static_cast<std::uint32_t>(models::cql::DaysFromCivil(y, m, d) + (std::int64_t{1} << 31)),
+          4);
     }
     case Kind::kInet: {
       unsigned char address[16];
@@ -367,7 +349,7 @@ std::optional<Value> DecodeValue(std::string_view bytes, const CqlType& type) {
       if (bytes.size() != 4) return std::nullopt;
       const std::uint64_t days =
           static_cast<std::uint32_t>(*FromVarint(bytes.substr(0, 4)) & 0xffffffff);
-      return Value::Text(CivilFromDays(static_cast<std::int64_t>(days) - (std::int64_t{1} << 31)));
+      return Value::Text(DateText(static_cast<std::int64_t>(days) - (std::int64_t{1} << 31)));
     }
     case Kind::kInet: {
       char text[INET6_ADDRSTRLEN];

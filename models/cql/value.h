@@ -59,6 +59,15 @@ static_assert(
         static_cast<int>(Value::Kind::kMap) == 8 && static_cast<int>(Value::Kind::kUdt) == 9,
     "Value::Kind is the on-disk tag of every stored value: never renumber it");
 
+// Days since 1970-01-01 of a civil date, and back (Howard Hinnant's
+// algorithms): dates as CQL's `date` and timestamps count them.
+struct Civil {
+  std::int64_t year;
+  unsigned month, day;
+};
+std::int64_t DaysFromCivil(std::int64_t y, unsigned m, unsigned d);
+Civil CivilFromDays(std::int64_t z);
+
 // The representation each CQL type keeps its values in.
 Value::Kind Representation(const CqlType& type);
 
