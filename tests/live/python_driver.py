@@ -14,7 +14,7 @@ import time
 
 from cassandra.cluster import Cluster
 from cassandra.policies import ConstantReconnectionPolicy, RoundRobinPolicy
-from cassandra.query import SimpleStatement
+from cassandra.query import BatchStatement, SimpleStatement
 
 logging.basicConfig(level=logging.CRITICAL)
 warnings.filterwarnings("ignore", category=DeprecationWarning)
@@ -70,6 +70,16 @@ def main():
     row = session.execute(select, (3,)).one()
     check(row.name == "item3" and row.price == 3.75 and row.tags == {"t3", "all"},
           "a prepared select reads what was inserted: %r" % (row,))
+    batch = BatchStatement()
+    batch.add(insert, (20, "batched one", 2.0))
+    batch.add(insert, (21, "batched two", 2.5))
+    batch.add(SimpleStatement("DELETE FROM items WHERE id = %s"), (6,))
+    session.execute(batch)
+    batched = sorted(r.id for r in session.execute("SELECT id FROM items WHERE id IN (6, 20, 21)"))
+    check(batched == [20, 21], "a BATCH of prepared and plain statements applied: %r" % batched)
+    for batched_id in (20, 21):
+        session.execute("DELETE FROM items WHERE id = %s", (batched_id,))
+    session.execute(insert, (6, "item6", 7.5))
     pages = session.execute(SimpleStatement("SELECT id FROM items", fetch_size=3))
     first_page = list(pages.current_rows)
     ids = sorted(r.id for r in pages)
