@@ -113,7 +113,7 @@ constexpr std::string_view kLiveDetails =
     R"(Builds the cluster of a scenario's topology (default: the seed cluster),
 brings it up, and serves it on loopback until `exit`, Ctrl-C or SIGTERM:
 S3 over HTTP/1.1 on the proxy (path-style; aws, boto3, s3cmd, curl) and the
-CQL native protocol v4 on the store (cqlsh, the Python driver, gocql). Each
+CQL native protocol v4 on the store (the Python driver, gocql). Each
 request is a step played in the simulation, so a fault reaches it: type
 steps at the prompt in the scenario format's words (`kill kuri-1`,
 `partition yugabyte`, `wait 30s`, `status`, `logs kuri-1`, `help`).

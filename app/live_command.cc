@@ -113,10 +113,14 @@ CommandRun DefineLive(CLI::App& command) {
       ->type_name(kScenarioValue);
   AddSeed(command, flags->seed, "the seed (default: the scenario's, else 1)");
   command.add_option("--s3-port", flags->s3_port, "the S3 front's port (0: any free one)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("PORT");
   command.add_option("--cql-port", flags->cql_port, "the CQL front's port (0: any free one)")
-      ->capture_default_str();
-  command.add_option("--listen", flags->listen, "the address to listen on")->capture_default_str();
+      ->capture_default_str()
+      ->type_name("PORT");
+  command.add_option("--listen", flags->listen, "the address to listen on (loopback unless said)")
+      ->capture_default_str()
+      ->type_name("ADDR");
   command
       .add_option("--record", flags->record, "on exit, write the session here as a scenario file")
       ->type_name("FILE");
