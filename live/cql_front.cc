@@ -575,14 +575,8 @@ asio::awaitable<void> AcceptCql(Server& server, tcp::acceptor& acceptor) {
   };
   constexpr std::uint64_t kMaxAccepts = std::uint64_t{1} << 40;
   for (std::uint64_t n = 0; n < kMaxAccepts && !server.stopping(); ++n) {
-    boost::system::error_code error;
-    tcp::socket socket =
-        co_await acceptor.async_accept(asio::redirect_error(asio::use_awaitable, error));
-    if (error) {
-      asio::steady_timer pause(server.io(), std::chrono::milliseconds(100));
-      co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, error));
-      continue;
-    }
+    tcp::socket socket(server.io());
+    if (!co_await AcceptNext(server, acceptor, socket)) continue;
     // A store that is down refuses connections: so does its front.
     bool serving = false;
     const std::function<void(Session&)> observe = [&serving](Session& session) {

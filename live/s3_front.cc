@@ -259,15 +259,8 @@ asio::awaitable<void> Serve(Server& server, tcp::socket socket) {
 asio::awaitable<void> AcceptS3(Server& server, tcp::acceptor& acceptor) {
   constexpr std::uint64_t kMaxAccepts = std::uint64_t{1} << 40;
   for (std::uint64_t n = 0; n < kMaxAccepts && !server.stopping(); ++n) {
-    boost::system::error_code error;
-    tcp::socket socket =
-        co_await acceptor.async_accept(asio::redirect_error(asio::use_awaitable, error));
-    if (error) {
-      // Out of descriptors, say: wait instead of spinning, then go on.
-      asio::steady_timer pause(server.io(), std::chrono::milliseconds(100));
-      co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, error));
-      continue;
-    }
+    tcp::socket socket(server.io());
+    if (!co_await AcceptNext(server, acceptor, socket)) continue;
     asio::co_spawn(server.io(), Serve(server, std::move(socket)),
                    SayIfThrown(server, "an S3 connection"));
   }

@@ -176,6 +176,15 @@ asio::awaitable<void> Server::Between(const std::function<void(Session&)>& obser
   co_await Queue(run);
 }
 
+asio::awaitable<bool> AcceptNext(Server& server, tcp::acceptor& acceptor, tcp::socket& socket) {
+  boost::system::error_code error;
+  co_await acceptor.async_accept(socket, asio::redirect_error(asio::use_awaitable, error));
+  if (!error) co_return true;
+  asio::steady_timer pause(server.io(), std::chrono::milliseconds(100));
+  co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, error));
+  co_return false;
+}
+
 std::function<void(std::exception_ptr)> SayIfThrown(const Server& server, std::string what) {
   return [&server, what = std::move(what)](std::exception_ptr thrown) {
     if (!thrown) return;

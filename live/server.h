@@ -105,6 +105,12 @@ class Server {
 // (with what it was), never dropped in silence.
 std::function<void(std::exception_ptr)> SayIfThrown(const Server& server, std::string what);
 
+// The next connection of `acceptor` into `socket`; false (after a pause,
+// so an accept that keeps failing, out of descriptors say, never spins)
+// when there was none.
+asio::awaitable<bool> AcceptNext(Server& server, asio::ip::tcp::acceptor& acceptor,
+                                 asio::ip::tcp::socket& socket);
+
 // The fronts' accept loops (s3_front.cc, cql_front.cc) and the prompt's
 // readers (prompt.cc), each started by Server::Run.
 asio::awaitable<void> AcceptS3(Server& server, asio::ip::tcp::acceptor& acceptor);
