@@ -506,6 +506,11 @@ std::optional<std::string> Reader::Bytes() {
 }
 std::string Reader::ShortBytes() { return std::string(Take(Short())); }
 std::string Reader::Raw(std::size_t n) { return std::string(Take(n)); }
+BoundValue Reader::Bound() {
+  const std::int32_t length = Int();
+  if (length < 0) return BoundValue{std::nullopt, length == -2};
+  return BoundValue{Raw(static_cast<std::size_t>(length)), false};
+}
 std::map<std::string, std::string> Reader::StringMap() {
   std::map<std::string, std::string> map;
   const std::uint16_t n = Short();
@@ -529,16 +534,7 @@ bool ReadParameters(Reader& in, QueryParameters& parameters) {
   if ((flags & 0x01) != 0) {
     const std::uint16_t n = in.Short();
     if (named) return false;  // Values by name: refused (drivers bind by position).
-    for (std::uint16_t i = 0; i < n && !in.failed(); ++i) {
-      const std::int32_t length = in.Int();
-      if (length == -2) {
-        parameters.values.push_back(kUnsetValue);
-      } else if (length < 0) {
-        parameters.values.emplace_back();
-      } else {
-        parameters.values.push_back(in.Raw(static_cast<std::size_t>(length)));
-      }
-    }
+    for (std::uint16_t i = 0; i < n && !in.failed(); ++i) parameters.values.push_back(in.Bound());
   }
   parameters.skip_metadata = (flags & 0x02) != 0;
   if ((flags & 0x04) != 0) parameters.page_size = in.Int();

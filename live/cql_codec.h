@@ -89,6 +89,13 @@ class Writer {
   std::string bytes_;
 };
 
+// A [value] a client binds (spec 3): its bytes, null, or "unset" (length
+// -2: leave the column as it is, which a statement's text cannot say).
+struct BoundValue {
+  std::optional<std::string> bytes;  // nullopt: null, or unset.
+  bool unset = false;
+};
+
 // Reads them; any read past the end sets failed() and returns a zero value,
 // so a caller checks once at the end.
 class Reader {
@@ -103,6 +110,7 @@ class Reader {
   std::optional<std::string> Bytes();  // nullopt for null (and for "not set", -2).
   std::string ShortBytes();
   std::string Raw(std::size_t n);
+  BoundValue Bound();  // A [value].
   std::map<std::string, std::string> StringMap();
   std::vector<std::string> StringList();
   bool failed() const { return failed_; }
@@ -120,14 +128,10 @@ class Reader {
 std::string EncodeValue(const Value& value, const CqlType& type);
 std::optional<Value> DecodeValue(std::string_view bytes, const CqlType& type);
 
-// What ReadParameters keeps of an unset value ([value] of length -2): not a
-// value a statement can hold, so callers refuse it by this marker.
-inline const std::string kUnsetValue = std::string("\0unset\0", 7);
-
 // QUERY's and EXECUTE's parameters (spec 4.1.4).
 struct QueryParameters {
   std::uint16_t consistency = 0;
-  std::vector<std::optional<std::string>> values;  // Each value's bytes; nullopt: null.
+  std::vector<BoundValue> values;
   bool skip_metadata = false;
   std::int32_t page_size = 0;  // 0: none asked.
   std::string paging_state;

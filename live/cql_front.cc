@@ -93,7 +93,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::deque<std::string> outgoing_;
   std::size_t queued_bytes_ = 0;
   bool writing_ = false;
-  std::int16_t stream_ = 0;
 };
 
 // The store forgot it (it restarted), or never prepared it: the driver
@@ -249,11 +248,8 @@ std::string Connection::ResultOf(const std::string& statement, const std::string
     }
     case QueryResult::Kind::kText: {
       // DESCRIBE's text (ycqlsh's own statement) as one row of one column.
-      QueryResult rows;
-      rows.columns.push_back({"description", {}});
-      rows.rows.push_back({models::cql::Value::Text(result.text)});
       Writer out;
-      Metadata(out, "", "", rows.columns, "");
+      Metadata(out, "", "", {{"description", {}}}, "");
       out.Int(1).Bytes(result.text);
       return ResultFrameBody(2, out.bytes());
     }
@@ -301,20 +297,21 @@ asio::awaitable<std::string> Connection::Run(std::string statement, std::string 
 
 // Values bound to a statement's markers, decoded as their types say.
 std::variant<std::vector<std::optional<models::cql::Value>>, std::string> Decoded(
-    const cql::BindMarkers& markers, const std::vector<std::optional<std::string>>& values) {
+    const cql::BindMarkers& markers, const std::vector<cql::BoundValue>& values) {
   std::vector<std::optional<models::cql::Value>> decoded;
   for (std::size_t i = 0; i < values.size(); ++i) {
-    if (values[i] && *values[i] == cql::kUnsetValue) {
+    if (values[i].unset) {
       return std::string(
           "an unset value (protocol v4's -2) cannot be written into a statement: "
           "bind null, or leave the column out");
     }
-    if (!values[i]) {
+    if (!values[i].bytes) {
       decoded.emplace_back();
       continue;
     }
     if (i >= markers.columns.size()) return std::string("more values than bind markers");
-    std::optional<models::cql::Value> value = cql::DecodeValue(*values[i], markers.columns[i].type);
+    std::optional<models::cql::Value> value =
+        cql::DecodeValue(*values[i].bytes, markers.columns[i].type);
     if (!value) {
       return fmt::format("the value bound to {} is not a {}", markers.columns[i].name,
                          markers.columns[i].type.ToString());
@@ -411,9 +408,9 @@ asio::awaitable<std::string> Connection::Batch(cql::Reader& in) {
     } else {
       text = in.LongString();
     }
-    std::vector<std::optional<std::string>> values;
+    std::vector<cql::BoundValue> values;
     const std::uint16_t n = in.Short();
-    for (std::uint16_t k = 0; k < n && !in.failed(); ++k) values.push_back(in.Bytes());
+    for (std::uint16_t k = 0; k < n && !in.failed(); ++k) values.push_back(in.Bound());
     if (in.failed()) break;
     if (!values.empty()) {
       if (!markers) {
@@ -525,7 +522,6 @@ asio::awaitable<void> Connection::Serve() {
                               asio::redirect_error(asio::use_awaitable, error));
     if (error) break;
     const cql::FrameHeader header = cql::ReadHeader(bytes);
-    stream_ = header.stream;
     if ((header.version & 0x7f) != cql::kVersion || (header.version & 0x80) != 0) {
       // As Cassandra words it: the Python driver steps down on these words.
       Send(cql::Frame(header.stream, Opcode::kError,

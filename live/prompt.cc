@@ -140,10 +140,9 @@ asio::awaitable<void> AcceptControl(Server& server,
                                     asio::local::stream_protocol::acceptor& acceptor) {
   using asio::local::stream_protocol;
   for (std::uint64_t n = 0; n < kMaxLines && !server.stopping(); ++n) {
-    boost::system::error_code error;
     auto socket = std::make_shared<stream_protocol::socket>(server.io());
-    co_await acceptor.async_accept(*socket, asio::redirect_error(asio::use_awaitable, error));
-    if (error) continue;
+    if (!co_await AcceptNext(server, acceptor, *socket)) continue;
+    boost::system::error_code error;
     // Answers are written without waiting: a script that does not read
     // them loses its connection, and the fronts never wait for it.
     socket->non_blocking(true, error);

@@ -162,7 +162,8 @@ asio::awaitable<std::shared_ptr<Answered>> Server::Perform(const scenarios::Step
   auto answered = std::make_shared<Answered>();
   const std::function<void()> play = [this, &step, answered] {
     answered->result = session_.Play(step);
-    answered->answer = session_.world().last_answer;
+    // Moved: the world keeps it only for this hand-over (Session noted it).
+    answered->answer = std::move(session_.world().last_answer);
   };
   co_await Queue(play);
   co_return std::shared_ptr<Answered>(answered);  // A copy: GCC 12 frees an implicitly moved local.
@@ -174,15 +175,6 @@ asio::awaitable<void> Server::Between(const std::function<void(Session&)>& obser
     observe(session_);
   };
   co_await Queue(run);
-}
-
-asio::awaitable<bool> AcceptNext(Server& server, tcp::acceptor& acceptor, tcp::socket& socket) {
-  boost::system::error_code error;
-  co_await acceptor.async_accept(socket, asio::redirect_error(asio::use_awaitable, error));
-  if (!error) co_return true;
-  asio::steady_timer pause(server.io(), std::chrono::milliseconds(100));
-  co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, error));
-  co_return false;
 }
 
 std::function<void(std::exception_ptr)> SayIfThrown(const Server& server, std::string what) {

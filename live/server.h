@@ -12,6 +12,10 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <exception>
@@ -108,8 +112,16 @@ std::function<void(std::exception_ptr)> SayIfThrown(const Server& server, std::s
 // The next connection of `acceptor` into `socket`; false (after a pause,
 // so an accept that keeps failing, out of descriptors say, never spins)
 // when there was none.
-asio::awaitable<bool> AcceptNext(Server& server, asio::ip::tcp::acceptor& acceptor,
-                                 asio::ip::tcp::socket& socket);
+// (The fronts' TCP sockets and the control socket alike.)
+template <typename Acceptor, typename Socket>
+asio::awaitable<bool> AcceptNext(Server& server, Acceptor& acceptor, Socket& socket) {
+  boost::system::error_code error;
+  co_await acceptor.async_accept(socket, asio::redirect_error(asio::use_awaitable, error));
+  if (!error) co_return true;
+  asio::steady_timer pause(server.io(), std::chrono::milliseconds(100));
+  co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, error));
+  co_return false;
+}
 
 // The fronts' accept loops (s3_front.cc, cql_front.cc) and the prompt's
 // readers (prompt.cc), each started by Server::Run.

@@ -32,18 +32,18 @@ Step WaitStep(sim::Duration duration) {
 
 // What a request step was answered, as an expectation a replay must meet:
 // the S3 status; the statement's rows, or its error's headline.
-std::vector<Expectation> AnswerOf(const Step& step, const StepResult& result,
+std::vector<Expectation> AnswerOf(Step::Kind kind, const StepResult& result,
                                   const scenarios::World::LastAnswer& answer) {
   std::vector<Expectation> expect;
   Expectation said;
-  if (step.kind == Step::Kind::kS3 && result.status != 0) {
+  if (kind == Step::Kind::kS3 && result.status != 0) {
     said.kind = Expectation::Kind::kStatus;
     said.number = result.status;
-  } else if (step.kind == Step::Kind::kCql && answer.cql && answer.cql->ok() &&
+  } else if (kind == Step::Kind::kCql && answer.cql && answer.cql->ok() &&
              answer.cql->result.kind == models::cql::QueryResult::Kind::kRows) {
     said.kind = Expectation::Kind::kRows;
     said.number = static_cast<std::int64_t>(answer.cql->result.rows.size());
-  } else if (step.kind == Step::Kind::kCql && !result.ok) {
+  } else if (kind == Step::Kind::kCql && !result.ok) {
     said.kind = Expectation::Kind::kOutputContains;
     said.text = std::string(models::cql::Headline(result.outcome));
     if (said.text.empty()) return expect;
@@ -185,10 +185,8 @@ const StepResult& Session::Play(Step step) {
 
 const StepResult& Session::PlayAndNote(Step step) {
   const Step::Kind kind = step.kind;
-  Step described;  // The request's fields, for its expectation (its body aside).
-  described.kind = kind;
   const StepResult& result = cluster_->Play(std::move(step));
-  answers_.push_back(AnswerOf(described, result, cluster_->world().last_answer));
+  answers_.push_back(AnswerOf(kind, result, cluster_->world().last_answer));
   FL_ASSERT(answers_.size() == cluster_->played().size());
   return result;
 }

@@ -41,8 +41,8 @@ class Operator {
   // Each answers whether it succeeded and what a person would read.
   sim::Awaitable<Answer> Cql(cql::CqlSession& session, std::string statement);
   // The same with a driver's paging; `*result` is the store's whole answer.
-  sim::Awaitable<Answer> Cql(cql::CqlSession& session, std::string statement,
-                             cql::PageRequest page, cql::ClientResult* result);
+  sim::Awaitable<Answer> Cql(cql::CqlSession& session, std::string statement, cql::PageRequest page,
+                             cql::ClientResult* result);
   sim::Awaitable<Answer> MigrateForce(cql::CqlSession& session, std::string keyspace,
                                       std::int64_t version);
   sim::Awaitable<Answer> MigrateVersion(cql::CqlSession& session, std::string keyspace);

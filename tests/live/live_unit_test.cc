@@ -162,7 +162,8 @@ TEST(CqlCodecTest, UnsetAndNamedValuesAreTold) {
   cql::QueryParameters read;
   ASSERT_TRUE(cql::ReadParameters(in, read));
   ASSERT_EQ(read.values.size(), 1u);
-  EXPECT_EQ(read.values[0], cql::kUnsetValue);
+  EXPECT_TRUE(read.values[0].unset);
+  EXPECT_FALSE(read.values[0].bytes.has_value());
   const std::string named("\0\1\x41\0\0", 5);
   cql::Reader by_name(named);
   EXPECT_FALSE(cql::ReadParameters(by_name, read));
