@@ -435,7 +435,39 @@ sim::Status Catalog::LoadColumns(sqlite3* db) {
   return sim::Status::Ok();
 }
 
-int Catalog::WriteKeyspace(sqlite3* db, const KeyspaceInfo& keyspace) {
+StatementCache::~StatementCache() {
+  FL_ASSERT_MSG(borrowed_ == 0, "{} kept statements still borrowed", borrowed_);
+  Clear();
+}
+
+sqlite3_stmt* StatementCache::Get(const std::string& sql) {
+  if (const auto found = statements_.find(sql); found != statements_.end()) return found->second;
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
+                         &statement, nullptr) != SQLITE_OK) {
+    sqlite3_finalize(statement);
+    return nullptr;
+  }
+  if (statements_.size() >= kMaxKept && borrowed_ == 0) Clear();
+  // Borrowed ones stay, so the bound may be passed by what one caller
+  // holds at once (a handful).
+  FL_ASSERT(statements_.size() < 2 * kMaxKept);
+  statements_.emplace(sql, statement);
+  return statement;
+}
+
+void StatementCache::Clear() {
+  FL_ASSERT_MSG(borrowed_ == 0, "clearing kept statements while {} are borrowed", borrowed_);
+  for (auto& [sql, statement] : statements_) sqlite3_finalize(statement);
+  statements_.clear();
+}
+
+void StatementCache::GiveBack() {
+  FL_ASSERT(borrowed_ > 0);
+  --borrowed_;
+}
+
+int Catalog::WriteKeyspace(Statements& sql, const KeyspaceInfo& keyspace) {
   FL_ASSERT_MSG(!keyspace.system && !keyspace.name.empty(), "writing keyspace '{}'", keyspace.name);
   // system_schema.keyspaces shows the replication options as a map<text, text>.
   Value replication;
@@ -443,7 +475,7 @@ int Catalog::WriteKeyspace(sqlite3* db, const KeyspaceInfo& keyspace) {
   replication.elements = {Value::Text("class"), Value::Text("SimpleStrategy"),
                           Value::Text("replication_factor"), Value::Text("1")};
   SqlStatement insert(
-      db, "INSERT OR REPLACE INTO fl_keyspaces(name, options, replication) VALUES (?, ?, ?)");
+      sql, "INSERT OR REPLACE INTO fl_keyspaces(name, options, replication) VALUES (?, ?, ?)");
   if (!insert.ok()) return insert.code();
   insert.Bind(1, keyspace.name);
   insert.Bind(2, EncodeOptions(keyspace.options));
@@ -452,25 +484,25 @@ int Catalog::WriteKeyspace(sqlite3* db, const KeyspaceInfo& keyspace) {
   return insert.Step() == SQLITE_DONE ? SQLITE_OK : insert.code();
 }
 
-int Catalog::EraseKeyspace(sqlite3* db, const std::string& keyspace) {
-  SqlStatement erase_types(db, "DELETE FROM fl_types WHERE keyspace = ?");
+int Catalog::EraseKeyspace(Statements& sql, const std::string& keyspace) {
+  SqlStatement erase_types(sql, "DELETE FROM fl_types WHERE keyspace = ?");
   if (!erase_types.ok()) return erase_types.code();
   erase_types.Bind(1, keyspace);
   if (erase_types.Step() != SQLITE_DONE) return erase_types.code();
-  SqlStatement erase(db, "DELETE FROM fl_keyspaces WHERE name = ?");
+  SqlStatement erase(sql, "DELETE FROM fl_keyspaces WHERE name = ?");
   if (!erase.ok()) return erase.code();
   erase.Bind(1, keyspace);
   return erase.Step() == SQLITE_DONE ? SQLITE_OK : erase.code();
 }
 
-int Catalog::WriteTable(sqlite3* db, const TableInfo& table, bool replace) {
+int Catalog::WriteTable(Statements& sql, const TableInfo& table, bool replace) {
   FL_ASSERT_MSG(!table.read_only && table.id > 0, "writing table {}.{}", table.keyspace,
                 table.name);
   FL_ASSERT(table.PartitionKeyColumns() >= 1);
   if (replace) {
-    if (int code = EraseTable(db, table); code != SQLITE_OK) return code;
+    if (int code = EraseTable(sql, table); code != SQLITE_OK) return code;
   }
-  SqlStatement insert(db,
+  SqlStatement insert(sql,
                       "INSERT INTO fl_tables(keyspace, name, id, options, next_column) "
                       "VALUES (?, ?, ?, ?, ?)");
   if (!insert.ok()) return insert.code();
@@ -480,7 +512,7 @@ int Catalog::WriteTable(sqlite3* db, const TableInfo& table, bool replace) {
   insert.Bind(4, EncodeOptions(table.options));
   insert.Bind(5, std::int64_t{table.next_column});
   if (insert.Step() != SQLITE_DONE) return insert.code();
-  SqlStatement column(db,
+  SqlStatement column(sql,
                       "INSERT INTO fl_columns(table_id, name, type, role, position, "
                       "clustering_order, sql_name, ordinal) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   if (!column.ok()) return column.code();
@@ -500,25 +532,26 @@ int Catalog::WriteTable(sqlite3* db, const TableInfo& table, bool replace) {
     if (column.Step() != SQLITE_DONE) return column.code();
   }
   FL_ASSERT(ordinal == static_cast<std::int64_t>(table.columns.size()));
-  return WriteIndexes(db, table);
+  return WriteIndexes(sql, table);
 }
 
-int Catalog::WriteNextTableId(sqlite3* db, std::int64_t next) {
+int Catalog::WriteNextTableId(Statements& sql, std::int64_t next) {
   FL_ASSERT(next >= 1);
-  SqlStatement write(db, "INSERT OR REPLACE INTO fl_meta(name, value) VALUES ('next_table_id', ?)");
+  SqlStatement write(sql,
+                     "INSERT OR REPLACE INTO fl_meta(name, value) VALUES ('next_table_id', ?)");
   if (!write.ok()) return write.code();
   write.Bind(1, next);
   return write.Step() == SQLITE_DONE ? SQLITE_OK : write.code();
 }
 
-int Catalog::EraseTable(sqlite3* db, const TableInfo& table) {
+int Catalog::EraseTable(Statements& sql, const TableInfo& table) {
   FL_ASSERT(table.id > 0 && !table.read_only);
-  SqlStatement erase_indexes(db, "DELETE FROM fl_indexes WHERE table_id = ?");
+  SqlStatement erase_indexes(sql, "DELETE FROM fl_indexes WHERE table_id = ?");
   if (!erase_indexes.ok()) return erase_indexes.code();
   erase_indexes.Bind(1, table.id);
   if (erase_indexes.Step() != SQLITE_DONE) return erase_indexes.code();
-  SqlStatement erase_columns(db, "DELETE FROM fl_columns WHERE table_id = ?");
-  SqlStatement erase_table(db, "DELETE FROM fl_tables WHERE id = ?");
+  SqlStatement erase_columns(sql, "DELETE FROM fl_columns WHERE table_id = ?");
+  SqlStatement erase_table(sql, "DELETE FROM fl_tables WHERE id = ?");
   if (!erase_columns.ok()) return erase_columns.code();
   if (!erase_table.ok()) return erase_table.code();
   erase_columns.Bind(1, table.id);

@@ -8,6 +8,12 @@
 //   the CQL primary key (partition key columns, then clustering columns with
 //   their order). Ids are never reused, so a dropped and re-created table
 //   starts empty even if a stale prepared statement survives somewhere.
+//   The SQLite table (with its static row table and UNIQUE indexes) is made
+//   by the table's first write, as the catalog has it then
+//   (Engine::Materialize): until then DDL changes only the catalog rows,
+//   and reads find no rows. SQLite's own DDL parses and scans its whole
+//   schema, so a folder of N CREATE TABLEs cost N squared; most tables a
+//   migration folder makes are not written while it runs.
 // - A CQL column is a SQLite column "c<n>" (n counts per table and is never
 //   reused: a column dropped and added again comes back empty, as in CQL).
 //   The SQLite names dodge SQLite's case-insensitive identifiers, which
@@ -32,6 +38,7 @@
 
 #include <sqlite3.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -113,6 +120,39 @@ struct KeyspaceInfo {
   UserTypes types;  // CREATE TYPE's, by name.
 };
 
+// SQLite statements of one connection, prepared once and kept by their
+// text: SQLite parses a statement's text whenever it prepares it, and the
+// store runs the same few again and again (each catalog write, each
+// version row). After a change to SQLite's schema SQLite prepares a kept
+// statement again by itself when it next runs; its owner forgets them all
+// before such a change (Clear) so none outlives a table it names.
+class StatementCache {
+ public:
+  static constexpr std::size_t kMaxKept = 4096;  // Then all go, rather than grow forever.
+
+  explicit StatementCache(sqlite3* db) : db_(db) {}
+  ~StatementCache();
+  StatementCache(const StatementCache&) = delete;
+  StatementCache& operator=(const StatementCache&) = delete;
+
+  // The statement for `sql`, reset by whoever used it last; nullptr when
+  // it does not prepare (sqlite3_errmsg(db()) says why).
+  sqlite3_stmt* Get(const std::string& sql);
+  void Clear();
+  std::size_t size() const { return statements_.size(); }
+  sqlite3* db() const { return db_; }
+
+  // A statement in use across another Get (SqlStatement borrows one):
+  // while any is, the bound does not clear the others.
+  void Borrow() { ++borrowed_; }
+  void GiveBack();
+
+ private:
+  sqlite3* db_;
+  std::map<std::string, sqlite3_stmt*, std::less<>> statements_;
+  int borrowed_ = 0;
+};
+
 class Catalog {
  public:
   static constexpr const char* kSystemKeyspace = "system_schema";
@@ -128,17 +168,19 @@ class Catalog {
   std::int64_t next_table_id() const { return next_table_id_; }
 
   // Persisting a change: each writes the catalog rows (inside the caller's
-  // transaction) and returns SQLite's error code. Apply*() then updates the
-  // in-memory view, once the transaction has committed.
-  static int WriteKeyspace(sqlite3* db, const KeyspaceInfo& keyspace);
-  static int EraseKeyspace(sqlite3* db, const std::string& keyspace);
+  // transaction, with the connection's kept statements) and returns
+  // SQLite's error code. Apply*() then updates the in-memory view, once
+  // the transaction has committed.
+  using Statements = StatementCache;
+  static int WriteKeyspace(Statements& sql, const KeyspaceInfo& keyspace);
+  static int EraseKeyspace(Statements& sql, const std::string& keyspace);
   // With `replace`, the table's old rows (and columns) go first.
-  static int WriteTable(sqlite3* db, const TableInfo& table, bool replace);
-  static int EraseTable(sqlite3* db, const TableInfo& table);
-  static int WriteNextTableId(sqlite3* db, std::int64_t next);
+  static int WriteTable(Statements& sql, const TableInfo& table, bool replace);
+  static int EraseTable(Statements& sql, const TableInfo& table);
+  static int WriteNextTableId(Statements& sql, std::int64_t next);
   // A user-defined type's row in fl_types (a new one, or its new definition).
-  static int WriteType(sqlite3* db, const std::string& keyspace, const UserType& type);
-  static int EraseType(sqlite3* db, const std::string& keyspace, const std::string& name);
+  static int WriteType(Statements& sql, const std::string& keyspace, const UserType& type);
+  static int EraseType(Statements& sql, const std::string& keyspace, const std::string& name);
 
   void ApplyKeyspace(KeyspaceInfo keyspace);
   void ApplyKeyspaceDropped(const std::string& keyspace);

@@ -29,8 +29,8 @@ sim::Status CatalogSqlError(sqlite3* db, std::string_view what) {
 }
 
 // The table's indexes' rows, after its own (fl_indexes).
-int WriteIndexes(sqlite3* db, const TableInfo& table) {
-  SqlStatement insert(db,
+int WriteIndexes(StatementCache& sql, const TableInfo& table) {
+  SqlStatement insert(sql,
                       "INSERT INTO fl_indexes(table_id, name, ordinal, definition, kind, options) "
                       "VALUES (?, ?, ?, ?, ?, ?)");
   if (!insert.ok()) return insert.code();
@@ -201,12 +201,12 @@ sim::Status Catalog::LoadTypes(sqlite3* db) {
   return sim::Status::Ok();
 }
 
-int Catalog::WriteType(sqlite3* db, const std::string& keyspace, const UserType& type) {
+int Catalog::WriteType(Statements& sql, const std::string& keyspace, const UserType& type) {
   FL_ASSERT_MSG(type.field_names.size() == type.field_types.size() && !type.field_names.empty(),
                 "type {} with {} names and {} types", type.name, type.field_names.size(),
                 type.field_types.size());
   // A changed type keeps its place: the types it names were made before it.
-  SqlStatement insert(db,
+  SqlStatement insert(sql,
                       "INSERT INTO fl_types(keyspace, name, ordinal, definition, field_names, "
                       "field_types) VALUES (?1, ?2, (SELECT coalesce(max(ordinal), 0) + 1 FROM "
                       "fl_types), ?3, ?4, ?5) ON CONFLICT (keyspace, name) DO UPDATE SET "
@@ -232,8 +232,8 @@ int Catalog::WriteType(sqlite3* db, const std::string& keyspace, const UserType&
   return insert.Step() == SQLITE_DONE ? SQLITE_OK : insert.code();
 }
 
-int Catalog::EraseType(sqlite3* db, const std::string& keyspace, const std::string& name) {
-  SqlStatement erase(db, "DELETE FROM fl_types WHERE keyspace = ? AND name = ?");
+int Catalog::EraseType(Statements& sql, const std::string& keyspace, const std::string& name) {
+  SqlStatement erase(sql, "DELETE FROM fl_types WHERE keyspace = ? AND name = ?");
   if (!erase.ok()) return erase.code();
   erase.Bind(1, keyspace);
   erase.Bind(2, name);

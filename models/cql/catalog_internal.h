@@ -16,6 +16,6 @@ namespace faultline::models::cql {
 sim::Status CatalogSqlError(sqlite3* db, std::string_view what);
 
 // The table's indexes' rows in fl_indexes, after the table's own.
-int WriteIndexes(sqlite3* db, const TableInfo& table);
+int WriteIndexes(StatementCache& sql, const TableInfo& table);
 
 }  // namespace faultline::models::cql

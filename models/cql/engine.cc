@@ -104,26 +104,18 @@ std::variant<const TableInfo*, CqlError> Engine::ResolveTable(const Session& ses
   return table;
 }
 
-sqlite3_stmt* Engine::Prepared(const std::string& sql) {
-  auto found = cache_.find(sql);
-  if (found != cache_.end()) return found->second;
-  sqlite3_stmt* statement = nullptr;
-  if (sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
-                         &statement, nullptr) != SQLITE_OK) {
-    sqlite3_finalize(statement);
-    return nullptr;
-  }
-  constexpr std::size_t kMaxCached = 4096;  // A bound: drop all rather than grow forever.
-  if (cache_.size() >= kMaxCached) ForgetPrepared();
-  cache_.emplace(sql, statement);
-  FL_ASSERT(cache_.size() <= kMaxCached);
-  return statement;
+bool Engine::Materialized(const TableInfo& table) const {
+  // The system tables are views over the catalog, always there.
+  if (table.read_only) return true;
+  // A null column asks whether the table exists (a lookup in the schema
+  // SQLite keeps parsed).
+  return sqlite3_table_column_metadata(db_, "main", table.sql_name.c_str(), nullptr, nullptr,
+                                       nullptr, nullptr, nullptr, nullptr) == SQLITE_OK;
 }
 
-void Engine::ForgetPrepared() {
-  for (auto& [sql, statement] : cache_) sqlite3_finalize(statement);
-  cache_.clear();
-}
+sqlite3_stmt* Engine::Prepared(const std::string& sql) { return statements_.Get(sql); }
+
+void Engine::ForgetPrepared() { statements_.Clear(); }
 
 CqlError Engine::SqliteFailure(std::string_view what) {
   return ServerError(fmt::format("{}: {}", what, sqlite3_errmsg(db_)));

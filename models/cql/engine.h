@@ -116,11 +116,11 @@ class Engine {
   const Catalog& catalog() const { return catalog_; }
   Dialect dialect() const { return dialect_; }
   // SQLite statements currently prepared and cached.
-  std::size_t cached_statements() const { return cache_.size(); }
+  std::size_t cached_statements() const { return statements_.size(); }
 
  private:
   Engine(sqlite3* db, Clock clock, Dialect dialect)
-      : db_(db), clock_(std::move(clock)), dialect_(dialect) {}
+      : db_(db), clock_(std::move(clock)), dialect_(dialect), statements_(db) {}
 
   // Statement kinds; defined in engine_ddl.cc, engine_write.cc, engine_read.cc.
   Outcome Run(Session& session, const CreateKeyspace& statement);
@@ -203,6 +203,16 @@ class Engine {
   std::variant<std::string, CqlError> ResolveKeyspaceName(const Session& session,
                                                           const std::string& named) const;
 
+  // A table's SQLite tables (its rows, its static row, its UNIQUE indexes)
+  // are made by its first write, not by CREATE TABLE: SQLite's DDL parses
+  // and scans its whole schema (a migration folder of N tables cost N
+  // squared), and most tables a folder makes are written long after it
+  // ran, if ever. Until then DDL changes the catalog alone, and a read
+  // reads no rows (EmptyRowSource): what CQL sees is the same.
+  bool Materialized(const TableInfo& table) const;
+  // Makes them, inside the caller's transaction (engine_ddl.cc); false
+  // on a SQLite error.
+  bool Materialize(const TableInfo& table);
   // SQLite plumbing.
   sqlite3_stmt* Prepared(const std::string& sql);  // Cached; nullptr on error.
   void ForgetPrepared();                           // Before schema changes.
@@ -261,7 +271,7 @@ class Engine {
   Clock clock_;
   Dialect dialect_;
   Catalog catalog_;
-  std::map<std::string, sqlite3_stmt*> cache_;
+  StatementCache statements_;     // Every SQLite statement the engine runs again.
   std::span<const Value> bound_;  // The current statement's bound values.
   int transaction_depth_ = 0;
   bool unreadable_cell_ = false;
@@ -294,8 +304,12 @@ std::optional<std::string> TakeSpareColumn(sqlite3* db, TableInfo& table, const 
 // The CREATE TABLE of a table's static row table (engine_static.cc).
 std::string StaticTableSql(const TableInfo& table);
 // What a SELECT reads the table's rows from: its SQLite table, or for a
-// table with static columns a query that joins them in.
-std::string RowSource(const TableInfo& table);
+// table with static columns a query that joins them in; for a table not
+// yet materialized (Engine::Materialized), a query of no rows with the
+// same columns.
+std::string RowSource(const TableInfo& table, bool materialized);
+// The SQLite UNIQUE index that keeps a UNIQUE secondary index (engine_index.cc).
+std::string UniqueIndexSql(const TableInfo& table, const IndexInfo& index);
 
 // A cell or a whole result as ycqlsh prints it: a header, a rule, rows, and
 // "(N rows)"; DESCRIBE text as is; nothing for other results.

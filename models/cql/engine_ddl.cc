@@ -35,7 +35,7 @@ Outcome Engine::Run(Session&, const CreateKeyspace& statement) {
   }
   KeyspaceInfo keyspace{statement.name, statement.options, {}, false};
   if (!Begin()) return SqliteFailure("CREATE KEYSPACE");
-  if (Catalog::WriteKeyspace(db_, keyspace) != SQLITE_OK || !Commit()) {
+  if (Catalog::WriteKeyspace(statements_, keyspace) != SQLITE_OK || !Commit()) {
     Rollback();
     return SqliteFailure("CREATE KEYSPACE");
   }
@@ -58,7 +58,7 @@ Outcome Engine::Run(Session&, const DropKeyspace& statement) {
         fmt::format("Cannot delete keyspace which has table: {}", keyspace->tables.begin()->first));
   }
   if (!Begin()) return SqliteFailure("DROP KEYSPACE");
-  if (Catalog::EraseKeyspace(db_, statement.name) != SQLITE_OK || !Commit()) {
+  if (Catalog::EraseKeyspace(statements_, statement.name) != SQLITE_OK || !Commit()) {
     Rollback();
     return SqliteFailure("DROP KEYSPACE");
   }
@@ -237,6 +237,22 @@ std::string CreateTableSql(const TableInfo& table) {
 
 }  // namespace
 
+bool Engine::Materialize(const TableInfo& table) {
+  FL_ASSERT_MSG(transaction_depth_ > 0, "materializing {}.{} outside a transaction", table.keyspace,
+                table.name);
+  if (Materialized(table)) return true;
+  ForgetPrepared();  // The schema changes.
+  if (ExecSql(db_, CreateTableSql(table)) != SQLITE_OK) return false;
+  if (table.HasStatics() && ExecSql(db_, StaticTableSql(table)) != SQLITE_OK) return false;
+  for (const IndexInfo& index : table.indexes) {
+    if (index.definition.unique && ExecSql(db_, UniqueIndexSql(table, index)) != SQLITE_OK) {
+      return false;
+    }
+  }
+  FL_ASSERT(Materialized(table));
+  return true;
+}
+
 // WITH options: YCQL's own and the Cassandra ones it accepts (and ignores);
 // a misspelt one is an error, not a silent no-op.
 std::optional<CqlError> CheckTableOptions(const Options& options) {
@@ -307,12 +323,11 @@ Outcome Engine::Run(Session& session, const CreateTable& statement) {
   FL_ASSERT(table.next_column == static_cast<int>(table.columns.size()));
   FL_ASSERT(table.id >= 1);
 
-  ForgetPrepared();
+  // The catalog alone: the SQLite tables wait for the first write
+  // (Materialize), so no prepared statement is stale.
   if (!Begin()) return SqliteFailure("CREATE TABLE");
-  if (ExecSql(db_, CreateTableSql(table)) != SQLITE_OK ||
-      (table.HasStatics() && ExecSql(db_, StaticTableSql(table)) != SQLITE_OK) ||
-      Catalog::WriteTable(db_, table, false) != SQLITE_OK ||
-      Catalog::WriteNextTableId(db_, table.id + 1) != SQLITE_OK || !Commit()) {
+  if (Catalog::WriteTable(statements_, table, false) != SQLITE_OK ||
+      Catalog::WriteNextTableId(statements_, table.id + 1) != SQLITE_OK || !Commit()) {
     CqlError error = SqliteFailure("CREATE TABLE");
     Rollback();
     return error;
@@ -461,12 +476,15 @@ Outcome Engine::Run(Session& session, const AlterTable& statement) {
     if (auto error = ApplyAlter(*operation, table, sql)) return std::move(*error);
   }
   FL_ASSERT(sql.size() <= 2 * operations.size());  // At most a change and a clean-up each.
-  ForgetPrepared();
+  // A table not yet materialized changes in the catalog alone: its first
+  // write makes it as it is by then.
+  if (!Materialized(*std::get<const TableInfo*>(resolved))) sql.clear();
+  if (!sql.empty()) ForgetPrepared();
   if (!Begin()) return SqliteFailure("ALTER TABLE");
   const bool applied = std::all_of(sql.begin(), sql.end(), [this](const std::string& one) {
     return ExecSql(db_, one) == SQLITE_OK;
   });
-  if (!applied || Catalog::WriteTable(db_, table, true) != SQLITE_OK || !Commit()) {
+  if (!applied || Catalog::WriteTable(statements_, table, true) != SQLITE_OK || !Commit()) {
     CqlError error = SqliteFailure("ALTER TABLE");
     Rollback();
     return error;
@@ -504,12 +522,13 @@ Outcome Engine::Run(Session& session, const DropTable& statement) {
     return std::move(*error);
   }
   const TableInfo table = *std::get<const TableInfo*>(resolved);
-  ForgetPrepared();
+  const bool materialized = Materialized(table);
+  if (materialized) ForgetPrepared();
   if (!Begin()) return SqliteFailure("DROP TABLE");
-  if (ExecSql(db_, fmt::format("DROP TABLE {}", table.sql_name)) != SQLITE_OK ||
-      (table.HasStatics() &&
+  if ((materialized && ExecSql(db_, fmt::format("DROP TABLE {}", table.sql_name)) != SQLITE_OK) ||
+      (materialized && table.HasStatics() &&
        ExecSql(db_, fmt::format("DROP TABLE {}", table.StaticSqlName())) != SQLITE_OK) ||
-      Catalog::EraseTable(db_, table) != SQLITE_OK || !Commit()) {
+      Catalog::EraseTable(statements_, table) != SQLITE_OK || !Commit()) {
     CqlError error = SqliteFailure("DROP TABLE");
     Rollback();
     return error;
@@ -548,6 +567,7 @@ Outcome Engine::Run(Session& session, const Truncate& statement) {
   std::variant<const TableInfo*, CqlError> resolved = ResolveTable(session, statement.table, true);
   if (auto* error = std::get_if<CqlError>(&resolved)) return std::move(*error);
   const TableInfo& table = *std::get<const TableInfo*>(resolved);
+  if (!Materialized(table)) return Void();  // Never written: nothing to remove.
   if (!Begin()) return SqliteFailure("TRUNCATE");
   if (ExecSql(db_, fmt::format("DELETE FROM {}", table.sql_name)) != SQLITE_OK ||
       (table.HasStatics() &&

@@ -293,6 +293,19 @@ std::optional<CqlError> Engine::CheckCassandraIndex(const TableInfo& table,
   return std::nullopt;
 }
 
+std::string UniqueIndexSql(const TableInfo& table, const IndexInfo& index) {
+  FL_ASSERT(index.definition.unique);
+  std::vector<std::string> columns;
+  for (const IndexTarget& target : index.definition.targets) {
+    const ColumnInfo* column = table.Find(target.column);
+    FL_ASSERT_MSG(column != nullptr, "index {} on a column {}.{} lacks", index.name, table.name,
+                  target.column);
+    columns.push_back(column->sql_name);
+  }
+  return fmt::format("CREATE UNIQUE INDEX {} ON {} ({})", index.SqlName(table.id), table.sql_name,
+                     fmt::join(columns, ", "));
+}
+
 Outcome Engine::Run(Session& session, const CreateIndex& statement) {
   std::variant<const TableInfo*, CqlError> resolved = ResolveTable(session, statement.table, true);
   if (auto* error = std::get_if<CqlError>(&resolved)) return std::move(*error);
@@ -351,17 +364,12 @@ Outcome Engine::Run(Session& session, const CreateIndex& statement) {
   }
   IndexInfo index{made.name, made, made.custom ? "CUSTOM" : "COMPOSITES",
                   SystemOptions(dialect_, table, made)};
-  std::string sql;  // A UNIQUE index's SQLite index.
-  if (made.unique) {
-    std::vector<std::string> columns;
-    for (const IndexTarget& target : made.targets) {
-      columns.push_back(table.Find(target.column)->sql_name);
-    }
-    sql = fmt::format("CREATE UNIQUE INDEX {} ON {} ({})", index.SqlName(table.id), table.sql_name,
-                      fmt::join(columns, ", "));
-  }
+  // A UNIQUE index's SQLite index, on a table that has its SQLite table
+  // (else its first write makes both: Materialize).
+  const std::string sql =
+      made.unique && Materialized(table) ? UniqueIndexSql(table, index) : std::string();
   table.indexes.push_back(std::move(index));
-  ForgetPrepared();
+  if (!sql.empty()) ForgetPrepared();
   if (!Begin()) return SqliteFailure("CREATE INDEX");
   if (!sql.empty() && ExecSql(db_, sql) != SQLITE_OK) {
     // Rows already there break the uniqueness it asks for.
@@ -373,7 +381,7 @@ Outcome Engine::Run(Session& session, const CreateIndex& statement) {
     Rollback();
     return error;
   }
-  if (Catalog::WriteTable(db_, table, true) != SQLITE_OK || !Commit()) {
+  if (Catalog::WriteTable(statements_, table, true) != SQLITE_OK || !Commit()) {
     CqlError error = SqliteFailure("CREATE INDEX");
     Rollback();
     return error;
@@ -402,11 +410,12 @@ Outcome Engine::Run(Session& session, const DropIndex& statement) {
   TableInfo table = *holder;
   const IndexInfo dropped = *table.FindIndex(statement.index.name);
   std::erase_if(table.indexes, [&](const IndexInfo& index) { return index.name == dropped.name; });
-  ForgetPrepared();
+  const bool has_sqlite_index = dropped.definition.unique && Materialized(table);
+  if (has_sqlite_index) ForgetPrepared();
   if (!Begin()) return SqliteFailure("DROP INDEX");
-  if ((dropped.definition.unique &&
+  if ((has_sqlite_index &&
        ExecSql(db_, fmt::format("DROP INDEX {}", dropped.SqlName(table.id))) != SQLITE_OK) ||
-      Catalog::WriteTable(db_, table, true) != SQLITE_OK || !Commit()) {
+      Catalog::WriteTable(statements_, table, true) != SQLITE_OK || !Commit()) {
     CqlError error = SqliteFailure("DROP INDEX");
     Rollback();
     return error;

@@ -179,8 +179,8 @@ std::variant<Engine::SelectWhere, CqlError> Engine::WhereOf(const TableInfo& tab
 Outcome Engine::CountRows(const TableInfo& table, const SelectWhere& where, std::int64_t limit,
                           QueryResult result) {
   const std::string filter = where.sql.empty() ? "" : " WHERE " + where.sql;
-  const std::string sql =
-      fmt::format("SELECT count(*) FROM (SELECT 1 FROM {}{} LIMIT ?)", RowSource(table), filter);
+  const std::string sql = fmt::format("SELECT count(*) FROM (SELECT 1 FROM {}{} LIMIT ?)",
+                                      RowSource(table, Materialized(table)), filter);
   sqlite3_stmt* prepared = Prepared(sql);
   if (prepared == nullptr) return SqliteFailure("SELECT");
   int index = BindNow(prepared);
@@ -221,8 +221,9 @@ Outcome Engine::ReadRows(const TableInfo& table, const std::vector<const ColumnI
     filter += fmt::format("{}({})", where.sql.empty() ? " WHERE " : " AND ",
                           AfterSql(order, table.HasStatics()));
   }
-  const std::string sql = fmt::format("SELECT {} FROM {}{} ORDER BY {} LIMIT ?", columns,
-                                      RowSource(table), filter, OrderBySql(order));
+  const std::string sql =
+      fmt::format("SELECT {} FROM {}{} ORDER BY {} LIMIT ?", columns,
+                  RowSource(table, Materialized(table)), filter, OrderBySql(order));
   sqlite3_stmt* prepared = Prepared(sql);
   if (prepared == nullptr) return SqliteFailure("SELECT");
   int index = BindNow(prepared);

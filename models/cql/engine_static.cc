@@ -53,7 +53,14 @@ std::string StaticTableSql(const TableInfo& table) {
 // static values and no live row as one row whose clustering and regular
 // columns are null. Its columns are the table's SQLite names and
 // fl_expires, so a SELECT reads it as it reads the table itself.
-std::string RowSource(const TableInfo& table) {
+std::string RowSource(const TableInfo& table, bool materialized) {
+  if (!materialized) {
+    // Every column a read may name (the regular, static and hidden ones),
+    // null, in no row.
+    std::string columns;
+    for (const ColumnInfo& column : table.columns) columns += "NULL AS " + column.sql_name + ", ";
+    return "(SELECT " + columns + "NULL AS fl_live, NULL AS fl_expires WHERE 0)";
+  }
   if (!table.HasStatics()) return table.sql_name;
   std::string joined;
   std::string alone;

@@ -125,7 +125,7 @@ std::optional<CqlError> Engine::CheckTypeFields(const std::string& keyspace,
 Outcome Engine::CommitType(const std::string& keyspace, UserType type, std::string_view what) {
   ForgetPrepared();
   if (!Begin()) return SqliteFailure(what);
-  if (Catalog::WriteType(db_, keyspace, type) != SQLITE_OK || !Commit()) {
+  if (Catalog::WriteType(statements_, keyspace, type) != SQLITE_OK || !Commit()) {
     CqlError error = SqliteFailure(what);
     Rollback();
     return error;
@@ -294,7 +294,7 @@ Outcome Engine::Run(Session& session, const DropType& statement) {
   }
   ForgetPrepared();
   if (!Begin()) return SqliteFailure("DROP TYPE");
-  if (Catalog::EraseType(db_, keyspace, name) != SQLITE_OK || !Commit()) {
+  if (Catalog::EraseType(statements_, keyspace, name) != SQLITE_OK || !Commit()) {
     CqlError error = SqliteFailure("DROP TYPE");
     Rollback();
     return error;

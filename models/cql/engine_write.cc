@@ -225,10 +225,19 @@ Outcome Engine::RunModification(Session& session, const Modification& statement)
       !table.HasStatics() &&
       std::none_of(table.indexes.begin(), table.indexes.end(),
                    [](const IndexInfo& index) { return index.definition.unique; });
-  if (insert != nullptr && !insert->if_not_exists && one_write) return RunInsert(table, *insert);
-  // The others may read, write and clean up: one transaction, so that a
-  // failure between their steps leaves nothing half done.
+  const bool materialized = Materialized(table);
+  if (insert != nullptr && !insert->if_not_exists && one_write && materialized) {
+    return RunInsert(table, *insert);
+  }
+  // The others may read, write and clean up, and the first write makes the
+  // table's SQLite tables: one transaction, so that a failure between their
+  // steps leaves nothing half done.
   if (!Begin()) return SqliteFailure("write");
+  if (!materialized && !Materialize(table)) {
+    CqlError error = SqliteFailure("write");
+    Rollback();
+    return error;
+  }
   Outcome outcome = insert != nullptr ? RunInsert(table, *insert)
                     : std::holds_alternative<Update>(statement)
                         ? RunUpdate(table, std::get<Update>(statement))

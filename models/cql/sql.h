@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "models/cql/catalog.h"
+
 namespace faultline::models::cql {
 
 // A prepared statement, finalized when it goes.
@@ -16,7 +18,22 @@ class SqlStatement {
   SqlStatement(sqlite3* db, std::string_view sql) {
     code_ = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
   }
-  ~SqlStatement() { sqlite3_finalize(stmt_); }
+  // One of `cache`'s, borrowed: reset and unbound when it goes, not
+  // finalized.
+  SqlStatement(StatementCache& cache, const std::string& sql)
+      : stmt_(cache.Get(sql)), cache_(&cache) {
+    code_ = stmt_ != nullptr ? SQLITE_OK : sqlite3_errcode(cache.db());
+    if (stmt_ != nullptr) cache.Borrow();
+  }
+  ~SqlStatement() {
+    if (cache_ == nullptr) {
+      sqlite3_finalize(stmt_);
+    } else if (stmt_ != nullptr) {
+      sqlite3_reset(stmt_);
+      sqlite3_clear_bindings(stmt_);
+      cache_->GiveBack();
+    }
+  }
   SqlStatement(const SqlStatement&) = delete;
   SqlStatement& operator=(const SqlStatement&) = delete;
 
@@ -40,6 +57,7 @@ class SqlStatement {
 
  private:
   sqlite3_stmt* stmt_ = nullptr;
+  StatementCache* cache_ = nullptr;  // Set when borrowed.
   int code_ = SQLITE_OK;
 };
 

@@ -76,8 +76,9 @@ std::string SchemaViolations(World& world) {
     }
     sim::Result<models::migrate::SchemaModel> live =
         models::migrate::SnapshotSchema(*store, service.keyspace);
-    const models::migrate::SchemaModel expected =
-        models::migrate::ExpectedSchema(image->migrations, service.keyspace);
+    auto [known, first] = image->expected_schemas.try_emplace(service.keyspace);
+    if (first) known->second = models::migrate::ExpectedSchema(image->migrations, service.keyspace);
+    const models::migrate::SchemaModel& expected = known->second;
     // Its runner's version table, when the image names its own, is
     // bookkeeping too (SnapshotSchema leaves out the default names).
     if (live.ok()) live->erase(image->version_table);

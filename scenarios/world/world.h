@@ -18,6 +18,7 @@
 #include "fakes/environment.h"
 #include "models/cql/client.h"
 #include "models/cql/store_snapshot.h"
+#include "models/migrate/schema_model.h"
 #include "models/migrate/source.h"
 #include "models/operator/operator.h"
 #include "models/s3/kuri_node.h"
@@ -113,6 +114,10 @@ struct World : fakes::Environment {
     std::string version_table = "schema_migrations";  // golang-migrate's, as the image names it.
     models::s3::NodeCode node_code;         // Node images: how a GET serves the object's file.
     models::s3::RetryPolicy startup_retry;  // Before its environment changes it.
+    // What `migrations` make of a keyspace (models::migrate::ExpectedSchema,
+    // which parses every file), by keyspace, worked out when first asked:
+    // the schema checker asks after every step.
+    mutable std::map<std::string, models::migrate::SchemaModel> expected_schemas;
   };
   std::map<std::pair<std::string, std::string>, ImageFacts> images;
 

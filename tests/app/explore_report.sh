@@ -16,8 +16,9 @@ headings=$(echo "$report" | grep -c '^[a-z][a-z-]* failed: ')
 replays=$(echo "$report" | grep -c 'faultline run ')
 [ "$replays" -eq "$headings" ] || fail "--top 1 showed $replays groups under $headings failures"
 echo "$report" | grep '^[a-z][a-z-]* failed: ' | grep -q '\*' && fail "a heading keeps a '*': $report"
-# Slow-migration's first 40 runs fail one way from three fault sets.
-echo "$report" | grep -q '^  and 2 more group(s)' || fail "the groups --top leaves out are not said: $report"
+# Slow-migration's first 40 runs fail one way from several fault sets
+# (how many depends on the store's I/O, which the draws land on).
+echo "$report" | grep -q '^  and [1-9][0-9]* more group(s)' || fail "the groups --top leaves out are not said: $report"
 grep -q '"failures":\[{"checker":' "$dir/summary.json" || fail "summary.json has no failures"
 # A repro records its failure, and run says that it reproduced it.
 grep -q '^recorded = { checker = ' "$dir/group-1/repro.toml" || fail "the repro records no failure"

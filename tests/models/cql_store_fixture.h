@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <variant>
@@ -76,5 +77,16 @@ class EngineOnVolume {
   std::unique_ptr<StoreDatabase> store_;
   Session session_;
 };
+
+// SQLite's schema cookie: it moves with every change to SQLite's schema.
+inline std::int64_t SqliteSchemaVersion(EngineOnVolume& store) {
+  sqlite3_stmt* statement = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(store.handle(), "PRAGMA schema_version", -1, &statement, nullptr),
+            SQLITE_OK);
+  EXPECT_EQ(sqlite3_step(statement), SQLITE_ROW);
+  const std::int64_t version = sqlite3_column_int64(statement, 0);
+  sqlite3_finalize(statement);
+  return version;
+}
 
 }  // namespace faultline::models::cql
