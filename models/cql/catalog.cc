@@ -331,13 +331,14 @@ std::vector<std::pair<std::string, std::string>> MapEntries(std::string_view tex
   return entries;
 }
 
-sim::Status Catalog::Load(sqlite3* db, Dialect dialect) {
+sim::Status Catalog::Load(StatementCache& sql, Dialect dialect) {
+  sqlite3* db = sql.db();
   keyspaces_.clear();
   index_tables_.clear();
   next_table_id_ = 1;
   std::int64_t current_layout = -1;
   {
-    SqlStatement layout(db, "PRAGMA user_version");
+    SqlStatement layout(sql, "PRAGMA user_version");
     if (!layout.ok() || layout.Step() != SQLITE_ROW)
       return CatalogSqlError(db, "reading the layout");
     current_layout = layout.Int(0);
@@ -351,23 +352,24 @@ sim::Status Catalog::Load(sqlite3* db, Dialect dialect) {
     }
   }
   AddSystemKeyspace(dialect);
-  if (sim::Status status = LoadKeyspaces(db); !status.ok()) return status;
-  if (sim::Status status = LoadTypes(db); !status.ok()) return status;
-  if (sim::Status status = LoadTables(db); !status.ok()) return status;
+  if (sim::Status status = LoadKeyspaces(sql); !status.ok()) return status;
+  if (sim::Status status = LoadTypes(sql); !status.ok()) return status;
+  if (sim::Status status = LoadTables(sql); !status.ok()) return status;
   // Ids are never reused, even those of tables dropped before a restart.
-  SqlStatement next(db, "SELECT value FROM fl_meta WHERE name = 'next_table_id'");
+  SqlStatement next(sql, "SELECT value FROM fl_meta WHERE name = 'next_table_id'");
   if (!next.ok()) return CatalogSqlError(db, "reading fl_meta");
   if (next.Step() == SQLITE_ROW) next_table_id_ = std::max(next_table_id_, next.Int(0));
   FL_ASSERT(next_table_id_ >= 1);
-  if (sim::Status status = LoadColumns(db); !status.ok()) return status;
+  if (sim::Status status = LoadColumns(sql); !status.ok()) return status;
   for (const auto& [name, keyspace] : keyspaces_) {
     for (const auto& [table_name, table] : keyspace.tables) RememberIndexesOf(table);
   }
   return sim::Status::Ok();
 }
 
-sim::Status Catalog::LoadKeyspaces(sqlite3* db) {
-  SqlStatement select(db, "SELECT name, options FROM fl_keyspaces ORDER BY name");
+sim::Status Catalog::LoadKeyspaces(StatementCache& sql) {
+  sqlite3* db = sql.db();
+  SqlStatement select(sql, "SELECT name, options FROM fl_keyspaces ORDER BY name");
   if (!select.ok()) return CatalogSqlError(db, "reading fl_keyspaces");
   while (select.Step() == SQLITE_ROW) {
     KeyspaceInfo keyspace;
@@ -379,8 +381,9 @@ sim::Status Catalog::LoadKeyspaces(sqlite3* db) {
   return sim::Status::Ok();
 }
 
-sim::Status Catalog::LoadTables(sqlite3* db) {
-  SqlStatement select(db,
+sim::Status Catalog::LoadTables(StatementCache& sql) {
+  sqlite3* db = sql.db();
+  SqlStatement select(sql,
                       "SELECT keyspace, name, id, options, next_column FROM fl_tables ORDER BY id");
   if (!select.ok()) return CatalogSqlError(db, "reading fl_tables");
   while (select.Step() == SQLITE_ROW) {
@@ -404,8 +407,9 @@ sim::Status Catalog::LoadTables(sqlite3* db) {
   return sim::Status::Ok();
 }
 
-sim::Status Catalog::LoadColumns(sqlite3* db) {
-  SqlStatement select(db,
+sim::Status Catalog::LoadColumns(StatementCache& sql) {
+  sqlite3* db = sql.db();
+  SqlStatement select(sql,
                       "SELECT t.keyspace, t.name, c.name, c.type, c.role, c.position, "
                       "c.clustering_order, c.sql_name FROM fl_columns c JOIN fl_tables t "
                       "ON t.id = c.table_id ORDER BY c.table_id, c.ordinal");
@@ -425,7 +429,7 @@ sim::Status Catalog::LoadColumns(sqlite3* db) {
                    static_cast<int>(select.Int(5)), select.Text(6) == "desc", select.Text(7)});
   }
   if (select.code() != SQLITE_DONE) return CatalogSqlError(db, "reading fl_columns");
-  if (sim::Status status = LoadIndexes(db); !status.ok()) return status;
+  if (sim::Status status = LoadIndexes(sql); !status.ok()) return status;
   for (const auto& [name, keyspace] : keyspaces_) {
     if (keyspace.system) continue;
     for (const auto& [table_name, table] : keyspace.tables) {

@@ -158,7 +158,9 @@ class Catalog {
   static constexpr const char* kSystemKeyspace = "system_schema";
 
   // Creates the catalog tables and views if missing, then loads them.
-  [[nodiscard]] sim::Status Load(sqlite3* db, Dialect dialect = Dialect::kYcql);
+  // (With the connection's kept statements: a read-only snapshot loads it
+  // again after each change of the store's bytes.)
+  [[nodiscard]] sim::Status Load(StatementCache& sql, Dialect dialect = Dialect::kYcql);
 
   const KeyspaceInfo* FindKeyspace(const std::string& name) const;
   const TableInfo* FindTable(const std::string& keyspace, const std::string& name) const;
@@ -193,11 +195,11 @@ class Catalog {
   std::int64_t AllocateTableId() { return next_table_id_++; }
 
  private:
-  sim::Status LoadKeyspaces(sqlite3* db);
-  sim::Status LoadTables(sqlite3* db);
-  sim::Status LoadColumns(sqlite3* db);
-  sim::Status LoadIndexes(sqlite3* db);
-  sim::Status LoadTypes(sqlite3* db);
+  sim::Status LoadKeyspaces(StatementCache& sql);
+  sim::Status LoadTables(StatementCache& sql);
+  sim::Status LoadColumns(StatementCache& sql);
+  sim::Status LoadIndexes(StatementCache& sql);
+  sim::Status LoadTypes(StatementCache& sql);
   void ResolveColumnTypes(KeyspaceInfo& keyspace);
   void AddSystemKeyspace(Dialect dialect);
   // index_tables_ kept as tables come and go.

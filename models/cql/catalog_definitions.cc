@@ -131,8 +131,9 @@ std::string IndexDefinitionText(const TableInfo& table, const IndexInfo& index) 
 
 // An index read back: its text must parse as the CREATE INDEX it was, on
 // its own table, over columns the table has.
-sim::Status Catalog::LoadIndexes(sqlite3* db) {
-  SqlStatement select(db,
+sim::Status Catalog::LoadIndexes(StatementCache& sql) {
+  sqlite3* db = sql.db();
+  SqlStatement select(sql,
                       "SELECT t.keyspace, t.name, i.name, i.definition, i.kind, i.options "
                       "FROM fl_indexes i JOIN fl_tables t ON t.id = i.table_id "
                       "ORDER BY i.table_id, i.ordinal");
@@ -165,8 +166,9 @@ sim::Status Catalog::LoadIndexes(sqlite3* db) {
 
 // A type read back: its text must parse as the CREATE TYPE it was, and
 // name only types made before it (the order they were made in).
-sim::Status Catalog::LoadTypes(sqlite3* db) {
-  SqlStatement select(db, "SELECT keyspace, name, definition FROM fl_types ORDER BY ordinal");
+sim::Status Catalog::LoadTypes(StatementCache& sql) {
+  sqlite3* db = sql.db();
+  SqlStatement select(sql, "SELECT keyspace, name, definition FROM fl_types ORDER BY ordinal");
   if (!select.ok()) return CatalogSqlError(db, "reading fl_types");
   while (select.Step() == SQLITE_ROW) {
     const std::string text = select.Text(2);

@@ -21,7 +21,8 @@ std::variant<std::unique_ptr<Engine>, sim::Status> Engine::Open(sqlite3* db, Clo
         fmt::format("cannot register collations and functions: {}", sqlite3_errmsg(db)));
   }
   std::unique_ptr<Engine> engine(new Engine(db, std::move(clock), dialect));
-  if (sim::Status status = engine->catalog_.Load(db, dialect); !status.ok()) return status;
+  if (sim::Status status = engine->catalog_.Load(engine->statements_, dialect); !status.ok())
+    return status;
   return engine;
 }
 

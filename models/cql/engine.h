@@ -115,6 +115,9 @@ class Engine {
 
   const Catalog& catalog() const { return catalog_; }
   Dialect dialect() const { return dialect_; }
+  // Reads the catalog again from the database, which changed under a
+  // read-only engine (StoreSnapshot::Refresh).
+  sim::Status ReloadCatalog() { return catalog_.Load(statements_, dialect_); }
   // SQLite statements currently prepared and cached.
   std::size_t cached_statements() const { return statements_.size(); }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "models/cql/parser.h"
+#include "models/cql/volume_reader.h"
 #include "sim/assert.h"
 #include "sim/fnv.h"
 #include "sim/random.h"
@@ -19,35 +20,68 @@ sim::Result<std::unique_ptr<StoreSnapshot>> StoreSnapshot::Open(const fakes::Vol
   if (file == nullptr || file->size() == 0) {
     return sim::Status::NotFound(fmt::format("volume {} holds no store database", volume.name()));
   }
-  sqlite3* db = nullptr;
-  // An in-memory connection of its own: no file, no VFS of the simulation.
-  if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, nullptr) !=
-      SQLITE_OK) {
-    const std::string message = db == nullptr ? "out of memory" : sqlite3_errmsg(db);
-    sqlite3_close(db);
-    return sim::Status::Internal("cannot open a snapshot connection: " + message);
-  }
-  std::unique_ptr<StoreSnapshot> snapshot(new StoreSnapshot(db, now_unix_ms));
-  // Sorting spills to memory, never to a real temporary file.
-  (void)sqlite3_exec(db, "PRAGMA temp_store=MEMORY", nullptr, nullptr, nullptr);
-  // In place and read-only: SQLite neither copies, frees nor writes the bytes.
-  const std::string& bytes = file->contents();
-  auto* data = reinterpret_cast<unsigned char*>(const_cast<char*>(bytes.data()));
-  const auto size = static_cast<sqlite3_int64>(bytes.size());
-  if (const int code =
-          sqlite3_deserialize(db, "main", data, size, size, SQLITE_DESERIALIZE_READONLY);
+  std::unique_ptr<StoreSnapshot> snapshot(new StoreSnapshot(now_unix_ms));
+  snapshot->bytes_ = &file->contents();
+  // A connection of its own, read-only, on the reader VFS: no file, no VFS
+  // of the simulation.
+  if (const int code = sqlite3_open_v2(VolumeReaderPath(&snapshot->bytes_).c_str(), &snapshot->db_,
+                                       SQLITE_OPEN_READONLY, VolumeReaderVfs());
       code != SQLITE_OK) {
-    return sim::Status::IoError(fmt::format("cannot read {}{}: {}", volume.name(),
-                                            kStoreDatabaseFile, sqlite3_errstr(code)));
+    const std::string message =
+        snapshot->db_ == nullptr ? sqlite3_errstr(code) : sqlite3_errmsg(snapshot->db_);
+    return sim::Status::IoError(
+        fmt::format("cannot read {}{}: {}", volume.name(), kStoreDatabaseFile, message));
   }
+  // Sorting spills to memory, never to a temporary file.
+  (void)sqlite3_exec(snapshot->db_, "PRAGMA temp_store=MEMORY", nullptr, nullptr, nullptr);
   const StoreSnapshot* self = snapshot.get();
-  auto engine = Engine::Open(db, [self] { return self->now_unix_ms_; });
+  auto engine = Engine::Open(snapshot->db_, [self] { return self->now_unix_ms_; });
   if (auto* status = std::get_if<sim::Status>(&engine)) {
     return sim::Status::IoError(
         fmt::format("cannot read the catalog on {}: {}", volume.name(), status->message()));
   }
   snapshot->engine_ = std::move(std::get<std::unique_ptr<Engine>>(engine));
+  snapshot->schema_hash_ = snapshot->SchemaHash();
   return snapshot;
+}
+
+bool StoreSnapshot::Refresh(const fakes::Volume& volume, std::int64_t now_unix_ms) {
+  const fakes::SimFile* file = volume.Find(kStoreDatabaseFile);
+  if (file == nullptr || file->size() == 0) return false;
+  bytes_ = &file->contents();
+  now_unix_ms_ = now_unix_ms;
+  // Every page is read again: the bytes may have gone back (a power loss
+  // keeps the synced ones) to a header SQLite would take for the same.
+  (void)sqlite3_db_release_memory(db_);
+  // The parsed schema holds while the file's schema is the same, to the
+  // byte: a schema cookie may come back to a value with another schema
+  // behind it (a transaction seen half-written, then rolled back).
+  if (SchemaHash() != schema_hash_) return false;
+  return engine_->ReloadCatalog().ok();
+}
+
+std::uint64_t StoreSnapshot::SchemaHash() const {
+  sqlite3_stmt* entries = nullptr;
+  if (sqlite3_prepare_v2(db_, "SELECT type, name, tbl_name, rootpage, sql FROM sqlite_schema", -1,
+                         &entries, nullptr) != SQLITE_OK) {
+    sqlite3_finalize(entries);
+    return 0;  // Unreadable: never equal to a readable one's (sim::Fnv1a64 is not 0 here).
+  }
+  std::uint64_t hash = sim::Fnv1a64("sqlite schema");
+  int code = SQLITE_ROW;
+  std::size_t rows = 0;
+  constexpr std::size_t kMaxEntries = 10'000'000;
+  while ((code = sqlite3_step(entries)) == SQLITE_ROW) {
+    FL_ASSERT_MSG(++rows <= kMaxEntries, "more than {} schema entries", kMaxEntries);
+    for (int column = 0; column < 5; ++column) {
+      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(entries, column));
+      const int size = sqlite3_column_bytes(entries, column);
+      hash = sim::Mix64(hash ^ sim::Fnv1a64(std::string_view(text == nullptr ? "" : text,
+                                                             static_cast<std::size_t>(size))));
+    }
+  }
+  sqlite3_finalize(entries);
+  return code == SQLITE_DONE ? hash : 0;
 }
 
 StoreSnapshot::~StoreSnapshot() {

@@ -1,10 +1,10 @@
 // StoreSnapshot: the store's database read straight from its volume, for
-// checkers and reports that must observe without acting. It opens the bytes
-// of meta.db as they are now (every write so far, synced or not, as a reader
-// beside the store would see them) in SQLite's in-memory, read-only mode, in
-// place: nothing is copied, no simulated I/O happens, so no fault point is
-// passed, no trace event is emitted, no virtual time goes by and no process
-// starts. The store's own connection is untouched.
+// checkers and reports that must observe without acting. It reads the
+// bytes of meta.db as they are now (every write so far, synced or not, as a
+// reader beside the store would see them), read-only, in place, through a
+// VFS of its own (volume_reader.h): no simulated I/O happens, so no fault
+// point is passed, no trace event is emitted, no virtual time goes by and
+// no process starts. The store's own connection is untouched.
 //
 // The snapshot sees the database file alone, not a hot rollback journal: a
 // store that crashed in the middle of a transaction and has not run since
@@ -12,9 +12,11 @@
 // restarted store rolls the journal back when it opens the database).
 //
 // REQUIRES: the volume's meta.db is neither written nor removed while the
-// snapshot is read (it reads the file's bytes in place). Open it, read, and
-// let it go before the simulation runs on; or keep it while the volume's
-// changes() stays the same, and read it again then (ObserveStore does).
+// snapshot is read. Open it, read, and let it go before the simulation runs
+// on; or keep it while the volume's changes() stays the same, and Refresh
+// it when they move on (ObserveStore does): the connection, SQLite's
+// parsed schema and the prepared statements stay while the schema does,
+// which opening the bytes afresh would parse whole each time.
 #pragma once
 
 #include <sqlite3.h>
@@ -63,11 +65,23 @@ class StoreSnapshot {
   // while the bytes stay the same is read again at a later time.
   void SetNow(std::int64_t now_unix_ms) { now_unix_ms_ = now_unix_ms; }
 
- private:
-  StoreSnapshot(sqlite3* db, std::int64_t now_unix_ms) : db_(db), now_unix_ms_(now_unix_ms) {}
+  // The snapshot of the volume's bytes as they are now, and its catalog
+  // read again, on the connection it has: true. False when it must be
+  // opened afresh instead: the database is gone, or SQLite's schema is not
+  // the one the connection parsed (a table made by its first write), or
+  // its catalog does not read.
+  bool Refresh(const fakes::Volume& volume, std::int64_t now_unix_ms);
 
-  sqlite3* db_;
+ private:
+  explicit StoreSnapshot(std::int64_t now_unix_ms) : now_unix_ms_(now_unix_ms) {}
+  // A hash of SQLite's schema as written in the file (every entry's type,
+  // names, root page and SQL): equal, the parsed schema still holds.
+  std::uint64_t SchemaHash() const;
+
+  sqlite3* db_ = nullptr;
+  const std::string* bytes_ = nullptr;  // meta.db's contents, which the VFS reads.
   std::int64_t now_unix_ms_;
+  std::uint64_t schema_hash_ = 0;
   std::unique_ptr<Engine> engine_;  // Goes before the connection closes.
 };
 

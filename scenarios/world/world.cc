@@ -205,6 +205,13 @@ sim::Result<models::cql::StoreSnapshot*> ObserveStore(World& world) {
     kept.snapshot->SetNow(now_unix_ms);
     return kept.snapshot.get();
   }
+  // The bytes moved on: the same connection reads them, its parsed schema
+  // kept while SQLite's schema is the same (StoreSnapshot::Refresh).
+  if (kept.snapshot != nullptr && kept.volume == volume &&
+      kept.snapshot->Refresh(*volume, now_unix_ms)) {
+    kept.changes = volume->changes();
+    return kept.snapshot.get();
+  }
   kept = {};
   sim::Result<std::unique_ptr<models::cql::StoreSnapshot>> opened =
       models::cql::StoreSnapshot::Open(*volume, now_unix_ms);

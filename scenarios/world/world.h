@@ -122,8 +122,9 @@ struct World : fakes::Environment {
   std::map<std::pair<std::string, std::string>, ImageFacts> images;
 
   // The store's database as ObserveStore last opened it, kept while its
-  // volume does not change: checkers and reports observe it several times
-  // at one moment, and reopening it parses its whole schema each time.
+  // volume does not change, and refreshed in place when it does: checkers
+  // and reports observe it several times at one moment and after every
+  // step, and reopening it parses its whole schema each time.
   struct ObservedStore {
     const fakes::Volume* volume = nullptr;
     std::uint64_t changes = 0;  // The volume's changes() when it was opened.
