@@ -158,12 +158,23 @@ fs::path ResultsFolderNamed(const std::string& flag) { return FolderNamed(flag);
 
 namespace {
 
-// Takes the lock on `folder`: its descriptor, or -1 after saying why.
+// Takes the lock on `folder`: its descriptor, or -1 after saying why. A
+// command's forked workers share its lock, and outlive a SIGKILL of it by
+// the moment they take to see their parent gone (PR_SET_PDEATHSIG): a
+// resume right after one waits for them, a bounded while, rather than
+// finding the folder in use.
 int LockFolder(const fs::path& folder) {
+  constexpr int kTries = 40;  // 50 ms apart: 2 s.
   const int fd = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
-  const bool busy = fd >= 0 && errno == EWOULDBLOCK;
-  const std::string why = std::strerror(errno);
+  int failure = errno;
+  for (int tried = 0; fd >= 0 && tried < kTries; ++tried) {
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
+    failure = errno;
+    if (failure != EWOULDBLOCK) break;
+    usleep(50'000);
+  }
+  const bool busy = fd >= 0 && failure == EWOULDBLOCK;
+  const std::string why = std::strerror(failure);
   if (fd >= 0) close(fd);
   BadInput(busy ? fmt::format("--out: '{}' is in use by another faultline command; wait for "
                               "it to finish, or name another folder",

@@ -114,6 +114,14 @@ bool Engine::Materialized(const TableInfo& table) const {
                                        nullptr, nullptr, nullptr, nullptr) == SQLITE_OK;
 }
 
+std::string KeyColumnList(const TableInfo& table) {
+  std::string list;
+  for (std::size_t i = 0; i < table.KeyColumns(); ++i) {
+    list += (i == 0 ? "" : ", ") + table.columns[i].sql_name;
+  }
+  return list;
+}
+
 sqlite3_stmt* Engine::Prepared(const std::string& sql) { return statements_.Get(sql); }
 
 void Engine::ForgetPrepared() { statements_.Clear(); }

@@ -695,12 +695,4 @@ std::variant<std::optional<Row>, CqlError> Engine::ReadRow(const TableInfo& tabl
   return row;
 }
 
-std::string KeyColumnList(const TableInfo& table) {
-  std::string list;
-  for (std::size_t i = 0; i < table.KeyColumns(); ++i) {
-    list += (i == 0 ? "" : ", ") + table.columns[i].sql_name;
-  }
-  return list;
-}
-
 }  // namespace faultline::models::cql

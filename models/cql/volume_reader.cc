@@ -64,25 +64,25 @@ int ReaderSectorSize(sqlite3_file*) { return 512; }
 // must look at the header's change counter each time.
 int ReaderDeviceCharacteristics(sqlite3_file*) { return 0; }
 
-const sqlite3_io_methods kReaderMethods = {1,
-                                           ReaderClose,
-                                           ReaderRead,
-                                           ReaderWrite,
-                                           ReaderTruncate,
-                                           ReaderSync,
-                                           ReaderFileSize,
-                                           ReaderLock,
-                                           ReaderUnlock,
-                                           ReaderCheckReservedLock,
-                                           ReaderFileControl,
-                                           ReaderSectorSize,
-                                           ReaderDeviceCharacteristics,
-                                           nullptr,
-                                           nullptr,
-                                           nullptr,
-                                           nullptr,
-                                           nullptr,
-                                           nullptr};
+// Version 1: no shared memory (no WAL), no memory mapping.
+sqlite3_io_methods MakeReaderMethods() {
+  sqlite3_io_methods methods{};
+  methods.iVersion = 1;
+  methods.xClose = ReaderClose;
+  methods.xRead = ReaderRead;
+  methods.xWrite = ReaderWrite;
+  methods.xTruncate = ReaderTruncate;
+  methods.xSync = ReaderSync;
+  methods.xFileSize = ReaderFileSize;
+  methods.xLock = ReaderLock;
+  methods.xUnlock = ReaderUnlock;
+  methods.xCheckReservedLock = ReaderCheckReservedLock;
+  methods.xFileControl = ReaderFileControl;
+  methods.xSectorSize = ReaderSectorSize;
+  methods.xDeviceCharacteristics = ReaderDeviceCharacteristics;
+  return methods;
+}
+const sqlite3_io_methods kReaderMethods = MakeReaderMethods();
 
 int ReaderOpen(sqlite3_vfs*, const char* name, sqlite3_file* file, int flags, int* out_flags) {
   file->pMethods = nullptr;

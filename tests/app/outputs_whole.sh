@@ -39,9 +39,11 @@ full run-trace "$faultline" run stale-schema --trace "$work/full/trace.jsonl"
 left=$(find "$work/full" -mindepth 1)
 [ -z "$left" ] || fail "pieces left behind on a full disk: $left"
 
-# Two explorations on one --out at once (the first runs for seconds).
-# (--time: about 3 s of runs whatever the build's speed, ASan's included.)
-"$faultline" explore dirty-migration-fixed --runs 100000 --time 3s --out "$work/shared" >/dev/null 2>&1 &
+# Two explorations on one --out at once (the first runs for seconds, longer
+# than the second waits for a lock a killed command's workers may still
+# hold: 2 s).
+# (--time: about 6 s of runs whatever the build's speed, ASan's included.)
+"$faultline" explore dirty-migration-fixed --runs 100000 --time 6s --out "$work/shared" >/dev/null 2>&1 &
 first=$!
 for _ in $(seq 1 100); do [ -d "$work/shared.partial" ] && break; sleep 0.05; done
 sleep 0.3  # The folder is made, then locked: let the lock follow.
