@@ -105,10 +105,10 @@ int ReaderOpen(sqlite3_vfs*, const char* name, sqlite3_file* file, int flags, in
 
 int ReaderDelete(sqlite3_vfs*, const char*, int) { return SQLITE_READONLY; }
 
-// Nothing but the main database exists: no journal to roll back.
-int ReaderAccess(sqlite3_vfs*, const char* name, int /*flags*/, int* result) {
-  *result =
-      std::string_view(name).starts_with(kReaderPathPrefix) && std::strchr(name, '-') == nullptr;
+// SQLite asks only after a journal or a WAL beside the database: there is
+// none (a snapshot sees the file alone, nothing to roll back).
+int ReaderAccess(sqlite3_vfs*, const char* /*name*/, int /*flags*/, int* result) {
+  *result = 0;
   return SQLITE_OK;
 }
 
