@@ -471,7 +471,7 @@ void StatementCache::GiveBack() {
   --borrowed_;
 }
 
-int Catalog::WriteKeyspace(Statements& sql, const KeyspaceInfo& keyspace) {
+int Catalog::WriteKeyspace(StatementCache& sql, const KeyspaceInfo& keyspace) {
   FL_ASSERT_MSG(!keyspace.system && !keyspace.name.empty(), "writing keyspace '{}'", keyspace.name);
   // system_schema.keyspaces shows the replication options as a map<text, text>.
   Value replication;
@@ -488,7 +488,7 @@ int Catalog::WriteKeyspace(Statements& sql, const KeyspaceInfo& keyspace) {
   return insert.Step() == SQLITE_DONE ? SQLITE_OK : insert.code();
 }
 
-int Catalog::EraseKeyspace(Statements& sql, const std::string& keyspace) {
+int Catalog::EraseKeyspace(StatementCache& sql, const std::string& keyspace) {
   SqlStatement erase_types(sql, "DELETE FROM fl_types WHERE keyspace = ?");
   if (!erase_types.ok()) return erase_types.code();
   erase_types.Bind(1, keyspace);
@@ -499,7 +499,7 @@ int Catalog::EraseKeyspace(Statements& sql, const std::string& keyspace) {
   return erase.Step() == SQLITE_DONE ? SQLITE_OK : erase.code();
 }
 
-int Catalog::WriteTable(Statements& sql, const TableInfo& table, bool replace) {
+int Catalog::WriteTable(StatementCache& sql, const TableInfo& table, bool replace) {
   FL_ASSERT_MSG(!table.read_only && table.id > 0, "writing table {}.{}", table.keyspace,
                 table.name);
   FL_ASSERT(table.PartitionKeyColumns() >= 1);
@@ -539,7 +539,7 @@ int Catalog::WriteTable(Statements& sql, const TableInfo& table, bool replace) {
   return WriteIndexes(sql, table);
 }
 
-int Catalog::WriteNextTableId(Statements& sql, std::int64_t next) {
+int Catalog::WriteNextTableId(StatementCache& sql, std::int64_t next) {
   FL_ASSERT(next >= 1);
   SqlStatement write(sql,
                      "INSERT OR REPLACE INTO fl_meta(name, value) VALUES ('next_table_id', ?)");
@@ -548,7 +548,7 @@ int Catalog::WriteNextTableId(Statements& sql, std::int64_t next) {
   return write.Step() == SQLITE_DONE ? SQLITE_OK : write.code();
 }
 
-int Catalog::EraseTable(Statements& sql, const TableInfo& table) {
+int Catalog::EraseTable(StatementCache& sql, const TableInfo& table) {
   FL_ASSERT(table.id > 0 && !table.read_only);
   SqlStatement erase_indexes(sql, "DELETE FROM fl_indexes WHERE table_id = ?");
   if (!erase_indexes.ok()) return erase_indexes.code();

@@ -173,16 +173,15 @@ class Catalog {
   // transaction, with the connection's kept statements) and returns
   // SQLite's error code. Apply*() then updates the in-memory view, once
   // the transaction has committed.
-  using Statements = StatementCache;
-  static int WriteKeyspace(Statements& sql, const KeyspaceInfo& keyspace);
-  static int EraseKeyspace(Statements& sql, const std::string& keyspace);
+  static int WriteKeyspace(StatementCache& sql, const KeyspaceInfo& keyspace);
+  static int EraseKeyspace(StatementCache& sql, const std::string& keyspace);
   // With `replace`, the table's old rows (and columns) go first.
-  static int WriteTable(Statements& sql, const TableInfo& table, bool replace);
-  static int EraseTable(Statements& sql, const TableInfo& table);
-  static int WriteNextTableId(Statements& sql, std::int64_t next);
+  static int WriteTable(StatementCache& sql, const TableInfo& table, bool replace);
+  static int EraseTable(StatementCache& sql, const TableInfo& table);
+  static int WriteNextTableId(StatementCache& sql, std::int64_t next);
   // A user-defined type's row in fl_types (a new one, or its new definition).
-  static int WriteType(Statements& sql, const std::string& keyspace, const UserType& type);
-  static int EraseType(Statements& sql, const std::string& keyspace, const std::string& name);
+  static int WriteType(StatementCache& sql, const std::string& keyspace, const UserType& type);
+  static int EraseType(StatementCache& sql, const std::string& keyspace, const std::string& name);
 
   void ApplyKeyspace(KeyspaceInfo keyspace);
   void ApplyKeyspaceDropped(const std::string& keyspace);

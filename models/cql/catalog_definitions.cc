@@ -203,7 +203,7 @@ sim::Status Catalog::LoadTypes(StatementCache& sql) {
   return sim::Status::Ok();
 }
 
-int Catalog::WriteType(Statements& sql, const std::string& keyspace, const UserType& type) {
+int Catalog::WriteType(StatementCache& sql, const std::string& keyspace, const UserType& type) {
   FL_ASSERT_MSG(type.field_names.size() == type.field_types.size() && !type.field_names.empty(),
                 "type {} with {} names and {} types", type.name, type.field_names.size(),
                 type.field_types.size());
@@ -234,7 +234,7 @@ int Catalog::WriteType(Statements& sql, const std::string& keyspace, const UserT
   return insert.Step() == SQLITE_DONE ? SQLITE_OK : insert.code();
 }
 
-int Catalog::EraseType(Statements& sql, const std::string& keyspace, const std::string& name) {
+int Catalog::EraseType(StatementCache& sql, const std::string& keyspace, const std::string& name) {
   SqlStatement erase(sql, "DELETE FROM fl_types WHERE keyspace = ? AND name = ?");
   if (!erase.ok()) return erase.code();
   erase.Bind(1, keyspace);

@@ -211,7 +211,8 @@ class Engine {
   // and scans its whole schema (a migration folder of N tables cost N
   // squared), and most tables a folder makes are written long after it
   // ran, if ever. Until then DDL changes the catalog alone, and a read
-  // reads no rows (EmptyRowSource): what CQL sees is the same.
+  // reads no rows (RowSource with materialized false): what CQL sees is
+  // the same.
   bool Materialized(const TableInfo& table) const;
   // Makes them, inside the caller's transaction (engine_ddl.cc); false
   // on a SQLite error.
