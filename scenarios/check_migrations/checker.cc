@@ -120,6 +120,7 @@ std::vector<ReproMade> Checker::MakeRepros(const std::vector<PlayedShard>& shard
   for (std::uint64_t group = 0; group < repro_groups.size(); ++group) {
     if (group % shard.count != shard.index) continue;
     auto& [finding, first] = groups_.at(repro_groups[group]);
+    PutTheFolderBack(first);
     const int runs_before = report_.runs + played_.runs;
     Repro(finding, first);
     made.push_back({group, std::move(*finding.repro), std::move(finding.shrink_log),
@@ -276,7 +277,11 @@ void Checker::NoteOf(const Case& c, std::string note) {
 void Checker::Judged(const Case& c) {
   if (History(c.file)) return;  // --since: applied first, not judged (a race in a shipped file).
   JudgedCase judged = c;
-  if (!first_of_group_.insert(KeyOf(c)).second) judged.scenario = Scenario();
+  if (!first_of_group_.insert(KeyOf(c)).second) {
+    judged.scenario = Scenario();
+  } else {
+    LeaveOutTheFolder(judged);
+  }
   played_.cases.push_back(std::move(judged));
 }
 

@@ -158,6 +158,10 @@ class Checker {
   const MigrationSource& ImageAtEnd(const Case& c, std::optional<MigrationSource>& kept) const;
 
   std::vector<MigrationFile> FilesUpTo(std::uint64_t version) const;
+  // A kept case's images whose files are the folder's, left without them
+  // (JudgedCase::folder_images), and put back before its scenario is played.
+  void LeaveOutTheFolder(Case& c) const;
+  void PutTheFolderBack(Case& c) const;
 
   // The schema the files up to `version` define, worked out once per
   // version (a case asks for many; reading the prefix again each time

@@ -68,6 +68,7 @@ void Checker::Finish(const std::vector<ReproMade>* made) {
     if (shown != repro_groups.end()) {
       const auto group = static_cast<std::uint64_t>(shown - repro_groups.begin());
       if (made == nullptr) {
+        PutTheFolderBack(first);
         Repro(finding, first);
       } else {
         const auto it = std::find_if(made->begin(), made->end(),

@@ -2,8 +2,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
+#include <optional>
 #include <set>
+#include <system_error>
 
 #include "models/migrate/runner.h"
 #include "models/migrate/schema_check.h"
@@ -32,6 +35,70 @@ const MigrationSource& Checker::ImageAtEnd(const Case& c,
 
 std::vector<MigrationFile> Checker::FilesUpTo(std::uint64_t version) const {
   return check::FilesUpTo(source_, version);
+}
+
+namespace {
+
+// Whether `files` are `source`'s up to `version` as FilesUpTo lists them,
+// compared in place.
+bool AreFilesUpTo(const MigrationSource& source, std::uint64_t version,
+                  const std::vector<MigrationFile>& files) {
+  std::size_t i = 0;
+  const auto same = [&](const std::string& name, const std::string& contents) {
+    const bool equal = i < files.size() && files[i].name == name && files[i].contents == contents;
+    ++i;
+    return equal;
+  };
+  for (const auto& [v, migration] : source.migrations()) {
+    if (v > version) break;
+    if (migration.up && !same(migration.up_name, *migration.up)) return false;
+    if (migration.down && !same(migration.down_name, *migration.down)) return false;
+  }
+  return i == files.size();
+}
+
+bool SameFiles(const std::vector<MigrationFile>& a, const std::vector<MigrationFile>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const MigrationFile& x, const MigrationFile& y) {
+                      return x.name == y.name && x.contents == y.contents;
+                    });
+}
+
+// The version a migration file's name begins with ("00012_t.up.cql": 12).
+std::optional<std::uint64_t> VersionOfName(const std::string& name) {
+  std::uint64_t version = 0;
+  const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), version);
+  if (error != std::errc() || end == name.data()) return std::nullopt;
+  return version;
+}
+
+}  // namespace
+
+void Checker::LeaveOutTheFolder(Case& c) const {
+  FL_ASSERT(c.folder_images.empty());
+  for (std::size_t i = 0; i < c.scenario.images.size(); ++i) {
+    ImageSpec& image = c.scenario.images[i];
+    if (image.files.empty()) continue;
+    if (SameFiles(image.files, options_.files)) {
+      c.folder_images.emplace(i, std::nullopt);
+    } else if (const std::optional<std::uint64_t> last = VersionOfName(image.files.back().name);
+               last && AreFilesUpTo(source_, *last, image.files)) {
+      c.folder_images.emplace(i, *last);
+    } else {
+      continue;  // Another folder's (--older): kept as it is.
+    }
+    image.files.clear();
+    image.files.shrink_to_fit();
+  }
+}
+
+void Checker::PutTheFolderBack(Case& c) const {
+  for (const auto& [i, version] : c.folder_images) {
+    FL_ASSERT_MSG(i < c.scenario.images.size() && c.scenario.images[i].files.empty(),
+                  "case {}: image {} of {} left out", c.index, i, c.scenario.images.size());
+    c.scenario.images[i].files = version ? FilesUpTo(*version) : options_.files;
+  }
+  c.folder_images.clear();
 }
 
 void Checker::ApplyUp(const models::migrate::Migration& migration, SchemaModel& schema) const {

@@ -153,6 +153,13 @@ Json CaseJson(const JudgedCase& c) {
                {"force_to", c.force_to},
                {"seed", c.seed}};
   if (!c.scenario.steps.empty()) json["scenario"] = ToToml(c.scenario);
+  if (!c.folder_images.empty()) {
+    Json images = Json::array();
+    for (const auto& [image, version] : c.folder_images) {
+      images.push_back({{"image", image}, {"up_to", version ? Json(*version) : Json()}});
+    }
+    json["folder_images"] = std::move(images);
+  }
   if (c.ran) json["ran"] = *c.ran;
   if (c.shares) json["shares"] = *c.shares;
   if (c.awaits_share) json["awaits_share"] = true;
@@ -277,6 +284,15 @@ std::optional<PlayedShard> ShardFromJson(std::string_view text) {
             ParseScenario(item.at("scenario").get<std::string>(), "shard.toml");
         if (!std::holds_alternative<Scenario>(scenario)) return std::nullopt;
         c.scenario = std::get<Scenario>(std::move(scenario));
+      }
+      for (const Json& image : item.value("folder_images", Json::array())) {
+        const Json& up_to = image.at("up_to");
+        const auto index = image.at("image").get<std::size_t>();
+        if (index >= c.scenario.images.size() || !c.scenario.images[index].files.empty()) {
+          return std::nullopt;
+        }
+        c.folder_images.emplace(
+            index, up_to.is_null() ? std::nullopt : std::optional(up_to.get<std::uint64_t>()));
       }
       shard.cases.push_back(std::move(c));
     }
