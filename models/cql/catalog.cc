@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <map>
 #include <optional>
 #include <set>
+#include <utility>
 #include <variant>
 
 #include "models/cql/keywords.h"
@@ -409,24 +411,44 @@ sim::Status Catalog::LoadTables(StatementCache& sql) {
 
 sim::Status Catalog::LoadColumns(StatementCache& sql) {
   sqlite3* db = sql.db();
+  // Rows come table by table; a table is found by its id, and a type's text
+  // is parsed once per keyspace (a snapshot reads every column of the
+  // store at each observation: a 1,000-file folder's 6,000).
+  std::map<std::int64_t, std::pair<KeyspaceInfo*, TableInfo*>> by_id;
+  for (auto& [keyspace_name, keyspace] : keyspaces_) {
+    for (auto& [table_name, table] : keyspace.tables)
+      by_id.emplace(table.id, std::pair{&keyspace, &table});
+  }
+  std::map<std::pair<const KeyspaceInfo*, std::string>, CqlType, std::less<>> types;
   SqlStatement select(sql,
-                      "SELECT t.keyspace, t.name, c.name, c.type, c.role, c.position, "
-                      "c.clustering_order, c.sql_name FROM fl_columns c JOIN fl_tables t "
-                      "ON t.id = c.table_id ORDER BY c.table_id, c.ordinal");
+                      "SELECT table_id, name, type, role, position, clustering_order, sql_name "
+                      "FROM fl_columns ORDER BY table_id, ordinal");
   if (!select.ok()) return CatalogSqlError(db, "reading fl_columns");
+  std::int64_t current_id = 0;
+  std::pair<KeyspaceInfo*, TableInfo*> current{nullptr, nullptr};
   while (select.Step() == SQLITE_ROW) {
-    KeyspaceInfo& keyspace = keyspaces_.at(select.Text(0));
-    auto& table = keyspace.tables.at(select.Text(1));
-    const std::string type_text = select.Text(3);
-    const std::optional<TypeName> type_name = ParseTypeName(type_text);
-    if (!type_name) return sim::Status::Corruption("unreadable column type " + type_text);
-    std::variant<CqlType, CqlError> type = ResolveType(*type_name, &keyspace.types);
-    if (!std::holds_alternative<CqlType>(type)) {
-      return sim::Status::Corruption("unknown column type " + type_text);
+    if (const std::int64_t id = select.Int(0); id != current_id || current.second == nullptr) {
+      const auto found = by_id.find(id);
+      current_id = id;
+      current = found != by_id.end() ? found->second : std::pair{nullptr, nullptr};
     }
-    table.columns.push_back(
-        ColumnInfo{select.Text(2), std::get<CqlType>(type), RoleFromName(select.Text(4)),
-                   static_cast<int>(select.Int(5)), select.Text(6) == "desc", select.Text(7)});
+    // A column of no table (the join this replaced skipped it too).
+    if (current.second == nullptr) continue;
+    KeyspaceInfo& keyspace = *current.first;
+    std::pair<const KeyspaceInfo*, std::string> key{&keyspace, std::string(select.View(2))};
+    auto type = types.find(key);
+    if (type == types.end()) {
+      const std::optional<TypeName> type_name = ParseTypeName(key.second);
+      if (!type_name) return sim::Status::Corruption("unreadable column type " + key.second);
+      std::variant<CqlType, CqlError> resolved = ResolveType(*type_name, &keyspace.types);
+      if (!std::holds_alternative<CqlType>(resolved)) {
+        return sim::Status::Corruption("unknown column type " + key.second);
+      }
+      type = types.emplace(std::move(key), std::get<CqlType>(std::move(resolved))).first;
+    }
+    current.second->columns.push_back(
+        ColumnInfo{select.Text(1), type->second, RoleFromName(select.View(3)),
+                   static_cast<int>(select.Int(4)), select.View(5) == "desc", select.Text(6)});
   }
   if (select.code() != SQLITE_DONE) return CatalogSqlError(db, "reading fl_columns");
   if (sim::Status status = LoadIndexes(sql); !status.ok()) return status;

@@ -53,6 +53,14 @@ class SqlStatement {
                ? std::string()
                : std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
   }
+  // The same, without a copy: good until the next Step or reset.
+  std::string_view View(int column) {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
+    return text == nullptr
+               ? std::string_view()
+               : std::string_view(text,
+                                  static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
+  }
   std::int64_t Int(int column) { return sqlite3_column_int64(stmt_, column); }
 
  private:

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <set>
@@ -194,19 +195,30 @@ std::optional<SchemaModel> SchemaFromCatalog(const cql::Catalog& catalog,
   SchemaModel schema;
   const cql::KeyspaceInfo* found = catalog.FindKeyspace(keyspace);
   if (found == nullptr) return schema;
+  // The catalog's tables come in name order, as the model keeps them: each
+  // goes at the end (a lookup of each cost the keyspace's size in string
+  // compares, at every observation).
   for (const auto& [name, table] : found->tables) {
-    if (BookkeepingTables().contains(name)) continue;
+    if (BookkeepingTables().contains(name) || table.columns.empty()) continue;
+    auto& columns =
+        schema.emplace_hint(schema.end(), name, std::map<std::string, std::string>{})->second;
     for (const cql::ColumnInfo& column : table.columns) {
-      schema[name][column.name] = DescribedType(column.type.ToString(), cql::RoleName(column.role));
+      columns.insert_or_assign(column.name,
+                               DescribedType(column.type.ToString(), cql::RoleName(column.role)));
     }
-    auto& options = schema.options[name];
+    auto& options =
+        schema.options
+            .emplace_hint(schema.options.end(), name, std::map<std::string, std::string>{})
+            ->second;
     for (const ComparedOption& option : kComparedOptions) {
       std::optional<std::string> shown = ShownOption(table.options, option);
       if (!shown) return std::nullopt;
-      options[std::string(option.name)] = std::move(*shown);
+      options.insert_or_assign(std::string(option.name), std::move(*shown));
     }
+    FL_ASSERT(std::prev(schema.end())->first == name);
   }
   for (const auto& [name, table] : found->tables) {
+    if (table.indexes.empty()) continue;
     static const std::map<std::string, std::string> kNoColumns;
     const auto columns_of = schema.find(name);
     for (const cql::IndexInfo& index : table.indexes) {
