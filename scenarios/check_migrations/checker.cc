@@ -32,14 +32,17 @@ Checker::Checker(const MigrationCheckOptions& options) : options_(options) {
   FL_ASSERT_MSG(source.ok(), "a folder checked when read: {}", source.status().ToString());
   source_ = std::move(source).value();
   FL_ASSERT_MSG(!source_.empty(), "an empty folder is refused when read");
+  schema_every_ = std::max<std::size_t>(
+      schema_every_, (source_.migrations().size() + kSchemaMarks - 1) / kSchemaMarks);
   SchemaModel schema;
   std::size_t read = 0;
   for (const auto& [version, migration] : source_.migrations()) {
     ApplyUp(migration, schema);
-    if (++read % kSchemaEvery == 0) schema_marks_.emplace(version, schema);
+    if (++read % schema_every_ == 0) schema_marks_.emplace(version, schema);
     if (migration.up) version_of_file_.emplace(migration.up_name, version);
     writes_rows_ = writes_rows_ || (migration.up && HasDataStatements(*migration.up));
   }
+  FL_ASSERT(schema_marks_.size() <= kSchemaMarks);
   expected_ = std::move(schema);
   passes_.emplace(source_);
   FL_ASSERT(options.replicas >= 1 && options.replicas <= models::s3::kMaxNodes);

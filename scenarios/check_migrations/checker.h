@@ -392,9 +392,13 @@ class Checker {
   std::shared_ptr<const SchemaModel> known_folders_schema_;
   bool writes_rows_ = false;            // A file of the folder has INSERT, UPDATE or DELETE.
   std::optional<FolderPasses> passes_;  // Of source_: where a crash's pass falls.
-  // The schema after every kSchemaEvery-th version's files, from which
-  // SchemaAt works out the others; the last one it worked out.
-  static constexpr std::size_t kSchemaEvery = 32;
+  // The schema after every schema_every_-th version's files, from which
+  // SchemaAt works out the others; the last one it worked out. Every 32nd,
+  // or at most kSchemaMarks of them: every fork copies the page tables of
+  // what the parent holds, and a mark per 32 versions of a 1,000-file
+  // folder held 31 schemas of up to 3,000 tables (half its heap).
+  static constexpr std::size_t kSchemaMarks = 8;
+  std::size_t schema_every_ = 32;
   std::map<std::string, std::uint64_t, std::less<>> version_of_file_;  // Each up file's.
   std::map<std::uint64_t, SchemaModel> schema_marks_;
   mutable std::optional<std::pair<std::uint64_t, SchemaModel>> schema_at_;

@@ -109,10 +109,10 @@ void Checker::ApplyUp(const models::migrate::Migration& migration, SchemaModel& 
 }
 
 // The schema the files up to `version` define: from the mark at or before
-// it, with at most kSchemaEvery files' statements applied (a case asks
-// for one or two; reading the whole prefix each time would cost in
-// proportion to the folder, and keeping every version's, the folder's
-// length squared), the last one asked kept.
+// it, with fewer than schema_every_ files' statements applied (a case
+// asks for one or two, and copies the mark, in proportion to the folder
+// anyway; keeping every version's would cost the folder's length squared),
+// the last one asked kept.
 const SchemaModel& Checker::SchemaAt(std::optional<std::uint64_t> version) const {
   static const SchemaModel kEmpty;
   if (!version) return kEmpty;
@@ -128,7 +128,7 @@ const SchemaModel& Checker::SchemaAt(std::optional<std::uint64_t> version) const
   }
   std::size_t applied = 0;
   for (; next != migrations.end() && next->first <= *version; ++next) {
-    FL_ASSERT(++applied <= kSchemaEvery);
+    FL_ASSERT(++applied <= schema_every_);
     ApplyUp(next->second, schema);
   }
   schema_at_.emplace(*version, std::move(schema));
