@@ -385,8 +385,7 @@ sim::Status Catalog::LoadKeyspaces(StatementCache& sql) {
 
 sim::Status Catalog::LoadTables(StatementCache& sql) {
   sqlite3* db = sql.db();
-  SqlStatement select(sql,
-                      "SELECT keyspace, name, id, options, next_column FROM fl_tables ORDER BY id");
+  SqlStatement select(sql, "SELECT keyspace, name, id, options, next_column FROM fl_tables");
   if (!select.ok()) return CatalogSqlError(db, "reading fl_tables");
   while (select.Step() == SQLITE_ROW) {
     TableInfo table;
@@ -409,21 +408,22 @@ sim::Status Catalog::LoadTables(StatementCache& sql) {
   return sim::Status::Ok();
 }
 
-sim::Status Catalog::LoadColumns(StatementCache& sql) {
-  sqlite3* db = sql.db();
-  // Rows come table by table; a table is found by its id, and a type's text
-  // is parsed once per keyspace (a snapshot reads every column of the
-  // store at each observation: a 1,000-file folder's 6,000).
-  std::map<std::int64_t, std::pair<KeyspaceInfo*, TableInfo*>> by_id;
-  for (auto& [keyspace_name, keyspace] : keyspaces_) {
-    for (auto& [table_name, table] : keyspace.tables)
-      by_id.emplace(table.id, std::pair{&keyspace, &table});
-  }
-  std::map<std::pair<const KeyspaceInfo*, std::string>, CqlType, std::less<>> types;
-  SqlStatement select(sql,
-                      "SELECT table_id, name, type, role, position, clustering_order, sql_name "
-                      "FROM fl_columns ORDER BY table_id, ordinal");
-  if (!select.ok()) return CatalogSqlError(db, "reading fl_columns");
+namespace {
+
+using TablesById = std::map<std::int64_t, std::pair<KeyspaceInfo*, TableInfo*>>;
+using ResolvedTypes = std::map<std::pair<const KeyspaceInfo*, std::string>, CqlType, std::less<>>;
+enum class ColumnsRead : unsigned char { kRead, kOutOfOrder };
+
+// `query`'s rows of fl_columns (table_id, ordinal, name, type, role,
+// position, clustering_order, sql_name) appended to their tables. With
+// `in_order_only`, a row whose ordinal is not its table's next stops the
+// read (kOutOfOrder; the tables are then partly read). A type's text is
+// parsed once per keyspace.
+std::variant<ColumnsRead, sim::Status> ReadColumns(StatementCache& sql, const std::string& query,
+                                                   const TablesById& by_id, ResolvedTypes& types,
+                                                   bool in_order_only) {
+  SqlStatement select(sql, query);
+  if (!select.ok()) return CatalogSqlError(sql.db(), "reading fl_columns");
   std::int64_t current_id = 0;
   std::pair<KeyspaceInfo*, TableInfo*> current{nullptr, nullptr};
   while (select.Step() == SQLITE_ROW) {
@@ -434,8 +434,12 @@ sim::Status Catalog::LoadColumns(StatementCache& sql) {
     }
     // A column of no table (the join this replaced skipped it too).
     if (current.second == nullptr) continue;
+    TableInfo& table = *current.second;
+    if (in_order_only && select.Int(1) != static_cast<std::int64_t>(table.columns.size())) {
+      return ColumnsRead::kOutOfOrder;
+    }
     KeyspaceInfo& keyspace = *current.first;
-    std::pair<const KeyspaceInfo*, std::string> key{&keyspace, std::string(select.View(2))};
+    std::pair<const KeyspaceInfo*, std::string> key{&keyspace, std::string(select.View(3))};
     auto type = types.find(key);
     if (type == types.end()) {
       const std::optional<TypeName> type_name = ParseTypeName(key.second);
@@ -446,11 +450,44 @@ sim::Status Catalog::LoadColumns(StatementCache& sql) {
       }
       type = types.emplace(std::move(key), std::get<CqlType>(std::move(resolved))).first;
     }
-    current.second->columns.push_back(
-        ColumnInfo{select.Text(1), type->second, RoleFromName(select.View(3)),
-                   static_cast<int>(select.Int(4)), select.View(5) == "desc", select.Text(6)});
+    table.columns.push_back(ColumnInfo{select.Text(2), type->second, RoleFromName(select.View(4)),
+                                       static_cast<int>(select.Int(5)), select.View(6) == "desc",
+                                       select.Text(7)});
   }
-  if (select.code() != SQLITE_DONE) return CatalogSqlError(db, "reading fl_columns");
+  if (select.code() != SQLITE_DONE) return CatalogSqlError(sql.db(), "reading fl_columns");
+  return ColumnsRead::kRead;
+}
+
+}  // namespace
+
+sim::Status Catalog::LoadColumns(StatementCache& sql) {
+  // A snapshot reads every column of the store at each observation (a
+  // 1,000-file folder's 6,000): each table is found by its id, and the
+  // rows are read as SQLite stores them, where a table's columns lie
+  // together in order (WriteTable writes them so), without sorting them
+  // through the primary key's index; read sorted when they do not.
+  TablesById by_id;
+  for (auto& [keyspace_name, keyspace] : keyspaces_) {
+    if (keyspace.system) continue;  // Its tables are the code's, not in fl_tables.
+    for (auto& [table_name, table] : keyspace.tables) {
+      FL_ASSERT(table.columns.empty());
+      by_id.emplace(table.id, std::pair{&keyspace, &table});
+    }
+  }
+  constexpr std::string_view kColumns =
+      "SELECT table_id, ordinal, name, type, role, position, clustering_order, sql_name "
+      "FROM fl_columns";
+  ResolvedTypes types;
+  std::variant<ColumnsRead, sim::Status> read =
+      ReadColumns(sql, std::string(kColumns), by_id, types, true);
+  if (std::holds_alternative<ColumnsRead>(read) &&
+      std::get<ColumnsRead>(read) == ColumnsRead::kOutOfOrder) {
+    for (auto& [id, table] : by_id) table.second->columns.clear();
+    read = ReadColumns(sql, std::string(kColumns) + " ORDER BY table_id, ordinal", by_id, types,
+                       false);
+  }
+  if (const auto* status = std::get_if<sim::Status>(&read)) return *status;
+  FL_ASSERT(std::get<ColumnsRead>(read) == ColumnsRead::kRead);
   if (sim::Status status = LoadIndexes(sql); !status.ok()) return status;
   for (const auto& [name, keyspace] : keyspaces_) {
     if (keyspace.system) continue;

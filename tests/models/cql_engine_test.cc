@@ -593,5 +593,42 @@ TEST(CqlEngineTest, ADamagedCatalogOrCellIsCorruptionNotACrash) {
             "Corruption: catalog of ks.t: bad storage name 'c1; DROP TABLE t1' for column k");
 }
 
+// The catalog reads a table's columns as SQLite stores them when they lie
+// in their order (WriteTable writes them so); one stored out of its
+// order still comes back in the table's order.
+TEST(CqlEngineTest, ColumnsStoredOutOfTheirOrderLoadInTheirOrder) {
+  fakes::Volume volume("store-data", fakes::VolumeKind::kNamedVolume);
+  {
+    EngineOnVolume store(&volume);
+    ASSERT_EQ(Shown(store.Run("CREATE KEYSPACE ks")), "ok");
+    ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, a int, b text)")), "ok");
+    ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.u (k int PRIMARY KEY, c int)")), "ok");
+    // t's key column moved after every other row.
+    ASSERT_EQ(sqlite3_exec(store.handle(),
+                           "CREATE TEMP TABLE moved AS SELECT * FROM fl_columns WHERE ordinal = 0 "
+                           "AND table_id = (SELECT id FROM fl_tables WHERE name = 't');"
+                           "DELETE FROM fl_columns WHERE rowid IN (SELECT f.rowid FROM fl_columns "
+                           "f JOIN moved m ON f.table_id = m.table_id AND f.name = m.name);"
+                           "INSERT INTO fl_columns SELECT * FROM moved;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+  }
+  sim::Simulation simulation;
+  fakes::SqliteVfs vfs(simulation);
+  vfs.Mount("/var/lib/store", volume);
+  auto opened = StoreDatabase::Open(vfs, "/var/lib/store/meta.db");
+  ASSERT_TRUE(std::holds_alternative<std::unique_ptr<StoreDatabase>>(opened));
+  const Catalog& catalog = std::get<std::unique_ptr<StoreDatabase>>(opened)->engine().catalog();
+  const auto names = [&](const std::string& table) {
+    std::vector<std::string> columns;
+    for (const ColumnInfo& column : catalog.FindTable("ks", table)->columns) {
+      columns.push_back(column.name);
+    }
+    return columns;
+  };
+  EXPECT_EQ(names("t"), (std::vector<std::string>{"k", "a", "b"}));
+  EXPECT_EQ(names("u"), (std::vector<std::string>{"k", "c"}));
+}
+
 }  // namespace
 }  // namespace faultline::models::cql
