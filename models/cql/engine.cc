@@ -133,7 +133,12 @@ CqlError Engine::SqliteFailure(std::string_view what) {
 bool Engine::Begin() {
   FL_ASSERT(transaction_depth_ >= 0);
   if (transaction_depth_++ > 0) return true;
-  if (ExecSql(db_, "BEGIN IMMEDIATE") == SQLITE_OK) return true;
+  // Kept prepared, as every write begins and commits one: sqlite3_exec
+  // parsed the text each time (a tenth of the store's time in a write).
+  if (SqlStatement begin(statements_, "BEGIN IMMEDIATE");
+      begin.ok() && begin.Step() == SQLITE_DONE) {
+    return true;
+  }
   transaction_depth_ = 0;
   return false;
 }
@@ -141,7 +146,9 @@ bool Engine::Begin() {
 bool Engine::Commit() {
   FL_ASSERT_MSG(transaction_depth_ > 0, "COMMIT without BEGIN");
   if (--transaction_depth_ > 0) return true;
-  if (ExecSql(db_, "COMMIT") == SQLITE_OK) return true;
+  if (SqlStatement commit(statements_, "COMMIT"); commit.ok() && commit.Step() == SQLITE_DONE) {
+    return true;
+  }
   Rollback();
   return false;
 }
