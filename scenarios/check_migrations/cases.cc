@@ -504,6 +504,7 @@ std::optional<Case> Checker::JudgedFromShared(Case c, const Case& played) {
   judged.index = c.index;
   judged.label = c.label;
   judged.scenario = c.scenario;
+  judged.folder_images = c.folder_images;  // Its scenario's, not the played one's.
   // What its run saw is the shared run's; its crash is its own.
   judged.crash_seen->site = judged.scenario.faults.front().site;
   judged.crash_seen->hit = judged.scenario.faults.front().hit;

@@ -206,6 +206,7 @@ void Checker::Merge(const std::vector<PlayedShard>& shards) {
     if (judged->crash_seen) {
       Case kept = *judged;
       kept.scenario = Scenario();
+      kept.folder_images.clear();
       crash_cases_.emplace(
           std::make_tuple(judged->runner, judged->crash_seen->site, judged->crash_seen->hit),
           std::move(kept));

@@ -207,6 +207,22 @@ TEST(CheckMigrationsTest, KeptCasesLeaveTheFolderOutAndTheirReprosHaveItBack) {
   const MigrationCheckReport whole = CheckMigrations(options);
   const ReportContext context{.folder = "folder", .repro_files = ReproFileNames(whole)};
   EXPECT_EQ(JsonReport(report, context), JsonReport(whole, context));
+  // Two workers' answers, as text: a crash case judged from the run of
+  // another shard's case (awaits_share) is its own scenario's, whose files
+  // were never left out.
+  for (const std::uint64_t count : {2, 3}) {
+    std::vector<PlayedShard> shards;
+    for (std::uint64_t index = 0; index < count; ++index) {
+      MigrationCheckOptions part = options;
+      part.shard = {.index = index, .count = count};
+      std::optional<PlayedShard> answer = ShardFromJson(ShardToJson(PlayShard(part)));
+      ASSERT_TRUE(answer.has_value());
+      shards.push_back(*std::move(answer));
+    }
+    MigrationCheckReport sharded = ReportOf(options, shards);
+    sharded.runs = whole.runs;
+    EXPECT_EQ(JsonReport(sharded, context), JsonReport(whole, context)) << count << " shards";
+  }
   int repros = 0;
   for (const DynamicFinding& finding : report.dynamic) {
     if (!finding.repro) continue;
