@@ -82,16 +82,22 @@ TEST(CheckMigrationsTest, BranchedCrashCasesAndTheirReprosGiveTheReportOfRunsFro
   EXPECT_TRUE(forced_from_a_held_end);
 }
 
-// `files` checked with golang-migrate on one replica (and `change`'s
-// options), forked and from empty: the same JSON report but for the runs.
-// Returns the forked one.
-MigrationCheckReport ForkedAsFromEmpty(std::vector<MigrationFile> files,
-                                       const std::function<void(MigrationCheckOptions&)>& change) {
+// `files` in keyspace app, with golang-migrate on one node.
+MigrationCheckOptions OneNodeGolangMigrate(std::vector<MigrationFile> files) {
   MigrationCheckOptions options;
   options.files = std::move(files);
   options.keyspace = "app";
   options.runners = {"golang-migrate"};
   options.replicas = 1;
+  return options;
+}
+
+// `files` checked with golang-migrate on one replica (and `change`'s
+// options), forked and from empty: the same JSON report but for the runs.
+// Returns the forked one.
+MigrationCheckReport ForkedAsFromEmpty(std::vector<MigrationFile> files,
+                                       const std::function<void(MigrationCheckOptions&)>& change) {
+  MigrationCheckOptions options = OneNodeGolangMigrate(std::move(files));
   if (change) change(options);
   options.branch = true;
   const MigrationCheckReport branched = CheckMigrations(options);
@@ -154,11 +160,7 @@ TEST(CheckMigrationsTest, AnUpgradeFromAReleaseSlowToServeIsTheNoteItIsFromEmpty
 TEST(CheckMigrationsTest, ACrashAfterACleanVersionIsSafeAtEveryVersionOfALongFolder) {
   const std::vector<MigrationFile> files =
       NumberedFolder(40, "CREATE TABLE IF NOT EXISTS t{0} (id text PRIMARY KEY);\n");
-  MigrationCheckOptions options;
-  options.files = files;
-  options.keyspace = "app";
-  options.runners = {"golang-migrate"};
-  options.replicas = 1;
+  MigrationCheckOptions options = OneNodeGolangMigrate(files);
   const MigrationCheckReport report = CheckMigrations(options);
   int after_clean = 0;
   for (const DynamicFinding& finding : report.dynamic) {
@@ -180,11 +182,7 @@ TEST(CheckMigrationsTest, ACrashAfterACleanVersionIsSafeAtEveryVersionOfALongFol
 TEST(CheckMigrationsTest, KeptCasesLeaveTheFolderOutAndTheirReprosHaveItBack) {
   std::vector<MigrationFile> files = AlterAndInsertFolder();
   files.emplace_back("3_t3.up.cql", "CREATE TABLE IF NOT EXISTS t3 (id text PRIMARY KEY);\n");
-  MigrationCheckOptions options;
-  options.files = files;
-  options.keyspace = "app";
-  options.runners = {"golang-migrate"};
-  options.replicas = 1;
+  MigrationCheckOptions options = OneNodeGolangMigrate(files);
   const PlayedShard shard = PlayShard(options);
   int kept = 0;
   bool release_left_out = false;
