@@ -219,7 +219,10 @@ class Engine {
   bool Materialize(const TableInfo& table);
   // SQLite plumbing.
   sqlite3_stmt* Prepared(const std::string& sql);  // Cached; nullptr on error.
-  void ForgetPrepared();                           // Before schema changes.
+  // Steps `statement` (prepared from `sql` when null) once and resets it:
+  // whether it ran to its end.
+  bool StepOnce(sqlite3_stmt*& statement, const char* sql);
+  void ForgetPrepared();  // Before schema changes.
   CqlError SqliteFailure(std::string_view what);
   bool Begin();
   bool Commit();
@@ -275,7 +278,9 @@ class Engine {
   Clock clock_;
   Dialect dialect_;
   Catalog catalog_;
-  StatementCache statements_;     // Every SQLite statement the engine runs again.
+  StatementCache statements_;      // Every SQLite statement the engine runs again.
+  sqlite3_stmt* begin_ = nullptr;  // BEGIN IMMEDIATE and COMMIT, prepared once (StepOnce).
+  sqlite3_stmt* commit_ = nullptr;
   std::span<const Value> bound_;  // The current statement's bound values.
   int transaction_depth_ = 0;
   bool unreadable_cell_ = false;
