@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <system_error>
 
 #include "sim/assert.h"
 
@@ -91,11 +93,11 @@ int ReaderOpen(sqlite3_vfs*, const char* name, sqlite3_file* file, int flags, in
   if (name == nullptr || (flags & SQLITE_OPEN_MAIN_DB) == 0) return SQLITE_CANTOPEN;
   const std::string_view path(name);
   if (!path.starts_with(kReaderPathPrefix)) return SQLITE_CANTOPEN;
+  // The address VolumeReaderPath wrote, in lowercase hex.
   std::uintptr_t address = 0;
-  for (const char c : path.substr(kReaderPathPrefix.size())) {
-    if (c < '0' || c > 'f' || (c > '9' && c < 'a')) return SQLITE_CANTOPEN;
-    address = address * 16 + static_cast<std::uintptr_t>(c <= '9' ? c - '0' : c - 'a' + 10);
-  }
+  const std::string_view hex = path.substr(kReaderPathPrefix.size());
+  const auto [end, error] = std::from_chars(hex.data(), hex.data() + hex.size(), address, 16);
+  if (error != std::errc() || end != hex.data() + hex.size()) return SQLITE_CANTOPEN;
   auto* reader = reinterpret_cast<ReaderFile*>(file);
   reader->bytes = reinterpret_cast<const std::string* const*>(address);
   file->pMethods = &kReaderMethods;

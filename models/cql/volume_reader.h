@@ -11,7 +11,7 @@
 
 namespace faultline::models::cql {
 
-// The name to open `bytes` by (sqlite3_open_v2 with kVolumeReaderVfs,
+// The name to open `bytes` by (sqlite3_open_v2 with VolumeReaderVfs(),
 // read-only): `*bytes` is read at every read, so the owner repoints it
 // when the file it shows is another object, and keeps it alive while the
 // connection reads.
