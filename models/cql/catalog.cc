@@ -22,7 +22,7 @@
 namespace faultline::models::cql {
 namespace {
 
-// The catalog's own tables and views, created in one transaction; SQLite's
+// The catalog's own tables, created in one transaction; SQLite's
 // user_version records which layout a file has, so that an open of a current
 // file changes nothing.
 // 2: system.local (fl_system_local). 3: secondary indexes (fl_indexes,
@@ -32,11 +32,16 @@ namespace {
 // gc_grace_seconds, comment, compaction, caching and compression (read from
 // the options by fl_option and fl_option_map, which RegisterCatalogFunctions
 // adds to the connection; a map the table does not set reads null). A store saved at an older
-// layout gets the tables and views it lacks when it is next opened (kSchema only adds).
+// layout gets the tables it lacks when it is next opened (kSchema adds tables, and drops
+// the views of the layouts before 7).
 // 6: system_schema.keyspaces' replication for the system keyspaces too, as
 // YugabyteDB gives every keyspace one (yql_keyspaces_vtable.cc); the Python
-// driver cannot read a keyspace without it.
-constexpr int kCatalogLayout = 6;
+// driver cannot read a keyspace without it. 7: the system tables are no
+// longer views: each read of one has its rows' SELECT in its FROM
+// (SystemRows, catalog_system.cc), so a new store creates none (their eight CREATE VIEWs
+// were half of what a new store's catalog cost); the views of older
+// layouts are dropped.
+constexpr int kCatalogLayout = 7;
 constexpr std::string_view kSchema = R"sql(
 BEGIN IMMEDIATE;
 CREATE TABLE IF NOT EXISTS fl_meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -56,76 +61,16 @@ CREATE TABLE IF NOT EXISTS fl_indexes(
   table_id INTEGER, name TEXT, ordinal INTEGER NOT NULL, definition TEXT NOT NULL,
   kind TEXT NOT NULL, options BLOB, PRIMARY KEY(table_id, name));
 DROP VIEW IF EXISTS fl_system_keyspaces;
-CREATE VIEW fl_system_keyspaces AS
-  SELECT name AS c0, 1 AS c1, replication AS c2 FROM fl_keyspaces
-  UNION ALL SELECT 'system', 1, X'{system_replication}'
-  UNION ALL SELECT 'system_auth', 1, X'{system_replication}'
-  UNION ALL SELECT 'system_schema', 1, X'{system_replication}';
 DROP VIEW IF EXISTS fl_system_tables;
 DROP VIEW IF EXISTS fl_system_columns;
-CREATE VIEW fl_system_tables AS
-  SELECT keyspace AS c0, name AS c1, printf('00000000-0000-4000-8000-%012x', id) AS c2,
-         CAST(coalesce(fl_option(options, 'default_time_to_live'), '0') AS INTEGER) AS c3,
-         CAST(coalesce(fl_option(options, 'gc_grace_seconds'), '864000') AS INTEGER) AS c4,
-         coalesce(fl_option(options, 'comment'), '') AS c5,
-         fl_option_map(options, 'compaction') AS c6, fl_option_map(options, 'caching') AS c7,
-         fl_option_map(options, 'compression') AS c8
-  FROM fl_tables;
-CREATE VIEW fl_system_columns AS
-  SELECT t.keyspace AS c0, t.name AS c1, c.name AS c2, c.clustering_order AS c3, c.role AS c4,
-         c.position AS c5, c.type AS c6, c.ordinal AS c7
-  FROM fl_columns c JOIN fl_tables t ON t.id = c.table_id;
 DROP VIEW IF EXISTS fl_system_indexes;
-CREATE VIEW fl_system_indexes AS
-  SELECT t.keyspace AS c0, t.name AS c1, i.name AS c2, i.kind AS c3, i.options AS c4
-  FROM fl_indexes i JOIN fl_tables t ON t.id = i.table_id;
 DROP VIEW IF EXISTS fl_system_types;
-CREATE VIEW fl_system_types AS
-  SELECT keyspace AS c0, name AS c1, field_names AS c2, field_types AS c3 FROM fl_types;
 DROP VIEW IF EXISTS fl_system_local;
-CREATE VIEW fl_system_local AS
-  SELECT 'local' AS c0, 'COMPLETED' AS c1, 'local cluster' AS c2, '3.4.2' AS c3,
-         'datacenter1' AS c4, '4' AS c5, 'org.apache.cassandra.dht.Murmur3Partitioner' AS c6,
-         'rack1' AS c7, '3.9-SNAPSHOT' AS c8, '20.1.0' AS c9,
-         '127.0.0.1' AS c10, '127.0.0.1' AS c11, '127.0.0.1' AS c12, 0 AS c13,
-         '5a2c1f3e-0b1d-4c6a-9e8f-0d1c2b3a4f50' AS c14,
-         '00000000-0000-0000-0000-000000000000' AS c15, X'{tokens}' AS c16;
 DROP VIEW IF EXISTS fl_system_peers;
-CREATE VIEW fl_system_peers AS
-  SELECT NULL AS c0, NULL AS c1, NULL AS c2, NULL AS c3, NULL AS c4, NULL AS c5, NULL AS c6,
-         NULL AS c7, NULL AS c8 WHERE 0;
 DROP VIEW IF EXISTS fl_system_peers_v2;
-CREATE VIEW fl_system_peers_v2 AS
-  SELECT NULL AS c0, NULL AS c1, NULL AS c2, NULL AS c3, NULL AS c4, NULL AS c5, NULL AS c6,
-         NULL AS c7, NULL AS c8, NULL AS c9, NULL AS c10, NULL AS c11 WHERE 0;
-PRAGMA user_version = 6;
+PRAGMA user_version = 7;
 COMMIT;
 )sql";
-
-std::string HexOf(const Value& collection) {
-  std::string hex;
-  for (const char c : EncodeCollection(collection)) {
-    hex += fmt::format("{:02x}", static_cast<unsigned char>(c));
-  }
-  return hex;
-}
-
-// kSchema with system.local's tokens (a set<text> in the store's encoding)
-// and the system keyspaces' replication (a map<text, text>: a one-node
-// store's replication factor) filled in.
-std::string SchemaSql() {
-  Value tokens;
-  tokens.kind = Value::Kind::kSet;
-  tokens.elements.push_back(Value::Text("-9223372036854775808"));
-  Value replication;
-  replication.kind = Value::Kind::kMap;
-  for (const char* part :
-       {"class", "org.apache.cassandra.locator.SimpleStrategy", "replication_factor", "1"}) {
-    replication.elements.push_back(Value::Text(part));
-  }
-  return fmt::format(fmt::runtime(kSchema), fmt::arg("tokens", HexOf(tokens)),
-                     fmt::arg("system_replication", HexOf(replication)));
-}
 
 ColumnInfo::Role RoleFromName(std::string_view name) {
   if (name == "partition_key") return ColumnInfo::Role::kPartitionKey;
@@ -346,8 +291,8 @@ sim::Status Catalog::Load(StatementCache& sql, Dialect dialect) {
     current_layout = layout.Int(0);
   }
   if (current_layout != kCatalogLayout) {
-    static_assert(kCatalogLayout == 6, "kSchema sets user_version to the layout");
-    if (sqlite3_exec(db, SchemaSql().c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+    static_assert(kCatalogLayout == 7, "kSchema sets user_version to the layout");
+    if (sqlite3_exec(db, std::string(kSchema).c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
       sim::Status error = CatalogSqlError(db, "creating the catalog");
       (void)sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
       return error;

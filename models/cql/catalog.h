@@ -97,6 +97,9 @@ struct TableInfo {
   std::vector<IndexInfo> indexes;  // In the order they were made.
   int next_column = 0;             // For naming the next column's SQLite column.
   bool read_only = false;
+  // A system table's rows: a parenthesized SELECT over the catalog's own
+  // tables (catalog_system.cc), what a read has as its FROM.
+  std::string row_source;
   std::string order_by;  // SQL ORDER BY for SELECT, when not the key order.
 
   const ColumnInfo* Find(std::string_view column) const;

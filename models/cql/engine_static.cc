@@ -54,6 +54,10 @@ std::string StaticTableSql(const TableInfo& table) {
 // columns are null. Its columns are the table's SQLite names and
 // fl_expires, so a SELECT reads it as it reads the table itself.
 std::string RowSource(const TableInfo& table, bool materialized) {
+  if (table.read_only) {
+    FL_ASSERT_MSG(!table.row_source.empty(), "system table {} without its rows", table.name);
+    return table.row_source;
+  }
   if (!materialized) {
     // Every column a read may name (the regular, static and hidden ones),
     // null, in no row.

@@ -630,5 +630,47 @@ TEST(CqlEngineTest, ColumnsStoredOutOfTheirOrderLoadInTheirOrder) {
   EXPECT_EQ(names("u"), (std::vector<std::string>{"k", "c"}));
 }
 
+// Layout 7 reads the system tables through SELECTs of their own, not
+// views: a store saved at layout 6 has its views dropped when it opens,
+// and reads its system tables as before.
+TEST(CqlEngineTest, AStoreOfTheViewsLayoutDropsThemAndReadsItsSystemTables) {
+  fakes::Volume volume("store-data", fakes::VolumeKind::kNamedVolume);
+  {
+    EngineOnVolume store(&volume);
+    ASSERT_EQ(Shown(store.Run("CREATE KEYSPACE ks")), "ok");
+    ASSERT_EQ(Shown(store.Run("CREATE TABLE ks.t (k int PRIMARY KEY, a int)")), "ok");
+    ASSERT_EQ(sqlite3_exec(store.handle(),
+                           "CREATE VIEW fl_system_local AS SELECT 'stale' AS c0;"
+                           "PRAGMA user_version = 6;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+  }
+  EngineOnVolume store(&volume);
+  const auto one_value = [&](const char* sql) {
+    sqlite3_stmt* statement = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(store.handle(), sql, -1, &statement, nullptr), SQLITE_OK);
+    std::string value = "(no row)";
+    if (sqlite3_step(statement) == SQLITE_ROW) {
+      value = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
+    }
+    sqlite3_finalize(statement);
+    return value;
+  };
+  EXPECT_EQ(one_value("SELECT count(*) FROM sqlite_schema WHERE type = 'view'"), "0");
+  EXPECT_EQ(one_value("PRAGMA user_version"), "7");
+  const auto shown = [&](const char* cql) { return Shown(store.Run(cql)); };
+  EXPECT_EQ(shown("SELECT key, bootstrapped FROM system.local"),
+            "   key | bootstrapped\n"
+            "-------+--------------\n"
+            " local |    COMPLETED\n"
+            "\n(1 rows)\n");
+  EXPECT_EQ(shown("SELECT column_name, kind FROM system_schema.columns WHERE keyspace_name = 'ks'"),
+            " column_name |          kind\n"
+            "-------------+---------------\n"
+            "           k | partition_key\n"
+            "           a |       regular\n"
+            "\n(2 rows)\n");
+}
+
 }  // namespace
 }  // namespace faultline::models::cql
