@@ -1,10 +1,12 @@
 #include "app/interrupt.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 
 namespace faultline::app {
 namespace {
@@ -15,7 +17,13 @@ constexpr int kMaxWorkers = 64;
 std::atomic<pid_t> workers[kMaxWorkers];
 std::atomic<int> asked_by{0};
 std::atomic<bool> in_worker{false};
-std::atomic<pid_t> installer{0};  // The process that put the handlers in place.
+std::atomic<pid_t> installer{0};           // The process that put the handlers in place.
+std::atomic<std::int64_t> first_at_ns{0};  // When the first signal came (CLOCK_MONOTONIC).
+// A signal this soon after the first is the same stop: `timeout` and some
+// supervisors send one to the command and then to its process group, so it
+// arrives twice within microseconds (found trying `timeout -s INT`, which
+// lost the results of 2 runs in 10). A person's second Ctrl-C comes later.
+constexpr std::int64_t kSameStopNs = 50'000'000;
 struct sigaction old_int;
 struct sigaction old_term;
 
@@ -25,12 +33,21 @@ void Say(const char* text) {
   (void)!write(STDERR_FILENO, text, length);
 }
 
+std::int64_t NowNs() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);  // Async-signal-safe (signal-safety(7)).
+  return std::int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+}
+
 void OnSignalKeepingErrno(int signal) {
+  const std::int64_t now = NowNs();
   const int before = asked_by.exchange(signal);
+  if (before == 0) first_at_ns.store(now);
   // A worker, or a run forked from this process (harness/branches.h), only
   // stops, however often told: the process that put the handlers in place
   // speaks and passes the stop on.
   if (in_worker.load() || getpid() != installer.load()) return;
+  if (before != 0 && now - first_at_ns.load() < kSameStopNs) return;
   if (before != 0 && signal == SIGINT) {
     // The second Ctrl-C: now. The workers die with this process.
     Say("\nfaultline: stopped at once; the results directory is incomplete\n");

@@ -1,7 +1,8 @@
 // Ctrl-C and SIGTERM for a long command that keeps what it found (explore):
 // the first asks it to stop (it finishes the runs under way, then writes
-// its results, marked interrupted); a second Ctrl-C ends it at once, its
-// results directory left without summary.json (incomplete). Worker
+// its results, marked interrupted); a second Ctrl-C (50 ms or more after
+// the first: one sent to the command and to its group is one stop) ends it
+// at once, its results directory left without summary.json (incomplete). Worker
 // processes started while the handlers are in place are told too (a
 // signal sent to the command alone reaches them), and they only stop.
 #pragma once

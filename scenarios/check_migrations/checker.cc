@@ -40,7 +40,6 @@ Checker::Checker(const MigrationCheckOptions& options) : options_(options) {
     ApplyUp(migration, schema);
     if (++read % schema_every_ == 0) schema_marks_.emplace(version, schema);
     if (migration.up) version_of_file_.emplace(migration.up_name, version);
-    writes_rows_ = writes_rows_ || (migration.up && HasDataStatements(*migration.up));
   }
   FL_ASSERT(schema_marks_.size() <= kSchemaMarks);
   expected_ = std::move(schema);

@@ -390,7 +390,6 @@ class Checker {
   // A reading known to be expected_ (HasTheFoldersSchema); held, so that
   // no other reading is ever made at its address.
   std::shared_ptr<const SchemaModel> known_folders_schema_;
-  bool writes_rows_ = false;            // A file of the folder has INSERT, UPDATE or DELETE.
   std::optional<FolderPasses> passes_;  // Of source_: where a crash's pass falls.
   // The schema after every schema_every_-th version's files, from which
   // SchemaAt works out the others; the last one it worked out. Every 32nd,

@@ -67,10 +67,11 @@ bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
         "the crash left schema_migrations empty with {} table(s) in the keyspace; the restart "
         "runs every file again from the first{}",
         crashed.schema().size(), restarted.serving ? ", and they happened to succeed" : "");
-    if (writes_rows_ && restarted.serving) {  // (A restart that failed may have run none.)
+    // (A restart that failed may have run none.)
+    if (restarted.serving && check::WritesRowsUpTo(source_, c.file)) {
       c.detail +=
-          "; the folder's data statements (INSERT, UPDATE, DELETE) ran again too, "
-          "writing back rows as they were when it first ran";
+          "; the data statements (INSERT, UPDATE, DELETE) of the files up to this one ran "
+          "again too, writing back rows as they were when they first ran";
     }
     c.error = restarted.serving ? "" : restarted.last_line;  // Serving: no error to show.
     if (!restarted.serving) LostVersionWayOut(c, restarted);

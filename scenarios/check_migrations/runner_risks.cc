@@ -40,12 +40,11 @@ bool ForcedToTheVersionBefore(const DynamicFinding& finding, const MigrationSour
 // is an earlier file that cannot run twice, judged in its own findings (or
 // history, with --since). Forced to the lost file's own version instead,
 // the lost file could not run again: the folder's.
-// A file that writes rows (INSERT, UPDATE, DELETE) makes a rerun the
-// folder's concern: the rows it writes again overwrite what changed since.
+// A file that writes rows (INSERT, UPDATE, DELETE) and runs again makes
+// the rerun the folder's concern: the rows it writes again overwrite what
+// changed since. Only the files up to the lost one run again.
 bool RanAgainOrTheFileItselfCan(const DynamicFinding& finding, const MigrationSource& source) {
-  for (const auto& [version, migration] : source.migrations()) {
-    if (migration.up && check::HasDataStatements(*migration.up)) return false;
-  }
+  if (check::WritesRowsUpTo(source, finding.file)) return false;
   return finding.force_to.empty() || ForcedToTheVersionBefore(finding, source);
 }
 

@@ -83,6 +83,16 @@ bool HasDataStatements(const std::string& body) {
   return false;
 }
 
+bool WritesRowsUpTo(const MigrationSource& source, const std::string& file) {
+  const bool known = std::any_of(source.migrations().begin(), source.migrations().end(),
+                                 [&](const auto& entry) { return entry.second.up_name == file; });
+  for (const auto& [version, migration] : source.migrations()) {
+    if (migration.up && HasDataStatements(*migration.up)) return true;
+    if (known && migration.up_name == file) return false;
+  }
+  return false;
+}
+
 std::string ForceCommand(const std::string& to) {
   return to == "-1" ? "migrate force -- -1" : "migrate force " + to;
 }

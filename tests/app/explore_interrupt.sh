@@ -1,7 +1,8 @@
 #!/bin/sh
 # explore stopped (issue #29): Ctrl-C or SIGTERM to the command alone stops
 # its workers, and what was found is written whole and marked interrupted;
-# a second Ctrl-C ends it at once, without summary.json (incomplete). No
+# a second Ctrl-C ends it at once, without summary.json (incomplete), but not
+# one that comes with the first (sent to the command and its group). No
 # worker outlives it either way. Usage: faultline story.toml dir
 set -u
 faultline=$1
@@ -46,10 +47,20 @@ for signal in INT TERM; do
   [ "$runs" -lt 100000 ] || fail "$signal: it played every run ($runs)"
   [ "$(left "$out")" -eq 0 ] || fail "$signal: a worker outlived the command"
 done
+# One Ctrl-C sent to the command and then to its group, as `timeout -s INT`
+# sends it, arrives twice at once: one stop, its results written whole.
+out="$dir/sent-twice-at-once"
+start "$out"
+kill -s INT "$pid"; kill -s INT "$pid"
+wait "$pid"
+status=$?
+[ $status -eq 1 ] || [ $status -gt 128 ] || fail "a signal sent twice at once: exit status $status"
+[ -s "$out/summary.json" ] || fail "a signal sent twice at once stopped it at once: $(cat "$out.err")"
+grep -q '"interrupted":true' "$out/summary.json" || fail "sent twice at once: not marked interrupted"
 out="$dir/twice"
 start "$out"
 kill -s INT "$pid"
-sleep 0.1  # Two signals sent at once may arrive as one; the writing takes longer.
+sleep 0.1  # After the 50 ms in which a second signal is the same stop; the writing takes longer.
 kill -s INT "$pid"
 wait "$pid"
 status=$?
