@@ -117,6 +117,8 @@ MigrationCheckReport Checker::ReportOf(const std::vector<PlayedShard>& shards,
 std::vector<ReproMade> Checker::MakeRepros(const std::vector<PlayedShard>& shards,
                                            MigrationCheckOptions::Shard shard) {
   Merge(shards);
+  // A worker's own progress line names the phase as one process would.
+  current_check_ = kShrinkingPhase;
   std::vector<ReproMade> made;
   const std::vector<Key> repro_groups = ReproGroups();
   for (std::uint64_t group = 0; group < repro_groups.size(); ++group) {

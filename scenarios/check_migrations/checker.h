@@ -406,7 +406,8 @@ class Checker {
   // With --since: each site's passes in the clean run before the first new
   // file began (the history's).
   std::map<std::string, std::uint64_t, std::less<>> history_hits_;
-  std::string current_check_;
+  std::string current_check_;  // What the progress lines name.
+  static constexpr std::string_view kShrinkingPhase = "shrinking the unsafe findings";
   std::unique_ptr<HeldRun> case_end_;  // In a forked case: its world at its last step.
   std::string clean_site_;  // The crash check's runner's, where it has recorded a version clean.
   CleanTrunk clean_trunk_;  // CleanContents (clean_contents.h); its bytes empty: none.

@@ -60,7 +60,7 @@ std::vector<Checker::Key> Checker::ReproGroups() const {
 // Each unsafe finding's first case, shrunk with its steps kept, and a
 // last step that says what a user sees.
 void Checker::Finish(const std::vector<ReproMade>* made) {
-  current_check_ = "shrinking the unsafe findings";
+  current_check_ = kShrinkingPhase;
   const std::vector<Key> repro_groups = ReproGroups();
   for (const auto& key : order_) {
     auto& [finding, first] = groups_.at(key);

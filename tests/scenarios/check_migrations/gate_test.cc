@@ -139,6 +139,29 @@ TEST(GateTest, ALostVersionAfterAFileThatWritesRowsIsTheFolders) {
   EXPECT_FALSE(the_folders.contains("1_users.up.cql"));
 }
 
+// Every progress line names its phase, in a worker that makes repros too
+// (found trying --jobs 2 on 150 files: "check-migrations:  (3252 runs so
+// far)").
+TEST(GateTest, EveryProgressCallNamesItsPhase) {
+  MigrationCheckOptions options;
+  options.files = WithATwoStatementFile();
+  options.keyspace = "app";
+  options.race_seeds = 2;
+  std::vector<std::string> phases;
+  options.on_progress = [&phases](std::string_view check, int) { phases.emplace_back(check); };
+  std::vector<PlayedShard> shards;
+  for (std::uint64_t index = 0; index < 2; ++index) {
+    MigrationCheckOptions mine = options;
+    mine.shard = {index, 2};
+    shards.push_back(PlayShard(mine));
+  }
+  EXPECT_FALSE(MakeRepros(options, shards, {0, 2}).empty());
+  ASSERT_FALSE(phases.empty());
+  EXPECT_TRUE(std::none_of(phases.begin(), phases.end(),
+                           [](const std::string& phase) { return phase.empty(); }));
+  EXPECT_EQ(phases.back(), "shrinking the unsafe findings");
+}
+
 TEST(GateTest, TheRunnersRisksFailTheGateWhenAsked) {
   const MigrationCheckReport report = Check(IdempotentFolder(), true);
   EXPECT_TRUE(report.Unsafe());
