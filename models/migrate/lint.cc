@@ -99,7 +99,7 @@ void SemicolonsInLiterals(const Context& context, const std::string& file, std::
 
 // The rules that read one file alone.
 void LintFile(const Context& context, const std::string& file, std::string_view body, bool up) {
-  if (const std::optional<BodySyntaxError> error = FindSyntaxError(body)) {
+  if (const std::optional<BodySyntaxError> error = FindSyntaxError(body, context.input.dialect)) {
     context.Add("parse-error", file, error->line, error->column, error->message);
   }
   if (context.input.multi_statement) SemicolonsInLiterals(context, file, body);

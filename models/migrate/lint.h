@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/cql/ast.h"
+#include "models/cql/catalog.h"
 #include "models/migrate/source.h"
 #include "sim/status.h"
 
@@ -80,6 +81,9 @@ struct LintInput {
   const SumFile* sum = nullptr;  // The files shipped before (--sum FILE).
   std::string sum_name;          // The sum file's path, for findings about it.
   bool multi_statement = true;   // golang-migrate splits each file on ';'.
+  // The checked store's grammar: what it alone refuses is a parse-error too
+  // (none: only what neither dialect takes).
+  std::optional<cql::Dialect> dialect;
 };
 
 // Every finding of the static rules, by file (in the folder's order), then

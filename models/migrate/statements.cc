@@ -46,19 +46,46 @@ std::string Trimmed(std::string_view text, std::string_view also_at_the_end) {
   return trimmed;
 }
 
-std::optional<BodySyntaxError> FindSyntaxError(std::string_view body) {
+namespace {
+
+// The error at byte `offset` of `piece`, which starts at byte `start` of
+// `body`: its line and column in the body.
+BodySyntaxError ErrorAt(std::string_view body, std::size_t start, std::string_view piece,
+                        std::size_t offset, std::string message) {
+  const std::size_t at = start + std::min(offset, piece.size());
+  FL_ASSERT_MSG(at <= body.size(), "error at {} in a body of {} bytes", at, body.size());
+  BodySyntaxError error{1, 1, std::move(message)};
+  for (std::size_t i = 0; i < at; ++i) {
+    error.column = body[i] == '\n' ? 1 : error.column + 1;
+    error.line += body[i] == '\n' ? 1 : 0;
+  }
+  return error;
+}
+
+// What only `dialect`'s grammar refuses of a statement both parse.
+const std::optional<cql::ParsedStatement::DialectError>& RefusedBy(
+    const cql::ParsedStatement& statement, cql::Dialect dialect) {
+  return dialect == cql::Dialect::kYcql ? statement.ycql_error : statement.cassandra_error;
+}
+
+}  // namespace
+
+std::optional<BodySyntaxError> FindSyntaxError(std::string_view body,
+                                               std::optional<cql::Dialect> dialect) {
   std::size_t start = 0;
   for (const std::string& piece : SplitStatements(body)) {
     const cql::ParseResult parsed = cql::Parse(piece);
     if (parsed.error) {
-      const std::size_t at = start + std::min(parsed.error->position.offset, piece.size());
-      FL_ASSERT_MSG(at <= body.size(), "error at {} in a body of {} bytes", at, body.size());
-      BodySyntaxError error{1, 1, parsed.error->message};
-      for (std::size_t i = 0; i < at; ++i) {
-        error.column = body[i] == '\n' ? 1 : error.column + 1;
-        error.line += body[i] == '\n' ? 1 : 0;
+      return ErrorAt(body, start, piece, parsed.error->position.offset, parsed.error->message);
+    }
+    for (const cql::ParsedStatement& statement : parsed.statements) {
+      if (!dialect) break;
+      if (const auto& refused = RefusedBy(statement, *dialect)) {
+        return ErrorAt(body, start, piece, refused->offset,
+                       fmt::format("{} ({}'s grammar; {}'s takes it)", refused->message,
+                                   *dialect == cql::Dialect::kYcql ? "YCQL" : "Cassandra",
+                                   *dialect == cql::Dialect::kYcql ? "Cassandra" : "YCQL"));
       }
-      return error;
     }
     start += piece.size();
   }

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "models/cql/catalog.h"
+
 namespace faultline::models::migrate {
 
 // golang-migrate's database.Error text: "<what> in line 0: <query> (details: <cause>)".
@@ -31,12 +33,15 @@ std::size_t StatementCount(std::string_view body);
 // The first statement of `body`, as SplitStatements cuts it and the store
 // would parse it, that is not CQL: where in `body` (line and column from 1)
 // and the store's message. For catching a broken migration file when it is
-// read instead of when a node runs it.
+// read instead of when a node runs it. With `dialect`, what that store's
+// grammar alone refuses (YCQL's reserved names, Cassandra's ADD IF NOT
+// EXISTS taken by YCQL's parser as a syntax error) is one too.
 struct BodySyntaxError {
   int line = 1;
   int column = 1;
   std::string message;
 };
-std::optional<BodySyntaxError> FindSyntaxError(std::string_view body);
+std::optional<BodySyntaxError> FindSyntaxError(std::string_view body,
+                                               std::optional<cql::Dialect> dialect = {});
 
 }  // namespace faultline::models::migrate

@@ -273,11 +273,16 @@ std::string NodeServiceName(int node) {
 std::map<std::string, NodeImage> SeedNodeImages() { return Build(NodeVersions()); }
 std::map<std::string, ProxyImage> SeedProxyImages() { return Build(ProxyVersions()); }
 
+cql::Dialect StoreDialect(std::string_view version) {
+  return version == "cassandra" ? cql::Dialect::kCassandra : cql::Dialect::kYcql;
+}
+
 void RegisterSeedImages(fakes::Runtime& runtime) {
+  FL_ASSERT(StoreDialect("2.20") == cql::StoreOptions{}.dialect);
   runtime.RegisterImage(cql::kStoreImage, "2.20", cql::StoreEntryPoint());
   cql::StoreOptions cassandra;
   cassandra.schema_agreement = cql::SchemaAgreement::kCassandra;
-  cassandra.dialect = cql::Dialect::kCassandra;
+  cassandra.dialect = StoreDialect("cassandra");
   runtime.RegisterImage(cql::kStoreImage, "cassandra", cql::StoreEntryPoint(cassandra));
   for (auto& [version, image] : SeedNodeImages()) {
     runtime.RegisterImage(kNodeImage, version, NodeEntryPoint(std::move(image)));

@@ -67,6 +67,9 @@ std::map<std::string, ProxyImage> SeedProxyImages();
 // "safe") and db-init ("v1", "buggy" which also runs the old S3Objects
 // file, and "patient" which waits out a long partition).
 void RegisterSeedImages(fakes::Runtime& runtime);
+// The CQL dialect the store image `version` speaks: Cassandra's for
+// "cassandra", YCQL's for the rest.
+cql::Dialect StoreDialect(std::string_view version);
 
 // The versions RegisterSeedImages registers for `image`, in order; the
 // store's "cassandra" runs it with Cassandra's weaker schema agreement

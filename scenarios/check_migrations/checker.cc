@@ -70,8 +70,9 @@ PlayedShard Checker::PlayShard() {
   // would skip it and serve without it): nothing to learn by running. A
   // down file's too: the down-up check runs it, and the docs promise that
   // any parse-error stops the run.
-  const auto parses_text = [](const std::optional<std::string>& text) {
-    return !text || !models::migrate::FindSyntaxError(*text);
+  const models::cql::Dialect dialect = models::s3::StoreDialect(options_.stores.front());
+  const auto parses_text = [dialect](const std::optional<std::string>& text) {
+    return !text || !models::migrate::FindSyntaxError(*text, dialect);
   };
   const bool parses =
       std::all_of(source_.migrations().begin(), source_.migrations().end(), [&](const auto& entry) {
@@ -170,12 +171,14 @@ void Checker::Merge(const std::vector<PlayedShard>& shards) {
   report_.keyspace = options_.keyspace;
   report_.fail_on_runner_risks = options_.fail_on_runner_risks;
   report_.runners = options_.runners;
-  report_.lint = models::migrate::LintFolder({.files = options_.files,
-                                              .keyspace = options_.keyspace,
-                                              .older = options_.older ? &*options_.older : nullptr,
-                                              .older_name = options_.older_name,
-                                              .sum = options_.sum,
-                                              .sum_name = options_.sum_name});
+  report_.lint =
+      models::migrate::LintFolder({.files = options_.files,
+                                   .keyspace = options_.keyspace,
+                                   .older = options_.older ? &*options_.older : nullptr,
+                                   .older_name = options_.older_name,
+                                   .sum = options_.sum,
+                                   .sum_name = options_.sum_name,
+                                   .dialect = models::s3::StoreDialect(options_.stores.front())});
   // --since: a shipped file's content is not judged again; what speaks of
   // a change to it, or keeps the folder from running, is.
   std::erase_if(report_.lint, [&](const models::migrate::LintFinding& finding) {

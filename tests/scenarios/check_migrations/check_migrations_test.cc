@@ -442,6 +442,43 @@ TEST(CheckMigrationsTest, AlterTableWithOptionsAndRenameParse) {
   EXPECT_EQ(partial, std::vector<std::string>{"asymmetric-down"});
 }
 
+// What only the checked store's grammar refuses is a parse-error at its
+// column, not a store-refuses at 1:1 found by running it (found trying it
+// as a new user): `ADD IF NOT EXISTS` is Cassandra's (Parser.g's
+// alterTableStatement), a syntax error in YCQL's parser.
+TEST(CheckMigrationsTest, WhatTheCheckedStoresGrammarAloneRefusesIsAParseError) {
+  models::migrate::LintInput input;
+  input.keyspace = "app";
+  input.files = {{"1_events.up.cql", "CREATE TABLE IF NOT EXISTS events (id text PRIMARY KEY);\n"},
+                 {"2_source.up.cql", "ALTER TABLE events ADD IF NOT EXISTS source text;\n"}};
+  const auto parse_errors = [&](std::optional<models::cql::Dialect> dialect) {
+    input.dialect = dialect;
+    std::vector<std::string> found;
+    for (const auto& finding : models::migrate::LintFolder(input)) {
+      if (finding.rule != "parse-error") continue;
+      found.push_back(
+          fmt::format("{}:{}:{} {}", finding.file, finding.line, finding.column, finding.message));
+    }
+    return found;
+  };
+  const std::vector<std::string> ycql = parse_errors(models::cql::Dialect::kYcql);
+  ASSERT_EQ(ycql.size(), 1u);
+  EXPECT_TRUE(ycql[0].starts_with("2_source.up.cql:1:24 ")) << ycql[0];
+  EXPECT_NE(ycql[0].find("unexpected IF"), std::string::npos) << ycql[0];
+  EXPECT_NE(ycql[0].find("YCQL"), std::string::npos) << ycql[0];
+  EXPECT_EQ(parse_errors(models::cql::Dialect::kCassandra), std::vector<std::string>{});
+  EXPECT_EQ(parse_errors(std::nullopt), std::vector<std::string>{});
+  // check-migrations checks on the first store: YCQL's by default.
+  MigrationCheckOptions options;
+  options.files = input.files;
+  options.keyspace = "app";
+  const MigrationCheckReport report = CheckMigrations(options);
+  EXPECT_TRUE(std::any_of(report.lint.begin(), report.lint.end(), [](const auto& finding) {
+    return finding.rule == "parse-error" && finding.file == "2_source.up.cql";
+  }));
+  EXPECT_EQ(report.runs, 0);
+}
+
 // Issue #27: user-defined types (5 of 15 real folders; one has 120 ALTER
 // TYPE statements) were parse errors. Each form that cannot run twice is
 // said; the IF [NOT] EXISTS forms Cassandra's Parser.g takes are not.
