@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -477,6 +479,30 @@ TEST(CheckMigrationsTest, WhatTheCheckedStoresGrammarAloneRefusesIsAParseError) 
     return finding.rule == "parse-error" && finding.file == "2_source.up.cql";
   }));
   EXPECT_EQ(report.runs, 0);
+}
+
+// An ALTER TABLE ADD or DROP cannot be written to run twice in YCQL: its
+// warning says what to do instead, in the words of the form it is.
+TEST(CheckMigrationsTest, AnAlterYcqlCannotMakeIdempotentSaysTheWayOut) {
+  models::migrate::LintInput input;
+  input.keyspace = "app";
+  input.files = {
+      {"1_events.up.cql", "CREATE TABLE IF NOT EXISTS events (id text PRIMARY KEY, x int);\n"},
+      {"2_source.up.cql", "ALTER TABLE events ADD source text;\n"},
+      {"3_x.up.cql", "ALTER TABLE events DROP x;\n"}};
+  std::map<std::string, std::string> said;
+  for (const auto& finding : models::migrate::LintFolder(input)) {
+    if (finding.rule == "not-idempotent") said[finding.file] = finding.message;
+  }
+  ASSERT_EQ(said.size(), 2u);
+  EXPECT_NE(said["2_source.up.cql"].find("takes ADD IF NOT EXISTS"), std::string::npos);
+  EXPECT_NE(said["2_source.up.cql"].find("the column is there"), std::string::npos);
+  EXPECT_NE(said["3_x.up.cql"].find("takes DROP IF EXISTS"), std::string::npos);
+  EXPECT_NE(said["3_x.up.cql"].find("the column is gone"), std::string::npos);
+  for (const auto& [file, message] : said) {
+    EXPECT_NE(message.find("faultline:ignore needs-force"), std::string::npos) << message;
+    EXPECT_NE(message.find("--runner safe"), std::string::npos) << message;
+  }
 }
 
 // Issue #27: user-defined types (5 of 15 real folders; one has 120 ALTER
