@@ -121,15 +121,16 @@ void DeclareCheckFlags(CLI::App& command, CheckFlags& flags) {
       ->type_name(kFileValue)
       ->check(Given());
   std::vector<std::string> formats;
+  std::string files;  // What --out writes, from the same table as --format.
   for (const scenarios::ReportFormat& format : scenarios::ReportFormats()) {
     formats.emplace_back(format.name);
+    files += (files.empty() ? "" : ", ") + std::string(format.file_name);
   }
   AddChoice(command, "--format", flags.format, formats,
             "what standard output gets (default text; sarif is SARIF 2.1.0)");
   command
       .add_option("--out", flags.out,
-                  "a new folder for every format (report.txt, report.json, report.sarif, "
-                  "report.junit.xml) and each repro scenario")
+                  fmt::format("a new folder for every format ({}) and each repro scenario", files))
       ->type_name(kDirValue)
       ->check(FolderToWrite());
   AddNumber(command, "--seed", flags.seed, 0, UINT64_MAX, "the simulations' seed (default 1)");

@@ -193,12 +193,20 @@ void PrintReport(const scenarios::Scenario& workload, const ShardFile& shard,
         "interrupted: {} of {} runs played; {} group(s) left unshrunk (each repro is its first "
         "failure as drawn)\n",
         shard.runs_done, runs_asked, unshrunk);
+  } else if (static_cast<std::uint64_t>(shard.runs_done) < runs_asked) {
+    // Only --time ends an exploration early otherwise (said, as a user asked:
+    // "624 runs" alone read as if 624 were asked).
+    // (--time alone asks for kMaxRuns: as many as fit.)
+    std::cout << (shard.runs == static_cast<int>(scenarios::kMaxRuns)
+                      ? fmt::format("the --time limit ended it after {} runs\n", shard.runs_done)
+                      : fmt::format("the --time limit ended it after {} of the {} runs asked\n",
+                                    shard.runs_done, runs_asked));
   }
   std::int64_t failed = 0;
   for (const scenarios::FailureGroup& group : groups) failed += group.count;
   std::cout << fmt::format(
-      "{}: {} runs, {} failed: {} failure(s) in {} group(s){}; results in {}\n", workload.name,
-      shard.runs_done, failed, failures.size(), groups.size(),
+      "{}: {} run{}, {} failed: {} failure(s) in {} group(s){}; results in {}\n", workload.name,
+      shard.runs_done, shard.runs_done == 1 ? "" : "s", failed, failures.size(), groups.size(),
       timing.played_here > 0 ? fmt::format(" ({:.0f} runs/s)", timing.RunsPerSecond()) : "",
       out.path().string());
   for (const Failure& failure : failures) {

@@ -378,7 +378,7 @@ std::string ShortTextReport(const MigrationCheckReport& report, const ReportCont
     text += "\nnotes\n";
     for (const std::string& note : report.notes) Wrapped(text, "  ", note, 4);
   }
-  std::string end = fmt::format("{} runs", report.runs);
+  std::string end = Plural(report.runs, "run");
   if (const std::string held = HeldText(report); !held.empty()) end += "; held: " + held;
   const bool repros = std::any_of(report.dynamic.begin(), report.dynamic.end(),
                                   [](const DynamicFinding& f) { return f.repro.has_value(); });

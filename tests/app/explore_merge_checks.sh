@@ -52,6 +52,10 @@ sed -i 's/^runs_done\t.*/runs_done\t0/' "$dir/stopped/groups.tsv"
 for shard in 0 1; do
   [ "$(run explore dirty-migration-fixed --time 1s --shard $shard/2 --out "$dir/t$shard")" = 0 ] || exit 1
 done
+# The report says that --time ended it, and after how many of the runs asked.
+"$faultline" explore dirty-migration-fixed --runs 100000 --time 1s --out "$dir/tr" >"$dir/tr.out" 2>/dev/null
+grep -q "^the --time limit ended it after [0-9]* of the 100000 runs asked$" "$dir/tr.out" ||
+  { echo "a --time stop was not said: $(cat "$dir/tr.out")"; exit 1; }
 "$faultline" merge "$dir/t0" "$dir/t1" --out "$dir/tm" 2>"$dir/tm.err" >/dev/null
 [ $? -eq 0 ] && ! grep -q "stopped after" "$dir/tm.err" ||
   { echo "a --time exploration's shards were taken for stopped ones: $(cat "$dir/tm.err")"; exit 1; }
