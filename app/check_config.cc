@@ -75,8 +75,8 @@ scenarios::Ignore IgnoreOf(const std::string& path, const toml::node& node) {
     if (key == "rule") {
       ignore.rule = StringAt(path, value, "rule");
       if (!scenarios::Ignorable(ignore.rule)) {
-        throw ConfigError{
-            fmt::format("{}: no rule, verdict or runner risk '{}'", At(path, value), ignore.rule)};
+        throw ConfigError{fmt::format("{}: rule '{}': {}", At(path, value), ignore.rule,
+                                      scenarios::NoSuchRule(ignore.rule))};
       }
     } else if (key == "reason") {
       ignore.reason = StringAt(path, value, "reason");

@@ -288,7 +288,10 @@ int ReadFolder(const CheckFlags& flags, scenarios::MigrationCheckOptions& option
   }
   options.files = std::move(files).value();
   sim::Result<std::vector<scenarios::Ignore>> ignores = scenarios::InFileIgnores(options.files);
-  if (!ignores.ok()) return Bad(ignores.status().message());
+  // Its file:line:col, under the folder as every other message names a file.
+  if (!ignores.ok()) {
+    return Bad((std::filesystem::path(flags.folder) / ignores.status().message()).string());
+  }
   options.ignores = std::move(ignores).value();
   options.ignores.insert(options.ignores.end(), flags.config_ignores.begin(),
                          flags.config_ignores.end());

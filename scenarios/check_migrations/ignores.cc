@@ -1,11 +1,13 @@
 #include "scenarios/check_migrations/ignores.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
 #include "models/migrate/lint.h"
 #include "scenarios/check_migrations/check_migrations.h"
+#include "scenarios/core/closest_name.h"
 
 namespace faultline::scenarios {
 namespace {
@@ -18,25 +20,29 @@ std::string_view Trimmed(std::string_view text) {
   return text.substr(start, text.find_last_not_of(" \t\r") - start + 1);
 }
 
-std::string KnownRules() {
-  std::string known;
-  for (const auto& rule : models::migrate::LintRules()) known += std::string(rule.id) + ", ";
+// What an ignore may name: the static rules, the unsafe verdicts and the
+// runner risks, in that order.
+std::vector<std::string_view> IgnorableNames() {
+  std::vector<std::string_view> names;
+  for (const auto& rule : models::migrate::LintRules()) names.push_back(rule.id);
   for (const VerdictInfo& verdict : Verdicts()) {
-    if (verdict.unsafe) known += std::string(verdict.name) + ", ";
+    if (verdict.unsafe) names.push_back(verdict.name);
   }
-  for (const RunnerRisk& risk : RunnerRisks()) known += std::string(risk.id) + ", ";
-  return known.substr(0, known.size() - 2);
+  for (const RunnerRisk& risk : RunnerRisks()) names.push_back(risk.id);
+  return names;
 }
 
 }  // namespace
 
 bool Ignorable(std::string_view rule) {
-  const auto& rules = models::migrate::LintRules();
-  const auto& risks = RunnerRisks();
-  return std::any_of(rules.begin(), rules.end(), [&](const auto& r) { return r.id == rule; }) ||
-         std::any_of(Verdicts().begin(), Verdicts().end(),
-                     [&](const VerdictInfo& v) { return v.unsafe && v.name == rule; }) ||
-         std::any_of(risks.begin(), risks.end(), [&](const RunnerRisk& r) { return r.id == rule; });
+  const std::vector<std::string_view> names = IgnorableNames();
+  return std::find(names.begin(), names.end(), rule) != names.end();
+}
+
+std::string NoSuchRule(std::string_view rule) {
+  const std::vector<std::string_view> names = IgnorableNames();
+  return fmt::format("no such rule, verdict or runner risk{} (one of {})", DidYouMean(rule, names),
+                     fmt::join(names, ", "));
 }
 
 sim::Result<std::vector<Ignore>> InFileIgnores(
@@ -61,9 +67,9 @@ sim::Result<std::vector<Ignore>> InFileIgnores(
       const std::string_view reason =
           rule.size() < rest.size() ? Trimmed(rest.substr(rule.size())) : std::string_view();
       if (!Ignorable(rule)) {
-        return sim::Status::InvalidArgument(fmt::format(
-            "{}:{}:{}: faultline:ignore {}: no such rule, verdict or runner risk (one of {})",
-            file.name, line, column, rule.empty() ? "(nothing)" : rule, KnownRules()));
+        return sim::Status::InvalidArgument(
+            fmt::format("{}:{}:{}: faultline:ignore {}: {}", file.name, line, column,
+                        rule.empty() ? "(nothing)" : rule, NoSuchRule(rule)));
       }
       if (reason.empty()) {
         return sim::Status::InvalidArgument(

@@ -26,6 +26,9 @@ struct Ignore {
 
 // Whether `rule` names something an ignore can cover.
 bool Ignorable(std::string_view rule);
+// Why `rule` is not one, for a message: what it may have meant, and the
+// names an ignore takes.
+std::string NoSuchRule(std::string_view rule);
 
 // The ignores the files' comments say. An error (file:line:col) for an
 // ignore of no known rule, or without a reason.

@@ -364,6 +364,8 @@ TEST(GateTest, AnIgnoreOfNoRuleOrWithoutAReasonIsRefusedWhereItIs) {
       unknown.status().message().find("2_a.up.cql:2:6: faultline:ignore needs-forse: no such"),
       std::string::npos)
       << unknown.status().message();
+  EXPECT_NE(unknown.status().message().find("(did you mean 'needs-force'?)"), std::string::npos)
+      << unknown.status().message();
   const auto bare = InFileIgnores({{"2_a.up.cql", "-- faultline:ignore not-idempotent\n"}});
   ASSERT_FALSE(bare.ok());
   EXPECT_NE(bare.status().message().find("2_a.up.cql:1:4: faultline:ignore not-idempotent says no "
