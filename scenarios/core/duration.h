@@ -1,5 +1,6 @@
-// Durations as scenario files and the command line write them: a whole
-// number and a unit ("500ms", "15s", "8m", "2h"), bounded.
+// Durations as scenario files and the command line write them: a number
+// and a unit ("500ms", "15s", "8m", "2h", "1.5s"), or several, largest
+// first ("2m30s", "1h30m", as faultline prints them), bounded.
 #pragma once
 
 #include <chrono>
@@ -11,8 +12,9 @@
 
 namespace faultline::scenarios {
 
-// "8m", "15s", "500ms", "2h": a virtual duration of at most kMaxDuration;
-// nullopt if malformed or longer.
+// "8m", "15s", "500ms", "2h", "1.5s", "2m30s": a virtual duration of at
+// most kMaxDuration, a whole number of milliseconds; nullopt if malformed,
+// finer or longer.
 inline constexpr sim::Duration kMaxDuration = std::chrono::hours(24 * 365);
 std::optional<sim::Duration> ParseDuration(std::string_view text);
 // "8m", "15s", "500ms": as a file writes it (the largest whole unit).
