@@ -18,6 +18,7 @@ packages=(
   python3-jsonschema        # the test that validates SARIF output against its schema
   clang libclang-rt-14-dev  # the parser's libFuzzer run (the suite itself builds with g++)
   parallel                  # GNU parallel: the test that spreads explore's shards with it
+  slurm-wlm                 # a one-machine Slurm (and munge): explore's shards as a job array
   git                       # check-migrations --since REF reads the folder at a revision
   chromium                  # the browser test of `faultline report`'s page (headless)
   # live mode's tests: real clients against `faultline live` on loopback

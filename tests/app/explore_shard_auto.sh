@@ -2,8 +2,9 @@
 # explore --shard auto/N (issue #29): the shard's index from the job
 # engine, JOB_COMPLETION_INDEX (a Kubernetes Indexed Job, from 0) or
 # SLURM_ARRAY_TASK_ID (a Slurm job array, from SLURM_ARRAY_TASK_MIN); the
-# shards merged are the exploration unsharded. No engine runs here: the
-# variables are set as each sets them for its tasks. What cannot name one
+# shards merged are the exploration unsharded. The variables are set as
+# each engine sets them for its tasks (explore_on_slurm.sh runs a real
+# Slurm job array; no Kubernetes runs here). What cannot name one
 # shard of N is refused with exit 2 before anything runs.
 # Usage: explore_shard_auto.sh faultline story.toml dir
 set -u
