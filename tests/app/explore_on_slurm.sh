@@ -32,7 +32,8 @@ stop_daemons() {
 }
 trap stop_daemons EXIT
 trap 'exit 1' INT TERM
-# Ports of this test's own (a machine may run a Slurm of its own).
+# Ports of this test's own (a machine may run a Slurm of its own), and
+# loopback addresses (its host name may not resolve).
 port=$((20000 + $$ % 20000 * 2))
 host=$(hostname -s)
 dd if=/dev/urandom of="$dir/munge.key" bs=1024 count=1 2>/dev/null && chmod 400 "$dir/munge.key"
@@ -48,7 +49,7 @@ until [ -S "$dir/munge.socket" ]; do
 done
 cat >"$dir/slurm.conf" <<EOF
 ClusterName=faultline
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -71,7 +72,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
-NodeName=$host CPUs=$(nproc) State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=faultline Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
 export SLURM_CONF="$dir/slurm.conf"
