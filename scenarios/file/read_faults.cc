@@ -26,7 +26,12 @@ void Reader::ReadCrash(const toml::node& node, Scenario& scenario) const {
   OnlyKeys(*table, {"site", "hit"}, "crash: ");
   scenario.crash_site = String(*table, "site", "crash: ", true);
   const std::optional<std::int64_t> hit = Integer(*table, "hit", "crash: ");
-  if (!hit || *hit < 1) Fail(table, "crash: 'hit' must be a positive integer");
+  // At the value when there is one (a new user's `hit = 0` was pointed at
+  // the [crash] header); at the table when it is missing.
+  if (!hit || *hit < 1) {
+    const toml::node* value = table->get("hit");
+    Fail(value != nullptr ? value : table, "crash: 'hit' must be a positive integer");
+  }
   scenario.crash_hit = static_cast<std::uint64_t>(*hit);
 }
 

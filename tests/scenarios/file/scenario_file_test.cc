@@ -77,7 +77,9 @@ TEST(ScenarioFileTest, BrokenFilesSayWhereAndWhat) {
   EXPECT_EQ(Error("name = \"x\"\ntitle = 5\n[[step]]\ndo = \"up\"\n"),
             "story.toml:2:9: 'title' must be a string");
   EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[crash]\nsite = \"s\"\nhit = 0\n"),
-            "story.toml:3:1: crash: 'hit' must be a positive integer");
+            "story.toml:5:7: crash: 'hit' must be a positive integer");  // At the value.
+  EXPECT_EQ(Error("name = \"x\"\ntitle = \"t\"\n[crash]\nsite = \"s\"\n"),
+            "story.toml:3:1: crash: 'hit' must be a positive integer");   // Missing: the table.
   EXPECT_TRUE(Error("name = \"x\nbroken").starts_with("story.toml:1:"));  // TOML's own error.
   EXPECT_EQ(
       Error("name = \"x\"\ntitle = \"t\"\n[checkers]\nconverges = \"no\"\n[[step]]\ndo = \"up\"\n"),
