@@ -21,6 +21,7 @@
 #include "app/command_util.h"
 #include "app/commands.h"
 #include "app/git_files.h"
+#include "app/interrupt.h"
 #include "app/output_files.h"
 #include "app/worker_processes.h"
 #include "models/migrate/folder.h"
@@ -490,7 +491,13 @@ int RunCheckMigrationsCommand(const CheckFlags& flags) {
     }
   }
   options.on_progress = Progress();
-  std::optional<scenarios::MigrationCheckReport> checked = Check(options, flags.jobs);
+  std::optional<scenarios::MigrationCheckReport> checked;
+  {
+    // (A new user's Ctrl-C ended it without a word.)
+    const SayOnInterrupt said(
+        "\nfaultline: check-migrations interrupted: no report or --out folder was written\n");
+    checked = Check(options, flags.jobs);
+  }
   if (!checked) return kExitBadInput;
   const scenarios::MigrationCheckReport& report = *checked;
   scenarios::ReportContext context{.folder = flags.folder,

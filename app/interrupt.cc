@@ -71,7 +71,38 @@ void OnSignal(int signal) {
   errno = saved_errno;
 }
 
+std::atomic<const char*> said_on_interrupt{nullptr};
+std::atomic<pid_t> saying_process{0};
+struct sigaction said_old_int;
+struct sigaction said_old_term;
+
+void SayAndEnd(int signal) {
+  const char* said = said_on_interrupt.load();
+  if (said != nullptr && getpid() == saying_process.load()) Say(said);
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
 }  // namespace
+
+SayOnInterrupt::SayOnInterrupt(const char* said) {
+  said_on_interrupt.store(said);
+  saying_process.store(getpid());
+  struct sigaction action {};
+  action.sa_handler = SayAndEnd;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, nullptr, &said_old_int);
+  sigaction(SIGTERM, nullptr, &said_old_term);
+  // A signal ignored when the command started stays ignored (nohup).
+  if (said_old_int.sa_handler != SIG_IGN) sigaction(SIGINT, &action, nullptr);
+  if (said_old_term.sa_handler != SIG_IGN) sigaction(SIGTERM, &action, nullptr);
+}
+
+SayOnInterrupt::~SayOnInterrupt() {
+  sigaction(SIGINT, &said_old_int, nullptr);
+  sigaction(SIGTERM, &said_old_term, nullptr);
+  said_on_interrupt.store(nullptr);
+}
 
 StopOnInterrupt::StopOnInterrupt() {
   asked_by.store(0);

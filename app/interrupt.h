@@ -33,4 +33,17 @@ class StopOnInterrupt {
   static void BecomeWorker();
 };
 
+// Ctrl-C or SIGTERM for a command that has nothing to keep (check-migrations
+// writes its results only at its end): `said` on standard error, then the
+// signal's own end (exit status 128 + signal), worker processes with it. A
+// process forked from this one ends silently. The old handlers come back
+// when it goes.
+class SayOnInterrupt {
+ public:
+  explicit SayOnInterrupt(const char* said);  // A literal: read by the handler.
+  ~SayOnInterrupt();
+  SayOnInterrupt(const SayOnInterrupt&) = delete;
+  SayOnInterrupt& operator=(const SayOnInterrupt&) = delete;
+};
+
 }  // namespace faultline::app

@@ -180,5 +180,22 @@ grep -q "applied-file" "$work/sum.json" && fail "a sum file of the folder itself
 "$faultline" check-migrations --help >"$work/help"
 grep -q -- "--write-sum FILE" "$work/help" || fail "--help"
 
+# Ctrl-C says that nothing was written, once (not by its workers), exits
+# 130 and leaves no --out folder and no process behind.
+bash "$here/../../bench/make-folder.sh" d 60 "$work/d60" >/dev/null
+env --default-signal=INT "$faultline" check-migrations "$work/d60" --jobs 2 --out "$work/stopped" \
+  >/dev/null 2>"$work/stopped.err" &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid"
+status=$?
+[ $status -eq 130 ] || fail "Ctrl-C: exit status $status"
+[ "$(grep -c "check-migrations interrupted: no report or --out folder was written" "$work/stopped.err")" -eq 1 ] ||
+  fail "Ctrl-C: not said once: $(cat "$work/stopped.err")"
+[ ! -e "$work/stopped" ] || fail "Ctrl-C left an --out folder"
+sleep 0.5
+! pgrep -f -- "--out $work/stopped" >/dev/null || fail "Ctrl-C left a process behind"
+
 [ $failures -eq 0 ] && echo "check-migrations CLI: all passed" || echo "$failures failed"
 exit $((failures > 0))
