@@ -91,6 +91,9 @@ SayOnInterrupt::SayOnInterrupt(const char* said) {
   struct sigaction action {};
   action.sa_handler = SayAndEnd;
   sigemptyset(&action.sa_mask);
+  // Neither handler is interrupted by the other signal.
+  sigaddset(&action.sa_mask, SIGINT);
+  sigaddset(&action.sa_mask, SIGTERM);
   sigaction(SIGINT, nullptr, &said_old_int);
   sigaction(SIGTERM, nullptr, &said_old_term);
   // A signal ignored when the command started stays ignored (nohup).
@@ -110,6 +113,9 @@ StopOnInterrupt::StopOnInterrupt() {
   struct sigaction action {};
   action.sa_handler = OnSignal;
   sigemptyset(&action.sa_mask);
+  // Neither handler is interrupted by the other signal.
+  sigaddset(&action.sa_mask, SIGINT);
+  sigaddset(&action.sa_mask, SIGTERM);
   action.sa_flags = SA_RESTART;
   // A signal ignored when the command started stays ignored (nohup, a
   // script's background job): the caller meant it not to stop.

@@ -68,10 +68,14 @@ bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
         "runs every file again from the first{}",
         crashed.schema().size(), restarted.serving ? ", and they happened to succeed" : "");
     // (A restart that failed may have run none.)
+    // (The finding's risk, said of each of its cases: a crash in the lost
+    // file's dirty SetVersion comes before its body runs, one in its clean
+    // SetVersion after, and the restart runs it again.)
     if (restarted.serving && check::WritesRowsUpTo(source_, c.file)) {
       c.detail +=
-          "; the data statements (INSERT, UPDATE, DELETE) of the files up to this one ran "
-          "again too, writing back rows as they were when they first ran";
+          "; a lost version here makes the restart run the data statements (INSERT, UPDATE, "
+          "DELETE) of the files up to this one again, writing back rows as they were when they "
+          "first ran";
     }
     c.error = restarted.serving ? "" : restarted.last_line;  // Serving: no error to show.
     if (!restarted.serving) LostVersionWayOut(c, restarted);

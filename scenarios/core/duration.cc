@@ -26,6 +26,8 @@ constexpr Unit kUnits[] = {{"h", std::chrono::hours(1)},
 // duration, or nullopt when malformed, not a whole number of milliseconds,
 // longer than kMaxDuration, or of a unit not smaller than `before`'s.
 std::optional<sim::Duration> TakePart(std::string_view& text, std::size_t& before) {
+  // Digits first: from_chars would take a sign ("-0.5s" read as 0.5 s).
+  if (text.empty() || text.front() < '0' || text.front() > '9') return std::nullopt;
   std::int64_t whole = 0;
   const char* const end = text.data() + text.size();
   const auto [after_whole, error] = std::from_chars(text.data(), end, whole);

@@ -51,12 +51,13 @@ done
 # sends it, arrives twice at once: one stop, its results written whole.
 out="$dir/sent-twice-at-once"
 start "$out"
-kill -s INT "$pid"; kill -s INT "$pid"
+kill -s INT "$pid" "$pid"
 wait "$pid"
 status=$?
 [ $status -eq 1 ] || [ $status -gt 128 ] || fail "a signal sent twice at once: exit status $status"
 [ -s "$out/summary.json" ] || fail "a signal sent twice at once stopped it at once: $(cat "$out.err")"
 grep -q '"interrupted":true' "$out/summary.json" || fail "sent twice at once: not marked interrupted"
+[ "$(left "$out")" -eq 0 ] || fail "sent twice at once: a worker outlived the command"
 out="$dir/twice"
 start "$out"
 kill -s INT "$pid"

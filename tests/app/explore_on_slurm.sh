@@ -23,26 +23,43 @@ rm -rf "$dir" && mkdir -p "$dir/state" "$dir/spool" || exit 1
 chmod 755 "$dir"
 # Each daemon in the foreground, as this shell's child, so that its pid is
 # known from the start and it is ended and waited for however the test ends.
+# The jobs first (their slurmstepd and explore are not this shell's
+# children), then the daemons, killed outright if they linger.
 daemons=""
+sock_dir=$(mktemp -d /tmp/fl-munge.XXXXXX) || exit 1  # A socket path fits 108 bytes.
 stop_daemons() {
-  [ -n "$daemons" ] || return
-  kill $daemons 2>/dev/null
-  wait $daemons 2>/dev/null
-  daemons=""
+  if [ -n "$daemons" ]; then
+    scancel --full --quiet --user=root 2>/dev/null
+    tries=0
+    while [ -n "$(squeue -h 2>/dev/null)" ] && [ $tries -lt 100 ]; do
+      sleep 0.1
+      tries=$((tries + 1))
+    done
+    kill $daemons 2>/dev/null
+    tries=0
+    while kill -0 $daemons 2>/dev/null && [ $tries -lt 50 ]; do
+      sleep 0.1
+      tries=$((tries + 1))
+    done
+    kill -9 $daemons 2>/dev/null
+    wait $daemons 2>/dev/null
+    daemons=""
+  fi
+  rm -rf "$sock_dir"
 }
 trap stop_daemons EXIT
 trap 'exit 1' INT TERM
 # Ports of this test's own (a machine may run a Slurm of its own), and
 # loopback addresses (its host name may not resolve).
-port=$((20000 + $$ % 20000 * 2))
+port=$((10000 + $$ % 10000 * 2))  # Below Linux's ephemeral ports (32768 on).
 host=$(hostname -s)
 dd if=/dev/urandom of="$dir/munge.key" bs=1024 count=1 2>/dev/null && chmod 400 "$dir/munge.key"
-munged --foreground --force --key-file="$dir/munge.key" --socket="$dir/munge.socket" \
+munged --foreground --force --key-file="$dir/munge.key" --socket="$sock_dir/munge.socket" \
   --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" --seed-file="$dir/munged.seed" \
   2>/dev/null &
 daemons="$daemons $!"
 tries=0
-until [ -S "$dir/munge.socket" ]; do
+until [ -S "$sock_dir/munge.socket" ]; do
   tries=$((tries + 1))
   [ $tries -le 100 ] || fail "munged did not start"
   sleep 0.1
@@ -53,7 +70,7 @@ SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
-AuthInfo=socket=$dir/munge.socket
+AuthInfo=socket=$sock_dir/munge.socket
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
 SlurmctldPidFile=$dir/slurmctld.pid
@@ -93,10 +110,10 @@ done
 # `sbatch --array=1-3`, as docs/explore.md's recipe: task ids 1 to 3 are
 # shards 0 to 2 (SLURM_ARRAY_TASK_ID less SLURM_ARRAY_TASK_MIN).
 # (sbatch --wait exits 1 when a task did: a shard that found a failure.)
-timeout 240 sbatch --wait --array=1-3 --output="$dir/task-%a.out" --wrap \
+timeout 150 sbatch --wait --array=1-3 --output="$dir/task-%a.out" --wrap \
   "'$faultline' explore '$story' --runs 36 --batch 4 --shard auto/3 --out '$dir/slurm-'\$SLURM_ARRAY_TASK_ID" \
   >"$dir/sbatch.out" 2>&1
-[ $? -ne 124 ] || fail "the job array did not end in 240 s: $(cat "$dir/sbatch.out")"
+[ $? -ne 124 ] || fail "the job array did not end in 150 s: $(cat "$dir/sbatch.out")"
 for task in 1 2 3; do
   grep -q "^shard	$((task - 1))/3$" "$dir/slurm-$task/groups.tsv" 2>/dev/null ||
     fail "Slurm's task $task is not shard $((task - 1))/3: $(cat "$dir/task-$task.out")"

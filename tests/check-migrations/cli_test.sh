@@ -182,11 +182,16 @@ grep -q -- "--write-sum FILE" "$work/help" || fail "--help"
 
 # Ctrl-C says that nothing was written, once (not by its workers), exits
 # 130 and leaves no --out folder and no process behind.
-bash "$here/../../bench/make-folder.sh" d 60 "$work/d60" >/dev/null
-env --default-signal=INT "$faultline" check-migrations "$work/d60" --jobs 2 --out "$work/stopped" \
+bash "$here/../../bench/make-folder.sh" d 100 "$work/d100" >/dev/null
+env --default-signal=INT "$faultline" check-migrations "$work/d100" --jobs 2 --out "$work/stopped" \
   >/dev/null 2>"$work/stopped.err" &
 pid=$!
-sleep 1
+# Once it runs (its first progress line), at most 60 s.
+tries=0
+while ! grep -q "runs so far" "$work/stopped.err" 2>/dev/null && [ $tries -lt 600 ]; do
+  sleep 0.1
+  tries=$((tries + 1))
+done
 kill -INT "$pid"
 wait "$pid"
 status=$?

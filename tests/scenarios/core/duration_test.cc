@@ -15,6 +15,9 @@ TEST(DurationTest, DurationsHaveUnits) {
   EXPECT_EQ(ParseDuration("2h"), std::chrono::hours(2));
   EXPECT_EQ(ParseDuration("15"), std::nullopt);
   EXPECT_EQ(ParseDuration("-1s"), std::nullopt);
+  EXPECT_EQ(ParseDuration("-0.5s"), std::nullopt);  // (A sign before a fraction.)
+  EXPECT_EQ(ParseDuration("1m-0.5s"), std::nullopt);
+  EXPECT_EQ(ParseDuration("+1s"), std::nullopt);
   EXPECT_EQ(ParseDuration(""), std::nullopt);
   // As faultline prints them (sim::FormatDuration), and as Go writes them.
   EXPECT_EQ(ParseDuration("2m30s"), std::chrono::seconds(150));
