@@ -83,22 +83,30 @@ void SayAndEnd(int signal) {
   std::raise(signal);
 }
 
+// `handler` for SIGINT and SIGTERM, each masked while either runs (so
+// neither interrupts the other), the old ones kept in the last two. A
+// signal ignored when the command started stays ignored (nohup, a script's
+// background job): the caller meant it not to stop.
+void HandleInterrupts(void (*handler)(int), int flags, struct sigaction& old_int_kept,
+                      struct sigaction& old_term_kept) {
+  struct sigaction action {};
+  action.sa_handler = handler;
+  sigemptyset(&action.sa_mask);
+  sigaddset(&action.sa_mask, SIGINT);
+  sigaddset(&action.sa_mask, SIGTERM);
+  action.sa_flags = flags;
+  sigaction(SIGINT, nullptr, &old_int_kept);
+  sigaction(SIGTERM, nullptr, &old_term_kept);
+  if (old_int_kept.sa_handler != SIG_IGN) sigaction(SIGINT, &action, nullptr);
+  if (old_term_kept.sa_handler != SIG_IGN) sigaction(SIGTERM, &action, nullptr);
+}
+
 }  // namespace
 
 SayOnInterrupt::SayOnInterrupt(const char* said) {
   said_on_interrupt.store(said);
   saying_process.store(getpid());
-  struct sigaction action {};
-  action.sa_handler = SayAndEnd;
-  sigemptyset(&action.sa_mask);
-  // Neither handler is interrupted by the other signal.
-  sigaddset(&action.sa_mask, SIGINT);
-  sigaddset(&action.sa_mask, SIGTERM);
-  sigaction(SIGINT, nullptr, &said_old_int);
-  sigaction(SIGTERM, nullptr, &said_old_term);
-  // A signal ignored when the command started stays ignored (nohup).
-  if (said_old_int.sa_handler != SIG_IGN) sigaction(SIGINT, &action, nullptr);
-  if (said_old_term.sa_handler != SIG_IGN) sigaction(SIGTERM, &action, nullptr);
+  HandleInterrupts(SayAndEnd, 0, said_old_int, said_old_term);
 }
 
 SayOnInterrupt::~SayOnInterrupt() {
@@ -110,19 +118,7 @@ SayOnInterrupt::~SayOnInterrupt() {
 StopOnInterrupt::StopOnInterrupt() {
   asked_by.store(0);
   installer.store(getpid());
-  struct sigaction action {};
-  action.sa_handler = OnSignal;
-  sigemptyset(&action.sa_mask);
-  // Neither handler is interrupted by the other signal.
-  sigaddset(&action.sa_mask, SIGINT);
-  sigaddset(&action.sa_mask, SIGTERM);
-  action.sa_flags = SA_RESTART;
-  // A signal ignored when the command started stays ignored (nohup, a
-  // script's background job): the caller meant it not to stop.
-  sigaction(SIGINT, nullptr, &old_int);
-  sigaction(SIGTERM, nullptr, &old_term);
-  if (old_int.sa_handler != SIG_IGN) sigaction(SIGINT, &action, nullptr);
-  if (old_term.sa_handler != SIG_IGN) sigaction(SIGTERM, &action, nullptr);
+  HandleInterrupts(OnSignal, SA_RESTART, old_int, old_term);
 }
 
 StopOnInterrupt::~StopOnInterrupt() {
