@@ -79,7 +79,7 @@ std::optional<BodySyntaxError> FindSyntaxError(std::string_view body,
       return ErrorAt(body, start, piece, parsed.error->position.offset, parsed.error->message);
     }
     for (const cql::ParsedStatement& statement : parsed.statements) {
-      if (!dialect) break;
+      if (!dialect) break;  // What neither grammar takes only.
       if (const auto& refused = RefusedBy(statement, *dialect)) {
         return ErrorAt(body, start, piece, refused->offset,
                        fmt::format("{} ({}'s grammar; {}'s takes it)", refused->message,

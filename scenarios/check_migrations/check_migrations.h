@@ -65,15 +65,18 @@ struct RunnerRisk {
   std::string_view check;
   Verdict verdict;
   // Whether a finding of that runner, check and verdict is this risk and no
-  // more: the folder's content made no part of it.
-  bool (*applies)(const DynamicFinding& finding, const models::migrate::MigrationSource& source);
+  // more: the folder's content made no part of it. `rows_from`: the
+  // folder's FirstVersionWritingRows (statements.h).
+  bool (*applies)(const DynamicFinding& finding, const models::migrate::MigrationSource& source,
+                  std::optional<std::uint64_t> rows_from);
   std::string_view brief;  // A few words, for the short report.
   std::string_view says;   // What it is and why, once.
 };
 const std::vector<RunnerRisk>& RunnerRisks();
 // The risk `finding` is; nullptr: the folder's own finding.
 const RunnerRisk* RiskOf(const DynamicFinding& finding,
-                         const models::migrate::MigrationSource& source);
+                         const models::migrate::MigrationSource& source,
+                         std::optional<std::uint64_t> rows_from);
 const RunnerRisk& RunnerRiskNamed(std::string_view id);
 inline constexpr std::string_view kRunnerRiskFix =
     "a runner with a lock and per-statement progress is free of them (`--runner safe`)";

@@ -44,8 +44,10 @@ Checker::Checker(const MigrationCheckOptions& options) : options_(options) {
   FL_ASSERT(schema_marks_.size() <= kSchemaMarks);
   expected_ = std::move(schema);
   passes_.emplace(source_);
+  rows_from_ = FirstVersionWritingRows(source_);
   FL_ASSERT(options.replicas >= 1 && options.replicas <= models::s3::kMaxNodes);
   FL_ASSERT(!options.stores.empty());
+  dialect_ = models::s3::StoreDialect(options.stores.front());
   FL_ASSERT(KeyspaceProblem(options.keyspace).empty());
 }
 
@@ -70,9 +72,8 @@ PlayedShard Checker::PlayShard() {
   // would skip it and serve without it): nothing to learn by running. A
   // down file's too: the down-up check runs it, and the docs promise that
   // any parse-error stops the run.
-  const models::cql::Dialect dialect = models::s3::StoreDialect(options_.stores.front());
-  const auto parses_text = [dialect](const std::optional<std::string>& text) {
-    return !text || !models::migrate::FindSyntaxError(*text, dialect);
+  const auto parses_text = [this](const std::optional<std::string>& text) {
+    return !text || !models::migrate::FindSyntaxError(*text, dialect_);
   };
   const bool parses =
       std::all_of(source_.migrations().begin(), source_.migrations().end(), [&](const auto& entry) {
@@ -171,14 +172,13 @@ void Checker::Merge(const std::vector<PlayedShard>& shards) {
   report_.keyspace = options_.keyspace;
   report_.fail_on_runner_risks = options_.fail_on_runner_risks;
   report_.runners = options_.runners;
-  report_.lint =
-      models::migrate::LintFolder({.files = options_.files,
-                                   .keyspace = options_.keyspace,
-                                   .older = options_.older ? &*options_.older : nullptr,
-                                   .older_name = options_.older_name,
-                                   .sum = options_.sum,
-                                   .sum_name = options_.sum_name,
-                                   .dialect = models::s3::StoreDialect(options_.stores.front())});
+  report_.lint = models::migrate::LintFolder({.files = options_.files,
+                                              .keyspace = options_.keyspace,
+                                              .older = options_.older ? &*options_.older : nullptr,
+                                              .older_name = options_.older_name,
+                                              .sum = options_.sum,
+                                              .sum_name = options_.sum_name,
+                                              .dialect = dialect_});
   // --since: a shipped file's content is not judged again; what speaks of
   // a change to it, or keeps the folder from running, is.
   std::erase_if(report_.lint, [&](const models::migrate::LintFinding& finding) {

@@ -390,7 +390,9 @@ class Checker {
   // A reading known to be expected_ (HasTheFoldersSchema); held, so that
   // no other reading is ever made at its address.
   std::shared_ptr<const SchemaModel> known_folders_schema_;
-  std::optional<FolderPasses> passes_;  // Of source_: where a crash's pass falls.
+  std::optional<FolderPasses> passes_;      // Of source_: where a crash's pass falls.
+  std::optional<std::uint64_t> rows_from_;  // FirstVersionWritingRows(source_).
+  models::cql::Dialect dialect_ = models::cql::Dialect::kYcql;  // The checked store's (the first).
   // The schema after every schema_every_-th version's files, from which
   // SchemaAt works out the others; the last one it worked out. Every 32nd,
   // or at most kSchemaMarks of them: every fork copies the page tables of

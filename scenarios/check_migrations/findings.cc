@@ -36,7 +36,8 @@ void Checker::Group(Case c) {
     finding.force_to = c.force_to;
     finding.error = c.error;
     finding.seed = c.seed;
-    if (const RunnerRisk* risk = RiskOf(finding, source_)) finding.runner_risk = risk->id;
+    if (const RunnerRisk* risk = RiskOf(finding, source_, rows_from_))
+      finding.runner_risk = risk->id;
     std::string label = c.label;
     found = groups_.emplace(key, std::make_pair(std::move(finding), std::move(c))).first;
     found->second.first.cases.push_back(std::move(label));

@@ -71,7 +71,10 @@ bool Checker::JudgeCrashPlayed(Case& c, const Played& played) {
     // (The finding's risk, said of each of its cases: a crash in the lost
     // file's dirty SetVersion comes before its body runs, one in its clean
     // SetVersion after, and the restart runs it again.)
-    if (restarted.serving && check::WritesRowsUpTo(source_, c.file)) {
+    const auto version = version_of_file_.find(c.file);
+    const bool reruns_rows =
+        rows_from_ && (version == version_of_file_.end() || version->second >= *rows_from_);
+    if (restarted.serving && reruns_rows) {
       c.detail +=
           "; a lost version here makes the restart run the data statements (INSERT, UPDATE, "
           "DELETE) of the files up to this one again, writing back rows as they were when they "

@@ -27,7 +27,8 @@ std::optional<std::uint64_t> VersionOf(const MigrationSource& source, const std:
 // it: the file then runs again, whole, and runs without an error. Forced
 // to the file's own version instead, the file could not run twice: the
 // folder's doing (its statements), said per file.
-bool ForcedToTheVersionBefore(const DynamicFinding& finding, const MigrationSource& source) {
+bool ForcedToTheVersionBefore(const DynamicFinding& finding, const MigrationSource& source,
+                              std::optional<std::uint64_t> /*rows_from*/) {
   const std::optional<std::uint64_t> version = VersionOf(source, finding.file);
   if (!version) return false;
   const std::optional<std::uint64_t> before = source.Prev(*version);
@@ -43,12 +44,16 @@ bool ForcedToTheVersionBefore(const DynamicFinding& finding, const MigrationSour
 // A file that writes rows (INSERT, UPDATE, DELETE) and runs again makes
 // the rerun the folder's concern: the rows it writes again overwrite what
 // changed since. Only the files up to the lost one run again.
-bool RanAgainOrTheFileItselfCan(const DynamicFinding& finding, const MigrationSource& source) {
-  if (check::WritesRowsUpTo(source, finding.file)) return false;
-  return finding.force_to.empty() || ForcedToTheVersionBefore(finding, source);
+bool RanAgainOrTheFileItselfCan(const DynamicFinding& finding, const MigrationSource& source,
+                                std::optional<std::uint64_t> rows_from) {
+  const std::optional<std::uint64_t> version = VersionOf(source, finding.file);
+  if (rows_from && (!version || *version >= *rows_from)) return false;
+  return finding.force_to.empty() || ForcedToTheVersionBefore(finding, source, rows_from);
 }
 
-bool Always(const DynamicFinding&, const MigrationSource&) { return true; }
+bool Always(const DynamicFinding&, const MigrationSource&, std::optional<std::uint64_t>) {
+  return true;
+}
 
 }  // namespace
 
@@ -79,10 +84,11 @@ const std::vector<RunnerRisk>& RunnerRisks() {
   return kRisks;
 }
 
-const RunnerRisk* RiskOf(const DynamicFinding& finding, const MigrationSource& source) {
+const RunnerRisk* RiskOf(const DynamicFinding& finding, const MigrationSource& source,
+                         std::optional<std::uint64_t> rows_from) {
   for (const RunnerRisk& risk : RunnerRisks()) {
     if (risk.runner == finding.runner && risk.check == finding.check &&
-        risk.verdict == finding.verdict && risk.applies(finding, source)) {
+        risk.verdict == finding.verdict && risk.applies(finding, source, rows_from)) {
       FL_ASSERT_MSG(InfoOf(risk.verdict).unsafe, "runner risk {} of a safe verdict", risk.id);
       return &risk;
     }

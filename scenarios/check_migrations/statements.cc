@@ -83,14 +83,11 @@ bool HasDataStatements(const std::string& body) {
   return false;
 }
 
-bool WritesRowsUpTo(const MigrationSource& source, const std::string& file) {
-  const bool known = std::any_of(source.migrations().begin(), source.migrations().end(),
-                                 [&](const auto& entry) { return entry.second.up_name == file; });
+std::optional<std::uint64_t> FirstVersionWritingRows(const MigrationSource& source) {
   for (const auto& [version, migration] : source.migrations()) {
-    if (migration.up && HasDataStatements(*migration.up)) return true;
-    if (known && migration.up_name == file) return false;
+    if (migration.up && HasDataStatements(*migration.up)) return version;
   }
-  return false;
+  return std::nullopt;
 }
 
 std::string ForceCommand(const std::string& to) {

@@ -33,10 +33,12 @@ std::vector<std::int64_t> RecordedVersionNumbers(const std::string& versions);
 std::size_t StatementCount(const models::migrate::Migration& migration);
 // Whether the body writes data (INSERT, UPDATE, DELETE, BATCH).
 bool HasDataStatements(const std::string& body);
-// Whether a file of `source` up to `file` (an up file's name) writes data:
-// the files a lost version's restart runs again (the ones after it run for
-// the first time). Every file when `file` is none of them.
-bool WritesRowsUpTo(const models::migrate::MigrationSource& source, const std::string& file);
+// The version of `source`'s first up file that writes data; none when no
+// file does. A lost version at a file from it on makes the restart run a
+// data statement again (the files up to the lost one run again; the ones
+// after it run for the first time). Worked out once: each file is parsed.
+std::optional<std::uint64_t> FirstVersionWritingRows(
+    const models::migrate::MigrationSource& source);
 // `migrate force X` as an operator types it: -1 after `--` (Go's flag
 // parsing takes "-1" for a flag).
 std::string ForceCommand(const std::string& to);
